@@ -1,0 +1,16 @@
+"""skillc: a build-time compiler for agent skills."""
+
+from __future__ import annotations
+
+__version__ = "0.1.0"
+
+__all__ = ["__version__", "Bundle"]
+
+
+def __getattr__(name: str):
+    # The consumer API is imported lazily so `skillc lint` starts fast.
+    if name == "Bundle":
+        from .bundle import Bundle
+
+        return Bundle
+    raise AttributeError(name)

@@ -1,0 +1,102 @@
+"""The ``skillc`` command line.
+
+Commands live in ``skillc.commands.<name>`` and are imported only when run, so ``skillc lint`` in a
+pre-commit hook does not pay for the build, search or memory stages.  Exit codes: 0 success, 1 the
+inputs fail (lint errors, a failed build), 2 usage or internal error.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import sys
+
+import click
+
+from . import __version__
+from .errors import SkillcError
+
+COMMANDS: dict[str, tuple[str, str]] = {
+    # name: (module, one-line help shown in `skillc --help`)
+    "lint": ("skillc.commands.lint", "Check skills, convention files and frontmatter against the rules."),
+    "rules": ("skillc.commands.rules", "List the lint rules, or explain one."),
+    "build": ("skillc.commands.build", "Compile skill repositories into a static bundle."),
+    "serve": ("skillc.commands.serve", "Serve a bundle over HTTP (site at /, API at /api)."),
+    "search": ("skillc.commands.search", "Search a bundle's skills (BM25)."),
+    "select": ("skillc.commands.select", "Select the skills for a message (detection + lexical scorer)."),
+    "render": ("skillc.commands.render", "Render a bundle's skills in a framework's prompt format."),
+    "pack": ("skillc.commands.archive", "Pack one skill directory into a zip archive."),
+    "export": ("skillc.commands.archive", "Export skills from a source into a zip archive."),
+    "import": ("skillc.commands.archive", "Import skills from a zip archive, safely."),
+    "memory": ("skillc.commands.memory", "Import, consolidate, freeze and search agent memories."),
+    "new": ("skillc.commands.new", "Create a new skill from the template."),
+}
+
+
+class LazyGroup(click.Group):
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return [name for name in COMMANDS if self._available(name)]
+
+    @staticmethod
+    def _available(name: str) -> bool:
+        module = COMMANDS[name][0]
+        return importlib.util.find_spec(module) is not None
+
+    def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
+        if name not in COMMANDS or not self._available(name):
+            return None
+        module = importlib.import_module(COMMANDS[name][0])
+        attr = "import_" if name == "import" else name
+        return getattr(module, attr)
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        rows = [(name, COMMANDS[name][1]) for name in self.list_commands(ctx)]
+        if rows:
+            with formatter.section("Commands"):
+                formatter.write_dl(rows)
+
+
+@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
+@click.version_option(__version__, prog_name="skillc")
+@click.option("--debug", is_flag=True, help="Show a full traceback on internal errors.")
+@click.pass_context
+def cli(ctx: click.Context, debug: bool) -> None:
+    """skillc: a build-time compiler for agent skills ("skills as code").
+
+    Lint SKILL.md repositories in CI, resolve which skill wins when several repositories offer the
+    same one, precompute search indexes and a frozen memory snapshot, and publish a static bundle
+    that agents read over plain HTTP.
+    """
+    ctx.ensure_object(dict)
+    ctx.obj["debug"] = debug
+
+
+def main(argv: list[str] | None = None) -> None:
+    debug = "--debug" in (argv if argv is not None else sys.argv[1:])
+    try:
+        cli.main(args=argv, prog_name="skillc", standalone_mode=False)
+    except click.exceptions.Abort:
+        click.echo("Aborted.", err=True)
+        sys.exit(130)
+    except click.ClickException as exc:
+        exc.show()
+        sys.exit(2)
+    except click.exceptions.Exit as exc:
+        sys.exit(exc.exit_code)
+    except SkillcError as exc:
+        click.echo(f"skillc: error: {exc}", err=True)
+        if exc.hint:
+            click.echo(f"  hint: {exc.hint}", err=True)
+        sys.exit(exc.exit_code)
+    except KeyboardInterrupt:
+        click.echo("Interrupted.", err=True)
+        sys.exit(130)
+    except BrokenPipeError:
+        sys.exit(1)
+    except Exception as exc:  # an internal error: one line and a hint, a traceback only with --debug
+        if debug:
+            raise
+        click.echo(f"skillc: internal error: {type(exc).__name__}: {exc}", err=True)
+        click.echo("  hint: run again with --debug for a traceback, and report it", err=True)
+        sys.exit(2)
+    sys.exit(0)

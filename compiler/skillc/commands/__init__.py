@@ -1,0 +1,1 @@
+"""One module per CLI command; ``skillc.cli`` imports them lazily."""

@@ -1,0 +1,125 @@
+"""Configuration files: ``skills.toml`` (``[lint]`` and the seed 004 keys) and ``pyproject.toml``
+(``[tool.skillc]``).  Every error names the file and, where it can be found, the line."""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .discover import DiscoveryOptions
+from .errors import ConfigError
+from .lint import LintConfig
+from .rules.registry import PROFILES, LintSettings
+
+CONFIG_NAMES = ("skills.toml", ".rkat/skills.toml", "pyproject.toml")
+
+
+@dataclass(frozen=True, slots=True)
+class ConfigFile:
+    path: Path
+    data: dict[str, Any]  # the skillc table: all of skills.toml, or [tool.skillc] of pyproject.toml
+    text: str = field(repr=False, default="")
+
+    def line_of(self, key: str) -> int | None:
+        """The first line that assigns ``key`` (TOML does not keep positions; this is close enough)."""
+        pattern = re.compile(rf"^\s*(\"?){re.escape(key)}\1\s*=", re.M)
+        m = pattern.search(self.text)
+        return self.text.count("\n", 0, m.start()) + 1 if m else None
+
+    def error(self, message: str, key: str | None = None) -> ConfigError:
+        line = self.line_of(key) if key else None
+        where = f"{self.path}:{line}" if line else str(self.path)
+        return ConfigError(f"{where}: {message}")
+
+
+def read_config_file(path: Path) -> ConfigFile:
+    try:
+        text = path.read_text("utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{path}: cannot read configuration: {exc}") from None
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path}: invalid TOML: {exc}") from None
+    if path.name == "pyproject.toml":
+        data = data.get("tool", {}).get("skillc", {})
+    return ConfigFile(path, data, text)
+
+
+def find_config(start: Path) -> ConfigFile | None:
+    """The first skills.toml, .rkat/skills.toml or pyproject.toml with [tool.skillc] in ``start``."""
+    for name in CONFIG_NAMES:
+        candidate = start / name
+        if candidate.is_file():
+            cfg = read_config_file(candidate)
+            if name != "pyproject.toml" or cfg.data:
+                return cfg
+    return None
+
+
+def _str_list(cfg: ConfigFile, table: dict[str, Any], key: str, prefix: str) -> tuple[str, ...]:
+    value = table.get(key, [])
+    if isinstance(value, str):
+        value = [value]
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise cfg.error(f"'{prefix}{key}' must be a list of strings", key)
+    return tuple(value)
+
+
+def lint_config(cfg: ConfigFile | None, **overrides: Any) -> LintConfig:
+    """Build a LintConfig from a file's ``[lint]`` table, then apply command-line overrides."""
+    table: dict[str, Any] = {}
+    if cfg is not None:
+        table = cfg.data.get("lint", {})
+        if not isinstance(table, dict):
+            raise cfg.error("'lint' must be a table", "lint")
+    prefix = "lint."
+    kw: dict[str, Any] = {}
+    if cfg is not None:
+        known = {"profile", "select", "extend-select", "ignore", "per-path-ignores", "tools", "max-body-lines",
+                 "max-body-tokens", "description-budget", "lightweight", "conventions", "exclude", "secret-scan"}
+        unknown = sorted(set(table) - known)
+        if unknown:
+            raise cfg.error(f"unknown key(s) in [lint]: {', '.join(unknown)}; known: {', '.join(sorted(known))}", unknown[0])
+        profile = table.get("profile", "recommended")
+        if profile not in PROFILES:
+            raise cfg.error(f"'lint.profile' must be one of {', '.join(PROFILES)}", "profile")
+        kw["profile"] = profile
+        kw["select"] = _str_list(cfg, table, "select", prefix)
+        kw["extend_select"] = _str_list(cfg, table, "extend-select", prefix)
+        kw["ignore"] = _str_list(cfg, table, "ignore", prefix)
+        ppi = table.get("per-path-ignores", {})
+        if not isinstance(ppi, dict) or not all(isinstance(v, (list, str)) for v in ppi.values()):
+            raise cfg.error("'lint.per-path-ignores' must map globs to lists of codes", "per-path-ignores")
+        kw["per_path_ignores"] = tuple((g, tuple([c] if isinstance(c, str) else c)) for g, c in ppi.items())
+        settings: dict[str, Any] = {"tools": _str_list(cfg, table, "tools", prefix)}
+        for key, attr in (("max-body-lines", "max_body_lines"), ("max-body-tokens", "max_body_tokens"),
+                          ("description-budget", "description_budget")):
+            if key in table:
+                if not isinstance(table[key], int) or isinstance(table[key], bool) or table[key] < 1:
+                    raise cfg.error(f"'lint.{key}' must be a positive integer", key)
+                settings[attr] = table[key]
+        if "secret-scan" in table:
+            if not isinstance(table["secret-scan"], bool):
+                raise cfg.error("'lint.secret-scan' must be true or false", "secret-scan")
+            settings["secret_scan"] = table["secret-scan"]
+        kw["settings"] = LintSettings(**settings)
+        disc: dict[str, Any] = {}
+        for key in ("lightweight", "conventions"):
+            if key in table:
+                if not isinstance(table[key], bool):
+                    raise cfg.error(f"'lint.{key}' must be true or false", key)
+                disc[key] = table[key]
+        disc["exclude"] = _str_list(cfg, table, "exclude", prefix)
+        kw["discovery"] = DiscoveryOptions(**disc)
+        kw["source"] = str(cfg.path)
+    for key, value in overrides.items():
+        if value is None or value == ():
+            continue
+        if key == "ignore" and "ignore" in kw:
+            value = kw["ignore"] + tuple(value)
+        kw[key] = value
+    return LintConfig(**kw)

@@ -1,0 +1,234 @@
+"""Discovery: find skills, lightweight skill files and convention files in a directory tree.
+
+The walk never follows a symbolic link.  A link that resolves inside the root is recorded as an
+alias of its target (so the target is linted once); a link that dangles, loops or leaves the root
+is a diagnostic.  Results are sorted by the byte order of their relative paths, whatever order
+the filesystem returns.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import os
+import stat
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .model import Diagnostic, DiscoveredItem, Discovery, ItemKind, Severity
+
+SKIP_DIRS = frozenset(
+    {".git", ".hg", ".svn", "node_modules", "target", "dist", "build", "coverage", "__pycache__", ".next"}
+)
+CONVENTION_FILES = ("CLAUDE.md", "AGENTS.md", "AGENT.md", "SKILLS.md", "COPILOT.md", "GEMINI.md", "SOUL.md")
+_CONVENTION_UPPER = {n.upper(): n for n in CONVENTION_FILES}
+# Inside a skill these folders hold resources: a SKILL.md there is a fixture or template, not a skill.
+RESOURCE_DIRS = frozenset({"assets", "references", "scripts"})
+# adk-rust skips lightweight files under these components (case-insensitive).
+_LIGHTWEIGHT_EXCLUDED = frozenset({"references", "agents", "scripts"})
+
+
+@dataclass(frozen=True, slots=True)
+class DiscoveryOptions:
+    lightweight: bool = True  # .skills/*.md and .claude/skills/*.md
+    conventions: bool = True  # CLAUDE.md, AGENTS.md, …
+    exclude: tuple[str, ...] = ()  # fnmatch globs on relative posix paths (a dir excludes its subtree)
+    skip_dirs: frozenset[str] = field(default=SKIP_DIRS)
+
+
+def path_key(rel: str) -> bytes:
+    """Byte order of a relative path (surrogate escapes keep undecodable names sortable)."""
+    return rel.encode("utf-8", "surrogateescape")
+
+
+def _excluded(rel: str, patterns: tuple[str, ...]) -> bool:
+    return any(fnmatch.fnmatchcase(rel, p) or fnmatch.fnmatchcase(rel + "/", p) for p in patterns)
+
+
+def _lightweight_dir(rel_parts: tuple[str, ...]) -> bool:
+    """True when a file with these parent parts lies under .skills/ or .claude/skills/."""
+    for i, part in enumerate(rel_parts):
+        if part == ".skills":
+            rest = rel_parts[i + 1 :]
+            break
+        if part == ".claude" and i + 1 < len(rel_parts) and rel_parts[i + 1] == "skills":
+            rest = rel_parts[i + 2 :]
+            break
+    else:
+        return False
+    return not any(p.lower() in _LIGHTWEIGHT_EXCLUDED for p in rest)
+
+
+def discover(root: str | os.PathLike[str], options: DiscoveryOptions = DiscoveryOptions()) -> Discovery:
+    """Walk ``root`` and return what it holds, sorted by relative path bytes."""
+    root_path = Path(root)
+    root_abs = os.path.realpath(root_path)
+    diagnostics: list[Diagnostic] = []
+    items: dict[str, DiscoveredItem] = {}
+    collection_docs: dict[str, str] = {}
+    dir_links: list[tuple[str, str]] = []  # (link rel path, target rel path)
+    file_links: list[tuple[str, str]] = []
+
+    def diag(code: str, severity: Severity, rel: str, message: str) -> None:
+        diagnostics.append(Diagnostic(code, severity, rel, 0, 0, message))
+
+    def rel_of(abs_path: str) -> str:
+        rel = os.path.relpath(abs_path, root_abs)
+        return "" if rel == "." else rel.replace(os.sep, "/")
+
+    def check_link(abs_path: str, rel: str) -> str | None:
+        """Classify a symlink; return the target's relative path when it stays inside the root."""
+        try:
+            target = os.path.realpath(abs_path, strict=True)
+        except OSError as exc:
+            if "loop" in str(exc).lower() or getattr(exc, "errno", None) == 40:
+                diag("D103", Severity.ERROR, rel, f"symbolic link loop: {rel} -> {os.readlink(abs_path)}")
+            else:
+                diag("D102", Severity.ERROR, rel, f"dangling symbolic link: {rel} -> {os.readlink(abs_path)}")
+            return None
+        if target != root_abs and not target.startswith(root_abs + os.sep):
+            diag(
+                "D104",
+                Severity.ERROR,
+                rel,
+                f"symbolic link leaves the repository: {rel} -> {os.readlink(abs_path)} (not followed)",
+            )
+            return None
+        return rel_of(target)
+
+    if not root_path.is_dir():
+        kind = "does not exist" if not root_path.exists() else "is not a directory"
+        diag("D105", Severity.ERROR, "", f"{root} {kind}")
+        return Discovery(root_abs, (), tuple(diagnostics))
+
+    # Iterative walk: (absolute dir, relative posix path, parts, inside_skill_dir)
+    stack: list[tuple[str, str, tuple[str, ...], bool]] = [(root_abs, "", (), False)]
+    while stack:
+        dir_abs, dir_rel, parts, in_skill = stack.pop()
+        try:
+            with os.scandir(dir_abs) as it:
+                entries = list(it)
+        except OSError as exc:
+            diag("D105", Severity.ERROR, dir_rel or ".", f"cannot read directory: {exc.strerror or exc}")
+            continue
+        files: dict[str, os.DirEntry] = {}
+        subdirs: list[os.DirEntry] = []
+        for entry in entries:
+            name = entry.name
+            rel = f"{dir_rel}/{name}" if dir_rel else name
+            if options.exclude and _excluded(rel, options.exclude):
+                continue
+            try:
+                if entry.is_symlink():
+                    if name in options.skip_dirs:
+                        continue
+                    target_rel = check_link(entry.path, rel)
+                    if target_rel is None:
+                        continue
+                    if os.path.isdir(entry.path):
+                        dir_links.append((rel, target_rel))
+                    else:
+                        file_links.append((rel, target_rel))
+                        files[name] = entry
+                    continue
+                mode = entry.stat(follow_symlinks=False).st_mode
+            except OSError as exc:
+                diag("D105", Severity.ERROR, rel, f"cannot read: {exc.strerror or exc}")
+                continue
+            if stat.S_ISDIR(mode):
+                if name not in options.skip_dirs:
+                    subdirs.append(entry)
+            elif stat.S_ISREG(mode):
+                files[name] = entry
+
+        skill_file = None
+        if "SKILL.md" in files:
+            skill_file = "SKILL.md"
+        else:
+            variants = sorted(n for n in files if n.lower() == "skill.md")
+            if variants:
+                skill_file = variants[0]
+        is_skill = skill_file is not None and not (in_skill and parts and parts[-1] in RESOURCE_DIRS)
+        if is_skill:
+            rel = f"{dir_rel}/{skill_file}" if dir_rel else skill_file
+            entry = files[skill_file]
+            if entry.is_symlink():
+                target = dict(file_links)[rel]
+                if os.path.basename(target).lower() == "skill.md" and target != rel:
+                    # SKILL.md is a link to another skill's file: this directory is an alias.
+                    target_dir = target.rsplit("/", 1)[0] if "/" in target else ""
+                    dir_links.append((dir_rel, target_dir))
+                    is_skill = False
+            if is_skill:
+                items[rel] = DiscoveredItem(ItemKind.SKILL, rel, dir_rel, skill_file)
+        if "COLLECTION.md" in files and dir_rel and not files["COLLECTION.md"].is_symlink():
+            try:
+                collection_docs[dir_rel] = Path(files["COLLECTION.md"].path).read_text("utf-8").strip()
+            except (OSError, UnicodeDecodeError) as exc:
+                diag("D105", Severity.WARNING, f"{dir_rel}/COLLECTION.md", f"cannot read: {exc}")
+
+        inside = in_skill or is_skill
+        for name, entry in files.items():
+            if entry.is_symlink() or name == skill_file:
+                continue
+            rel = f"{dir_rel}/{name}" if dir_rel else name
+            if options.conventions and name.upper() in _CONVENTION_UPPER:
+                if name.upper() != "SOUL.MD" or not dir_rel:
+                    items[rel] = DiscoveredItem(ItemKind.CONVENTION, rel, dir_rel, name)
+                    continue
+            if (
+                options.lightweight
+                and not inside
+                and name.endswith(".md")
+                and name.lower() != "skill.md"
+                and _lightweight_dir(parts)
+            ):
+                items[rel] = DiscoveredItem(ItemKind.LIGHTWEIGHT, rel, dir_rel, name)
+        for entry in subdirs:
+            rel = f"{dir_rel}/{entry.name}" if dir_rel else entry.name
+            stack.append((entry.path, rel, parts + (entry.name,), inside))
+
+    # Attach aliases: a linked directory aliases every skill at or below its target.
+    aliases: dict[str, list[str]] = {}
+    by_dir = {item.skill_dir: item.path for item in items.values() if item.kind is ItemKind.SKILL}
+    for link_rel, target_rel in sorted(dir_links, key=lambda p: path_key(p[0])):
+        hits = [
+            (d, p)
+            for d, p in by_dir.items()
+            if d == target_rel or not target_rel or d.startswith(target_rel + "/")
+        ]
+        for skill_dir, path in hits:
+            suffix = skill_dir[len(target_rel) :].lstrip("/") if target_rel else skill_dir
+            aliases.setdefault(path, []).append(f"{link_rel}/{suffix}" if suffix else link_rel)
+        diagnostics.append(
+            Diagnostic(
+                "D106",
+                Severity.INFO,
+                link_rel,
+                0,
+                0,
+                f"{link_rel} is an alias of {target_rel or '.'} (linted once, at its target)",
+            )
+        )
+    final = []
+    for path in sorted(items, key=path_key):
+        item = items[path]
+        if path in aliases:
+            item = DiscoveredItem(
+                item.kind, item.path, item.skill_dir, item.file_name, tuple(sorted(aliases[path], key=path_key))
+            )
+        final.append(item)
+    for item in final:
+        if item.kind is ItemKind.SKILL and item.file_name != "SKILL.md":
+            diagnostics.append(
+                Diagnostic(
+                    "D101",
+                    Severity.WARNING,
+                    item.path,
+                    0,
+                    0,
+                    f"skill file is named {item.file_name!r}; the specification requires 'SKILL.md'",
+                    skill=item.skill_dir,
+                )
+            )
+    diagnostics.sort(key=Diagnostic.sort_key)
+    return Discovery(root_abs, tuple(final), tuple(diagnostics), dict(sorted(collection_docs.items())))

@@ -1,0 +1,176 @@
+"""The validate stage: run the rule registry over discovered, parsed documents."""
+
+from __future__ import annotations
+
+import fnmatch
+import os
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Iterable, Sequence
+
+from .discover import DiscoveryOptions, discover, path_key
+from .model import Diagnostic, DiscoveredItem, Discovery, Document, ItemKind, Severity
+from .parse import MAX_FILE_BYTES, parse_document
+from .rules.registry import PROFILES, RULES, Finding, LintSettings, Rule, RuleContext, load_all, matches
+
+
+@dataclass(frozen=True, slots=True)
+class LintConfig:
+    profile: str = "recommended"
+    select: tuple[str, ...] = ()  # replaces the profile's rule set when given
+    extend_select: tuple[str, ...] = ()  # adds rules to the profile's set
+    ignore: tuple[str, ...] = ()
+    per_path_ignores: tuple[tuple[str, tuple[str, ...]], ...] = ()  # (glob, codes)
+    settings: LintSettings = field(default_factory=LintSettings)
+    discovery: DiscoveryOptions = field(default_factory=DiscoveryOptions)
+    source: str | None = None  # the file the configuration came from
+
+    def __post_init__(self) -> None:
+        if self.profile not in PROFILES:
+            from .errors import ConfigError
+
+            raise ConfigError(f"unknown profile {self.profile!r}; choose one of {', '.join(PROFILES)}")
+
+    def active(self, rule: Rule) -> bool:
+        if self.select:
+            on = matches(rule.code, self.select)
+        else:
+            on = self.profile in rule.profiles or matches(rule.code, self.extend_select)
+        return on and not matches(rule.code, self.ignore)
+
+    def ignored_at(self, code: str, path: str) -> bool:
+        return any(
+            matches(code, codes) and (fnmatch.fnmatchcase(path, glob) or fnmatch.fnmatchcase(path, glob.rstrip("/") + "/*"))
+            for glob, codes in self.per_path_ignores
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class LintedItem:
+    item: DiscoveredItem
+    document: Document
+    diagnostics: tuple[Diagnostic, ...]
+
+    @property
+    def verdict(self) -> str:
+        if any(d.severity is Severity.ERROR for d in self.diagnostics):
+            return "error"
+        if any(d.severity is Severity.WARNING for d in self.diagnostics):
+            return "warning"
+        return "ok"
+
+
+@dataclass(frozen=True, slots=True)
+class LintResult:
+    root: str  # absolute path of the linted root
+    items: tuple[LintedItem, ...]
+    diagnostics: tuple[Diagnostic, ...]  # all of them, sorted, including discovery-level ones
+    discovery: Discovery
+
+    @property
+    def skills(self) -> tuple[LintedItem, ...]:
+        return self.items
+
+    def count(self, severity: Severity) -> int:
+        return sum(1 for d in self.diagnostics if d.severity is severity)
+
+
+def read_item(root: str, item: DiscoveredItem) -> Document:
+    """Read and parse one discovered file (I/O at the edge: size checked before reading)."""
+    skill = item.skill_dir if item.kind is ItemKind.SKILL else item.path
+    full = os.path.join(root, item.path)
+    try:
+        size = os.stat(full).st_size
+        if size > MAX_FILE_BYTES:
+            with open(full, "rb") as fh:  # hash in chunks, never hold it all
+                import hashlib
+
+                digest = hashlib.file_digest(fh, "sha256").hexdigest()
+            d = Diagnostic("P212", Severity.ERROR, item.path, 0, 0,
+                           f"file is {size:,} bytes; files over {MAX_FILE_BYTES:,} bytes are not parsed", skill)
+            return Document(item.path, item.kind, digest, size, "", None, "", 1, (d,))
+        with open(full, "rb") as fh:
+            raw = fh.read()
+    except OSError as exc:
+        d = Diagnostic("D105", Severity.ERROR, item.path, 0, 0, f"cannot read: {exc.strerror or exc}", skill)
+        return Document(item.path, item.kind, "", 0, "", None, "", 1, (d,))
+    return parse_document(raw, item.path, item.kind, skill)
+
+
+def _findings_to_diagnostics(rule: Rule, ctx: RuleContext, findings: Iterable[Finding]) -> list[Diagnostic]:
+    sev = rule.severity_for(ctx.profile)
+    out = []
+    for f in findings:
+        line, col = (f.position.line, f.position.column) if f.position else (0, 0)
+        out.append(Diagnostic(rule.code, sev, ctx.item.path, line, col, f.message, ctx.skill_id, f.fix))
+    return out
+
+
+def check_document(ctx: RuleContext, rules: Sequence[Rule]) -> list[Diagnostic]:
+    """Run document-scope rules on one context (pure: no I/O beyond what a rule reads)."""
+    out: list[Diagnostic] = []
+    for rule in rules:
+        if rule.scope == "document" and ctx.item.kind in rule.kinds:
+            out.extend(_findings_to_diagnostics(rule, ctx, rule.check(ctx)))
+    return out
+
+
+def check_collection(ctxs: Sequence[RuleContext], rules: Sequence[Rule]) -> list[Diagnostic]:
+    out: list[Diagnostic] = []
+    for rule in rules:
+        if rule.scope != "collection":
+            continue
+        eligible = [c for c in ctxs if c.item.kind in rule.kinds]
+        for ctx, finding in rule.check(eligible):
+            out.extend(_findings_to_diagnostics(rule, ctx, [finding]))
+    return out
+
+
+def finalize(diags: Iterable[Diagnostic], config: LintConfig) -> list[Diagnostic]:
+    """Apply selection, per-path ignores and profile severities to diagnostics from any stage."""
+    out = []
+    for d in diags:
+        rule = RULES.get(d.code)
+        if rule is None or not config.active(rule) or config.ignored_at(d.code, d.path):
+            continue
+        override = rule.severity_by_profile.get(config.profile)
+        if override is not None and override is not d.severity:
+            d = replace(d, severity=override)
+        out.append(d)
+    out.sort(key=Diagnostic.sort_key)
+    return out
+
+
+def active_rules(config: LintConfig) -> list[Rule]:
+    load_all()
+    return [r for r in sorted(RULES.values(), key=lambda r: r.code) if config.active(r)]
+
+
+def lint_root(root: str | os.PathLike[str], config: LintConfig = LintConfig(), only: set[str] | None = None) -> LintResult:
+    """Lint everything under ``root``.  ``only`` limits document rules to these skill directories."""
+    rules = active_rules(config)
+    disc = discover(root, config.discovery)
+    root_path = Path(disc.root)
+    contexts: list[RuleContext] = []
+    per_item: dict[str, list[Diagnostic]] = {}
+    for item in disc.items:
+        if only is not None and item.skill_dir not in only and item.path not in only:
+            continue
+        doc = read_item(disc.root, item)
+        ctx = RuleContext(item, doc, root_path, config.settings, config.profile)
+        contexts.append(ctx)
+        diags = list(doc.diagnostics)
+        diags.extend(check_document(ctx, rules))
+        per_item[item.path] = diags
+    for d in check_collection(contexts, rules):
+        per_item.setdefault(d.path, []).append(d)
+    loose = [d for d in disc.diagnostics]
+    items = []
+    all_diags: list[Diagnostic] = finalize(loose, config)
+    for ctx in contexts:
+        diags = finalize(per_item.get(ctx.item.path, []), config)
+        items.append(LintedItem(ctx.item, ctx.document, tuple(diags)))
+        all_diags.extend(diags)
+    all_diags.sort(key=Diagnostic.sort_key)
+    items.sort(key=lambda li: path_key(li.item.path))
+    return LintResult(disc.root, tuple(items), tuple(all_diags), disc)

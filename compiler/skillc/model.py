@@ -1,0 +1,158 @@
+"""Typed data passed between the pipeline stages.
+
+Every stage (discover → parse → validate → resolve → index → emit) takes and returns the frozen
+dataclasses defined here, so a stage can be tested alone and nothing downstream can mutate what an
+earlier stage produced.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+from typing import Any, Mapping
+
+
+class Severity(str, enum.Enum):
+    ERROR = "error"
+    WARNING = "warning"
+    INFO = "info"
+
+    @property
+    def rank(self) -> int:
+        return {"error": 2, "warning": 1, "info": 0}[self.value]
+
+
+class ItemKind(str, enum.Enum):
+    """What a discovered file is."""
+
+    SKILL = "skill"  # a directory holding SKILL.md (Agent Skills specification, seed 000 format A)
+    LIGHTWEIGHT = "lightweight"  # .skills/*.md or .claude/skills/*.md (seed 000 format B)
+    CONVENTION = "convention"  # CLAUDE.md, AGENTS.md, … (seed 000 format C)
+
+
+@dataclass(frozen=True, slots=True)
+class TextEdit:
+    """Replace ``text[start:end]`` (character offsets into the decoded file) with ``replacement``."""
+
+    start: int
+    end: int
+    replacement: str
+
+
+@dataclass(frozen=True, slots=True)
+class Fix:
+    """A safe, mechanical change that resolves a diagnostic."""
+
+    description: str
+    edits: tuple[TextEdit, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Diagnostic:
+    code: str
+    severity: Severity
+    path: str  # posix path relative to the linted root
+    line: int  # 1-based; 0 when the finding is about the file or directory as a whole
+    column: int  # 1-based; 0 when unknown
+    message: str
+    skill: str | None = None  # skill identifier (directory path relative to the root)
+    fix: Fix | None = None
+
+    def sort_key(self) -> tuple:
+        return (self.path.encode(), self.line, self.column, self.code, self.message)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "code": self.code,
+            "severity": self.severity.value,
+            "path": self.path,
+            "line": self.line,
+            "column": self.column,
+            "message": self.message,
+            "skill": self.skill,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class Position:
+    line: int  # 1-based, in the whole file
+    column: int  # 1-based
+
+
+@dataclass(frozen=True, slots=True)
+class Scalar:
+    """How a YAML scalar was written, so rules can talk about the source, not the parsed value."""
+
+    tag: str  # resolved YAML tag suffix: str, int, float, bool, null, timestamp, …
+    text: str  # the scalar's text as written (unquoted content)
+    style: str | None  # None (plain), "'", '"', "|", ">"
+    position: Position
+    end: Position
+
+
+@dataclass(frozen=True, slots=True)
+class Frontmatter:
+    """A parsed YAML frontmatter mapping.
+
+    ``data`` holds Python values as a safe loader would build them (str, int, float, bool, None,
+    datetime.date, list, dict).  ``keys`` maps each key path (a tuple of str keys and int indexes)
+    to where the key (or the list item) starts, ``scalars`` records how every scalar value was
+    written.
+    """
+
+    data: Mapping[str, Any]
+    keys: Mapping[tuple, Position]
+    scalars: Mapping[tuple, Scalar]
+    start_line: int  # line of the opening ---
+    end_line: int  # line of the closing ---
+
+    def position(self, *path: Any) -> Position:
+        """Where ``path`` is written; falls back to the nearest parent, then the opening fence."""
+        p = tuple(path)
+        while p:
+            if p in self.keys:
+                return self.keys[p]
+            p = p[:-1]
+        return Position(self.start_line, 1)
+
+    def value_position(self, *path: Any) -> Position:
+        scalar = self.scalars.get(tuple(path))
+        return scalar.position if scalar else self.position(*path)
+
+
+@dataclass(frozen=True, slots=True)
+class Document:
+    """One parsed Markdown file with optional frontmatter: what the parse stage produces."""
+
+    path: str  # posix, relative to the repository root
+    kind: ItemKind
+    sha256: str  # of the raw bytes
+    size: int
+    text: str  # decoded text as read (BOM and CRLF preserved)
+    frontmatter: Frontmatter | None  # None when absent or unparseable
+    body: str  # byte-exact body (everything after the closing fence line)
+    body_line: int  # the line number where the body starts
+    diagnostics: tuple[Diagnostic, ...] = ()
+
+    @property
+    def meta(self) -> Mapping[str, Any]:
+        return self.frontmatter.data if self.frontmatter else {}
+
+
+@dataclass(frozen=True, slots=True)
+class DiscoveredItem:
+    """One file found by discovery."""
+
+    kind: ItemKind
+    path: str  # posix path of the file, relative to the root
+    skill_dir: str  # posix path of the directory the skill is (for SKILL kind); "" for the root
+    file_name: str
+    aliases: tuple[str, ...] = ()  # other paths (symlinks inside the root) that reach this item
+
+
+@dataclass(frozen=True, slots=True)
+class Discovery:
+    root: str  # absolute path of the root walked
+    items: tuple[DiscoveredItem, ...]
+    diagnostics: tuple[Diagnostic, ...]
+    collection_docs: Mapping[str, str] = field(default_factory=dict)  # dir → COLLECTION.md text

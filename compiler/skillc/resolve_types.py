@@ -1,0 +1,126 @@
+"""Types shared by the sources, the resolve stage and the emitters (issue 3).
+
+Sources produce ``SourceSkill``s; ``resolve`` turns them into a ``Resolution`` (winners, shadowing,
+collections); emitters write a ``Resolution`` into a bundle.  All frozen.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+from typing import Mapping
+
+from .model import Diagnostic, Document
+
+
+class Tier(str, enum.Enum):
+    """Seed 000 source tiers and their priority ranges (higher priority wins)."""
+
+    BUILTIN = "builtin"  # 1-50
+    EXTERNAL = "external"  # 51-100
+    USER = "user"  # 101-200
+    PROJECT = "project"  # 201+
+
+    @property
+    def priority_range(self) -> tuple[int, int | None]:
+        return {"builtin": (1, 50), "external": (51, 100), "user": (101, 200), "project": (201, None)}[self.value]
+
+    @property
+    def default_priority(self) -> int:
+        return {"builtin": 25, "external": 75, "user": 150, "project": 250}[self.value]
+
+    @property
+    def scope(self) -> str:
+        """Meerkat wire `scope` (builtin|project|user); external skills are published as builtin."""
+        return {"builtin": "builtin", "external": "builtin", "user": "user", "project": "project"}[self.value]
+
+
+@dataclass(frozen=True, slots=True)
+class Repository:
+    """One configured repository (a `[[repositories]]` entry, an external-skills.json source, …)."""
+
+    name: str
+    type: str  # filesystem | git | zip | http | embedded
+    location: str  # path or URL as configured (after ${VAR} expansion; never printed with secrets)
+    tier: Tier = Tier.PROJECT
+    priority: int = 250
+    order: int = 0  # declaration order (lower = declared first)
+    skills_root: str = ""
+    git_ref: str | None = None
+    ref_type: str | None = None  # branch | tag | commit
+    auth_header: str | None = None
+    auth_token: str | None = field(default=None, repr=False)
+    refresh_seconds: int = 300
+    include: tuple[str, ...] = ()
+    exclude: tuple[str, ...] = ()
+    config_file: str | None = None  # where it was declared
+
+
+@dataclass(frozen=True, slots=True)
+class SkillFile:
+    """A supporting file of a skill (anything in its directory but SKILL.md), or SKILL.md itself."""
+
+    path: str  # posix, relative to the skill directory
+    sha256: str
+    size: int
+    source_path: str  # absolute path on disk to read it from (sources materialise into temp/cache dirs)
+
+
+@dataclass(frozen=True, slots=True)
+class SourceSkill:
+    """A skill as one repository offers it."""
+
+    id: str  # canonical ID: the skill directory relative to skills_root, '/'-joined
+    repository: Repository
+    document: Document
+    files: tuple[SkillFile, ...]  # SKILL.md first, then byte order
+    diagnostics: tuple[Diagnostic, ...] = ()
+
+    @property
+    def name(self) -> str:
+        value = self.document.meta.get("name")
+        return value.strip() if isinstance(value, str) and value.strip() else self.id.rsplit("/", 1)[-1]
+
+    @property
+    def description(self) -> str:
+        value = self.document.meta.get("description")
+        return value.strip() if isinstance(value, str) else ""
+
+
+@dataclass(frozen=True, slots=True)
+class Shadowing:
+    id: str
+    winner: str  # repository name
+    loser: str
+    winner_source: str  # repository location
+    loser_source: str
+    winner_priority: int
+    loser_priority: int
+
+
+@dataclass(frozen=True, slots=True)
+class Collection:
+    path: str
+    description: str
+    count: int  # skills at or below this path
+
+
+@dataclass(frozen=True, slots=True)
+class SourceInput:
+    """What went into a build, for the manifest."""
+
+    repository: str
+    type: str
+    location: str
+    resolved: str | None = None  # git commit, zip sha256, http ETag…
+
+
+@dataclass(frozen=True, slots=True)
+class Resolution:
+    skills: tuple[SourceSkill, ...]  # winners, sorted by ID bytes
+    shadowed: tuple[Shadowing, ...]
+    collections: tuple[Collection, ...]  # every collection path at any depth, sorted
+    inputs: tuple[SourceInput, ...]
+    diagnostics: tuple[Diagnostic, ...]
+    excluded: tuple[str, ...] = ()  # IDs left out by --keep-going
+    settings: Mapping[str, object] = field(default_factory=dict)  # enabled, inventory_threshold, …

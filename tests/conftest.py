@@ -1,0 +1,53 @@
+"""Shared test helpers: the corpora, the installed `skillc` command, skill-tree builders."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+PROJECT = Path(__file__).resolve().parent.parent
+CORPORA = PROJECT.parent / "shared" / "corpora"
+
+
+def skillc_command() -> list[str]:
+    """The installed console script (tests run it as a user would), else `python -m skillc`."""
+    exe = shutil.which("skillc", path=str(Path(sys.executable).parent)) or shutil.which("skillc")
+    return [exe] if exe else [sys.executable, "-m", "skillc"]
+
+
+def run_skillc(*args: str, cwd: Path | None = None, env: dict | None = None, input: str | None = None,
+               timeout: float = 300) -> subprocess.CompletedProcess:
+    full_env = {**os.environ, "NO_COLOR": "1", **(env or {})}
+    return subprocess.run([*skillc_command(), *args], cwd=cwd, env=full_env, input=input, capture_output=True,
+                          text=True, timeout=timeout)
+
+
+def write_skill(root: Path, rel: str, frontmatter: str | None = None, body: str = "# Title\n\nDo the thing.\n",
+                name: str | None = None, description: str = "Does the thing. Use when the user asks for the thing.",
+                file_name: str = "SKILL.md") -> Path:
+    """Create ``root/rel/SKILL.md``; the default frontmatter is valid for the directory name."""
+    d = root / rel
+    d.mkdir(parents=True, exist_ok=True)
+    if frontmatter is None:
+        frontmatter = f"name: {name or rel.rsplit('/', 1)[-1]}\ndescription: {description}\n"
+    (d / file_name).write_text(f"---\n{frontmatter}---\n{body}", encoding="utf-8")
+    return d / file_name
+
+
+@pytest.fixture
+def corpora() -> Path:
+    if not CORPORA.is_dir():
+        pytest.skip("../shared/corpora is not beside the project")
+    return CORPORA
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    root = tmp_path / "repo"
+    root.mkdir()
+    return root

@@ -124,3 +124,23 @@ class Resolution:
     diagnostics: tuple[Diagnostic, ...]
     excluded: tuple[str, ...] = ()  # IDs left out by --keep-going
     settings: Mapping[str, object] = field(default_factory=dict)  # enabled, inventory_threshold, …
+
+
+@dataclass(frozen=True, slots=True)
+class EmitContext:
+    """What every emitter gets.  Emitters write only below ``out`` (the build's staging directory).
+
+    ``skillc build`` calls each function in ``skillc.emit.EMITTERS`` in order; the search-index and
+    memory emitters register themselves there.  An emitter returns nothing; the manifest is written
+    last from the files found under ``out``.
+    """
+
+    resolution: Resolution
+    out: "Path"  # staging directory (becomes the bundle)
+    as_of: float  # build time (SOURCE_DATE_EPOCH or now), seconds since the epoch
+    memory_paths: tuple["Path", ...] = ()  # --memory PATH… plus each repository's memory/ folder
+    cache_dir: "Path | None" = None  # content-addressed cache (None: no caching)
+    options: Mapping[str, object] = field(default_factory=dict)  # e.g. {"emit": ("whoosh",), "site": True}
+
+
+from pathlib import Path  # noqa: E402  (for the string annotations above)

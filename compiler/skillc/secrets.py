@@ -1,0 +1,238 @@
+"""A pure secret scanner: find likely credentials in text, and redact them.
+
+``scan(text)`` returns where each likely secret is (its kind and span, never its value);
+``redact(text)`` replaces each with ``[REDACTED:<kind>]`` and counts the redactions per kind.
+Lint reports the matches (rule B707); the build and the memory snapshot redact with it, so a
+secret in a skill is never copied into a bundle.
+
+Design:
+
+* Provider formats with a fixed prefix (AWS ``AKIA…``, GitHub ``ghp_…``, ``sk-ant-…``, Stripe
+  ``sk_live_…``, JWT, PEM private keys) are matched exactly; they have almost no false positives.
+* Generic assignments (``password=…``, ``token: …``, ``api_key = "…"``), ``Authorization:``
+  headers and URLs with ``user:password@`` need a value that does not look like a placeholder
+  (``<your-token>``, ``${TOKEN}``, ``$TOKEN``, ``{{token}}``, ``xxx``, ``****``, ``...``,
+  ``changeme``, ``your_api_key``, an environment variable name, a type name) nor like code
+  (``args.password``, ``os.environ[...]``).  An unquoted value must contain a digit; a quoted
+  value must be at least 6 characters without whitespace.
+* The well-known documentation examples (AWS's ``AKIAIOSFODNN7EXAMPLE``, jwt.io's sample
+  token) are not reported.
+* Where matches overlap, the more specific kind wins (``token: ghp_…`` is one ``github-token``).
+* The span of an assignment is its value only, so ``password=[REDACTED:password-assignment]``
+  keeps the text readable.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+from dataclasses import dataclass
+from typing import Callable, Pattern
+
+__all__ = ["SecretMatch", "KINDS", "scan", "redact", "is_placeholder"]
+
+
+@dataclass(frozen=True, slots=True)
+class SecretMatch:
+    """Where a likely secret is.  Deliberately holds no copy of the value."""
+
+    kind: str
+    start: int  # character offset of the secret's first character
+    end: int  # offset just past it
+    line: int  # 1-based
+    column: int  # 1-based
+
+
+_PLACEHOLDER_WORDS = (
+    "your", "example", "placeholder", "changeme", "change_me", "change-me", "redacted", "dummy",
+    "sample", "fake", "replace", "insert", "todo", "fixme", "xxxx", "password", "passwd", "secret",
+    "token", "apikey", "api_key", "api-key", "mytoken", "mykey", "foobar", "lorem", "<", ">",
+)
+_TYPE_WORDS = frozenset({
+    "string", "str", "number", "integer", "int", "boolean", "bool", "null", "none", "nil", "true",
+    "false", "required", "optional", "undefined", "secret", "password", "value", "env", "text",
+})
+_FILLER = frozenset("xX*#._-•…0")
+_ENV_NAME = re.compile(r"[A-Z]+(?:_[A-Z0-9]+)*")
+_REFERENCE = re.compile(r"\$\{|\{\{|\$\(|%\(|%s\b|^\$[A-Za-z_]|^\{[^}]*\}$|^%[A-Za-z_]+%$")
+_KNOWN_EXAMPLES = frozenset({
+    "AKIAIOSFODNN7EXAMPLE",
+    "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+    # jwt.io's sample token (header.payload.signature) as printed in countless tutorials
+    "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIiwibmFtZSI6IkpvaG4gRG9lIiwiaWF0IjoxNTE2MjM5MDIyfQ"
+    ".SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c",
+})
+
+
+def is_placeholder(value: str) -> bool:
+    """True when ``value`` is a stand-in for a secret rather than one."""
+    v = value.strip().strip("'\"`")
+    if not v or set(v) <= _FILLER:
+        return True
+    low = v.lower()
+    if low in _TYPE_WORDS or "..." in v or "…" in v:
+        return True
+    if _REFERENCE.search(v) or _ENV_NAME.fullmatch(v):
+        return True
+    if any(w in low for w in _PLACEHOLDER_WORDS):
+        return True
+    # a run of four or more identical characters, e.g. "sk-aaaaaaaa" or "1111111"
+    return re.search(r"(.)\1{5,}", v) is not None
+
+
+def _random_looking(v: str, min_len: int) -> bool:
+    return len(v) >= min_len and any(c.isdigit() for c in v) and any(c.isalpha() for c in v)
+
+
+# ---------------------------------------------------------------- value checks per kind
+
+def _ok_token(v: str) -> bool:
+    """Provider formats: only obvious stand-ins are skipped (random text may contain any word)."""
+    if v in _KNOWN_EXAMPLES or "EXAMPLE" in v or "..." in v or _REFERENCE.search(v):
+        return False
+    low = v.lower()
+    return not any(w in low for w in ("your", "xxxx", "example", "placeholder")) and not re.search(r"(.)\1{5,}", v)
+
+
+def _ok_openai(v: str) -> bool:
+    body = v[3:]
+    return _ok_token(v) and sum(c.isdigit() for c in body) >= 2 and sum(c.isalpha() for c in body) >= 8
+
+
+def _ok_pem(v: str) -> bool:
+    body = re.sub(r"-----[^-]+-----", "", v)
+    return len(re.findall(r"[A-Za-z0-9+/=]", body)) >= 64
+
+
+def _ok_generic(v: str) -> bool:
+    quoted = v[:1] in "'\"" and v[-1:] == v[:1] and len(v) >= 2
+    inner = v[1:-1] if quoted else v
+    if is_placeholder(inner) or any(c.isspace() for c in inner):
+        return False
+    if inner.isdigit():  # `token: 5`, a PIN-length number is never worth a report
+        return False
+    if quoted:
+        return len(inner) >= 6 and not re.fullmatch(r"[\w.]+\(.*", inner)
+    # unquoted: code (attribute access, calls, indexing) or a bare word is not a literal secret
+    if re.search(r"[()\[\]{}<>]", inner) or re.fullmatch(r"[A-Za-z_][A-Za-z_.]*", inner):
+        return False
+    return len(inner) >= 6 and any(c.isdigit() for c in inner)
+
+
+def _ok_bearer(v: str) -> bool:
+    return not is_placeholder(v) and _random_looking(v, 12)
+
+
+_URL_PLACEHOLDER_HOSTS = ("localhost", "127.0.0.1", "0.0.0.0", "example.", "host", "[::1]", "server", "db:", "db/")
+
+
+def _ok_url(v: str) -> bool:
+    # v is "user:password@host…"; only the password decides, the host can make it a local example
+    creds, _, host = v.partition("@")
+    _, _, password = creds.partition(":")
+    low_host = host.lower()
+    if any(low_host.startswith(h) or h in low_host[:12] for h in _URL_PLACEHOLDER_HOSTS):
+        return False
+    return not is_placeholder(password) and password.lower() not in {"pass", "pwd", "pw", "admin", "root", "guest"}
+
+
+@dataclass(frozen=True, slots=True)
+class _Pattern:
+    kind: str
+    regex: Pattern[str]
+    triggers: tuple[str, ...]  # lower-case substrings; the regex runs only when one is present
+    accept: Callable[[str], bool]
+    group: int | str = 0  # the group that is the secret (its span is reported and redacted)
+    span_group: int | str | None = None  # a narrower group to redact, when it differs from `group`
+
+
+_ASSIGN_KEYS = (
+    r"(?P<key>pass(?:word|wd)?|pwd|secret|token|api[_-]?key|access[_-]?token|auth[_-]?token|"
+    r"client[_-]?secret|secret[_-]?key|private[_-]?key)"
+)
+# A value: quoted on one line, or unquoted up to whitespace/punctuation that ends a value.
+_VALUE = r"(?P<value>\"[^\"\n]{0,200}\"|'[^'\n]{0,200}'|[^\s\"',;=][^\s\"',;]{0,200})"
+
+# Order is priority: on overlapping matches the earlier kind wins.
+PATTERNS: tuple[_Pattern, ...] = (
+    _Pattern("private-key", re.compile(
+        r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----.*?(?:-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----|\Z)",
+        re.S), ("private key",), _ok_pem),
+    _Pattern("aws-access-key-id", re.compile(r"\b(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AROA|AIPA|ANPA|ANVA)[A-Z2-7]{16}\b"),
+             ("akia", "asia", "abia", "acca", "agpa", "aida", "aroa", "aipa", "anpa", "anva"), _ok_token),
+    _Pattern("aws-secret-access-key", re.compile(
+        r"(?i)aws_?secret(?:_?access)?_?key[\"']?\s*[:=]\s*[\"']?(?P<v>[A-Za-z0-9/+=]{40})(?![A-Za-z0-9/+=])"),
+        ("secret",), _ok_token, "v"),
+    _Pattern("gcp-api-key", re.compile(r"\bAIza[0-9A-Za-z_\-]{35}(?![0-9A-Za-z_\-])"), ("aiza",), _ok_token),
+    _Pattern("github-token", re.compile(
+        r"\b(?:gh[pousr]_[A-Za-z0-9]{36,255}|github_pat_[A-Za-z0-9_]{50,255})\b"), ("gh", "github_pat_"), _ok_token),
+    _Pattern("slack-token", re.compile(r"\bxox[abprs]-(?:[0-9]+-)+[A-Za-z0-9]{8,}[A-Za-z0-9-]*"), ("xox",), _ok_token),
+    _Pattern("anthropic-api-key", re.compile(r"\bsk-ant-[A-Za-z0-9_\-]{20,}"), ("sk-ant-",), _ok_token),
+    _Pattern("stripe-secret-key", re.compile(r"\b(?:sk|rk)_live_[A-Za-z0-9]{16,}"), ("_live_",), _ok_token),
+    _Pattern("openai-api-key", re.compile(r"\bsk-(?!ant-)(?:proj-|svcacct-|admin-)?[A-Za-z0-9_\-]{20,}"), ("sk-",),
+             _ok_openai),
+    _Pattern("jwt", re.compile(r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{16,}"), ("eyj",), _ok_token),
+    _Pattern("bearer-token", re.compile(
+        r"(?i)authorization[\"']?\s*[:=]\s*[\"']?(?:bearer|token)\s+(?P<v>[A-Za-z0-9._~+/\-]+=*)"),
+        ("authorization",), _ok_bearer, "v"),
+    _Pattern("url-credentials", re.compile(
+        r"\b[a-zA-Z][a-zA-Z0-9+.\-]{1,20}://(?P<v>[^\s:/@'\"<>`]+:(?P<pw>[^\s/@'\"<>`]+)@[^\s/'\"<>`]+)"),
+        ("://",), _ok_url, "v", "pw"),
+    _Pattern("password-assignment", re.compile(
+        r"(?i)(?<![A-Za-z0-9])[\"'`]?(?P<key>pass(?:word|wd)?|pwd)[\"'`]?[ \t]*(?::=|[:=])[ \t]*" + _VALUE),
+        ("pass", "pwd"), _ok_generic, "value"),
+    _Pattern("secret-assignment", re.compile(
+        r"(?i)(?<![A-Za-z0-9])[\"'`]?" + _ASSIGN_KEYS + r"[\"'`]?[ \t]*(?::=|[:=])[ \t]*" + _VALUE),
+        ("secret", "token", "key"), _ok_generic, "value"),
+)
+
+KINDS: tuple[str, ...] = tuple(p.kind for p in PATTERNS)
+
+
+def scan(text: str) -> list[SecretMatch]:
+    """Every likely secret in ``text``, ordered by position (never overlapping)."""
+    low = text.lower()
+    found: list[tuple[int, int, str]] = []
+    taken: list[tuple[int, int]] = []
+    for pat in PATTERNS:
+        if not any(t in low for t in pat.triggers):
+            continue
+        for m in pat.regex.finditer(text):
+            value = m.group(pat.group)
+            if not pat.accept(value):
+                continue
+            g = pat.span_group if pat.span_group is not None else pat.group
+            start, end = m.span(g)
+            if pat.group == "value" and value[:1] in "'\"":  # redact inside the quotes
+                start, end = start + 1, end - 1
+            if any(s < end and start < e for s, e in taken):
+                continue
+            taken.append((start, end))
+            found.append((start, end, pat.kind))
+    if not found:
+        return []
+    found.sort()
+    line_starts = [0]
+    line_starts.extend(m.end() for m in re.finditer("\n", text))
+    out = []
+    for start, end, kind in found:
+        line = bisect.bisect_right(line_starts, start)
+        out.append(SecretMatch(kind, start, end, line, start - line_starts[line - 1] + 1))
+    return out
+
+
+def redact(text: str) -> tuple[str, dict[str, int]]:
+    """``text`` with every likely secret replaced by ``[REDACTED:<kind>]``, and counts per kind."""
+    matches = scan(text)
+    if not matches:
+        return text, {}
+    parts: list[str] = []
+    counts: dict[str, int] = {}
+    pos = 0
+    for m in matches:
+        parts.append(text[pos:m.start])
+        parts.append(f"[REDACTED:{m.kind}]")
+        counts[m.kind] = counts.get(m.kind, 0) + 1
+        pos = m.end
+    parts.append(text[pos:])
+    return "".join(parts), dict(sorted(counts.items()))

@@ -1,0 +1,142 @@
+"""The secret scanner: every kind is found, placeholders are not, values never leak into reprs."""
+
+from __future__ import annotations
+
+import pytest
+
+from skillc.secrets import KINDS, SecretMatch, is_placeholder, redact, scan
+
+# Fake credentials are assembled from pieces so that this file itself does not look like a leak.
+AWS_ID = "AKIA" + "Q3EGRT7KZ5XW2MPL"
+AWS_SECRET = "Jx8f2Lq9" + "Zr4Vt7Wm1Ks5Nd3Bp6Yh0Cg2Ea8Ru4Oi"
+GCP = "AIza" + "SyD4k9Lm2Nq8Rt5Vw1Xz7Bc3Fg6Hj0Kp9Qs"
+GHP = "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
+GH_PAT = "github_pat_" + "11ABCDEFG0" + "abcdefghijKLMNOPQRST_uvwxyz0123456789ABCDEFGHIJKLMNOPQRSTUVWX"
+SLACK = "xoxb-" + "123456789012-1234567890123-" + "AbCdEfGhIjKlMnOpQrStUvWx"
+OPENAI = "sk-" + "proj-" + "Ab3dEf9hIj2lMn7pQr1tUv5xYz8AbCd"
+ANTHROPIC = "sk-ant-" + "api03-" + "Zx9Yw8Vu7Ts6Rq5Po4Nm3Lk2Ji1Hg0FeDcBa"
+STRIPE = "sk_" + "live_" + "51HaBcDeFgHiJkLmNoPqRsTu"
+JWT = "eyJhbGciOiJIUzI1NiJ9" + ".eyJzdWIiOiJhbGljZSIsInJvbGUiOiJhZG1pbiJ9" + ".k2Vb9Q8m1xZr7TcYp4LsN0fHd3WjE6gA5uIoKq"
+PEM = ("-----BEGIN RSA " + "PRIVATE KEY-----\n" + "MIIEowIBAAKCAQEA7v1Qx2Lm9Zr4Vt7Wm1Ks5Nd3Bp6Yh0Cg2Ea8Ru4Oi\n" * 3
+       + "-----END RSA " + "PRIVATE KEY-----")
+
+POSITIVE = [
+    ("aws-access-key-id", f"key id {AWS_ID} here", AWS_ID),
+    ("aws-secret-access-key", f"aws_secret_access_key = {AWS_SECRET}\n", AWS_SECRET),
+    ("gcp-api-key", f"const key = '{GCP}';", GCP),
+    ("github-token", f"GITHUB_TOKEN={GHP}", GHP),
+    ("github-token", f"use {GH_PAT}", GH_PAT),
+    ("slack-token", f"SLACK_BOT_TOKEN: {SLACK}", SLACK),
+    ("openai-api-key", f"OPENAI_API_KEY={OPENAI}", OPENAI),
+    ("anthropic-api-key", f"export ANTHROPIC_API_KEY={ANTHROPIC}", ANTHROPIC),
+    ("stripe-secret-key", f"stripe.api_key = '{STRIPE}'", STRIPE),
+    ("jwt", f"token is {JWT}.", JWT),
+    ("private-key", f"key:\n{PEM}\n", PEM),
+    ("password-assignment", "DB_PASSWORD=hunter2x9\n", "hunter2x9"),
+    ("password-assignment", 'password: "correct-horse-battery"\n', "correct-horse-battery"),
+    ("password-assignment", "passwd: s3cr3tP4ss\n", "s3cr3tP4ss"),
+    ("secret-assignment", "api_key=9f8e7d6c5b4a39281706\n", "9f8e7d6c5b4a39281706"),
+    ("secret-assignment", '{"client_secret": "q8W2e4R6t8Y0u2I4"}', "q8W2e4R6t8Y0u2I4"),
+    ("secret-assignment", "token: 7d1c2b9a8f3e4d5c\n", "7d1c2b9a8f3e4d5c"),
+    ("bearer-token", "curl -H 'Authorization: Bearer 4f9a8b7c6d5e4f3a2b1c' https://api", "4f9a8b7c6d5e4f3a2b1c"),
+    ("url-credentials", "git clone https://deploy:Zk29xPq81m@git.corp.internal/repo.git", "Zk29xPq81m"),
+]
+
+
+@pytest.mark.parametrize("kind,text,secret", POSITIVE, ids=[f"{k}-{i}" for i, (k, _, _) in enumerate(POSITIVE)])
+def test_each_kind_is_found_with_its_exact_span(kind, text, secret):
+    matches = scan(text)
+    assert [m.kind for m in matches] == [kind]
+    m = matches[0]
+    assert text[m.start:m.end] == secret
+    redacted, counts = redact(text)
+    assert secret not in redacted
+    assert f"[REDACTED:{kind}]" in redacted
+    assert counts == {kind: 1}
+
+
+def test_every_kind_has_a_positive_case():
+    assert {k for k, _, _ in POSITIVE} == set(KINDS)
+
+
+NEGATIVE = [
+    "password: <your-password>",
+    "token: ${GITHUB_TOKEN}",
+    "api_key = $API_KEY",
+    "token: {{ secrets.TOKEN }}",
+    "password: xxxxxxxx",
+    "password: '********'",
+    "secret: ...",
+    "password: changeme",
+    "api_key: your_api_key_here",
+    "api_key: YOUR_API_KEY",
+    "OPENAI_API_KEY=sk-...",
+    "OPENAI_API_KEY=sk-your-key-here-and-more-words",
+    "Authorization: Bearer $TOKEN",
+    "Authorization: Bearer <token>",
+    "Authorization: Bearer YOUR_ACCESS_TOKEN",
+    "postgresql://user:password@localhost:5432/db",
+    "https://user:pass@example.com/",
+    "redis://:${REDIS_PASSWORD}@cache:6379",
+    "token: str",
+    "api_key: Optional[str] = None",
+    "password = args.password",
+    "password = os.environ['DB_PASSWORD']",
+    "token = get_token()",
+    "max_tokens: 1000",
+    "token: 5",
+    "the secret: keep prompts short",
+    "`token`: the access token for the API",
+    '"password": {"type": "string"}',
+    '"token": "string"',
+    "AWS docs use AKIAIOSFODNN7EXAMPLE as the sample key id",
+    "aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+    "-----BEGIN PRIVATE KEY-----\n...\n-----END PRIVATE KEY-----",
+    "risk-assessment-framework-2024-edition is the task-12345678901234567890 name",
+    "ghp_ prefix means a personal token",
+]
+
+
+@pytest.mark.parametrize("text", NEGATIVE)
+def test_placeholders_and_code_are_not_secrets(text):
+    assert scan(text) == [], text
+    assert redact(text) == (text, {})
+
+
+def test_positions_are_line_and_column():
+    text = f"line one\n  key = {GHP}\n"
+    (m,) = scan(text)
+    assert (m.line, m.column) == (2, 9)
+
+
+def test_repr_never_contains_the_value():
+    (m,) = scan(f"x {GHP}")
+    assert isinstance(m, SecretMatch)
+    assert GHP not in repr(m) and GHP[4:] not in str(m)
+
+
+def test_overlapping_matches_keep_the_specific_kind_once():
+    (m,) = scan(f'token: "{GHP}"')
+    assert m.kind == "github-token"
+
+
+def test_redact_several_and_keep_the_rest_byte_exact():
+    text = f"a {GHP} b\npassword=hunter2x9 c {AWS_ID}\n"
+    out, counts = redact(text)
+    assert out == ("a [REDACTED:github-token] b\npassword=[REDACTED:password-assignment] c "
+                   "[REDACTED:aws-access-key-id]\n")
+    assert counts == {"aws-access-key-id": 1, "github-token": 1, "password-assignment": 1}
+
+
+def test_unclosed_private_key_block_is_redacted_to_the_end():
+    text = "-----BEGIN OPENSSH " + "PRIVATE KEY-----\n" + "b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAABAAABlwAAAAdzc2gtcn\n" * 2
+    (m,) = scan(text)
+    assert m.kind == "private-key" and m.end == len(text)
+
+
+@pytest.mark.parametrize("value,expected", [
+    ("<token>", True), ("${X}", True), ("xxx", True), ("changeme", True), ("API_KEY", True),
+    ("...", True), ("aaaaaaaa1", True), ("q8W2e4R6t8Y0", False), ("hunter2x9", False),
+])
+def test_is_placeholder(value, expected):
+    assert is_placeholder(value) is expected

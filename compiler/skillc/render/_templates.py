@@ -1,0 +1,50 @@
+"""The Jinja environment the renderers share (templates in ``templates/render/``).
+
+Byte-exact output: no autoescaping (each template escapes explicitly with the filter its framework
+uses), block tags trimmed, and the template file's single final newline dropped, so a template file
+ends with a newline while the rendered text ends exactly where the framework's output ends.
+"""
+
+from __future__ import annotations
+
+import html
+from functools import cache
+
+from ..resources import template_dir
+
+
+def xml_escape(text: str) -> str:
+    """Meerkat's escaping (renderer.rs): ``& < > " '`` in that order; ``'`` becomes ``&apos;``."""
+    return (
+        text.replace("&", "&amp;")
+        .replace("<", "&lt;")
+        .replace(">", "&gt;")
+        .replace('"', "&quot;")
+        .replace("'", "&apos;")
+    )
+
+
+def html_escape(text: str) -> str:
+    """skills-ref's escaping: Python ``html.escape(quote=True)`` (``'`` becomes ``&#x27;``)."""
+    return html.escape(text, quote=True)
+
+
+@cache
+def environment():
+    import jinja2
+
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(str(template_dir() / "render")),
+        autoescape=False,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=False,
+        undefined=jinja2.StrictUndefined,
+    )
+    env.filters["xml"] = xml_escape
+    env.filters["html"] = html_escape
+    return env
+
+
+def render(name: str, **values: object) -> str:
+    return environment().get_template(name).render(**values)

@@ -1,0 +1,155 @@
+"""Meerkat v2.0 renderers: exact bytes (research/frameworks.md §1.6-1.9)."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from skillc.render.meerkat import (
+    browse_result,
+    load_result,
+    parse_skill_ref,
+    render_injection,
+    render_inventory,
+    xml_escape,
+)
+from skillc.resolve_types import Collection
+
+GOLDEN = Path(__file__).parent / "golden_render"
+
+
+@dataclass(frozen=True)
+class S:
+    id: str
+    description: str
+    name: str = ""
+
+
+def golden(name: str) -> str:
+    return (GOLDEN / name).read_bytes().decode("utf-8")
+
+
+def test_xml_escape_order_and_apos():
+    assert xml_escape("&lt; <a href=\"x\">it's</a>") == "&amp;lt; &lt;a href=&quot;x&quot;&gt;it&apos;s&lt;/a&gt;"
+
+
+def test_inventory_flat_exact_bytes():
+    skills = [
+        S("extraction/email", 'Extract "entities" from e-mails & attachments <fast>'),
+        S("formatting/markdown", "Markdown output, it's tidy"),
+        S("pdf-processing", "Handle PDFs"),
+    ]
+    assert render_inventory(skills, [], 12) == golden("meerkat_inventory_flat.xml")
+
+
+def test_inventory_empty_is_empty_string():
+    assert render_inventory([], [Collection("a", "1 skill", 1)], 12) == ""
+
+
+def test_inventory_collections_above_threshold_top_level_only():
+    skills = [S("extraction/email", "x"), S("extraction/medical/diag", "y")] + [
+        S(f"formatting/f{i:02d}", "z") for i in range(11)
+    ] + [S("root-skill", "invisible in collections mode")]
+    collections = [
+        Collection("formatting", "11 skills", 11),
+        Collection("extraction/medical", "1 skill", 1),  # nested: not listed
+        Collection("extraction", "Entity & relationship extraction", 2),
+    ]
+    assert render_inventory(skills, collections, 12) == golden("meerkat_inventory_collections.xml")
+
+
+def test_inventory_threshold_boundary():
+    twelve = [S(f"c/s{i:02d}", "d") for i in range(12)]
+    coll = [Collection("c", "12 skills", 12)]
+    assert render_inventory(twelve, coll, 12).startswith("<available_skills>\n  <skill ")
+    thirteen = twelve + [S("c/s12", "d")]
+    assert render_inventory(thirteen, coll, 12).startswith('<available_skills mode="collections">\n')
+    assert render_inventory(thirteen, coll, 13).startswith("<available_skills>\n")
+
+
+def test_injection_escapes_closing_tags_case_and_space_insensitively():
+    body = "# Title\n\nNever write </skill> or </SKILL  > or </Skill\n> early.\n"
+    assert render_injection("a/b&c", body) == golden("meerkat_injection.xml")
+
+
+def test_injection_body_verbatim_and_small_bodies_untouched():
+    assert render_injection("x", "") == '<skill id="x">\n\n</skill>'
+    assert render_injection("x", "  padded  \n") == '<skill id="x">\n  padded  \n\n</skill>'
+
+
+def test_injection_cap_exact_length_is_kept():
+    head = '<skill id="x">\n'
+    tail = "\n</skill>"
+    body = "a" * (100 - len(head) - len(tail))
+    out = render_injection("x", body, max_bytes=100)
+    assert len(out.encode()) == 100 and out.endswith("</skill>")
+
+
+def test_injection_truncates_at_utf8_boundary():
+    head = '<skill id="x">\n'  # 15 bytes
+    # target = 40 - 11 = 29 bytes; "é" is 2 bytes: 15 + 6*2 = 27, the 7th "é" would end at 29 exactly
+    out = render_injection("x", "é" * 50, max_bytes=40)
+    assert out == head + "é" * 7 + "[truncated]"
+    assert len(out.encode()) == 40
+    # 3-byte characters: 15 + 4*3 = 27, a fifth would end at 30 > 29: cut back to the boundary
+    out = render_injection("x", "€" * 50, max_bytes=40)
+    assert out == head + "€" * 4 + "[truncated]"
+    assert len(out.encode()) == 38
+
+
+def test_injection_default_cap_is_32_kib():
+    out = render_injection("big", "x" * 40000)
+    assert len(out.encode()) == 32768 and out.endswith("x[truncated]")
+
+
+@pytest.mark.parametrize(
+    "message, expected",
+    [
+        ("/pdf-processing hello", ("pdf-processing", "hello")),
+        ("/a/b/c rest of the message", ("a/b/c", "rest of the message")),
+        ("/pdf-processing", ("pdf-processing", "")),
+        ("/ref\nhello", ("ref", "hello")),  # \s+ eats the newline
+        ("use /extraction/email for this", None),
+        ("/ref hello\nworld", None),  # a second line after the text: no match at all
+        ("/ref hello\n", None),  # Rust `$` is the end of the text, not before a final newline
+        ("/Upper case", None),
+        ("/a//b x", None),
+        ("/a_b x", None),
+    ],
+)
+def test_skill_ref_regex_semantics(message, expected):
+    ref = parse_skill_ref(message)
+    assert (None if ref is None else (ref.id, ref.rest)) == expected
+
+
+def test_browse_listing_and_search_results():
+    skills = [
+        S("extraction/email", "Extract from emails", "email"),
+        S("extraction/medical/diag", "Diagnose", "diag"),
+        S("formatting/markdown", "Markdown output", "markdown"),
+        S("solo", "Root skill", "solo"),
+    ]
+    colls = [Collection("extraction", "2 skills", 2), Collection("extraction/medical", "1 skill", 1),
+             Collection("formatting", "1 skill", 1)]
+    root = browse_result(skills, colls)
+    assert root == (
+        '{"path":"","skills":[{"description":"Root skill","id":"solo","name":"solo"}],'
+        '"subcollections":[{"count":2,"description":"2 skills","path":"extraction"},'
+        '{"count":1,"description":"1 skill","path":"formatting"}],"type":"listing"}'
+    )
+    ext = json.loads(browse_result(skills, colls, path="extraction"))
+    assert [s["id"] for s in ext["skills"]] == ["extraction/email"]
+    assert [c["path"] for c in ext["subcollections"]] == ["extraction/medical"]
+    assert json.loads(browse_result(skills, colls, path="nope")) == {
+        "type": "listing", "path": "nope", "subcollections": [], "skills": []}
+    found = json.loads(browse_result(skills, colls, path="formatting", query="MARKDOWN"))
+    assert found == {"type": "search", "query": "MARKDOWN",
+                     "skills": [{"id": "formatting/markdown", "name": "markdown", "description": "Markdown output"}]}
+
+
+def test_load_result_carries_rendered_block_and_byte_size():
+    out = load_result("a/b", "b", "Body é")
+    assert out == '{"body":"<skill id=\\"a/b\\">\\nBody é\\n</skill>","byte_size":33,"id":"a/b","name":"b"}'

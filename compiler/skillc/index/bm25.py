@@ -1,0 +1,199 @@
+"""Build the bundle's BM25 index: a JSON header plus little-endian typed arrays (pure, no I/O).
+
+Layout (``schemas/search-index.schema.json``; readers: ``reader.py`` and ``skillc-index.js``):
+
+* ``search.json`` — the header: parameters, the documents ``[[id, name, tags], …]`` in index order, the
+  dictionary file and the postings shards with their SHA-256 and size.
+* ``terms.bin`` — ``idf`` (float64 × V), ``term_offsets`` (uint32 × V+1, into ``term_bytes``),
+  ``posting_offsets`` (uint32 × V+1, global posting numbers), ``doc_lengths`` (uint32 × N, weighted),
+  ``body_unique`` (uint32 × N, unique body tokens: adk-rust's normaliser), ``term_bytes`` (the terms' UTF-8, sorted by bytes, concatenated).
+* ``postings-NNN.bin`` — for a contiguous range of terms: ``docs`` (uint16 when N ≤ 65,536, else
+  uint32), ``tf`` (uint16, the *field-weighted* term frequency, capped at 65,535) and ``fields``
+  (uint8 bit set: 1 name, 2 description, 4 tags, 8 body), each section ``count`` long, in that order.
+
+Scoring (both readers, in this order of float64 operations, so they agree to the bit):
+``norm[d] = k1 * (1 - b + b * dl[d] / avgdl)``; per query term (unique, in query order)
+``score[d] += idf[t] * ((tf * (k1 + 1)) / (tf + norm[d]))``; ties by document order (ID bytes).
+``idf = ln(1 + (N - df + 0.5) / (df + 0.5))`` is precomputed so no reader depends on its ``log``.
+The ``fields`` bits are the token sets adk-rust's scorer needs, so selection reads no body.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import sys
+from array import array
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Sequence
+
+from .tokenize import TOKENIZER_SPEC, tokenize
+
+FORMAT = "skillc-search-index"
+VERSION = 1
+FIELD_WEIGHTS = {"name": 4, "description": 2, "tags": 2, "body": 1}
+FIELD_BITS = {"name": 1, "description": 2, "tags": 4, "body": 8}
+K1 = 1.2
+B = 0.75
+SHARD_BYTES = 256 * 1024
+MAX_TF = 65_535
+HEADER = "search.json"
+DICTIONARY = "terms.bin"
+
+
+@dataclass(frozen=True, slots=True)
+class IndexDoc:
+    """One skill as the index sees it."""
+
+    id: str
+    name: str
+    description: str
+    tags: tuple[str, ...] = ()
+    body: str = ""
+
+
+@dataclass(frozen=True)
+class BuiltIndex:
+    header: dict
+    files: dict[str, bytes]  # file name (relative to api/index/) → bytes, header included
+    body_unique: tuple[int, ...]  # |unique body tokens| per document (adk-rust's normaliser)
+    tokens: tuple["DocTokens", ...] = field(repr=False, default=())
+
+
+@dataclass(frozen=True, slots=True)
+class DocTokens:
+    """The token lists of one document (for emitters that index the same tokens elsewhere)."""
+
+    name: list[str]
+    description: list[str]
+    tags: list[str]
+    body: list[str]
+
+
+def _le(arr: array) -> bytes:
+    if sys.byteorder == "big":  # pragma: no cover - every supported platform is little-endian
+        arr = array(arr.typecode, arr)
+        arr.byteswap()
+    return arr.tobytes()
+
+
+def _sha256(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def dump_json(value: object) -> bytes:
+    return (json.dumps(value, ensure_ascii=False, sort_keys=True, separators=(",", ":")) + "\n").encode("utf-8")
+
+
+def tokenize_doc(doc: IndexDoc) -> DocTokens:
+    return DocTokens(tokenize(doc.name), tokenize(doc.description),
+                     [t for tag in doc.tags for t in tokenize(tag)], tokenize(doc.body))
+
+
+def build(docs: Sequence[IndexDoc], *, k1: float = K1, b: float = B, shard_bytes: int = SHARD_BYTES,
+          keep_tokens: bool = False) -> BuiltIndex:
+    """Tokenize and invert ``docs`` (already in the order the index keeps: ID byte order)."""
+    n_docs = len(docs)
+    post_docs: dict[str, list[int]] = {}
+    post_tf: dict[str, list[int]] = {}
+    post_fields: dict[str, list[int]] = {}
+    doc_lengths = array("I")
+    body_unique: list[int] = []
+    kept: list[DocTokens] = []
+    w_name, w_desc, w_tags, w_body = (FIELD_WEIGHTS[f] for f in ("name", "description", "tags", "body"))
+    for i, doc in enumerate(docs):
+        toks = tokenize_doc(doc)
+        if keep_tokens:
+            kept.append(toks)
+        weighted: Counter[str] = Counter(toks.body)
+        body_unique.append(len(weighted))
+        bits = dict.fromkeys(weighted, 8)
+        for tokens, weight, bit in ((toks.name, w_name, 1), (toks.description, w_desc, 2), (toks.tags, w_tags, 4)):
+            for t in tokens:
+                weighted[t] += weight
+                bits[t] = bits.get(t, 0) | bit
+        doc_lengths.append(min(len(toks.body) * w_body + len(toks.name) * w_name + len(toks.description) * w_desc
+                               + len(toks.tags) * w_tags, 0xFFFFFFFF))
+        for t, tf in weighted.items():
+            lst = post_docs.get(t)
+            if lst is None:
+                post_docs[t] = [i]
+                post_tf[t] = [min(tf, MAX_TF)]
+                post_fields[t] = [bits[t]]
+            else:
+                lst.append(i)
+                post_tf[t].append(min(tf, MAX_TF))
+                post_fields[t].append(bits[t])
+
+    terms = sorted(post_docs)  # code point order == UTF-8 byte order
+    avgdl = (sum(doc_lengths) / n_docs) if n_docs else 0.0
+    doc_type, doc_code, doc_size = ("uint16", "H", 2) if n_docs <= 65_536 else ("uint32", "I", 4)
+    per_posting = doc_size + 3
+
+    idf = array("d")
+    term_offsets = array("I", [0])
+    posting_offsets = array("I", [0])
+    blob = bytearray()
+    shards: list[dict] = []
+    files: dict[str, bytes] = {}
+    cur_docs, cur_tf, cur_fields = array(doc_code), array("H"), array("B")
+    shard_first_term = 0
+    shard_first_posting = 0
+
+    def flush(next_term: int) -> None:
+        nonlocal cur_docs, cur_tf, cur_fields, shard_first_term, shard_first_posting
+        data = _le(cur_docs) + _le(cur_tf) + cur_fields.tobytes()
+        name = f"postings-{len(shards):03d}.bin"
+        files[name] = data
+        shards.append({"file": name, "first_term": shard_first_term, "first_posting": shard_first_posting,
+                       "count": len(cur_fields), "size": len(data), "sha256": _sha256(data)})
+        shard_first_term = next_term
+        shard_first_posting += len(cur_fields)
+        cur_docs, cur_tf, cur_fields = array(doc_code), array("H"), array("B")
+
+    for tid, term in enumerate(terms):
+        if tid > shard_first_term and len(cur_fields) * per_posting >= shard_bytes:
+            flush(tid)
+        d = post_docs[term]
+        df = len(d)
+        idf.append(math.log(1.0 + (n_docs - df + 0.5) / (df + 0.5)))
+        blob += term.encode("utf-8")
+        term_offsets.append(len(blob))
+        cur_docs.extend(d)
+        cur_tf.extend(post_tf[term])
+        cur_fields.extend(post_fields[term])
+        posting_offsets.append(posting_offsets[-1] + df)
+    if terms:
+        flush(len(terms))
+
+    sections: dict[str, dict] = {}
+    dictionary = bytearray()
+    for name, arr, type_ in (("idf", idf, "float64"), ("term_offsets", term_offsets, "uint32"),
+                             ("posting_offsets", posting_offsets, "uint32"), ("doc_lengths", doc_lengths, "uint32"),
+                             ("body_unique", array("I", body_unique), "uint32")):
+        sections[name] = {"offset": len(dictionary), "type": type_, "count": len(arr)}
+        dictionary += _le(arr)
+    sections["term_bytes"] = {"offset": len(dictionary), "type": "uint8", "count": len(blob)}
+    dictionary += blob
+    files[DICTIONARY] = bytes(dictionary)
+
+    header = {
+        "format": FORMAT,
+        "version": VERSION,
+        "tokenizer": TOKENIZER_SPEC,
+        "fields": {"weights": FIELD_WEIGHTS, "bits": FIELD_BITS},
+        "bm25": {"k1": k1, "b": b, "idf": "ln(1 + (N - df + 0.5) / (df + 0.5))"},
+        "N": n_docs,
+        "avgdl": avgdl,
+        "terms": len(terms),
+        "postings": int(posting_offsets[-1]),
+        "doc_id_type": doc_type,
+        "docs": [[doc.id, doc.name, list(doc.tags)] for doc in docs],
+        "dictionary": {"file": DICTIONARY, "size": len(dictionary), "sha256": _sha256(bytes(dictionary)),
+                       "sections": sections},
+        "shards": shards,
+    }
+    files[HEADER] = dump_json(header)
+    return BuiltIndex(header, files, tuple(body_unique), tuple(kept))

@@ -1,0 +1,38 @@
+"""The emit stage: write a ``Resolution`` into a bundle directory.
+
+``EMITTERS`` is the ordered list of ``(name, fn(ctx: EmitContext) -> None)`` that ``skillc build``
+runs into its staging directory; other stages register theirs by appending (the search index, the
+memory snapshot).  An emitter writes only below ``ctx.out``, deterministically, and never rewrites a
+file in place that it did not create in this build.  The manifest (``emit.manifest``) is written
+after all of them, from the files found under ``ctx.out``.
+
+What each emitter reads from ``ctx.options`` (set by ``skillc.build``): ``artifacts`` (per-skill
+outputs, filled by ``skills``), ``staging`` and ``cache`` (incremental reuse), ``site`` (bool),
+``lint_status`` / ``lint_summary``, ``epoch`` (zip timestamps), ``config_hash``.
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+from ..resolve_types import EmitContext
+from .routing import emit_routing
+from .schemas import emit_schemas
+from .site import emit_site
+from .skills import emit_skills
+from .wellknown import emit_well_known
+from .wire import emit_inventory, emit_lists
+
+Emitter = Callable[[EmitContext], None]
+
+EMITTERS: list[tuple[str, Emitter]] = [
+    ("skills", emit_skills),  # api/skills/<id>, api/files/<id>/…, api/archives/<id>.zip (first: others read artifacts)
+    ("lists", emit_lists),  # api/skills.json, api/skill-collections
+    ("inventory", emit_inventory),  # api/inventory.xml
+    ("well-known", emit_well_known),  # .well-known/agent-skills/index.json
+    ("schemas", emit_schemas),  # api/schemas/*.json
+    ("routing", emit_routing),  # _routing/nginx.conf, _routing/Caddyfile, _redirects, _headers
+    ("site", emit_site),  # index.html (unless --no-site)
+]
+
+__all__ = ["EMITTERS", "Emitter"]

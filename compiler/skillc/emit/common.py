@@ -1,0 +1,131 @@
+"""Helpers every bundle emitter shares: canonical JSON, ID encoding, wire fields, digests.
+
+All pure except ``write``: the emitters build bytes here and write them only below the staging
+directory they are given.
+"""
+
+from __future__ import annotations
+
+import datetime
+import hashlib
+import json
+import os
+from pathlib import Path
+from typing import Any, Iterable, Mapping
+from urllib.parse import quote
+
+from ..resolve_types import SourceSkill
+
+WIRE_SCOPES = ("builtin", "project", "user")
+# Frontmatter keys that become wire fields rather than metadata entries.
+_WIRE_KEYS = frozenset({"name", "description", "metadata", "requires_capabilities"})
+SKILLC_PREFIX = "skillc."  # metadata keys skillc adds itself (provenance)
+
+
+def json_bytes(obj: Any, *, pretty: bool = False) -> bytes:
+    """Canonical JSON: sorted keys, UTF-8 (not \\u-escaped), ``\\n`` at the end."""
+    if pretty:
+        text = json.dumps(obj, ensure_ascii=False, sort_keys=True, indent=2)
+    else:
+        text = json.dumps(obj, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+    return (text + "\n").encode("utf-8")
+
+
+def encode_id(skill_id: str) -> str:
+    """How an ID appears in a URL and as a file name: every byte but ``A-Za-z0-9-_.~`` escaped."""
+    return quote(skill_id, safe="")
+
+
+def sha256_hex(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def skill_digest(files: Iterable[tuple[str, str]]) -> str:
+    """Agent Skills discovery (v0.2.0) skill digest: SHA-256 over ``path\\0hex\\n`` sorted by path bytes."""
+    h = hashlib.sha256()
+    for path, hexdigest in sorted(files, key=lambda f: f[0].encode("utf-8")):
+        h.update(path.encode("utf-8") + b"\0" + hexdigest.encode("ascii") + b"\n")
+    return "sha256:" + h.hexdigest()
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, (datetime.date, datetime.datetime)):
+        return value.isoformat()
+    if isinstance(value, Mapping):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    return value
+
+
+def metadata_text(value: Any) -> str:
+    """A wire ``metadata`` value is a string: strings stay, everything else becomes JSON text
+    (``true``, ``3``, ``null``, ``["a","b"]``, ``{"k":"v"}``); dates become ISO 8601."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, (datetime.date, datetime.datetime)):
+        return value.isoformat()
+    return json.dumps(_plain(value), ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+
+
+def wire_metadata(skill: SourceSkill) -> dict[str, str]:
+    """The string→string ``metadata`` of a skill.
+
+    The frontmatter's ``metadata`` map first, then the other frontmatter keys that have no wire
+    field (``license``, ``allowed-tools``, ``compatibility``…) unless ``metadata`` already has them,
+    then skillc's provenance keys (``skillc.repository``, ``skillc.digest``).
+    """
+    meta = skill.document.meta
+    out: dict[str, str] = {}
+    inner = meta.get("metadata")
+    if isinstance(inner, Mapping):
+        for key, value in inner.items():
+            out[str(key)] = metadata_text(value)
+    elif inner is not None:
+        out["metadata"] = metadata_text(inner)
+    for key, value in meta.items():
+        key = str(key)
+        if key in _WIRE_KEYS or key in out:
+            continue
+        out[key] = metadata_text(value)
+    out[SKILLC_PREFIX + "repository"] = skill.repository.name
+    out[SKILLC_PREFIX + "digest"] = skill_digest((f.path, f.sha256) for f in skill.files)
+    return out
+
+
+def requires_capabilities(skill: SourceSkill) -> list[str]:
+    value = skill.document.meta.get("requires_capabilities")
+    if value is None:
+        return []
+    if isinstance(value, (list, tuple)):
+        return [metadata_text(v) for v in value]
+    return [metadata_text(value)]
+
+
+def wire_descriptor(skill: SourceSkill) -> dict[str, Any]:
+    """Meerkat v2.0 ``WireSkillDescriptor`` (research/frameworks.md §1.5)."""
+    return {
+        "id": skill.id,
+        "name": skill.name,
+        "description": skill.description,
+        "scope": skill.repository.tier.scope,
+        "requires_capabilities": requires_capabilities(skill),
+        "metadata": wire_metadata(skill),
+    }
+
+
+def wire_document(skill: SourceSkill) -> dict[str, Any]:
+    """``WireSkillDocument``: the descriptor plus ``body`` (the Markdown after the frontmatter)."""
+    return {**wire_descriptor(skill), "body": skill.document.body}
+
+
+def write(out: Path, rel: str, data: bytes) -> None:
+    """Write ``out/rel`` (creating folders); ``rel`` is a checked posix path below ``out``."""
+    path = out / rel
+    try:
+        fh = open(path, "wb")
+    except FileNotFoundError:
+        os.makedirs(path.parent, exist_ok=True)
+        fh = open(path, "wb")
+    with fh:
+        fh.write(data)

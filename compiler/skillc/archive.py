@@ -1,19 +1,276 @@
 """Safe zip archives: deterministic writing of Claude-compatible skill zips, hostile-proof reading.
 
-* ``write_skill_zip(skill, dest, epoch)``: one top-level folder named after the skill with SKILL.md
-  directly inside (what Claude.ai and the Claude API accept), package_skill.py's exclusions,
-  sorted entries, fixed timestamps and permissions, written atomically.
-* ``read_zip(path)``: validates every entry (no absolute paths, no ``..``, no symlinks, no
-  duplicates, size and compression-ratio caps) before anything is extracted.
+Writing (``write_skill_zip``, ``write_zip``): one top-level folder per skill, named after the skill
+directory, with ``SKILL.md`` directly inside (what Claude.ai and the Claude API accept);
+package_skill.py's exclusions (``__pycache__``, ``node_modules``, ``*.pyc``, ``.DS_Store``, a root
+``evals/``); entries sorted by byte order, every timestamp ``SOURCE_DATE_EPOCH`` (or 1980-01-01),
+permissions 0644 (0755 for executables), deflate, written to a temporary file and renamed.
+
+Reading (``check_zip`` then ``extract_zip``): every entry is checked before a byte is written:
+no absolute path, drive letter, ``..``, backslash or control character; no symlink or device; no
+encrypted entry; no duplicate (also case-insensitive) and no file/folder clash; caps on the number
+of entries, each file's size, the total size and the compression ratio (zip bombs).  Extraction
+counts the bytes it really inflates (headers can lie), refuses to follow anything, and writes only
+below a fresh destination directory.
 """
 
 from __future__ import annotations
 
-from pathlib import Path
+import hashlib
+import os
+import re
+import stat
+import tempfile
+import time
+import zipfile
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+from typing import Iterable, Sequence
 
+from .errors import SkillcError
 from .resolve_types import SourceSkill
+
+ZIP_EPOCH_MIN = 315532800  # 1980-01-01T00:00:00Z, the earliest time a zip can store
+EXCLUDE_DIRS = frozenset({"__pycache__", "node_modules"})
+EXCLUDE_GLOBS = ("*.pyc",)
+EXCLUDE_FILES = frozenset({".DS_Store"})
+ROOT_EXCLUDE_DIRS = frozenset({"evals"})
+JUNK_PREFIXES = ("__MACOSX/",)  # Finder's resource forks: skipped on import, never written
+_WINDOWS_BAD = re.compile(r'[\x00-\x1f\x7f\\:*?"<>|]')
+
+
+class ArchiveError(SkillcError):
+    """A zip archive is unsafe or malformed (exit 1: the input fails)."""
+
+    exit_code = 1
+
+
+@dataclass(frozen=True, slots=True)
+class Limits:
+    max_entries: int = 10_000
+    max_file_bytes: int = 64 * 1024 * 1024
+    max_total_bytes: int = 512 * 1024 * 1024
+    max_ratio: int = 200  # uncompressed / compressed, checked for files over 1 MiB
+    ratio_floor_bytes: int = 1024 * 1024
+
+
+@dataclass(frozen=True, slots=True)
+class ZipEntry:
+    name: str  # posix path inside the archive (validated)
+    size: int
+    compressed: int
+    executable: bool
+    info: zipfile.ZipInfo
+
+
+@dataclass(frozen=True, slots=True)
+class ZipListing:
+    path: Path
+    sha256: str
+    entries: tuple[ZipEntry, ...]  # files only, archive order
+    skipped: tuple[str, ...] = ()  # __MACOSX/ junk
+
+    def top_level(self) -> list[str]:
+        return sorted({e.name.split("/", 1)[0] for e in self.entries})
+
+
+# ---------------------------------------------------------------- writing
+
+def excluded(rel: str) -> bool:
+    """package_skill.py's exclusions, for a path relative to the skill folder."""
+    parts = PurePosixPath(rel).parts
+    if any(p in EXCLUDE_DIRS for p in parts[:-1]) or (len(parts) > 1 and parts[0] in ROOT_EXCLUDE_DIRS):
+        return True
+    name = parts[-1]
+    return name in EXCLUDE_FILES or any(PurePosixPath(name).match(g) for g in EXCLUDE_GLOBS)
+
+
+def zip_time(epoch: int) -> tuple[int, int, int, int, int, int]:
+    """A zip timestamp (UTC, 2-second resolution) for ``epoch``, clamped to what a zip can store."""
+    epoch = min(max(int(epoch), ZIP_EPOCH_MIN), 4354819198)  # 2107-12-31
+    t = time.gmtime(epoch)
+    return (t.tm_year, t.tm_mon, t.tm_mday, t.tm_hour, t.tm_min, t.tm_sec - t.tm_sec % 2)
+
+
+def source_date_epoch(default: int = 0) -> int:
+    """``SOURCE_DATE_EPOCH`` when set (reproducible builds), else ``default`` (0 → 1980-01-01)."""
+    value = os.environ.get("SOURCE_DATE_EPOCH", "").strip()
+    if not value:
+        return default
+    if not value.isdigit():
+        raise SkillcError(f"SOURCE_DATE_EPOCH must be a number of seconds, not {value!r}")
+    return int(value)
+
+
+def write_zip(members: Iterable[tuple[str, str]], dest: Path, epoch: int) -> list[str]:
+    """Write ``(archive name, file on disk)`` pairs deterministically to ``dest`` (atomically).
+
+    Returns the archive names written, in order.
+    """
+    pairs = sorted(members, key=lambda m: m[0].encode("utf-8", "surrogateescape"))
+    names = [n for n, _ in pairs]
+    if len(set(names)) != len(names):
+        dup = next(n for n in names if names.count(n) > 1)
+        raise ArchiveError(f"two files would have the same path in the archive: {dup}")
+    dest = Path(dest)
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    stamp = zip_time(epoch)
+    fd, tmp = tempfile.mkstemp(prefix=f".{dest.name}.", suffix=".tmp", dir=dest.parent)
+    try:
+        with os.fdopen(fd, "wb") as raw, zipfile.ZipFile(raw, "w", zipfile.ZIP_DEFLATED, compresslevel=9) as zf:
+            for name, source in pairs:
+                st = os.stat(source)
+                info = zipfile.ZipInfo(name, date_time=stamp)
+                info.compress_type = zipfile.ZIP_DEFLATED
+                info.create_system = 3
+                mode = 0o755 if st.st_mode & 0o111 else 0o644
+                info.external_attr = (stat.S_IFREG | mode) << 16
+                with open(source, "rb") as src, zf.open(info, "w", force_zip64=st.st_size > 0x7FFF0000) as out:
+                    while chunk := src.read(1 << 20):
+                        out.write(chunk)
+        os.chmod(tmp, 0o644)
+        os.replace(tmp, dest)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+    return names
+
+
+def skill_members(skill: SourceSkill, folder: str | None = None) -> list[tuple[str, str]]:
+    """The archive members of one skill: ``<folder>/SKILL.md`` first, then its files (exclusions applied)."""
+    folder = folder or skill.id.rsplit("/", 1)[-1]
+    main, *rest = skill.files
+    members = [(f"{folder}/SKILL.md", main.source_path)]
+    members += [(f"{folder}/{f.path}", f.source_path) for f in rest if not excluded(f.path)]
+    return members
 
 
 def write_skill_zip(skill: SourceSkill, dest: Path, epoch: int) -> None:
-    """Write ``skill`` as ``dest`` (a Claude-compatible zip); ``epoch`` is SOURCE_DATE_EPOCH or 0."""
-    raise NotImplementedError
+    """Write ``skill`` as ``dest``: a Claude-compatible zip (one top-level folder named after the skill
+    directory, SKILL.md directly inside), byte-identical for the same files and ``epoch``
+    (SOURCE_DATE_EPOCH, or 0 for 1980-01-01)."""
+    write_zip(skill_members(skill), dest, epoch)
+
+
+# ---------------------------------------------------------------- reading
+
+def _check_name(raw: str) -> str:
+    """The validated posix name of an entry, or ArchiveError."""
+    if not raw or "\x00" in raw:
+        raise ArchiveError("an entry has an empty name or a NUL byte in it")
+    if "\\" in raw:
+        raise ArchiveError(f"entry {raw!r} contains a backslash (a Windows path): path with invalid characters")
+    if raw.startswith("/") or re.match(r"^[A-Za-z]:", raw):
+        raise ArchiveError(f"entry {raw!r} is an absolute path")
+    parts = raw.rstrip("/").split("/")
+    for part in parts:
+        if part in ("", ".", ".."):
+            raise ArchiveError(f"entry {raw!r} has an empty, '.' or '..' path segment (path traversal)")
+        if _WINDOWS_BAD.search(part):
+            raise ArchiveError(f"entry {raw!r} contains a control character or one of \\:*?\"<>|")
+    return raw
+
+
+def check_zip(path: Path, limits: Limits = Limits()) -> ZipListing:
+    """Open and validate an archive without extracting it.  Raises ArchiveError naming the entry."""
+    path = Path(path)
+    try:
+        with open(path, "rb") as fh:
+            digest = hashlib.file_digest(fh, "sha256").hexdigest()
+        zf = zipfile.ZipFile(path)
+    except FileNotFoundError:
+        raise ArchiveError(f"{path}: no such file") from None
+    except (zipfile.BadZipFile, OSError) as exc:
+        raise ArchiveError(f"{path}: not a valid zip archive ({exc})") from None
+    with zf:
+        infos = zf.infolist()
+        if len(infos) > limits.max_entries:
+            raise ArchiveError(f"{path}: {len(infos):,} entries (the limit is {limits.max_entries:,})")
+        entries: list[ZipEntry] = []
+        skipped: list[str] = []
+        seen: dict[str, str] = {}
+        total = 0
+        for info in infos:
+            if info.filename.startswith(JUNK_PREFIXES) or info.filename.rsplit("/", 1)[-1] == ".DS_Store":
+                skipped.append(info.filename)
+                continue
+            name = _check_name(info.filename)
+            mode = info.external_attr >> 16
+            kind = stat.S_IFMT(mode)
+            if kind == stat.S_IFLNK:
+                raise ArchiveError(f"{path}: entry {name!r} is a symbolic link (links are never extracted)")
+            if kind not in (0, stat.S_IFREG, stat.S_IFDIR):
+                raise ArchiveError(f"{path}: entry {name!r} is not a regular file")
+            if info.flag_bits & 0x1:
+                raise ArchiveError(f"{path}: entry {name!r} is encrypted")
+            if info.is_dir() or kind == stat.S_IFDIR:
+                continue
+            folded = name.casefold()
+            if folded in seen:
+                raise ArchiveError(f"{path}: entries {seen[folded]!r} and {name!r} collide "
+                                   "(duplicates, or differ only by case)")
+            seen[folded] = name
+            if info.file_size > limits.max_file_bytes:
+                raise ArchiveError(f"{path}: entry {name!r} is {info.file_size:,} bytes uncompressed "
+                                   f"(the limit is {limits.max_file_bytes:,})")
+            if info.file_size > limits.ratio_floor_bytes and info.file_size > limits.max_ratio * max(info.compress_size, 1):
+                raise ArchiveError(f"{path}: entry {name!r} expands {info.file_size // max(info.compress_size, 1):,}x "
+                                   f"(a zip bomb? the limit is {limits.max_ratio}x)")
+            total += info.file_size
+            if total > limits.max_total_bytes:
+                raise ArchiveError(f"{path}: more than {limits.max_total_bytes:,} bytes uncompressed")
+            entries.append(ZipEntry(name, info.file_size, info.compress_size, bool(mode & 0o111), info))
+        files = {e.name for e in entries}
+        for e in entries:
+            parts = e.name.split("/")
+            for i in range(1, len(parts)):
+                if "/".join(parts[:i]) in files:
+                    raise ArchiveError(f"{path}: {'/'.join(parts[:i])!r} is both a file and a folder")
+    return ZipListing(path, digest, tuple(entries), tuple(skipped))
+
+
+def extract_zip(listing: ZipListing, dest: Path, limits: Limits = Limits(),
+                only: Sequence[str] | None = None) -> list[Path]:
+    """Extract a checked archive into ``dest`` (created; must not exist or be empty).
+
+    ``only``: extract just these top-level folders.  Returns the files written.
+    """
+    dest = Path(dest)
+    dest.mkdir(parents=True, exist_ok=True)
+    if any(dest.iterdir()):
+        raise ArchiveError(f"{dest}: the extraction directory is not empty")
+    root = os.path.realpath(dest)
+    written: list[Path] = []
+    total = 0
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
+    with zipfile.ZipFile(listing.path) as zf:
+        for entry in listing.entries:
+            if only is not None and entry.name.split("/", 1)[0] not in only:
+                continue
+            target = os.path.join(root, *entry.name.split("/"))
+            parent = os.path.dirname(target)
+            os.makedirs(parent, exist_ok=True)
+            if not os.path.realpath(parent).startswith(root):
+                raise ArchiveError(f"{listing.path}: entry {entry.name!r} would be written outside {dest}")
+            fd = os.open(target, flags, 0o755 if entry.executable else 0o644)
+            count = 0
+            try:
+                with os.fdopen(fd, "wb") as out, zf.open(entry.info) as src:
+                    while chunk := src.read(1 << 20):
+                        count += len(chunk)
+                        total += len(chunk)
+                        if count > entry.size or count > limits.max_file_bytes or total > limits.max_total_bytes:
+                            raise ArchiveError(f"{listing.path}: entry {entry.name!r} inflates beyond its "
+                                               "declared size or the limits (a zip bomb?)")
+                        out.write(chunk)
+            except (zipfile.BadZipFile, zipfile.LargeZipFile, OSError, EOFError) as exc:
+                raise ArchiveError(f"{listing.path}: entry {entry.name!r} cannot be read: {exc}") from None
+            except NotImplementedError as exc:
+                raise ArchiveError(f"{listing.path}: entry {entry.name!r}: {exc}") from None
+            written.append(Path(target))
+    return written
+
+
+__all__ = ["ArchiveError", "Limits", "ZipEntry", "ZipListing", "check_zip", "excluded", "extract_zip",
+           "skill_members", "source_date_epoch", "write_skill_zip", "write_zip", "zip_time"]

@@ -110,4 +110,464 @@ def load_build_config(paths: Sequence[str], config_path: str | None, *, cwd: Pat
 
     Raises ``ConfigError`` (naming file and line) for anything invalid.
     """
-    raise NotImplementedError
+    files: list[tuple[ConfigFile, str]] = []  # (file, level) in precedence order
+    if config_path is not None:
+        explicit = Path(config_path)
+        if not explicit.is_absolute():
+            explicit = cwd / explicit
+        if not explicit.is_file():
+            raise ConfigError(f"{config_path}: configuration file not found")
+        files.append((_read_toml(explicit), "project"))
+    else:
+        for rel in PROJECT_CONFIGS:
+            if (cwd / rel).is_file():
+                files.append((_read_toml(cwd / rel), "project"))
+        for rel in USER_CONFIGS:
+            if (home / rel).is_file():
+                files.append((_read_toml(home / rel), "user"))
+
+    parsed = [_parse_skills_toml(cfg, level, env) for cfg, level in files]
+    scalars = parsed[0].scalars if parsed else {}
+    lint = lint_config(files[0][0] if files else None)
+
+    repositories: list[Repository] = []
+    seen: set[str] = set()
+    if paths:
+        for p in paths:
+            location = Path(p) if Path(p).is_absolute() else cwd / p
+            name = _unique(p, seen)
+            repositories.append(Repository(name, "filesystem", str(location), Tier.PROJECT,
+                                           Tier.PROJECT.default_priority))
+    else:
+        for result in parsed:
+            for repo in result.repositories:
+                if repo.name not in seen:  # first wins: project before user, then declaration order
+                    seen.add(repo.name)
+                    repositories.append(repo)
+
+    external = ExternalConfig()
+    json_files: list[Path] = []
+    if not paths:
+        ext_path = None
+        if parsed and parsed[0].external_skills:
+            ext_path = parsed[0].external_skills
+            if not ext_path.is_file():
+                raise files[0][0].error(f"external_skills file not found: {ext_path}", "external_skills")
+        elif config_path is None and (cwd / EXTERNAL_SKILLS_FILE).is_file():
+            ext_path = cwd / EXTERNAL_SKILLS_FILE
+        user_files = [] if config_path is not None else [
+            f for f in (cwd / USER_SKILLS_FILE, home / USER_SKILLS_FILE) if f.is_file()]
+        if ext_path or user_files:
+            ext_repos, external = _plan_cascade(ext_path, user_files, home=home)
+            json_files = [f for f in (ext_path, *user_files) if f]
+            for repo in ext_repos:
+                if repo.name not in seen:
+                    seen.add(repo.name)
+                    repositories.append(repo)
+
+    include_embedded = bool(scalars.get("include_embedded", False))
+    if not repositories and not files and not json_files:
+        include_embedded = True  # no paths, no configuration: the embedded repository alone
+    if include_embedded:
+        from .resources import embedded_skills
+
+        repositories.append(Repository("embedded", "embedded", str(embedded_skills()), Tier.BUILTIN,
+                                       Tier.BUILTIN.default_priority))
+    repositories = [_with_order(r, i) for i, r in enumerate(repositories)]
+    hashes = tuple((str(cfg.path), _sha256(cfg.text.encode("utf-8"))) for cfg, _ in files)
+    hashes += tuple((str(f), _sha256(f.read_bytes())) for f in json_files)
+    return BuildConfig(
+        repositories=tuple(repositories),
+        enabled=bool(scalars.get("enabled", True)),
+        max_injection_bytes=int(scalars.get("max_injection_bytes", DEFAULT_MAX_INJECTION_BYTES)),
+        inventory_threshold=int(scalars.get("inventory_threshold", DEFAULT_INVENTORY_THRESHOLD)),
+        include_embedded=include_embedded,
+        lint=lint,
+        config_files=hashes,
+        external=external,
+    )
+
+
+# ---------------------------------------------------------------- helpers
+
+def _sha256(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def _unique(name: str, seen: set[str]) -> str:
+    candidate, n = name, 2
+    while candidate in seen:
+        candidate, n = f"{name}#{n}", n + 1
+    seen.add(candidate)
+    return candidate
+
+
+def _with_order(repo: Repository, order: int) -> Repository:
+    from dataclasses import replace
+
+    return replace(repo, order=order)
+
+
+def _read_toml(path: Path) -> ConfigFile:
+    from .config import read_config_file
+
+    if path.name == "pyproject.toml":
+        raise ConfigError(f"{path}: a build configuration is a skills.toml (pyproject.toml holds only [tool.skillc.lint])")
+    return read_config_file(path)
+
+
+@dataclass(frozen=True, slots=True)
+class _Parsed:
+    scalars: dict[str, Any]
+    repositories: tuple[Repository, ...]
+    external_skills: Path | None
+
+
+def _load_schema(name: str, _cache: dict[str, Any] = {}) -> Any:  # noqa: B006 - a module-level memo
+    if name not in _cache:
+        from .resources import schema_path
+
+        _cache[name] = json.loads(schema_path(name).read_text("utf-8"))
+    return _cache[name]
+
+
+def _schema_errors(schema_name: str, data: Any) -> list[Any]:
+    import jsonschema
+
+    validator = jsonschema.Draft202012Validator(_load_schema(schema_name))
+    return sorted(validator.iter_errors(data), key=lambda e: [str(p) for p in e.absolute_path])
+
+
+def _describe(error: Any) -> str:
+    """A one-line reading of a jsonschema error, naming the key."""
+    path = "".join(f"[{p}]" if isinstance(p, int) else (f".{p}" if i else str(p))
+                   for i, p in enumerate(error.absolute_path))
+    if error.validator == "additionalProperties" and error.absolute_path:
+        extra = re.findall(r"'([^']+)' was unexpected", error.message)
+        return f"unknown key(s) in {path}: {', '.join(extra) or error.message}"
+    if error.validator == "additionalProperties":
+        return error.message
+    if error.validator == "required":
+        return f"{path or 'the file'}: {error.message}"
+    if error.validator in ("oneOf", "anyOf", "not", "if"):
+        if path.startswith("repositories") or path.startswith("skills["):
+            return f"{path}: give exactly one of 'path' or 'url' as the type requires"
+        return f"{path}: must have exactly one of 'path' or 'url'"
+    return f"{path}: {error.message}" if path else error.message
+
+
+# ---------------------------------------------------------------- TOML lines
+
+_TABLE = re.compile(r"^\s*\[\[?\s*([^\]]+?)\s*\]\]?\s*(?:#.*)?$", re.M)
+
+
+def toml_line(cfg: ConfigFile, path: Sequence[Any]) -> int | None:
+    """The line of ``path`` (e.g. ``("repositories", 2, "url")``) in a TOML file, best effort."""
+    text = cfg.text
+    if len(path) >= 2 and isinstance(path[1], int):
+        array = str(path[0])
+        headers = [m for m in _TABLE.finditer(text) if m.group(0).strip().startswith("[[")
+                   and m.group(1).strip() == array]
+        if path[1] < len(headers):
+            start = headers[path[1]].start()
+            nxt = next((m.start() for m in _TABLE.finditer(text, headers[path[1]].end())), len(text))
+            if len(path) >= 3:
+                key = re.compile(rf"^\s*(\"?){re.escape(str(path[2]))}\1\s*=", re.M)
+                m = key.search(text, start, nxt)
+                if m:
+                    return text.count("\n", 0, m.start()) + 1
+            return text.count("\n", 0, start) + 1
+    if path:
+        return cfg.line_of(str(path[-1] if not isinstance(path[-1], int) else path[0]))
+    return None
+
+
+def _toml_error(cfg: ConfigFile, path: Sequence[Any], message: str) -> ConfigError:
+    line = toml_line(cfg, path)
+    return ConfigError(f"{cfg.path}:{line}: {message}" if line else f"{cfg.path}: {message}")
+
+
+# ---------------------------------------------------------------- ${VAR}
+
+_VAR = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def expand_env(value: str, env: Mapping[str, str]) -> str:
+    """Expand ``${VAR}`` (Meerkat's rule): a missing variable, ``${}`` or an unclosed ``${`` is an error.
+
+    Raises ``ValueError`` with a message that names the variable (never its value).
+    """
+    out: list[str] = []
+    i = 0
+    while True:
+        j = value.find("${", i)
+        if j < 0:
+            out.append(value[i:])
+            return "".join(out)
+        out.append(value[i:j])
+        k = value.find("}", j + 2)
+        if k < 0:
+            raise ValueError("'${' without a closing '}'")
+        name = value[j + 2:k]
+        if not name:
+            raise ValueError("empty variable reference '${}'")
+        if not _VAR.fullmatch(name):
+            raise ValueError(f"malformed variable name '${{{name}}}' (letters, digits and _ only)")
+        if name not in env:
+            raise ValueError(f"environment variable {name} is not set")
+        out.append(env[name])
+        i = k + 1
+
+
+# ---------------------------------------------------------------- skills.toml
+
+def _config_base(cfg: ConfigFile) -> Path:
+    """Relative paths in a config resolve against its directory (the project root for .rkat/)."""
+    parent = cfg.path.resolve().parent
+    return parent.parent if parent.name == ".rkat" else parent
+
+
+def _safe_relative(value: str) -> bool:
+    p = PurePosixPath(value)
+    return not p.is_absolute() and ".." not in p.parts and "\\" not in value
+
+
+def _parse_skills_toml(cfg: ConfigFile, level: str, env: Mapping[str, str]) -> _Parsed:
+    data = cfg.data
+    errors = _schema_errors("skills-toml.schema.json", data)
+    if errors:
+        e = errors[0]
+        raise _toml_error(cfg, list(e.absolute_path), _describe(e))
+    scalars = {k: data[k] for k in ("enabled", "max_injection_bytes", "inventory_threshold", "include_embedded")
+               if k in data}
+    base = _config_base(cfg)
+    repos: list[Repository] = []
+    names: set[str] = set()
+    default_tier = Tier.PROJECT if level == "project" else Tier.USER
+    for i, entry in enumerate(data.get("repositories", [])):
+        where = ("repositories", i)
+
+        def err(key: str | None, message: str) -> ConfigError:
+            return _toml_error(cfg, (*where, key) if key else where, f"repository {entry['name']!r}: {message}")
+
+        if entry["name"] in names:
+            raise err("name", "declared twice in this file")
+        names.add(entry["name"])
+        rtype = entry["type"]
+        values: dict[str, Any] = {}
+        for key in ("url", "auth_token"):
+            if key in entry:
+                try:
+                    values[key] = expand_env(entry[key], env)
+                except ValueError as exc:
+                    raise err(key, f"{key}: {exc}") from None
+        tier = Tier(entry.get("tier", default_tier.value))
+        priority = entry.get("priority", tier.default_priority)
+        low, high = tier.priority_range
+        if priority < low or (high is not None and priority > high):
+            span = f"{low}-{high}" if high is not None else f"{low} or more"
+            raise err("priority", f"priority {priority} is outside the {tier.value} tier's range ({span})")
+        skills_root = entry.get("skills_root", "").strip("/")
+        if skills_root and not _safe_relative(skills_root):
+            raise err("skills_root", f"skills_root {skills_root!r} must be a relative path inside the repository")
+        if "path" in entry:
+            location = Path(os.path.expanduser(entry["path"]))
+            location = str(location if location.is_absolute() else base / location)
+        else:
+            location = values["url"]
+        if rtype == "git" and entry.get("ref_type", "branch") == "commit" and not re.fullmatch(
+                r"[0-9a-fA-F]{7,64}", entry.get("git_ref", "")):
+            raise err("git_ref", "a commit git_ref must be a hexadecimal commit id")
+        if entry.get("auth_header") and not values.get("auth_token"):
+            raise err("auth_header", "auth_header needs an auth_token")
+        include = entry.get("include", [])
+        exclude = entry.get("exclude", [])
+        repos.append(Repository(
+            name=entry["name"], type=rtype, location=location, tier=tier, priority=priority,
+            skills_root=skills_root,
+            git_ref=entry.get("git_ref", "main") if rtype == "git" else None,
+            ref_type=entry.get("ref_type", "branch") if rtype == "git" else None,
+            auth_header=entry.get("auth_header"), auth_token=values.get("auth_token"),
+            refresh_seconds=entry.get("refresh_seconds", DEFAULT_REFRESH_SECONDS),
+            include=tuple([include] if isinstance(include, str) else include),
+            exclude=tuple([exclude] if isinstance(exclude, str) else exclude),
+            config_file=f"{cfg.path}:{toml_line(cfg, where) or 0}",
+        ))
+    ext = data.get("external_skills")
+    external = None
+    if ext:
+        external = Path(os.path.expanduser(ext))
+        external = external if external.is_absolute() else base / external
+    return _Parsed(scalars, tuple(repos), external)
+
+
+# ---------------------------------------------------------------- JSON lines
+
+def json_lines(text: str) -> dict[tuple, int]:
+    """Map every key path (and array index path) of a JSON document to the line it starts on."""
+    from json.decoder import scanstring
+
+    lines: dict[tuple, int] = {}
+    ws = re.compile(r"[ \t\n\r]*")
+    scalar = re.compile(r"-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][-+]?\d+)?|true|false|null")
+
+    def line(pos: int) -> int:
+        return text.count("\n", 0, pos) + 1
+
+    def value(pos: int, path: tuple) -> int:
+        pos = ws.match(text, pos).end()
+        lines.setdefault(path, line(pos))
+        ch = text[pos:pos + 1]
+        if ch == "{":
+            pos = ws.match(text, pos + 1).end()
+            if text[pos:pos + 1] == "}":
+                return pos + 1
+            while True:
+                pos = ws.match(text, pos).end()
+                key_line = line(pos)
+                key, pos = scanstring(text, pos + 1)
+                lines[path + (key,)] = key_line
+                pos = ws.match(text, pos).end() + 1  # ':'
+                pos = value(pos, path + (key,))
+                lines[path + (key,)] = key_line
+                pos = ws.match(text, pos).end()
+                if text[pos] == "}":
+                    return pos + 1
+                pos += 1  # ','
+        if ch == "[":
+            pos = ws.match(text, pos + 1).end()
+            if text[pos:pos + 1] == "]":
+                return pos + 1
+            i = 0
+            while True:
+                pos = value(pos, path + (i,))
+                pos = ws.match(text, pos).end()
+                if text[pos] == "]":
+                    return pos + 1
+                pos, i = pos + 1, i + 1
+        if ch == '"':
+            return scanstring(text, pos + 1)[1]
+        m = scalar.match(text, pos)
+        return m.end() if m else pos + 1
+
+    try:
+        value(0, ())
+    except (ValueError, IndexError):
+        pass
+    return lines
+
+
+@dataclass(frozen=True, slots=True)
+class _JsonFile:
+    path: Path
+    data: Any
+    lines: dict[tuple, int]
+
+    def error(self, path: Sequence[Any], message: str) -> ConfigError:
+        p = tuple(path)
+        while p and p not in self.lines:
+            p = p[:-1]
+        line = self.lines.get(p)
+        return ConfigError(f"{self.path}:{line}: {message}" if line else f"{self.path}: {message}")
+
+
+def _read_json(path: Path, schema: str) -> _JsonFile:
+    try:
+        text = path.read_text("utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{path}: cannot read: {exc}") from None
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ConfigError(f"{path}:{exc.lineno}: invalid JSON: {exc.msg}") from None
+    jf = _JsonFile(path, data, json_lines(text))
+    if not isinstance(data, dict):
+        raise jf.error((), "the file must hold a JSON object")
+    errors = _schema_errors(schema, data)
+    if errors:
+        e = errors[0]
+        raise jf.error(list(e.absolute_path), _describe(e))
+    return jf
+
+
+def _plan_cascade(ext_path: Path | None, user_files: Sequence[Path], *, home: Path
+                  ) -> tuple[list[Repository], ExternalConfig]:
+    """Repositories and detection rules from external-skills.json and .plan-cascade/skills.json files.
+
+    Each Plan Cascade skill becomes one repository (its own priority): the directory holding the
+    skill is the root and the skill directory name is the canonical ID.
+    """
+    repos: list[Repository] = []
+    skills: dict[str, ExternalSkill] = {}
+    settings: dict[str, Any] = {"max_skills_per_story": 3, "max_content_lines": 200, "cache_enabled": True}
+
+    def repo_for(name: str, skill_dir: Path, tier: Tier, priority: int, where: str) -> tuple[Repository, str]:
+        skill_id = skill_dir.name
+        return Repository(name=name, type="filesystem", location=str(skill_dir.parent), tier=tier,
+                          priority=priority, include=(skill_id,), config_file=where), skill_id
+
+    if ext_path is not None:
+        jf = _read_json(ext_path, "external-skills.schema.json")
+        base = ext_path.resolve().parent
+        sources = jf.data.get("sources", {})
+        settings.update(jf.data.get("settings", {}))
+        for name, entry in jf.data.get("skills", {}).items():
+            where = ("skills", name)
+            src = sources.get(entry["source"])
+            if src is None:
+                raise jf.error((*where, "source"), f"skill {name!r}: unknown source {entry['source']!r} "
+                               f"(declared: {', '.join(sorted(sources)) or 'none'})")
+            tier = _SOURCE_TIERS[src["type"]]
+            priority = entry.get("priority", tier.default_priority)
+            low, high = tier.priority_range
+            if priority < low or (high is not None and priority > high):
+                raise jf.error((*where, "priority"), f"skill {name!r}: priority {priority} is outside the "
+                               f"{src['type']} range ({low}-{high})")
+            if "path" not in src:
+                raise jf.error(("sources", entry["source"]), f"source {entry['source']!r}: only local sources "
+                               "(a 'path') are supported; clone it and give its path")
+            if not _safe_relative(entry["skill_path"]) and entry["skill_path"]:
+                raise jf.error((*where, "skill_path"), f"skill {name!r}: skill_path must be relative")
+            src_dir = Path(src["path"]) if Path(src["path"]).is_absolute() else base / src["path"]
+            skill_dir = src_dir / entry["skill_path"] if entry["skill_path"] else src_dir
+            line = jf.lines.get(where, 0)
+            repo, skill_id = repo_for(f"{entry['source']}/{name}", skill_dir, tier, priority, f"{ext_path}:{line}")
+            repos.append(repo)
+            detect = entry.get("detect", {})
+            skills[name] = ExternalSkill(name, skill_id, repo.name, entry["source"], src["type"], priority,
+                                         tuple(detect.get("files", ())), tuple(detect.get("patterns", ())),
+                                         tuple(entry.get("inject_into", ("implementation",))), str(ext_path))
+
+    # user skills: project file overrides the home file for the same name
+    merged: dict[str, tuple[_JsonFile, int, dict[str, Any]]] = {}
+    for path in reversed(list(user_files)):  # home first, then project overrides
+        jf = _read_json(path, "plan-cascade-skills.schema.json")
+        seen_here: set[str] = set()
+        for i, entry in enumerate(jf.data.get("skills", [])):
+            if entry["name"] in seen_here:
+                raise jf.error(("skills", i, "name"), f"duplicate skill name {entry['name']!r}")
+            seen_here.add(entry["name"])
+            merged[entry["name"]] = (jf, i, entry)
+    for name, (jf, i, entry) in merged.items():
+        where = ("skills", i)
+        priority = entry.get("priority", Tier.USER.default_priority)
+        line = jf.lines.get(where, 0)
+        if "url" in entry:
+            raise jf.error((*where, "url"), f"user skill {name!r}: URL skills are not supported in a build; "
+                           "download it and give its 'path'")
+        raw = Path(os.path.expanduser(entry["path"]))
+        skill_dir = raw if raw.is_absolute() else (jf.path.resolve().parent / raw)
+        if skill_dir.name.lower() == "skill.md":
+            skill_dir = skill_dir.parent
+        skill_dir = Path(os.path.normpath(skill_dir))
+        existing = skills.get(name)
+        if existing is not None and priority <= existing.priority:
+            continue  # Plan Cascade: a user skill replaces a config skill only with a strictly higher priority
+        repo, skill_id = repo_for(f"user-{name}", skill_dir, Tier.USER, priority, f"{jf.path}:{line}")
+        repos.append(repo)
+        detect = entry.get("detect", {})
+        skills[name] = ExternalSkill(name, skill_id, repo.name, f"user-{name}", "user", priority,
+                                     tuple(detect.get("files", ())), tuple(detect.get("patterns", ())),
+                                     tuple(entry.get("inject_into", ("implementation",))), str(jf.path))
+    files = tuple(str(p) for p in ([ext_path] if ext_path else []) + list(user_files))
+    return repos, ExternalConfig(tuple(skills.values()), settings, files)

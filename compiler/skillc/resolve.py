@@ -12,22 +12,210 @@
 
 from __future__ import annotations
 
+import re
+import unicodedata
+import urllib.parse
 from typing import Mapping, Sequence
 
-from .resolve_types import Collection, Resolution, SourceSkill
+from .discover import path_key
+from .model import Diagnostic, Severity
+from .resolve_types import Collection, Resolution, Shadowing, SourceSkill
 from .sources import SourceListing
+
+_WINDOWS_RESERVED = re.compile(r"^(con|prn|aux|nul|com[0-9¹²³]|lpt[0-9¹²³])(\..*)?$", re.I)
+_BAD_CHARS = re.compile(r'[\x00-\x1f\x7f%\\:*?"<>|#]')
+MAX_NAME_BYTES = 255 - len(".json")  # the bundle stores skills/<quote(id)> and skills/<quote(id)>.json
+
+
+def id_problem(skill_id: str) -> str | None:
+    """Why ``skill_id`` is unsafe as a URL segment or a file name, or None when it is safe."""
+    if not skill_id:
+        return "the ID is empty"
+    if unicodedata.normalize("NFC", skill_id) != skill_id:
+        return "it is not NFC-normalised (macOS would store a different name)"
+    for seg in skill_id.split("/"):
+        if seg in ("", ".", ".."):
+            return "it has an empty, '.' or '..' segment"
+        m = _BAD_CHARS.search(seg)
+        if m:
+            return f"segment {seg!r} contains {m.group()!r} (control characters and %\\:*?\"<>|# are not allowed)"
+        if seg != seg.strip() or seg.endswith("."):
+            return f"segment {seg!r} starts or ends with a space, or ends with a dot"
+        if _WINDOWS_RESERVED.match(seg):
+            return f"segment {seg!r} is a reserved device name on Windows"
+        if len(seg.encode("utf-8")) > 255:
+            return f"segment {seg[:20]!r}… is longer than 255 bytes"
+    if len(urllib.parse.quote(skill_id, safe="")) > MAX_NAME_BYTES:
+        return f"once percent-encoded it is longer than {MAX_NAME_BYTES} bytes (a file name limit)"
+    return None
+
+
+def collection_description(text: str) -> str:
+    """The first line of prose of a COLLECTION.md (frontmatter, comments and blank lines skipped;
+    a heading is used only when there is no prose)."""
+    lines = text.splitlines()
+    if lines and lines[0].strip() == "---":
+        end = next((i for i, ln in enumerate(lines[1:], 1) if ln.strip() == "---"), None)
+        if end is not None:
+            lines = lines[end + 1:]
+    heading = None
+    in_comment = False
+    for raw in lines:
+        line = raw.strip()
+        if in_comment:
+            in_comment = "-->" not in line
+            continue
+        if line.startswith("<!--"):
+            in_comment = "-->" not in line
+            continue
+        if not line:
+            continue
+        if line.startswith("#"):
+            heading = heading or line.lstrip("#").strip()
+            continue
+        return line
+    return heading or ""
+
+
+def _count_text(n: int) -> str:
+    return "1 skill" if n == 1 else f"{n} skills"
+
+
+def _diag(code: str, sev: Severity, skill: SourceSkill, message: str) -> Diagnostic:
+    return Diagnostic(code, sev, skill.document.path, 0, 0, message, skill.id)
 
 
 def resolve(listings: Sequence[SourceListing], *, settings: Mapping[str, object] | None = None) -> Resolution:
-    """Merge listings (in any order: precedence comes from each repository's priority and order)."""
-    raise NotImplementedError
+    """Merge listings (in any order: precedence comes from each repository's priority and order).
+
+    Pure: reads only the listings.  Winners are sorted by ID bytes, shadowing rows by (ID, loser's
+    precedence), collections by path bytes.
+    """
+    diags: list[Diagnostic] = []
+    for listing in listings:
+        diags.extend(listing.diagnostics)
+    offers: dict[str, list[SourceSkill]] = {}
+    for listing in listings:
+        for skill in listing.skills:
+            offers.setdefault(skill.id, []).append(skill)
+
+    def precedence(s: SourceSkill) -> tuple[int, int]:
+        return (-s.repository.priority, s.repository.order)
+
+    winners: list[SourceSkill] = []
+    shadowed: list[Shadowing] = []
+    for skill_id in sorted(offers, key=path_key):
+        ranked = sorted(offers[skill_id], key=precedence)
+        win = ranked[0]
+        winners.append(win)
+        for lose in ranked[1:]:
+            shadowed.append(Shadowing(skill_id, win.repository.name, lose.repository.name, _shown(win),
+                                      _shown(lose), win.repository.priority, lose.repository.priority))
+            why = ("higher priority" if win.repository.priority > lose.repository.priority
+                   else "same priority, declared first")
+            diags.append(_diag("R101", Severity.INFO, win,
+                               f"skill {skill_id!r} from repository {win.repository.name!r} (priority "
+                               f"{win.repository.priority}) shadows the one from {lose.repository.name!r} "
+                               f"(priority {lose.repository.priority}): {why}"))
+
+    for skill in winners:
+        problem = id_problem(skill.id)
+        if problem:
+            diags.append(_diag("R104", Severity.ERROR, skill, f"skill ID {skill.id!r} is not safe in a URL or "
+                               f"a file name: {problem}"))
+
+    # same name under different IDs
+    by_name: dict[str, list[SourceSkill]] = {}
+    for skill in winners:
+        by_name.setdefault(skill.name, []).append(skill)
+    for name, group in by_name.items():
+        if len(group) > 1:
+            ids = ", ".join(repr(s.id) for s in group)
+            for skill in group:
+                diags.append(_diag("R102", Severity.WARNING, skill,
+                                   f"the name {name!r} is used by {len(group)} skills: {ids}"))
+
+    # IDs and collection paths that differ only by case
+    spellings: dict[str, dict[str, SourceSkill]] = {}
+    for skill in winners:
+        parts = skill.id.split("/")
+        for i in range(1, len(parts) + 1):
+            node = "/".join(parts[:i])
+            spellings.setdefault(node.casefold(), {}).setdefault(node, skill)
+    for folded in sorted(spellings, key=path_key):
+        variants = spellings[folded]
+        if len(variants) > 1:
+            names = sorted(variants, key=path_key)
+            for node in names:
+                diags.append(_diag("R103", Severity.ERROR, variants[node],
+                                   f"{' and '.join(repr(n) for n in names)} differ only by case; they collide "
+                                   "on case-insensitive filesystems and hosts"))
+
+    collections = derive_collections(winners, listings)
+    inputs = tuple(listing.input for listing in sorted(listings, key=lambda li: _order(li)))
+    diags.sort(key=Diagnostic.sort_key)
+    return Resolution(tuple(winners), tuple(shadowed), collections, inputs, tuple(diags),
+                      settings=dict(settings or {}))
+
+
+def _order(listing: SourceListing) -> tuple[int, str]:
+    repo = listing.repository or (listing.skills[0].repository if listing.skills else None)
+    return (repo.order if repo else 1 << 30, listing.input.repository)
+
+
+def _priority(listing: SourceListing) -> int:
+    repo = listing.repository or (listing.skills[0].repository if listing.skills else None)
+    return repo.priority if repo else 0
+
+
+def _shown(skill: SourceSkill) -> str:
+    return re.sub(r"(://)[^/@\s]+@", r"\1***@", skill.repository.location)
+
+
+def derive_collections(skills: Sequence[SourceSkill], listings: Sequence[SourceListing] = ()) -> tuple[Collection, ...]:
+    """Every ancestor path of every ID, counted (skills at or below) and described.
+
+    The description is the first line of prose of the COLLECTION.md offered by the highest-precedence
+    repository that has one, else "N skills".
+    """
+    counts: dict[str, int] = {}
+    for skill in skills:
+        parts = skill.id.split("/")
+        for i in range(1, len(parts)):
+            path = "/".join(parts[:i])
+            counts[path] = counts.get(path, 0) + 1
+    docs: dict[str, str] = {}
+    ranked = sorted(listings, key=lambda li: (-_priority(li), _order(li)))
+    for listing in ranked:
+        for path, text in listing.collection_docs.items():
+            if path in counts and path not in docs:
+                desc = collection_description(text)
+                if desc:
+                    docs[path] = desc
+    return tuple(Collection(path, docs.get(path, _count_text(counts[path])), counts[path])
+                 for path in sorted(counts, key=path_key))
 
 
 def browse(resolution: Resolution, path: str) -> tuple[list[SourceSkill], list[Collection]]:
-    """Seed 004 browsing: the skills directly in ``path`` ("" = root) and its immediate subcollections."""
-    raise NotImplementedError
+    """Seed 004 browsing: the skills directly in ``path`` ("" = root) and its immediate subcollections.
+
+    An unknown path gives two empty lists (browsing an empty collection is not an error).
+    """
+    path = path.strip("/")
+    depth = 0 if not path else path.count("/") + 1
+    prefix = f"{path}/" if path else ""
+    skills = [s for s in resolution.skills if s.id.startswith(prefix) and s.id.count("/") == depth]
+    subs = [c for c in resolution.collections if c.path.startswith(prefix) and c.path.count("/") == depth]
+    return skills, subs
 
 
 def query(resolution: Resolution, text: str) -> list[SourceSkill]:
-    """Seed 004 search: skills whose name or description contains ``text`` (case-insensitive), by ID."""
-    raise NotImplementedError
+    """Seed 004 search: skills whose name or description contains ``text`` (case-insensitive), by ID.
+
+    Search is global (all collections); an empty query matches every skill.
+    """
+    needle = text.strip().casefold()
+    return [s for s in resolution.skills if needle in s.name.casefold() or needle in s.description.casefold()]
+
+
+__all__ = ["browse", "collection_description", "derive_collections", "id_problem", "query", "resolve"]

@@ -36,6 +36,7 @@ class SourceListing:
     input: SourceInput
     diagnostics: tuple[Diagnostic, ...] = ()
     collection_docs: Mapping[str, str] = field(default_factory=dict)  # collection path → COLLECTION.md text
+    repository: Repository | None = None  # who offers them (precedence of an empty listing too)
 
 
 class Source(Protocol):

@@ -1,3 +1,14 @@
 """Built-in rules.  Importing this package registers them all."""
 
-from . import discovery, parsing, spec  # noqa: F401
+from . import (  # noqa: F401
+    claude,
+    collection,
+    content,
+    discovery,
+    frontmatter,
+    lightweight,
+    memory,
+    parsing,
+    spec,
+    steps,
+)

@@ -1,0 +1,163 @@
+"""Filesystem repositories (and the shared directory lister every other source delegates to)."""
+
+from __future__ import annotations
+
+import fnmatch
+import hashlib
+import os
+import stat
+from pathlib import Path, PurePosixPath
+
+from ..discover import SKIP_DIRS, DiscoveryOptions, discover, path_key
+from ..lint import LintConfig, read_item
+from ..model import Diagnostic, ItemKind, Severity
+from ..resolve_types import Repository, SkillFile, SourceInput, SourceSkill
+from . import ReadItem, SourceError, SourceListing
+
+SKIP_FILES = frozenset({".DS_Store", "Thumbs.db", "desktop.ini"})
+SKIP_SUFFIXES = (".pyc", ".pyo")
+
+
+def id_selected(skill_id: str, include: tuple[str, ...], exclude: tuple[str, ...]) -> bool:
+    """Include/exclude globs (fnmatch, case-sensitive) match an ID or any of its collections."""
+    parts = skill_id.split("/")
+    candidates = ["/".join(parts[: i + 1]) for i in range(len(parts))]
+
+    def hit(globs: tuple[str, ...]) -> bool:
+        return any(fnmatch.fnmatchcase(c, g.strip("/")) for g in globs for c in candidates)
+
+    return (not include or hit(include)) and not hit(exclude)
+
+
+def skill_files(root_abs: str, skill_dir: str, nested: set[str], skill_file: str) -> list[SkillFile]:
+    """The supporting files of one skill (everything but its SKILL.md), in byte order.
+
+    Skips VCS/build folders, OS junk, nested skills (they are skills of their own), directory
+    links, and file links that resolve outside the repository root.
+    """
+    base = os.path.join(root_abs, skill_dir) if skill_dir else root_abs
+    out: list[SkillFile] = []
+    stack = [(base, "")]
+    while stack:
+        dir_abs, rel_dir = stack.pop()
+        try:
+            with os.scandir(dir_abs) as it:
+                entries = list(it)
+        except OSError:
+            continue
+        for entry in entries:
+            rel = f"{rel_dir}/{entry.name}" if rel_dir else entry.name
+            repo_rel = f"{skill_dir}/{rel}" if skill_dir else rel
+            try:
+                if entry.is_symlink():
+                    target = os.path.realpath(entry.path)
+                    if not target.startswith(root_abs + os.sep) or not os.path.isfile(target):
+                        continue  # a link out of the repository, a dangling link or a directory link
+                    path_on_disk = target
+                    st = os.stat(target)
+                else:
+                    st = entry.stat(follow_symlinks=False)
+                    path_on_disk = entry.path
+            except OSError:
+                continue
+            if stat.S_ISDIR(st.st_mode):
+                if entry.name in SKIP_DIRS or repo_rel in nested:
+                    continue
+                stack.append((entry.path, rel))
+                continue
+            if not stat.S_ISREG(st.st_mode):
+                continue
+            if (not rel_dir and entry.name == skill_file) or entry.name in SKIP_FILES \
+                    or entry.name.endswith(SKIP_SUFFIXES):
+                continue
+            with open(path_on_disk, "rb") as fh:
+                digest = hashlib.file_digest(fh, "sha256").hexdigest()
+            out.append(SkillFile(rel, digest, st.st_size, path_on_disk))
+    out.sort(key=lambda f: path_key(f.path))
+    return out
+
+
+def list_directory(repo: Repository, root: Path, read: ReadItem | None, lint: LintConfig,
+                   source_input: SourceInput, root_name: str | None = None) -> SourceListing:
+    """List the skills under ``root`` (the repository's skills_root, already materialised locally).
+
+    IDs are skill directories relative to ``root``; when ``root`` is itself a skill, IDs are
+    prefixed with its directory name (a repository that is one skill publishes it by name).
+    """
+    read = read or read_item
+    options = DiscoveryOptions(lightweight=False, conventions=False, exclude=lint.discovery.exclude)
+    disc = discover(root, options)
+    if any(d.code == "D105" and d.path == "" for d in disc.diagnostics):
+        raise SourceError(f"repository {repo.name!r}: {root} does not exist or is not a directory")
+    skills_items = [i for i in disc.items if i.kind is ItemKind.SKILL]
+    prefix = ""
+    if any(i.skill_dir == "" for i in skills_items):
+        prefix = root_name or Path(disc.root).name
+    nested = {i.skill_dir for i in skills_items}
+    out: list[SourceSkill] = []
+    for item in skills_items:
+        skill_id = f"{prefix}/{item.skill_dir}".strip("/") if prefix else item.skill_dir
+        if not id_selected(skill_id, repo.include, repo.exclude):
+            continue
+        doc = read(disc.root, item)
+        full = os.path.join(disc.root, item.path)
+        main = SkillFile(item.file_name, doc.sha256, doc.size, os.path.realpath(full))
+        files = [main, *skill_files(disc.root, item.skill_dir, nested, item.file_name)]
+        out.append(SourceSkill(skill_id, repo, doc, tuple(files)))
+    out.sort(key=lambda s: path_key(s.id))
+    docs = {(f"{prefix}/{k}" if prefix else k): v for k, v in disc.collection_docs.items()}
+    diags = list(disc.diagnostics)
+    if not out:
+        where = f" (skills_root {repo.skills_root!r})" if repo.skills_root else ""
+        diags.append(Diagnostic("R107", Severity.WARNING, "", 0, 0,
+                                f"repository {repo.name!r} offers no skill{where}: {root}"))
+    return SourceListing(tuple(out), source_input, tuple(diags), docs, repo)
+
+
+def skills_root_of(repo: Repository, base: Path) -> Path:
+    """``base / skills_root``, refusing a skills_root that leaves ``base`` (also through a link)."""
+    if not repo.skills_root:
+        return base
+    rel = PurePosixPath(repo.skills_root)
+    if rel.is_absolute() or ".." in rel.parts:
+        raise SourceError(f"repository {repo.name!r}: skills_root {repo.skills_root!r} must stay inside the repository")
+    root = base / rel
+    if not root.is_dir():
+        raise SourceError(f"repository {repo.name!r}: skills_root {repo.skills_root!r} not found in {display(repo)}")
+    real, real_base = os.path.realpath(root), os.path.realpath(base)
+    if real != real_base and not real.startswith(real_base + os.sep):
+        raise SourceError(f"repository {repo.name!r}: skills_root {repo.skills_root!r} leaves the repository")
+    return root
+
+
+def display(repo: Repository) -> str:
+    """The repository's location with any credentials in a URL replaced by ``***``."""
+    import re
+
+    return re.sub(r"(://)[^/@\s]+@", r"\1***@", repo.location)
+
+
+class FilesystemSource:
+    """A directory on disk (``path``); ``skills_root`` is a folder inside it."""
+
+    def __init__(self, repository: Repository, *, cache_dir: Path, lint: LintConfig) -> None:
+        self.repository = repository
+        self.cache_dir = cache_dir
+        self.lint = lint
+
+    def skills(self, read: ReadItem | None = None) -> SourceListing:
+        base = Path(self.repository.location)
+        if not base.is_dir():
+            where = f" (declared at {self.repository.config_file})" if self.repository.config_file else ""
+            raise SourceError(f"repository {self.repository.name!r}: {base} is not a directory{where}")
+        root = skills_root_of(self.repository, base)
+        source_input = SourceInput(self.repository.name, self.repository.type, str(base), None)
+        return list_directory(self.repository, root, read, self.lint, source_input)
+
+
+class EmbeddedSource(FilesystemSource):
+    """skillc's own ``skills/`` folder (the ``builtin`` tier)."""
+
+
+__all__ = ["FilesystemSource", "EmbeddedSource", "list_directory", "skill_files", "id_selected", "display",
+           "skills_root_of"]

@@ -1,0 +1,204 @@
+"""Git repositories, through the real ``git`` program.
+
+The repository is fetched into ``cache_dir/git/<sanitised url>-<hash>`` (one checkout per URL and
+ref): a branch or a tag with ``--depth`` (default 1), a full commit id the same way (servers speaking
+protocol v2 allow it), an abbreviated commit after a full fetch.  Tags and commits never change, so
+they are fetched once; a branch is fetched again after ``refresh_seconds``, and if that fetch fails
+the last checkout is used with an R105 warning.  The resolved commit is recorded in
+``SourceInput.resolved``.
+
+Credentials go to git as an ``http.extraHeader`` through ``GIT_CONFIG_*`` environment variables:
+never on a command line, never in ``.git/config``, never in a message (messages are scrubbed).
+"""
+
+from __future__ import annotations
+
+import base64
+import fcntl
+import hashlib
+import json
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+import time
+from pathlib import Path
+
+from ..lint import LintConfig
+from ..model import Diagnostic, Severity
+from ..resolve_types import Repository, SourceInput
+from . import ReadItem, SourceError, SourceListing
+from .filesystem import display, list_directory, skills_root_of
+
+GIT_TIMEOUT = 600
+_STATE = "skillc-state.json"
+
+
+def sanitise(text: str, limit: int = 60) -> str:
+    text = re.sub(r"^[a-z+]+://", "", re.sub(r"(://)[^/@\s]+@", r"\1", text))
+    return re.sub(r"[^A-Za-z0-9._-]+", "_", text).strip("_.")[:limit] or "repo"
+
+
+class GitSource:
+    def __init__(self, repository: Repository, *, cache_dir: Path, lint: LintConfig) -> None:
+        self.repository = repository
+        self.cache_dir = cache_dir
+        self.lint = lint
+        key = hashlib.sha256(f"{repository.location}\0{repository.ref_type}\0{repository.git_ref}".encode()).hexdigest()
+        self.checkout = cache_dir / "git" / f"{sanitise(repository.location)}-{key[:12]}"
+
+    # -------------------------------------------------------------- git plumbing
+
+    def _env(self) -> dict[str, str]:
+        env = {**os.environ, "GIT_TERMINAL_PROMPT": "0", "GCM_INTERACTIVE": "never", "LC_ALL": "C"}
+        for k in [k for k in env if k.startswith("GIT_CONFIG_KEY_") or k.startswith("GIT_CONFIG_VALUE_")]:
+            del env[k]
+        env["GIT_CONFIG_COUNT"] = "0"
+        token = self.repository.auth_token
+        if token:
+            if self.repository.auth_header:
+                header = f"{self.repository.auth_header}: {token}"
+            else:
+                basic = base64.b64encode(f"x-access-token:{token}".encode()).decode()
+                header = f"Authorization: Basic {basic}"
+            env.update({"GIT_CONFIG_COUNT": "1", "GIT_CONFIG_KEY_0": "http.extraHeader", "GIT_CONFIG_VALUE_0": header})
+        return env
+
+    def _scrub(self, text: str) -> str:
+        text = re.sub(r"(://)[^/@\s]+@", r"\1***@", text)
+        token = self.repository.auth_token
+        if token:
+            text = text.replace(token, "***")
+        lines = [ln for ln in text.strip().splitlines() if ln.strip() and not ln.startswith("hint:")]
+        return " ".join(lines[-3:])[:500]
+
+    def _git(self, *args: str, cwd: Path | None = None, check: bool = True) -> subprocess.CompletedProcess:
+        if shutil.which("git") is None:
+            raise SourceError(f"repository {self.repository.name!r}: the git program is not installed")
+        try:
+            proc = subprocess.run(["git", *args], cwd=cwd or self.checkout, env=self._env(), capture_output=True,
+                                  text=True, timeout=GIT_TIMEOUT, stdin=subprocess.DEVNULL)
+        except subprocess.TimeoutExpired:
+            raise SourceError(f"repository {self.repository.name!r}: git {args[0]} timed out after "
+                              f"{GIT_TIMEOUT} s ({display(self.repository)})") from None
+        if check and proc.returncode != 0:
+            raise _GitFailed(self._scrub(proc.stderr or proc.stdout))
+        return proc
+
+    def _fetch(self, where: Path) -> str:
+        """Fetch the configured ref into ``where`` (a git repository) and return its commit id."""
+        repo = self.repository
+        ref, ref_type = repo.git_ref or "main", repo.ref_type or "branch"
+        name = repo.name
+        depth = ["--depth=1"]
+        try:
+            if ref_type in ("branch", "tag"):
+                kind = "--heads" if ref_type == "branch" else "--tags"
+                listed = self._git("ls-remote", kind, "origin", ref, cwd=where).stdout
+                full = f"refs/heads/{ref}" if ref_type == "branch" else f"refs/tags/{ref}"
+                if not any(line.split("\t")[-1] == full for line in listed.splitlines()):
+                    raise SourceError(f"repository {name!r}: {ref_type} {ref!r} not found in {display(repo)}")
+                local = f"refs/remotes/origin/{ref}" if ref_type == "branch" else full
+                self._git("fetch", "--quiet", "--no-tags", *depth, "origin", f"+{full}:{local}", cwd=where)
+                return self._git("rev-parse", "--verify", f"{local}^{{commit}}", cwd=where).stdout.strip()
+            # commit
+            if len(ref) == 40:
+                attempt = self._git("fetch", "--quiet", "--no-tags", *depth, "origin", ref, cwd=where, check=False)
+                if attempt.returncode == 0:
+                    return self._git("rev-parse", "--verify", f"{ref}^{{commit}}", cwd=where).stdout.strip()
+            self._git("fetch", "--quiet", "origin", "+refs/heads/*:refs/remotes/origin/*",
+                      "+refs/tags/*:refs/tags/*", cwd=where)
+            found = self._git("rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}", cwd=where, check=False)
+            if found.returncode != 0:
+                raise SourceError(f"repository {name!r}: commit {ref!r} not found in {display(repo)}")
+            return found.stdout.strip()
+        except _GitFailed as exc:
+            raise SourceError(f"repository {name!r}: cannot fetch {display(repo)}: {exc}") from None
+
+    def _checkout(self, where: Path, commit: str) -> None:
+        self._git("-c", "advice.detachedHead=false", "checkout", "--quiet", "--force", "--detach", commit, cwd=where)
+        self._git("clean", "-ffdxq", cwd=where)
+
+    def _state(self) -> dict:
+        try:
+            return json.loads((self.checkout / ".git" / _STATE).read_text("utf-8"))
+        except (OSError, ValueError):
+            return {}
+
+    def _save_state(self, where: Path, commit: str) -> None:
+        repo = self.repository
+        state = {"url": display(repo), "ref": repo.git_ref, "ref_type": repo.ref_type, "commit": commit,
+                 "fetched_at": time.time()}
+        (where / ".git" / _STATE).write_text(json.dumps(state), "utf-8")
+
+    # -------------------------------------------------------------- sync
+
+    def sync(self) -> tuple[Path, str, list[Diagnostic]]:
+        """Make the cached checkout match the configured ref; return (checkout, commit, diagnostics)."""
+        repo = self.repository
+        self.checkout.parent.mkdir(parents=True, exist_ok=True)
+        with open(self.checkout.parent / f"{self.checkout.name}.lock", "w") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            state = self._state()
+            if state.get("commit") and (self.checkout / ".git").is_dir():
+                fresh = repo.ref_type in ("tag", "commit") or (
+                    time.time() - float(state.get("fetched_at", 0)) < repo.refresh_seconds)
+                if fresh:
+                    try:
+                        self._checkout(self.checkout, state["commit"])
+                        return self.checkout, state["commit"], []
+                    except _GitFailed:
+                        pass  # a damaged cache: fetch again below
+                else:
+                    try:
+                        commit = self._fetch(self.checkout)
+                    except SourceError as exc:
+                        self._checkout(self.checkout, state["commit"])
+                        d = Diagnostic("R105", Severity.WARNING, "", 0, 0,
+                                       f"{exc}; building from the cached commit {state['commit'][:12]}")
+                        return self.checkout, state["commit"], [d]
+                    self._checkout(self.checkout, commit)
+                    self._save_state(self.checkout, commit)
+                    return self.checkout, commit, []
+            # a fresh clone, built beside the cache entry and moved into place
+            tmp = Path(tempfile.mkdtemp(prefix=f".{self.checkout.name}.", dir=self.checkout.parent))
+            try:
+                self._git("init", "--quiet", cwd=tmp)
+                self._git("remote", "add", "origin", repo.location, cwd=tmp)
+                commit = self._fetch(tmp)
+                try:
+                    self._checkout(tmp, commit)
+                except _GitFailed as exc:
+                    raise SourceError(f"repository {repo.name!r}: cannot check out {commit[:12]}: {exc}") from None
+                self._save_state(tmp, commit)
+                if self.checkout.exists():
+                    shutil.rmtree(self.checkout)
+                os.replace(tmp, self.checkout)
+            except _GitFailed as exc:
+                raise SourceError(f"repository {repo.name!r}: git failed for {display(repo)}: {exc}") from None
+            finally:
+                if tmp.exists():
+                    shutil.rmtree(tmp, ignore_errors=True)
+            return self.checkout, commit, []
+
+    def skills(self, read: ReadItem | None = None) -> SourceListing:
+        checkout, commit, diags = self.sync()
+        root = skills_root_of(self.repository, checkout)
+        source_input = SourceInput(self.repository.name, "git", display(self.repository), commit)
+        name = None
+        if root == checkout:  # a repository that is one skill: named after the URL's last segment
+            name = self.repository.location.rstrip("/").rsplit("/", 1)[-1].rsplit(":", 1)[-1].removesuffix(".git")
+        listing = list_directory(self.repository, root, read, self.lint, source_input, name)
+        if diags:
+            from dataclasses import replace
+
+            listing = replace(listing, diagnostics=tuple(diags) + listing.diagnostics)
+        return listing
+
+
+class _GitFailed(Exception):
+    """A git command failed (message already scrubbed of credentials)."""
+
+
+__all__ = ["GitSource", "sanitise"]

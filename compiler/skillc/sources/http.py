@@ -1,0 +1,258 @@
+"""HTTP repositories: another skillc bundle, or any server speaking the Meerkat Skills API.
+
+``GET {base}/skills`` lists descriptors, ``GET {base}/skills/{quote(id, safe='')}`` returns each
+document (descriptor + ``body``), ``GET {base}/skill-collections`` (optional) describes collections
+(research/frameworks.md §1.5).  Responses are validated the way Meerkat's client validates them
+(``metadata`` string→string, required ``id``/``name``/``description``/``body``).
+
+Each document becomes a local ``SKILL.md`` (frontmatter rebuilt from the descriptor, then the body)
+under ``cache_dir/http/…``, so remote skills go through the same parser and rules as local ones.
+The cache lives ``refresh_seconds`` (Meerkat's TTL); after that documents are revalidated with
+``If-None-Match`` (a skillc server answers 304).  Auth: ``auth_token`` alone sends
+``Authorization: Bearer …``, with ``auth_header`` it sends ``{auth_header}: {token}``; credentials
+are dropped on a redirect to another host and never written to the cache.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import hashlib
+import json
+import os
+import re
+import shutil
+import tempfile
+import time
+import urllib.error
+import urllib.parse
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from ..discover import path_key
+from ..lint import LintConfig, read_item
+from ..model import Diagnostic, DiscoveredItem, ItemKind, Severity
+from ..resolve_types import Repository, SkillFile, SourceInput, SourceSkill
+from . import ReadItem, SourceError, SourceListing
+from .filesystem import display, id_selected
+
+MAX_RESPONSE_BYTES = 64 * 1024 * 1024
+TIMEOUT = 30
+_AUTO_DESCRIPTION = re.compile(r"^\d+ skills?$")
+
+
+def auth_headers(repo: Repository) -> dict[str, str]:
+    """Meerkat's mapping: header+token → custom header; token alone → Bearer; header alone → nothing."""
+    if not repo.auth_token:
+        return {}
+    if repo.auth_header:
+        return {repo.auth_header: repo.auth_token}
+    return {"Authorization": f"Bearer {repo.auth_token}"}
+
+
+class _SameHostRedirect(urllib.request.HTTPRedirectHandler):
+    def redirect_request(self, req, fp, code, msg, headers, newurl):  # type: ignore[override]
+        new = super().redirect_request(req, fp, code, msg, headers, newurl)
+        if new is not None and urllib.parse.urlsplit(newurl).netloc != urllib.parse.urlsplit(req.full_url).netloc:
+            for name in list(new.headers):
+                if name.lower() not in ("accept", "user-agent", "accept-encoding"):
+                    del new.headers[name]
+            new.unredirected_hdrs.clear()
+        return new
+
+
+_OPENER = urllib.request.build_opener(_SameHostRedirect)
+
+
+def request(repo: Repository, url: str, *, accept: str = "application/json",
+            etag: str | None = None) -> tuple[int, bytes, dict[str, str]]:
+    """GET ``url``: (status, body, headers).  2xx, 304 and 404 are returned; anything else raises."""
+    from .. import __version__
+
+    headers = {"Accept": accept, "User-Agent": f"skillc/{__version__}", **auth_headers(repo)}
+    if etag:
+        headers["If-None-Match"] = etag
+    req = urllib.request.Request(url, headers=headers)
+    shown = re.sub(r"(://)[^/@\s]+@", r"\1***@", url)
+    try:
+        with _OPENER.open(req, timeout=TIMEOUT) as resp:
+            body = resp.read(MAX_RESPONSE_BYTES + 1)
+            status, got = resp.status, {k.lower(): v for k, v in resp.headers.items()}
+    except urllib.error.HTTPError as exc:
+        if exc.code in (304, 404):
+            return exc.code, b"", {k.lower(): v for k, v in exc.headers.items()}
+        hint = " (check auth_token / auth_header)" if exc.code in (401, 403) else ""
+        raise SourceError(f"repository {repo.name!r}: HTTP {exc.code} from {shown}{hint}") from None
+    except (urllib.error.URLError, OSError, ValueError) as exc:
+        reason = getattr(exc, "reason", exc)
+        raise SourceError(f"repository {repo.name!r}: cannot reach {shown}: {reason}") from None
+    if len(body) > MAX_RESPONSE_BYTES:
+        raise SourceError(f"repository {repo.name!r}: {shown} answered more than {MAX_RESPONSE_BYTES:,} bytes")
+    return status, body, got
+
+
+def fetch(repo: Repository, url: str, *, accept: str = "application/json") -> tuple[bytes, dict[str, str]]:
+    status, body, headers = request(repo, url, accept=accept)
+    if status == 404:
+        raise SourceError(f"repository {repo.name!r}: not found (HTTP 404): {display(repo)}")
+    return body, headers
+
+
+def _json(repo: Repository, url: str, body: bytes, headers: dict[str, str]) -> Any:
+    head = body.lstrip()[:200].lower()
+    if "html" in headers.get("content-type", "") or head.startswith((b"<!doctype", b"<html", b"<")):
+        raise SourceError(f"repository {repo.name!r}: {url} answered HTML, not JSON; is the url the API root "
+                          "(for a skillc bundle: https://host/api)?")
+    try:
+        return json.loads(body.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError) as exc:
+        raise SourceError(f"repository {repo.name!r}: {url} did not answer valid JSON ({exc})") from None
+
+
+def _check_descriptor(repo: Repository, url: str, d: Any, body: bool = False) -> dict[str, Any]:
+    if not isinstance(d, dict):
+        raise SourceError(f"repository {repo.name!r}: {url}: a skill descriptor is not an object")
+    for key in ("id", "name", "description") + (("body",) if body else ()):
+        if not isinstance(d.get(key), str):
+            raise SourceError(f"repository {repo.name!r}: {url}: skill {d.get('id')!r}: {key!r} must be a string")
+    meta = d.get("metadata", {})
+    if meta is None:
+        meta = {}
+    if not isinstance(meta, dict) or not all(isinstance(v, str) for v in meta.values()):
+        raise SourceError(f"repository {repo.name!r}: {url}: skill {d['id']!r}: metadata must map strings to strings")
+    caps = d.get("requires_capabilities", [])
+    if not isinstance(caps, list) or not all(isinstance(c, str) for c in caps or []):
+        raise SourceError(f"repository {repo.name!r}: {url}: skill {d['id']!r}: requires_capabilities must be strings")
+    return d
+
+
+def _safe_id(skill_id: str) -> bool:
+    parts = skill_id.split("/")
+    return all(p not in ("", ".", "..") and "\\" not in p and "\x00" not in p for p in parts)
+
+
+def skill_text(doc: dict[str, Any]) -> str:
+    """A SKILL.md rebuilt from a wire document: frontmatter from the descriptor, then the body."""
+    fm: dict[str, Any] = {"name": doc["name"], "description": doc["description"]}
+    if doc.get("metadata"):
+        fm["metadata"] = dict(sorted(doc["metadata"].items()))
+    if doc.get("requires_capabilities"):
+        fm["requires_capabilities"] = list(doc["requires_capabilities"])
+    head = yaml.safe_dump(fm, sort_keys=False, allow_unicode=True, width=1_000_000, default_flow_style=False)
+    body = doc["body"]
+    return f"---\n{head}---\n{body}"
+
+
+class HttpSource:
+    def __init__(self, repository: Repository, *, cache_dir: Path, lint: LintConfig) -> None:
+        self.repository = repository
+        self.cache_dir = cache_dir
+        self.lint = lint
+        self.base = repository.location.rstrip("/")
+        key = hashlib.sha256(self.base.encode()).hexdigest()[:12]
+        from .git import sanitise
+
+        self.dir = cache_dir / "http" / f"{sanitise(self.base)}-{key}"
+
+    def _url(self, *parts: str) -> str:
+        return "/".join([self.base, *parts])
+
+    def _sync(self) -> tuple[dict, list[Diagnostic]]:
+        """Refresh the cache when it is older than refresh_seconds; return its state."""
+        repo = self.repository
+        state_file = self.dir / "state.json"
+        try:
+            state = json.loads(state_file.read_text("utf-8"))
+        except (OSError, ValueError):
+            state = {}
+        if state and time.time() - state.get("fetched_at", 0) < repo.refresh_seconds and (self.dir / "tree").is_dir():
+            return state, []
+        diags: list[Diagnostic] = []
+        list_url = self._url("skills")
+        status, body, headers = request(repo, list_url)
+        if status == 404:
+            raise SourceError(f"repository {repo.name!r}: {display(repo)}/skills not found (HTTP 404); "
+                              "is the url the API root?")
+        listing = _json(repo, list_url, body, headers)
+        if not isinstance(listing, dict) or not isinstance(listing.get("skills"), list):
+            raise SourceError(f"repository {repo.name!r}: {list_url} must answer {{\"skills\": [...]}}")
+        descriptors = [_check_descriptor(repo, list_url, d) for d in listing["skills"]]
+        old_docs: dict[str, dict] = state.get("docs", {})
+        docs: dict[str, dict] = {}
+        tmp = Path(tempfile.mkdtemp(prefix=".sync-", dir=self.dir))
+        (tmp / "tree").mkdir()
+        try:
+            for d in descriptors:
+                skill_id = d["id"]
+                if not _safe_id(skill_id):
+                    diags.append(Diagnostic("R104", Severity.ERROR, skill_id, 0, 0,
+                                            f"remote skill ID {skill_id!r} is not a safe path; skipped"))
+                    continue
+                if not id_selected(skill_id, repo.include, repo.exclude):
+                    continue
+                url = self._url("skills", urllib.parse.quote(skill_id, safe=""))
+                cached = old_docs.get(skill_id)
+                cached_file = self.dir / "tree" / skill_id / "SKILL.md"
+                etag = cached.get("etag") if cached and cached_file.is_file() else None
+                status, body, headers = request(repo, url, etag=etag)
+                if status == 404:
+                    diags.append(Diagnostic("R106", Severity.WARNING, skill_id, 0, 0,
+                                            f"{display(repo)} lists {skill_id!r} but GET {url} answered 404"))
+                    continue
+                target = tmp / "tree" / skill_id / "SKILL.md"
+                target.parent.mkdir(parents=True, exist_ok=True)
+                if status == 304 and etag:
+                    shutil.copyfile(cached_file, target)
+                    docs[skill_id] = cached
+                    continue
+                doc = _check_descriptor(repo, url, _json(repo, url, body, headers), body=True)
+                target.write_text(skill_text(doc), "utf-8", newline="")
+                docs[skill_id] = {"etag": headers.get("etag")}
+            collections: dict[str, str] = {}
+            cstatus, cbody, cheaders = request(repo, self._url("skill-collections"))
+            if 200 <= cstatus < 300:
+                try:
+                    data = _json(repo, self._url("skill-collections"), cbody, cheaders)
+                    for c in data.get("collections", []) if isinstance(data, dict) else []:
+                        if isinstance(c, dict) and isinstance(c.get("path"), str) and isinstance(c.get("description"), str) \
+                                and not _AUTO_DESCRIPTION.match(c["description"]):
+                            collections[c["path"]] = c["description"]
+                except SourceError:
+                    pass  # like Meerkat: collections are derived when the endpoint is unusable
+            if (self.dir / "tree").exists():
+                shutil.rmtree(self.dir / "tree")
+            os.replace(tmp / "tree", self.dir / "tree")
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+        state = {"fetched_at": time.time(), "resolved": "sha256:" + hashlib.sha256(body_of(listing)).hexdigest(),
+                 "docs": docs, "collections": collections, "url": display(repo)}
+        state_file.write_text(json.dumps(state, sort_keys=True), "utf-8")
+        return state, diags
+
+    def skills(self, read: ReadItem | None = None) -> SourceListing:
+        read = read or read_item
+        repo = self.repository
+        self.dir.mkdir(parents=True, exist_ok=True)
+        with open(self.dir / "lock", "w") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            state, diags = self._sync()
+            tree = self.dir / "tree"
+            out: list[SourceSkill] = []
+            for skill_id in sorted(state.get("docs", {}), key=path_key):
+                item = DiscoveredItem(ItemKind.SKILL, f"{skill_id}/SKILL.md", skill_id, "SKILL.md")
+                doc = read(str(tree), item)
+                main = SkillFile("SKILL.md", doc.sha256, doc.size, str(tree / skill_id / "SKILL.md"))
+                out.append(SourceSkill(skill_id, repo, doc, (main,)))
+        source_input = SourceInput(repo.name, "http", display(repo), state.get("resolved"))
+        if not out:
+            diags.append(Diagnostic("R107", Severity.WARNING, "", 0, 0, f"repository {repo.name!r} offers no skill"))
+        return SourceListing(tuple(out), source_input, tuple(diags), dict(state.get("collections", {})), repo)
+
+
+def body_of(listing: Any) -> bytes:
+    return json.dumps(listing, sort_keys=True, ensure_ascii=False).encode("utf-8")
+
+
+__all__ = ["HttpSource", "auth_headers", "fetch", "request", "skill_text"]

@@ -9,6 +9,7 @@ from . import (  # noqa: F401
     lightweight,
     memory,
     parsing,
+    resolution,
     spec,
     steps,
 )

@@ -1,0 +1,113 @@
+"""The build emitter of ``api/index/``: BM25 index, selection data, the JS reader, optional whoosh.
+
+Registered in ``skillc.emit.EMITTERS``.  Writes only below ``ctx.out/api/index/``:
+
+* ``search.json``, ``terms.bin``, ``postings-NNN.bin`` (``bm25.py``);
+* ``select.json``: what ``skillc select`` needs besides the index — per-skill priority and source,
+  Plan Cascade's detection rules mapped to skill IDs, and its settings;
+* ``skillc-index.js``: the dependency-free reader for browsers and node;
+* ``whoosh/`` with ``--emit whoosh`` (``ctx.options["emit"]``), from the same tokens.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, is_dataclass
+from pathlib import Path
+from typing import Any, Iterable, Mapping
+
+from ..resolve_types import EmitContext, SourceSkill
+from ..resources import template_dir
+from ..select import DEFAULT_MAX_SKILLS_PER_STORY, DetectRule
+from .bm25 import IndexDoc, build, dump_json
+
+INDEX_DIR = "api/index"
+SELECT_FILE = "select.json"
+JS_READER = "skillc-index.js"
+SELECT_FORMAT = "skillc-select"
+SELECT_VERSION = 1
+
+
+def skill_tags(skill: SourceSkill) -> tuple[str, ...]:
+    """Frontmatter ``tags`` (a list, or a comma-separated string), else ``metadata.tags``."""
+    meta = skill.document.meta
+    value = meta.get("tags")
+    if value is None and isinstance(meta.get("metadata"), Mapping):
+        value = meta["metadata"].get("tags")
+    if isinstance(value, str):
+        return tuple(t.strip() for t in value.split(",") if t.strip())
+    if isinstance(value, (list, tuple)):
+        return tuple(str(t).strip() for t in value if t is not None and str(t).strip())
+    return ()
+
+
+def index_docs(skills: Iterable[SourceSkill]) -> list[IndexDoc]:
+    return [IndexDoc(s.id, s.name, s.description, skill_tags(s), s.document.body) for s in skills]
+
+
+def _plain(value: Any) -> Any:
+    if is_dataclass(value) and not isinstance(value, type):
+        return asdict(value)
+    return value
+
+
+def external_config(ctx: EmitContext) -> Mapping:
+    """Plan Cascade's parsed ``external-skills.json`` (``BuildConfig.external``) as a mapping."""
+    value = ctx.options.get("external") or ctx.resolution.settings.get("external") or {}
+    return _plain(value) or {}
+
+
+def detect_rules(external: Mapping, ids: set[str]) -> list[DetectRule]:
+    rules = []
+    for entry in external.get("skills", ()) or ():
+        entry = _plain(entry)
+        if entry.get("id") not in ids:
+            continue  # not in the bundle: nothing to inject
+        rules.append(DetectRule(
+            name=str(entry["name"]), id=str(entry["id"]), source=str(entry.get("source", "")),
+            source_type=str(entry.get("source_type", "")), priority=int(entry.get("priority", 0)),
+            files=tuple(entry.get("detect_files", entry.get("files", ())) or ()),
+            patterns=tuple(entry.get("detect_patterns", entry.get("patterns", ())) or ()),
+            inject_into=tuple(entry.get("inject_into", ("implementation",)) or ())))
+    return rules
+
+
+def select_data(ctx: EmitContext) -> dict:
+    skills = ctx.resolution.skills
+    external = external_config(ctx)
+    ext_settings = dict(external.get("settings", {}) or {})
+    settings = {
+        "max_skills_per_story": int(ext_settings.get("max_skills_per_story", DEFAULT_MAX_SKILLS_PER_STORY)),
+        "max_content_lines": int(ext_settings.get("max_content_lines", 200)),
+        "inventory_threshold": int(ctx.resolution.settings.get("inventory_threshold", 12)),
+        "max_injection_bytes": int(ctx.resolution.settings.get("max_injection_bytes", 32768)),
+    }
+    return {
+        "format": SELECT_FORMAT,
+        "version": SELECT_VERSION,
+        "settings": settings,
+        "priority": [s.repository.priority for s in skills],
+        "source": [s.repository.name for s in skills],
+        "source_type": [s.repository.tier.value for s in skills],
+        "rules": [r.to_json() for r in detect_rules(external, {s.id for s in skills})],
+    }
+
+
+def _emits(ctx: EmitContext) -> tuple[str, ...]:
+    value = ctx.options.get("emit") or ()
+    return (value,) if isinstance(value, str) else tuple(value)
+
+
+def emit_index(ctx: EmitContext) -> None:
+    out: Path = ctx.out / INDEX_DIR
+    out.mkdir(parents=True, exist_ok=True)
+    whoosh = "whoosh" in _emits(ctx)
+    docs = index_docs(ctx.resolution.skills)
+    built = build(docs, keep_tokens=whoosh)
+    for name, data in built.files.items():
+        (out / name).write_bytes(data)
+    (out / SELECT_FILE).write_bytes(dump_json(select_data(ctx)))
+    (out / JS_READER).write_bytes((template_dir() / "js" / JS_READER).read_bytes())
+    if whoosh:
+        from .whoosh_emit import write_whoosh
+
+        write_whoosh(out / "whoosh", docs, built.tokens)

@@ -1,0 +1,155 @@
+"""Skill selection: Plan Cascade detection, then adk-rust's lexical scorer (seed 000 §5.6.4).
+
+Detection (``ExternalSkillLoader._skill_matches_project``; research/frameworks.md §3.2):
+
+* ``cli`` mode (the Python CLI): for each ``detect.files`` entry that exists in the project root
+  (relative path, no globbing), its text is searched for each pattern as a plain, case-sensitive
+  substring; an empty pattern list never matches.  Unreadable files are skipped.
+* ``desktop`` mode (the Rust desktop variant): an existing file is enough when there are no
+  patterns; with patterns, one of them must appear in one of the existing files.
+
+Matches keep the rules' order, are stably sorted by priority (highest first), deduplicated by name,
+cut to ``max_skills_per_story`` (3), and only then filtered by phase (``inject_into``) — so a phase can
+get fewer skills than the cut allowed.  Lexical matches (skills without detection rules, scored by
+adk-rust's scorer with ``min_score`` 1.0) fill the remaining slots, best score first, higher priority
+breaking ties, then name and ID.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+from typing import Callable, Iterable, Mapping, Sequence
+
+DEFAULT_MAX_SKILLS_PER_STORY = 3
+DEFAULT_INJECT_INTO = ("implementation",)
+PHASES = ("planning", "implementation", "retry")
+DETECT_MODES = ("cli", "desktop")
+MAX_DETECT_FILE_BYTES = 8 * 1024 * 1024
+
+
+@dataclass(frozen=True, slots=True)
+class DetectRule:
+    name: str  # the external-skills.json key
+    id: str  # the skill ID in the bundle
+    source: str
+    source_type: str
+    priority: int
+    files: tuple[str, ...] = ()
+    patterns: tuple[str, ...] = ()
+    inject_into: tuple[str, ...] = DEFAULT_INJECT_INTO
+
+    @classmethod
+    def from_json(cls, data: Mapping) -> "DetectRule":
+        return cls(str(data["name"]), str(data["id"]), str(data.get("source", "")), str(data.get("source_type", "")),
+                   int(data.get("priority", 0)), tuple(data.get("files", ())), tuple(data.get("patterns", ())),
+                   tuple(data.get("inject_into", DEFAULT_INJECT_INTO)))
+
+    def to_json(self) -> dict:
+        return {"name": self.name, "id": self.id, "source": self.source, "source_type": self.source_type,
+                "priority": self.priority, "files": list(self.files), "patterns": list(self.patterns),
+                "inject_into": list(self.inject_into)}
+
+
+@dataclass(frozen=True, slots=True)
+class Selected:
+    id: str
+    name: str  # rule name for detected skills, the skill's name for lexical ones
+    reason: str  # "detected" | "lexical"
+    priority: int
+    source: str
+    source_type: str
+    score: float | None = None  # adk-rust's f32 score (lexical matches)
+
+    def to_json(self) -> dict:
+        return {"id": self.id, "name": self.name, "reason": self.reason, "priority": self.priority,
+                "source": self.source, "source_type": self.source_type, "score": self.score}
+
+
+class ProjectFiles:
+    """Read-only access to files directly named by detection rules, never outside the project root."""
+
+    def __init__(self, root: str | Path):
+        self.root = Path(root)
+
+    def _path(self, rel: str) -> Path | None:
+        p = PurePosixPath(rel)
+        if not rel or p.is_absolute() or "\\" in rel or any(part == ".." for part in p.parts):
+            return None
+        return self.root / p
+
+    def exists(self, rel: str) -> bool:
+        path = self._path(rel)
+        return path is not None and path.exists()
+
+    def read(self, rel: str) -> str | None:
+        path = self._path(rel)
+        if path is None:
+            return None
+        try:
+            with open(path, "rb") as fh:
+                data = fh.read(MAX_DETECT_FILE_BYTES)
+            return data.decode("utf-8")
+        except (OSError, UnicodeDecodeError):
+            return None
+
+
+def matches(rule: DetectRule, files: ProjectFiles, mode: str = "cli") -> bool:
+    existing = [f for f in rule.files if files.exists(f)]
+    if mode == "desktop" and existing and not rule.patterns:
+        return True
+    for name in existing:
+        text = files.read(name)
+        if text is None:
+            continue
+        if any(pattern in text for pattern in rule.patterns):
+            return True
+    return False
+
+
+def detect(rules: Sequence[DetectRule], files: ProjectFiles, *, mode: str = "cli",
+           max_skills: int = DEFAULT_MAX_SKILLS_PER_STORY) -> list[DetectRule]:
+    """``detect_applicable_skills``: matches, stable-sorted by priority, deduplicated by name, cut."""
+    found = [r for r in rules if matches(r, files, mode)]
+    found.sort(key=lambda r: -r.priority)  # list.sort is stable: rule order among equal priorities
+    seen: set[str] = set()
+    out: list[DetectRule] = []
+    for r in found:
+        if r.name not in seen:
+            seen.add(r.name)
+            out.append(r)
+    return out[:max_skills]
+
+
+def for_phase(rules: Iterable[DetectRule], phase: str | None) -> list[DetectRule]:
+    """``get_skills_for_phase``, applied after the cut."""
+    return [r for r in rules if phase is None or phase in r.inject_into]
+
+
+@dataclass(frozen=True, slots=True)
+class LexicalCandidate:
+    id: str
+    name: str
+    priority: int
+    source: str
+    source_type: str
+    score: float
+
+
+def select(rules: Sequence[DetectRule], files: ProjectFiles | None, lexical: Sequence[LexicalCandidate], *,
+           phase: str | None = None, mode: str = "cli",
+           max_skills: int = DEFAULT_MAX_SKILLS_PER_STORY) -> list[Selected]:
+    """Two-phase selection: detected skills first, then lexical matches in the remaining slots.
+
+    ``lexical`` are the skills that passed adk-rust's ``min_score`` (any order); those with a
+    detection rule or already detected are not used to fill slots.
+    """
+    detected = for_phase(detect(rules, files, mode=mode, max_skills=max_skills), phase) if files else []
+    out = [Selected(r.id, r.name, "detected", r.priority, r.source, r.source_type) for r in detected]
+    taken = {r.id for r in detected}
+    ruled = {r.id for r in rules}
+    fill = sorted((c for c in lexical if c.id not in taken and c.id not in ruled),
+                  key=lambda c: (-c.score, -c.priority, c.name, tuple(c.id.split("/"))))
+    for c in fill[: max(max_skills - len(out), 0)]:
+        out.append(Selected(c.id, c.name, "lexical", c.priority, c.source, c.source_type, c.score))
+    return out

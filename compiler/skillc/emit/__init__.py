@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from typing import Callable
 
+from ..index.emit import emit_index
 from ..resolve_types import EmitContext
 from .routing import emit_routing
 from .schemas import emit_schemas
@@ -32,6 +33,7 @@ EMITTERS: list[tuple[str, Emitter]] = [
     ("well-known", emit_well_known),  # .well-known/agent-skills/index.json
     ("schemas", emit_schemas),  # api/schemas/*.json
     ("routing", emit_routing),  # _routing/nginx.conf, _routing/Caddyfile, _redirects, _headers
+    ("index", emit_index),  # api/index/: BM25 index, select.json, skillc-index.js, whoosh/ (issue 4)
     ("site", emit_site),  # index.html (unless --no-site)
 ]
 

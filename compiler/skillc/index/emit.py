@@ -52,7 +52,9 @@ def _plain(value: Any) -> Any:
 
 def external_config(ctx: EmitContext) -> Mapping:
     """Plan Cascade's parsed ``external-skills.json`` (``BuildConfig.external``) as a mapping."""
-    value = ctx.options.get("external") or ctx.resolution.settings.get("external") or {}
+    value = ctx.options.get("external") or ctx.resolution.settings.get("external")
+    if value is None and ctx.options.get("config") is not None:  # the BuildConfig itself
+        value = getattr(ctx.options["config"], "external", None)
     return _plain(value) or {}
 
 

@@ -27,6 +27,7 @@ class Finding:
     message: str
     position: Position | None = None  # None: the whole file (line 0)
     fix: Fix | None = None
+    path: str | None = None  # another file of the same skill (root-relative posix), when the finding is there
 
 
 @dataclass(frozen=True, slots=True)

@@ -16,6 +16,9 @@ from ..registry import ALL, Finding, RuleContext, rule
 SPEC_KEYS = ("name", "description", "license", "compatibility", "metadata", "allowed-tools")
 NAME_RE = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
 RECOMMENDED_WARNS = {"recommended": Severity.WARNING}
+# The `claude` profile checks the name with K005 (quick_validate's exact check) instead of S303-S307,
+# and does not enforce what quick_validate does not (name = directory, metadata values, license type).
+NOT_CLAUDE = frozenset({"recommended", "spec"})
 
 
 def skill_name(ctx: RuleContext) -> str | None:
@@ -65,6 +68,7 @@ def name_not_string(ctx: RuleContext):
         stripping and NFKC normalisation (so `ﬁ` counts as two).
     """,
     bad="name: " + "a" * 65, good="name: pdf-processing",
+    profiles=NOT_CLAUDE,
 )
 def name_too_long(ctx: RuleContext):
     name = skill_name(ctx)
@@ -76,6 +80,7 @@ def name_too_long(ctx: RuleContext):
     "S304", "name-not-lowercase", "`name` contains upper-case letters.",
     rationale="The specification allows lowercase letters, digits and hyphens only (402 real skills use Title Case).",
     bad="name: PDF-Processing", good="name: pdf-processing",
+    profiles=NOT_CLAUDE,
 )
 def name_not_lowercase(ctx: RuleContext):
     name = skill_name(ctx)
@@ -87,6 +92,7 @@ def name_not_lowercase(ctx: RuleContext):
     "S305", "name-hyphen-edge", "`name` starts or ends with a hyphen.",
     rationale="The specification: \"Must not start or end with a hyphen\".",
     bad="name: -pdf", good="name: pdf",
+    profiles=NOT_CLAUDE,
 )
 def name_hyphen_edge(ctx: RuleContext):
     name = skill_name(ctx)
@@ -98,6 +104,7 @@ def name_hyphen_edge(ctx: RuleContext):
     "S306", "name-consecutive-hyphens", "`name` contains `--`.",
     rationale="The specification: \"Must not contain consecutive hyphens\".",
     bad="name: pdf--processing", good="name: pdf-processing",
+    profiles=NOT_CLAUDE,
 )
 def name_consecutive_hyphens(ctx: RuleContext):
     name = skill_name(ctx)
@@ -114,6 +121,7 @@ def name_consecutive_hyphens(ctx: RuleContext):
         names cannot be invoked. Upper case is reported by S304 instead.
     """,
     bad="name: pdf_processing", good="name: pdf-processing",
+    profiles=NOT_CLAUDE,
 )
 def name_invalid_characters(ctx: RuleContext):
     name = skill_name(ctx)
@@ -139,6 +147,7 @@ def name_invalid_characters(ctx: RuleContext):
     """,
     bad="pdf-tools/SKILL.md with name: pdf", good="pdf/SKILL.md with name: pdf",
     severity_by_profile=RECOMMENDED_WARNS,
+    profiles=NOT_CLAUDE,
 )
 def name_directory_mismatch(ctx: RuleContext):
     name = skill_name(ctx)
@@ -239,6 +248,7 @@ def compatibility_invalid(ctx: RuleContext):
     """,
     severity_by_profile=RECOMMENDED_WARNS,
     fix="quote numbers, booleans and dates written as plain scalars",
+    profiles=NOT_CLAUDE,
 )
 def metadata_not_string_map(ctx: RuleContext):
     if "metadata" not in ctx.meta:
@@ -288,6 +298,7 @@ def allowed_tools_not_string(ctx: RuleContext):
     "S315", "license-not-string", "`license` is not a string.",
     rationale="The specification describes a license name or a bundled file name; skills-ref does not check it.",
     bad="license: {name: MIT}", good="license: MIT",
+    profiles=NOT_CLAUDE,
 )
 def license_not_string(ctx: RuleContext):
     if "license" in ctx.meta and not isinstance(ctx.meta["license"], str):

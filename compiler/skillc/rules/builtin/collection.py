@@ -1,0 +1,83 @@
+"""Collection-wide rules (codes C8xx): checks that need every skill of a linted root."""
+
+from __future__ import annotations
+
+import unicodedata
+from typing import Sequence
+
+from ...discover import path_key
+from ...model import ItemKind, Severity
+from ..registry import Finding, RuleContext, rule
+
+REC = frozenset({"recommended"})
+NAMED = frozenset({ItemKind.SKILL, ItemKind.LIGHTWEIGHT})
+
+
+def _name(ctx: RuleContext) -> str | None:
+    name = ctx.meta.get("name")
+    if not isinstance(name, str) or not name.strip():
+        return None
+    return unicodedata.normalize("NFKC", name.strip())
+
+
+@rule(
+    "C801", "duplicate-name-in-root", "Several skills in one repository have the same `name`.",
+    rationale="""
+        Clients key skills by name: when two share one, one of them is hidden (first-found or
+        last-found, depending on the client), and `/name` invokes whichever wins. Real repositories
+        repeat names (`status` three times in one repository; 419 names in the survey). Each
+        occurrence is reported and names the others. Symbolic-link aliases are one skill, not two.
+    """,
+    bad="engineering/status/SKILL.md and research/status/SKILL.md, both name: status",
+    good="name: engineering-status and name: research-status",
+    severity=Severity.WARNING, profiles=REC, scope="collection", kinds=NAMED,
+)
+def duplicate_skill_name(ctxs: Sequence[RuleContext]):
+    groups: dict[str, list[RuleContext]] = {}
+    for ctx in ctxs:
+        name = _name(ctx)
+        if name is not None:
+            groups.setdefault(name, []).append(ctx)
+    for name, group in groups.items():
+        if len(group) < 2:
+            continue
+        group.sort(key=lambda c: path_key(c.item.path))
+        for ctx in group:
+            others = [c.item.path for c in group if c is not ctx]
+            shown = ", ".join(others[:5]) + (f" and {len(others) - 5} more" if len(others) > 5 else "")
+            yield ctx, Finding(f"skill name {name!r} is also used by {shown}", ctx.value("name"))
+
+
+@rule(
+    "C802", "description-budget-exceeded", "The descriptions of all skills in the root exceed the budget.",
+    rationale="""
+        Agents see every skill's name and description at startup, within a budget: a measurement
+        of Claude Code found a ~16,000-character total that hid 21 of 63 skills; Codex allows 2%
+        of the context or 8,000 characters; oxlint's `skill-index-budget` uses 20,000
+        (research/registry.md §3.4, §3.2). skillc defaults to 16,000 characters of descriptions
+        (`[lint] description-budget`) and reports once, on the first skill (in byte order of
+        paths) that no longer fits, so you can see how many are pushed out.
+    """,
+    bad="120 skills with 300-character descriptions (36,000 characters)",
+    good="40 skills with 300-character descriptions (12,000 characters), or several roots",
+    severity=Severity.WARNING, profiles=REC, scope="collection", kinds=NAMED,
+)
+def description_budget_exceeded(ctxs: Sequence[RuleContext]):
+    if not ctxs:
+        return
+    budget = ctxs[0].settings.description_budget
+    ordered = sorted(ctxs, key=lambda c: path_key(c.item.path))
+    lengths = [len(d) if isinstance(d := c.meta.get("description"), str) else 0 for c in ordered]
+    total = sum(lengths)
+    if total <= budget:
+        return
+    running = 0
+    for i, (ctx, n) in enumerate(zip(ordered, lengths)):
+        running += n
+        if running > budget:
+            beyond = sum(1 for m in lengths[i:] if m)
+            yield ctx, Finding(
+                f"descriptions total {total:,} characters over {sum(1 for m in lengths if m):,} skills, above the "
+                f"{budget:,}-character budget; from this skill on, {beyond:,} may be hidden from agents",
+                ctx.value("description"))
+            return

@@ -1,0 +1,394 @@
+"""Body, links, references and secrets (codes B7xx).
+
+Cost matters (lint must stay within 2x of read + hash + YAML parse): every rule first checks a
+cheap condition on the text it already has (``"](" in body``, the body length); the skill folder
+is listed once per skill (``skill_files``), never followed through symbolic links, and files are
+read with a size cap.
+"""
+
+from __future__ import annotations
+
+import bisect
+import os
+import posixpath
+import re
+from dataclasses import dataclass
+from typing import Iterator
+from urllib.parse import unquote
+
+from ... import secrets
+from ...discover import SKIP_DIRS
+from ...model import ItemKind, Position, Severity
+from ..registry import Finding, RuleContext, rule
+
+REC = frozenset({"recommended"})
+REC_SPEC = frozenset({"recommended", "spec"})
+SKILL = frozenset({ItemKind.SKILL})
+SKILL_AND_LIGHT = frozenset({ItemKind.SKILL, ItemKind.LIGHTWEIGHT})
+
+MAX_LISTED_FILES = 2000  # files listed per skill folder
+MAX_SCANNED_FILES = 200  # text files scanned for secrets per skill
+MAX_SCAN_BYTES = 1024 * 1024  # bytes read per file for the secret scan and reference parsing
+MARKDOWN_EXTENSIONS = (".md", ".markdown", ".mdx")
+
+
+def estimate_tokens(text: str) -> int:
+    """A cheap token estimate: ASCII text at 4 characters a token, other characters one each.
+
+    BPE tokenizers (cl100k, o200k) average about 4 characters per token on English prose and
+    code; CJK and other non-Latin scripts run near one token per character, where chars/4 would
+    undercount fourfold.  Counting is done in C (``isascii``, ``encode``) so it costs a few
+    microseconds per file.
+    """
+    if text.isascii():
+        return (len(text) + 3) // 4
+    ascii_len = len(text.encode("ascii", "ignore"))
+    return (ascii_len + 3) // 4 + (len(text) - ascii_len)
+
+
+# ------------------------------------------------------------------------------ skill folder
+
+
+@dataclass(frozen=True, slots=True)
+class SkillFiles:
+    files: frozenset[str]  # posix paths relative to the skill folder
+    dirs: frozenset[str]
+    sizes: dict[str, int]
+    truncated: bool
+
+
+_cache: list = [None, None]  # (key, document) → SkillFiles; one entry: rules run skill by skill
+
+
+def skill_files(ctx: RuleContext) -> SkillFiles:
+    """The regular files and folders of a skill (nested skills' subtrees and VCS/build folders skipped)."""
+    key = (str(ctx.root), ctx.item.skill_dir)
+    if _cache[0] is not None and _cache[0][0] == key and _cache[0][1] is ctx.document:
+        return _cache[1]
+    base = str(ctx.skill_dir)
+    files: set[str] = set()
+    dirs: set[str] = {""}
+    sizes: dict[str, int] = {}
+    truncated = False
+    stack = [""]
+    while stack and not truncated:
+        rel = stack.pop()
+        try:
+            it = os.scandir(os.path.join(base, rel) if rel else base)
+        except OSError:
+            continue
+        with it:
+            entries = sorted(it, key=lambda e: e.name)
+        if rel and any(e.name in ("SKILL.md", "skill.md", "Skill.md") for e in entries):
+            dirs.add(rel)
+            continue  # a nested skill: its files are its own
+        for e in entries:
+            child = f"{rel}/{e.name}" if rel else e.name
+            try:
+                if e.is_dir(follow_symlinks=False):
+                    if e.name not in SKIP_DIRS:
+                        dirs.add(child)
+                        stack.append(child)
+                elif e.is_file(follow_symlinks=False):
+                    files.add(child)
+                    sizes[child] = e.stat(follow_symlinks=False).st_size
+                elif e.is_symlink():
+                    files.add(child)  # a link exists as a name; discovery reports where it leads
+                    sizes[child] = 0
+            except OSError:
+                continue
+            if len(files) >= MAX_LISTED_FILES:
+                truncated = True
+                break
+    result = SkillFiles(frozenset(files), frozenset(dirs), sizes, truncated)
+    _cache[0], _cache[1] = (key, ctx.document), result
+    return result
+
+
+def read_text(path: str) -> str | None:
+    """Up to MAX_SCAN_BYTES of a file as text, or None for binary/unreadable files."""
+    try:
+        with open(path, "rb") as fh:
+            raw = fh.read(MAX_SCAN_BYTES)
+    except OSError:
+        return None
+    if b"\0" in raw[:8192]:
+        return None
+    return raw.decode("utf-8", "replace")
+
+
+# ------------------------------------------------------------------------------------- links
+
+_FENCE_LINE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
+_CODE_SPAN = re.compile(r"(`+)(?:(?!\1).)+?\1", re.S)
+_INLINE_LINK = re.compile(r"!?\[(?:[^\[\]]|\[[^\]]*\])*\]\(\s*(<[^>\n]*>|[^\s()]*(?:\([^\s()]*\)[^\s()]*)*)(?:\s+(?:\"[^\"]*\"|'[^']*'|\([^)]*\)))?\s*\)")
+_REF_DEF = re.compile(r"^ {0,3}\[[^\]]+\]:\s*(<[^>\n]*>|\S+)", re.M)
+_SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
+_PLACEHOLDER = re.compile(r"[{}$<>%]|\bbaseDir\b")
+
+
+@dataclass(frozen=True, slots=True)
+class Link:
+    target: str  # as written
+    path: str  # decoded path without fragment/query
+    line: int  # 1-based within the scanned text
+    column: int
+
+
+def _mask_code(text: str) -> str:
+    """Blank out fenced code blocks and code spans, keeping offsets (newlines kept)."""
+    if "`" not in text and "~~~" not in text:
+        return text
+    lines = text.split("\n")
+    fence: str | None = None
+    for i, line in enumerate(lines):
+        m = _FENCE_LINE.match(line)
+        if fence is None and m:
+            fence = m.group(1)[0] * len(m.group(1))
+            lines[i] = " " * len(line)
+        elif fence is not None:
+            if m and m.group(1).startswith(fence):
+                fence = None
+            lines[i] = " " * len(line)
+    masked = "\n".join(lines)
+    if "`" in masked:
+        masked = _CODE_SPAN.sub(lambda m: re.sub(r"[^\n]", " ", m.group(0)), masked)
+    return masked
+
+
+def local_links(text: str) -> list[Link]:
+    """Relative links and images in Markdown, outside code; URLs, anchors and placeholders skipped."""
+    if "](" not in text and "]:" not in text:
+        return []
+    masked = _mask_code(text)
+    out: list[Link] = []
+    starts: list[int] | None = None
+    for regex in (_INLINE_LINK, _REF_DEF):
+        for m in regex.finditer(masked):
+            raw = m.group(1).strip()
+            if raw.startswith("<") and raw.endswith(">"):
+                raw = raw[1:-1].strip()
+            if not raw or raw.startswith(("#", "//", "?")) or _SCHEME.match(raw) or _PLACEHOLDER.search(raw):
+                continue
+            path = unquote(raw.split("#", 1)[0].split("?", 1)[0])
+            if not path:
+                continue
+            if starts is None:
+                starts = [0] + [i + 1 for i, c in enumerate(text) if c == "\n"]
+            offset = m.start(1)
+            line = bisect.bisect_right(starts, offset)
+            out.append(Link(raw, path, line, offset - starts[line - 1] + 1))
+    out.sort(key=lambda link: (link.line, link.column))
+    return out
+
+
+def _resolve(source_dir: str, path: str) -> str | None:
+    """The link's posix path relative to the skill folder, or None when it leaves the folder."""
+    path = path.replace("\\", "/")
+    if path.startswith("/"):
+        return None
+    joined = posixpath.normpath(posixpath.join(source_dir, path)) if source_dir else posixpath.normpath(path)
+    if joined == ".." or joined.startswith("../"):
+        return None
+    return "" if joined == "." else joined
+
+
+def _body_links(ctx: RuleContext) -> Iterator[tuple[Link, Position, str | None]]:
+    body = ctx.document.body
+    offset = ctx.document.body_line - 1
+    for link in local_links(body):
+        yield link, Position(link.line + offset, link.column), _resolve("", link.path)
+
+
+@rule(
+    "B701", "body-too-long", "The body is over the line limit (500 lines by default).",
+    rationale="""
+        The specification: "Keep your main SKILL.md under 500 lines. Move detailed reference
+        material to separate files." The whole body is loaded into the context on activation, and
+        Codex has been seen truncating reads near line 220-260. The limit is `[lint]
+        max-body-lines`. A warning: it is guidance, not a hard rule (351 real skills exceed it).
+    """,
+    bad="a 900-line SKILL.md", good="a 200-line SKILL.md that links references/details.md",
+    severity=Severity.WARNING, profiles=REC_SPEC, kinds=SKILL_AND_LIGHT,
+)
+def body_too_long(ctx: RuleContext):
+    body = ctx.document.body
+    limit = ctx.settings.max_body_lines
+    if len(body) < limit:  # cannot hold `limit` newlines
+        return
+    lines = body.count("\n") + (0 if body.endswith("\n") else 1)
+    if lines > limit:
+        yield Finding(f"body is {lines:,} lines; keep it under {limit:,} and move details to references/",
+                      Position(ctx.document.body_line, 1))
+
+
+@rule(
+    "B702", "body-too-many-tokens", "The body is over the token budget (~5,000 tokens by default).",
+    rationale="""
+        The specification recommends under 5,000 tokens for the instructions. skillc estimates
+        tokens without a tokenizer: ASCII characters / 4 plus one token per non-ASCII character
+        (BPE tokenizers average ~4 characters per token on English and code, and about one per
+        character on CJK). The estimate is within ~15% of o200k on English prose, and costs
+        microseconds. The limit is `[lint] max-body-tokens`.
+    """,
+    bad="a 30,000-character body", good="a 12,000-character body with references/ for the rest",
+    severity=Severity.WARNING, profiles=REC_SPEC, kinds=SKILL_AND_LIGHT,
+)
+def body_too_many_tokens(ctx: RuleContext):
+    body = ctx.document.body
+    limit = ctx.settings.max_body_tokens
+    if len(body) <= limit:  # never more tokens than characters
+        return
+    tokens = estimate_tokens(body)
+    if tokens > limit:
+        yield Finding(f"body is about {tokens:,} tokens (estimated); keep it under {limit:,}",
+                      Position(ctx.document.body_line, 1))
+
+
+@rule(
+    "B703", "empty-body", "The file has frontmatter but no instructions.",
+    rationale="""
+        The specification: SKILL.md "must contain YAML frontmatter followed by Markdown content".
+        A skill with only a name and description gives the agent nothing to do once activated.
+    """,
+    bad="""
+        ---
+        name: pdf
+        description: Extract text from PDFs.
+        ---
+    """,
+    good="""
+        ---
+        name: pdf
+        description: Extract text from PDFs.
+        ---
+        # PDF
+        Run `scripts/extract.py <file>`.
+    """,
+    severity=Severity.WARNING, profiles=REC_SPEC, kinds=SKILL_AND_LIGHT,
+)
+def empty_body(ctx: RuleContext):
+    if ctx.document.frontmatter is not None and not ctx.document.body.strip():
+        yield Finding("the body is empty; add the instructions after the frontmatter",
+                      Position(ctx.document.frontmatter.end_line, 1))
+
+
+@rule(
+    "B704", "broken-relative-link", "A relative link or image points at a file that does not exist.",
+    rationale="""
+        The agent follows relative links to load references on demand; a broken one (101 real
+        skills, e.g. `reference/` for `references/`) loses the material silently. skillc checks
+        inline links, images and reference definitions outside code blocks and code spans,
+        URL-decodes the path and drops `#fragment` and `?query`; URLs, `mailto:`, anchors and
+        placeholders (`{baseDir}`, `${CLAUDE_PLUGIN_ROOT}`, `$SKILL_DIR`, `{{…}}`) are not paths.
+    """,
+    bad="[guide](reference/guide.md)  (the folder is references/)", good="[guide](references/guide.md)",
+    severity=Severity.WARNING, profiles=REC, kinds=SKILL,
+)
+def broken_relative_link(ctx: RuleContext):
+    files = None
+    for link, pos, rel in _body_links(ctx):
+        if rel is None:
+            continue  # B705
+        if files is None:
+            files = skill_files(ctx)
+        rel = rel.rstrip("/")
+        if rel not in files.files and rel not in files.dirs and not files.truncated:
+            yield Finding(f"link target {link.target!r} does not exist in the skill", pos)
+
+
+@rule(
+    "B705", "link-escapes-skill", "A relative link leaves the skill folder (`../…` or an absolute path).",
+    rationale="""
+        A skill is published, zipped and installed as one folder; a link to `../other-skill/` or
+        `/docs/x.md` works in the repository and breaks everywhere else (57 real skills). Link to
+        a copy inside the skill, or to a URL.
+    """,
+    bad="[threats](../threat-detection/SKILL.md)", good="[threats](references/threat-detection.md)",
+    severity=Severity.WARNING, profiles=REC, kinds=SKILL,
+)
+def link_escapes_skill(ctx: RuleContext):
+    for link, pos, rel in _body_links(ctx):
+        if rel is None:
+            where = "is an absolute path" if link.path.startswith("/") else "leaves the skill folder"
+            yield Finding(f"link target {link.target!r} {where}; the skill is published as one folder", pos)
+
+
+@rule(
+    "B706", "nested-reference", "A file SKILL.md links to links on to further files.",
+    rationale="""
+        The specification: "Keep file references one level deep from SKILL.md. Avoid deeply nested
+        reference chains." Agents read a referenced file when needed, but rarely follow a second
+        hop. Links back to SKILL.md, anchors and links between a file and itself are fine.
+    """,
+    bad="SKILL.md → references/a.md → references/b.md",
+    good="SKILL.md → references/a.md and SKILL.md → references/b.md",
+    severity=Severity.WARNING, profiles=REC_SPEC, kinds=SKILL,
+)
+def nested_reference(ctx: RuleContext):
+    files = None
+    seen: set[str] = set()
+    for link, pos, rel in _body_links(ctx):
+        if not rel or not rel.lower().endswith(MARKDOWN_EXTENSIONS) or rel in seen:
+            continue
+        seen.add(rel)
+        if files is None:
+            files = skill_files(ctx)
+        if rel not in files.files:
+            continue
+        text = read_text(os.path.join(str(ctx.skill_dir), rel))
+        if not text:
+            continue
+        source_dir = posixpath.dirname(rel)
+        further = []
+        for inner in local_links(text):
+            target = _resolve(source_dir, inner.path)
+            if target and target != rel and target not in ("SKILL.md",) and target.rstrip("/") in files.files:
+                further.append(target)
+        if further:
+            shown = ", ".join(sorted(set(further))[:3]) + (" …" if len(set(further)) > 3 else "")
+            yield Finding(f"{rel} links on to {shown}; keep references one level deep from SKILL.md "
+                          "(link those from SKILL.md instead)", pos)
+
+
+@rule(
+    "B707", "secret-in-skill", "A file of the skill contains what looks like a credential.",
+    rationale="""
+        Skills are published and copied into agents' contexts; a key in SKILL.md or in a reference
+        leaks to every user. skillc scans SKILL.md and the skill's text files (binary files and
+        nested skills skipped, at most 200 files and 1 MiB each) for provider key formats (AWS,
+        GCP, GitHub, Slack, OpenAI, Anthropic, Stripe), JWTs, private keys, `password=`/`token:`
+        assignments, `Authorization` headers and URLs with passwords. Placeholders
+        (`<your-token>`, `${TOKEN}`, `xxx`, `changeme`) are not reported, and the value is never
+        printed. The build redacts them too. Turn the scan off with `[lint] secret-scan = false`.
+    """,
+    bad="export GITHUB_TOKEN=ghp_… (a real token)", good="export GITHUB_TOKEN=${GITHUB_TOKEN}",
+    profiles=REC, kinds=frozenset(ItemKind),
+)
+def secret_in_skill(ctx: RuleContext):
+    if not ctx.settings.secret_scan:
+        return
+    for m in secrets.scan(ctx.document.text):
+        yield Finding(f"possible {m.kind} (value not shown); remove it and rotate the credential",
+                      Position(m.line, m.column))
+    if ctx.item.kind is not ItemKind.SKILL:
+        return
+    files = skill_files(ctx)
+    own = ctx.item.file_name
+    scanned = 0
+    for rel in sorted(files.files):
+        if rel == own or files.sizes.get(rel, 0) == 0:
+            continue
+        if scanned >= MAX_SCANNED_FILES:
+            break
+        scanned += 1
+        text = read_text(os.path.join(str(ctx.skill_dir), rel))
+        if not text:
+            continue
+        for m in secrets.scan(text):
+            yield Finding(f"possible {m.kind} in {rel}:{m.line}:{m.column} (value not shown); remove it and "
+                          "rotate the credential", None, path=_item_path(ctx, rel))
+
+
+def _item_path(ctx: RuleContext, rel: str) -> str:
+    return f"{ctx.item.skill_dir}/{rel}" if ctx.item.skill_dir else rel

@@ -1,0 +1,428 @@
+"""Extended frontmatter: seed 000 format A and widely used extension keys (codes F4xx).
+
+These rules belong to the ``recommended`` profile only: the ``spec`` and ``claude`` profiles
+reject every non-specification key outright (S316).
+"""
+
+from __future__ import annotations
+
+import datetime
+import difflib
+import re
+from typing import Any, Iterator
+
+from ...model import ItemKind, Position, Severity
+from ...parse import type_name
+from ..registry import Finding, RuleContext, rule
+from . import schema
+from .fixes import quote_scalar_fix
+from .spec import SPEC_KEYS
+
+REC = frozenset({"recommended"})
+SKILL_AND_LIGHT = frozenset({ItemKind.SKILL, ItemKind.LIGHTWEIGHT})
+
+# Every top-level key some known format defines.  Keep this list explicit: F401 reports the rest.
+FORMAT_A_KEYS = ("version", "tags", "user-invocable", "hooks")  # seed 000 format A
+SKILL_MEMORY_KEYS = ("skill-memory",)  # seed 003
+STEP_SKILL_KEYS = ("id", "inputs", "steps")  # seed 002: skills as data objects with id, inputs, ordered steps
+# Claude Code's documented SKILL.md keys (also checked by agnix CC-SK rules); argument-hint and
+# disable-model-invocation appear in 6 and 5 of the surveyed repositories (research/corpora.md §4).
+CLAUDE_CODE_KEYS = ("argument-hint", "disable-model-invocation", "model", "context", "agent", "effort", "shell",
+                    "paths")
+# Used across at least five surveyed repositories (corpora.md §4): author (2,578 files), category.
+WIDELY_USED_KEYS = ("author", "category")
+KNOWN_KEYS = frozenset(SPEC_KEYS + FORMAT_A_KEYS + SKILL_MEMORY_KEYS + STEP_SKILL_KEYS + CLAUDE_CODE_KEYS
+                       + WIDELY_USED_KEYS)
+
+BOOLEAN_KEYS = ("user-invocable", "disable-model-invocation")
+TEXT_KEYS = ("argument-hint", "model", "context", "agent", "effort", "shell", "author", "category", "id")
+HOOK_EVENTS = ("PreToolUse", "PostToolUse", "Stop")
+_TOOL_ENTRY = re.compile(r"^[A-Za-z*][\w.*:-]*(\(.*\))?$", re.S)
+
+
+def _scalar(ctx: RuleContext, *path: Any):
+    fm = ctx.document.frontmatter
+    return fm.scalars.get(tuple(path)) if fm else None
+
+
+@rule(
+    "F401", "unknown-frontmatter-key", "A top-level key that no known skill format defines.",
+    rationale=f"""
+        skillc knows the specification's keys, seed 000 format A ({', '.join(FORMAT_A_KEYS)}),
+        skill-memory (seed 003), step skills ({', '.join(STEP_SKILL_KEYS)}; seed 002), Claude Code's
+        documented keys ({', '.join(CLAUDE_CODE_KEYS)}) and keys used across at least five surveyed
+        repositories ({', '.join(WIDELY_USED_KEYS)}). Anything else is read by no client: it is
+        usually a typo (`desciption`) or belongs under `metadata`. Recommended profile only; the
+        `spec` and `claude` profiles use S316, which rejects every non-specification key.
+    """,
+    bad="""
+        name: pdf
+        homepage: https://example.com
+    """,
+    good="""
+        name: pdf
+        metadata:
+          homepage: https://example.com
+    """,
+    severity=Severity.WARNING, profiles=REC, kinds=frozenset({ItemKind.SKILL}),
+)
+def unknown_frontmatter_key(ctx: RuleContext):
+    lower = {k.lower() for k in ctx.meta if isinstance(k, str)}
+    for key in ctx.meta:
+        if key in KNOWN_KEYS:
+            continue
+        if key.lower() in KNOWN_KEYS and key.lower() in lower:
+            continue  # `Name` beside `name`: F412 reports it
+        close = difflib.get_close_matches(key.lower(), sorted(KNOWN_KEYS), n=1, cutoff=0.8)
+        hint = f"; did you mean {close[0]!r}?" if close else "; move it under 'metadata' if clients should keep it"
+        yield Finding(f"unknown frontmatter key {key!r}{hint}", ctx.key(key))
+
+
+@rule(
+    "F402", "version-not-string", "`version` is not written as text.",
+    rationale="""
+        Format A defines `version` as a semantic-version string. Unquoted, YAML reads `2.0` as the
+        number 2.0 and `2.10` as 2.1: the text is lost before any tool sees it (6 real skills).
+        `--fix` quotes it.
+    """,
+    bad="version: 2.0", good="version: '2.0'", profiles=REC, fix="quote the value as written",
+    kinds=frozenset({ItemKind.SKILL}),
+)
+def version_not_string(ctx: RuleContext):
+    if "version" not in ctx.meta or isinstance(ctx.meta["version"], str):
+        return
+    value = ctx.meta["version"]
+    scalar = _scalar(ctx, "version")
+    if scalar is not None and not isinstance(value, (list, dict)):
+        yield Finding(f"'version' is read as a {type_name(value)}; quote it: '{scalar.text}'",
+                      scalar.position, quote_scalar_fix(ctx, scalar))
+    else:
+        yield Finding(f"'version' must be a version string such as '1.0.0', found a {type_name(value)}",
+                      ctx.value("version"))
+
+
+def _dates(value: Any, path: tuple) -> Iterator[tuple]:
+    if isinstance(value, (datetime.date, datetime.datetime)):
+        yield path
+    elif isinstance(value, dict):
+        for k, v in value.items():
+            yield from _dates(v, path + (k,))
+    elif isinstance(value, list):
+        for i, v in enumerate(value):
+            yield from _dates(v, path + (i,))
+
+
+@rule(
+    "F403", "implicit-date", "A value YAML reads as a date or timestamp where text is expected.",
+    rationale="""
+        YAML 1.1 turns `created: 2026-01-25` into a date object: JSON has no date type, other
+        loaders keep the text, and round-tripping changes it. Frontmatter values are text; `--fix`
+        quotes them. (`metadata` values are reported by S313, `version` by F402.)
+    """,
+    bad="created: 2026-01-25", good="created: '2026-01-25'", severity=Severity.WARNING, profiles=REC,
+    fix="quote the date as written", kinds=SKILL_AND_LIGHT,
+)
+def implicit_date(ctx: RuleContext):
+    for key, value in ctx.meta.items():
+        if key in ("metadata", "version"):
+            continue
+        for path in _dates(value, (key,)):
+            scalar = _scalar(ctx, *path)
+            text = scalar.text if scalar else str(value)
+            fix = quote_scalar_fix(ctx, scalar) if scalar else None
+            yield Finding(f"{'.'.join(map(str, path))!s} is read as a date; quote it: '{text}'",
+                          scalar.position if scalar else ctx.key(*path), fix)
+
+
+@rule(
+    "F404", "tags-invalid", "`tags` is not a list of strings.",
+    rationale="""
+        Formats A and B define `tags` as a list of strings (block or flow style: `tags: [pdf, ocr]`).
+        A comma string is one tag to every loader that follows the format.
+    """,
+    bad="tags: pdf, ocr", good="tags: [pdf, ocr]", profiles=REC, kinds=SKILL_AND_LIGHT,
+)
+def tags_invalid(ctx: RuleContext):
+    if "tags" not in ctx.meta:
+        return
+    tags = ctx.meta["tags"]
+    if isinstance(tags, str):
+        parts = [t for t in re.split(r"[,\s]+", tags) if t]
+        hint = f"; write a list: [{', '.join(parts)}]"
+        yield Finding(f"'tags' must be a list of strings, found text{hint}", ctx.value("tags"))
+    elif not isinstance(tags, list):
+        yield Finding(f"'tags' must be a list of strings, found a {type_name(tags)}", ctx.value("tags"))
+    else:
+        for i, tag in enumerate(tags):
+            if not isinstance(tag, str) or not tag.strip():
+                what = "empty" if isinstance(tag, str) or tag is None else f"a {type_name(tag)}"
+                yield Finding(f"tag {i + 1} must be non-empty text, found {what}", ctx.key("tags", i))
+
+
+@rule(
+    "F405", "boolean-key-not-boolean", "`user-invocable` or `disable-model-invocation` is not true/false.",
+    rationale="""
+        Both are booleans (format A; Claude Code). A quoted `"true"` is a string, which strict
+        loaders reject and lenient ones read as true even when it says `"false"`.
+    """,
+    bad="user-invocable: \"yes\"", good="user-invocable: true", profiles=REC,
+    kinds=frozenset({ItemKind.SKILL}),
+)
+def boolean_key_not_boolean(ctx: RuleContext):
+    for key in BOOLEAN_KEYS:
+        if key in ctx.meta and not isinstance(ctx.meta[key], bool):
+            value = ctx.meta[key]
+            hint = " (remove the quotes)" if isinstance(value, str) and value.lower() in ("true", "false") else ""
+            yield Finding(f"{key!r} must be true or false, found {value!r}{hint}", ctx.value(key))
+
+
+def split_tools(value: str) -> tuple[list[str], str, bool]:
+    """Split an allowed-tools string into entries, respecting parentheses.
+
+    Returns ``(entries, separator, balanced)`` where separator is ``","`` when a comma outside
+    parentheses separates entries, else ``" "``.
+    """
+    depth, comma = 0, False
+    for c in value:
+        if c == "(":
+            depth += 1
+        elif c == ")":
+            depth -= 1
+        elif c == "," and depth == 0:
+            comma = True
+    balanced = depth == 0
+    entries, cur, depth = [], [], 0
+    for c in value:
+        if c == "(":
+            depth += 1
+        elif c == ")":
+            depth = max(0, depth - 1)
+        if depth == 0 and ((comma and c == ",") or (not comma and c.isspace())):
+            entries.append("".join(cur).strip())
+            cur = []
+            continue
+        cur.append(c)
+    entries.append("".join(cur).strip())
+    if not comma:
+        entries = [e for e in entries if e]
+    return entries, "," if comma else " ", balanced
+
+
+@rule(
+    "F406", "allowed-tools-invalid", "`allowed-tools` has an empty or malformed entry.",
+    rationale="""
+        Each entry is a tool name, optionally with a parenthesised argument pattern: `Read`,
+        `Bash(git:*)`, `mcp__github__create_issue`. Unbalanced parentheses or empty entries
+        (`Read,,Write`) silently pre-approve the wrong thing. A list or a string is accepted (S314
+        reports the list form in the `spec` profile).
+    """,
+    bad="allowed-tools: Read, Bash(git:*", good="allowed-tools: Read Bash(git:*)", profiles=REC,
+    kinds=frozenset({ItemKind.SKILL}),
+)
+def allowed_tools_invalid(ctx: RuleContext):
+    if "allowed-tools" not in ctx.meta:
+        return
+    value = ctx.meta["allowed-tools"]
+    if isinstance(value, list):
+        for i, entry in enumerate(value):
+            if not isinstance(entry, str):
+                yield Finding(f"allowed-tools entry {i + 1} must be text, found a {type_name(entry)}",
+                              ctx.key("allowed-tools", i))
+            elif not _TOOL_ENTRY.match(entry.strip()) or entry.count("(") != entry.count(")"):
+                yield Finding(f"allowed-tools entry {entry!r} is not a tool name", ctx.key("allowed-tools", i))
+        return
+    if not isinstance(value, str):
+        if "allowed-tools" in ctx.meta and value is not None:
+            yield Finding(f"'allowed-tools' must be text or a list, found a {type_name(value)}",
+                          ctx.value("allowed-tools"))
+        return
+    entries, _, balanced = split_tools(value)
+    if not balanced:
+        yield Finding("'allowed-tools' has unbalanced parentheses", ctx.value("allowed-tools"))
+        return
+    for entry in entries:
+        if not entry:
+            yield Finding("'allowed-tools' has an empty entry (two separators in a row?)", ctx.value("allowed-tools"))
+        elif not _TOOL_ENTRY.match(entry):
+            yield Finding(f"allowed-tools entry {entry!r} is not a tool name", ctx.value("allowed-tools"))
+
+
+@rule(
+    "F407", "allowed-tools-comma-separated", "`allowed-tools` is a comma-separated string.",
+    rationale="""
+        The specification defines a space-separated string; 2,782 real skills use commas
+        (`Read, Write, Bash`). Claude Code accepts both, but a space-splitting client reads
+        `Read,` as a tool name. Write it space-separated or as a YAML list.
+    """,
+    bad="allowed-tools: Read, Write, Bash(git:*)", good="allowed-tools: Read Write Bash(git:*)",
+    severity=Severity.WARNING, profiles=REC, kinds=frozenset({ItemKind.SKILL}),
+)
+def allowed_tools_comma(ctx: RuleContext):
+    value = ctx.meta.get("allowed-tools")
+    if isinstance(value, str):
+        entries, sep, balanced = split_tools(value)
+        if sep == "," and balanced and all(entries):
+            yield Finding(f"'allowed-tools' is comma-separated; the specification separates tools with spaces "
+                          f"(write: {' '.join(entries)})", ctx.value("allowed-tools"))
+
+
+def _hook_issues(ctx: RuleContext) -> list[schema.SchemaIssue]:
+    return schema.issues(ctx.meta["hooks"], "hooks", ("hooks",))
+
+
+def _is_type_issue(issue: schema.SchemaIssue) -> bool:
+    return issue.path[-1:] == ("type",) and issue.validator == "const"
+
+
+@rule(
+    "F408", "hooks-invalid", "`hooks` does not have the format A structure.",
+    rationale="""
+        Format A hooks map an event to a list of `{matcher, hooks: [{type: command, command}]}`
+        (for `Stop`, the matcher may be left out, or the list may hold the actions directly, as seed
+        000's `stop: Vec<HookAction>` does). A wrong shape makes the loader drop every hook of the
+        skill. skillc checks hooks with the published JSON Schema and never runs them.
+    """,
+    bad="""
+        hooks:
+          PreToolUse:
+            matcher: Write
+            command: ./check.sh
+    """,
+    good="""
+        hooks:
+          PreToolUse:
+            - matcher: "Write|Edit"
+              hooks:
+                - type: command
+                  command: ./check.sh
+    """,
+    profiles=REC, kinds=frozenset({ItemKind.SKILL}),
+)
+def hooks_invalid(ctx: RuleContext):
+    if "hooks" not in ctx.meta:
+        return
+    for issue in _hook_issues(ctx):
+        if not _is_type_issue(issue):
+            yield Finding(issue.message, ctx.key(*issue.path))
+
+
+@rule(
+    "F409", "hook-event-unknown", "A hook event other than `PreToolUse`, `PostToolUse` or `Stop`.",
+    rationale="""
+        Format A defines three events. Claude Code knows more (`SessionStart`, `UserPromptSubmit`,
+        …) but format A loaders ignore them, so the hook silently never runs there.
+    """,
+    bad="""
+        hooks:
+          BeforeTool: []
+    """,
+    good="""
+        hooks:
+          PreToolUse: []
+    """,
+    severity=Severity.WARNING, profiles=REC, kinds=frozenset({ItemKind.SKILL}),
+)
+def hook_event_unknown(ctx: RuleContext):
+    hooks = ctx.meta.get("hooks")
+    if isinstance(hooks, dict):
+        for event in hooks:
+            if event not in HOOK_EVENTS:
+                close = difflib.get_close_matches(event, HOOK_EVENTS, n=1, cutoff=0.7)
+                hint = f"; did you mean {close[0]!r}?" if close else ""
+                yield Finding(f"hook event {event!r} is not one of {', '.join(HOOK_EVENTS)}{hint}",
+                              ctx.key("hooks", event))
+
+
+def _matchers(ctx: RuleContext) -> Iterator[tuple[tuple, str]]:
+    hooks = ctx.meta.get("hooks")
+    if not isinstance(hooks, dict):
+        return
+    for event, groups in hooks.items():
+        if isinstance(groups, list):
+            for i, group in enumerate(groups):
+                if isinstance(group, dict) and isinstance(group.get("matcher"), str):
+                    yield ("hooks", event, i, "matcher"), group["matcher"]
+
+
+@rule(
+    "F410", "hook-matcher-invalid-regex", "A hook `matcher` is not a valid regular expression.",
+    rationale="""
+        Matchers are regular expressions over tool names (`Write|Edit`). One that does not compile
+        makes the loader reject the hook (or the whole skill). skillc compiles it (Python `re`,
+        close to the Rust and JavaScript dialects for these patterns) and reports the error's column.
+    """,
+    bad="matcher: \"Write|Edit(\"", good="matcher: \"Write|Edit\"", profiles=REC,
+    kinds=frozenset({ItemKind.SKILL}),
+)
+def hook_matcher_invalid_regex(ctx: RuleContext):
+    for path, pattern in _matchers(ctx):
+        try:
+            re.compile(pattern)
+        except re.error as exc:
+            scalar = _scalar(ctx, *path)
+            pos = ctx.key(*path)
+            if scalar is not None:
+                quote = 1 if scalar.style in ("'", '"') else 0
+                col = scalar.position.column + quote + (exc.pos or 0)
+                pos = Position(scalar.position.line, col) if scalar.position.line == scalar.end.line else scalar.position
+            yield Finding(f"hook matcher {pattern!r} is not a valid regular expression: {exc.msg}"
+                          + (f" at position {exc.pos}" if exc.pos is not None else ""), pos)
+
+
+@rule(
+    "F411", "hook-type-not-command", "A hook action's `type` is not `command`.",
+    rationale="Format A has one hook type, `command` (a shell command); any other type is dropped by the loader.",
+    bad="- type: shell\n  command: ./check.sh", good="- type: command\n  command: ./check.sh", profiles=REC,
+    kinds=frozenset({ItemKind.SKILL}),
+)
+def hook_type_not_command(ctx: RuleContext):
+    if "hooks" not in ctx.meta:
+        return
+    for issue in _hook_issues(ctx):
+        if _is_type_issue(issue):
+            yield Finding(issue.message, ctx.value(*issue.path))
+
+
+@rule(
+    "F412", "key-case-conflict", "Two keys differ only by letter case (`Name` beside `name`).",
+    rationale="""
+        YAML keys are case-sensitive, so both survive parsing; a case-insensitive loader keeps
+        whichever comes last, and two clients read two different skills. Keep the lower-case key.
+    """,
+    bad="""
+        Name: code-to-prd
+        name: code-to-prd
+    """,
+    good="name: code-to-prd", severity=Severity.WARNING, profiles=REC, kinds=SKILL_AND_LIGHT,
+)
+def key_case_conflict(ctx: RuleContext):
+    seen: dict[str, str] = {}
+    for key in ctx.meta:
+        low = key.lower()
+        if low in seen:
+            yield Finding(f"key {key!r} differs from {seen[low]!r} only by case", ctx.key(key))
+        else:
+            seen[low] = key
+
+
+@rule(
+    "F413", "text-key-not-string", "An extension key that holds text has another type.",
+    rationale=f"""
+        {', '.join(TEXT_KEYS)} are text. `argument-hint: [file]` is read as a list and
+        `model: 4` as a number; clients that expect text reject the skill or show `['file']`.
+        `--fix` quotes a plain scalar.
+    """,
+    bad="argument-hint: [file] [format]", good="argument-hint: '[file] [format]'", severity=Severity.WARNING,
+    profiles=REC, fix="quote the value as written", kinds=frozenset({ItemKind.SKILL}),
+)
+def text_key_not_string(ctx: RuleContext):
+    for key in TEXT_KEYS:
+        if key not in ctx.meta or isinstance(ctx.meta[key], str):
+            continue
+        value = ctx.meta[key]
+        if isinstance(value, (datetime.date, datetime.datetime)):
+            continue  # F403
+        scalar = _scalar(ctx, key)
+        fix = quote_scalar_fix(ctx, scalar) if scalar is not None else None
+        hint = " (quote it)" if isinstance(value, (list, int, float, bool)) else ""
+        yield Finding(f"{key!r} must be text, found a {type_name(value)}{hint}", ctx.value(key), fix)

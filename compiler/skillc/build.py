@@ -1,0 +1,470 @@
+"""``skillc build``: configuration → sources → lint → resolve → emit → manifest → atomic swap.
+
+Guarantees (tested in ``tests/test_build_*.py``):
+
+* **Deterministic**: the same inputs give a byte-identical bundle whatever the directory order, time
+  zone or locale; zip times come from ``SOURCE_DATE_EPOCH`` (else 1980-01-01).
+* **Atomic**: the bundle is written into a staging folder beside ``--out`` (under
+  ``<parent>/.skillc-build/``, a folder discovery skips) and swapped in with one rename
+  (``renameat2(RENAME_EXCHANGE)`` where the kernel has it).  A failed or killed build leaves the
+  previous bundle as it was; its leftovers are removed by the next build.
+* **Locked**: ``<parent>/.skillc-build/<name>.lock`` (``flock``) stops two builds writing one output.
+* **Incremental**: the content-addressed cache (``skillc.cache``) skips parsing, linting and
+  rendering unchanged skills; the generation a build swaps out is kept as ``<name>.prev`` and
+  recycled as the next build's staging folder, so an unchanged file is not even copied.
+* **Safe output**: an output folder inside an input repository (unless discovery skips it, like
+  ``dist/``), holding an input, or holding something other than a skillc bundle (without
+  ``--force``) is refused before anything is written.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import ctypes.util
+import errno
+import fcntl
+import hashlib
+import os
+import shutil
+import sys
+import time
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Callable, Mapping, Sequence
+
+from .cache import BuildCache, default_cache_root, diagnostics_in, diagnostics_out, key_of
+from .discover import SKIP_DIRS, path_key
+from .errors import BuildError, SkillcError
+from .lint import LintConfig, active_rules, check_collection, check_document, finalize
+from .model import Diagnostic, DiscoveredItem, Document, ItemKind, Severity
+from .resolve_types import EmitContext, Resolution, SourceSkill
+
+WORK_DIR = ".skillc-build"  # beside the output: staging, previous generation, lock
+
+
+@dataclass(frozen=True)
+class BuildOptions:
+    paths: tuple[str, ...] = ()
+    config: str | None = None
+    out: str = "dist"
+    site: bool = True
+    memory: tuple[str, ...] = ()
+    keep_going: bool = False
+    force: bool = False
+    emit: tuple[str, ...] = ()
+    cache_dir: Path | None = None  # None: default_cache_root(); use_cache=False disables it
+    use_cache: bool = True
+    cwd: Path = field(default_factory=Path.cwd)
+    env: Mapping[str, str] = field(default_factory=lambda: dict(os.environ))
+    home: Path = field(default_factory=Path.home)
+
+
+@dataclass
+class BuildResult:
+    out: Path
+    resolution: Resolution
+    diagnostics: list[tuple[str, Diagnostic]]  # (repository, diagnostic), lint + resolution
+    stats: dict[str, int]
+    files: int
+    bytes: int
+    seconds: float
+    excluded: dict[str, str]
+
+    def summary(self) -> dict[str, object]:
+        errors = sum(1 for _, d in self.diagnostics if d.severity is Severity.ERROR)
+        warnings = sum(1 for _, d in self.diagnostics if d.severity is Severity.WARNING)
+        return {
+            "out": str(self.out),
+            "skills": len(self.resolution.skills),
+            "collections": len(self.resolution.collections),
+            "shadowed": len(self.resolution.shadowed),
+            "excluded": sorted(self.excluded, key=path_key),
+            "errors": errors,
+            "warnings": warnings,
+            "files": self.files,
+            "bytes": self.bytes,
+            "seconds": round(self.seconds, 3),
+            **self.stats,
+        }
+
+
+Progress = Callable[[str, int], Callable[[int], None] | None]  # (label, total) -> advance(n)
+
+
+def source_date_epoch(env: Mapping[str, str]) -> int | None:
+    value = env.get("SOURCE_DATE_EPOCH", "").strip()
+    if not value:
+        return None
+    if not value.isdigit():
+        raise SkillcError(f"SOURCE_DATE_EPOCH must be a whole number of seconds, not {value!r}")
+    return int(value)
+
+
+# --- output folder checks ------------------------------------------------------------------------
+
+def _inside(child: str, parent: str) -> bool:
+    return child == parent or child.startswith(parent.rstrip(os.sep) + os.sep)
+
+
+def check_output(out: Path, repo_paths: Sequence[tuple[str, Path]], force: bool) -> None:
+    """Refuse an output folder that would read or destroy an input, or hold a stranger's files."""
+    real_out = os.path.realpath(out)
+    if out.exists() and not out.is_dir():
+        raise BuildError(f"output {out} exists and is not a folder", hint="choose another --out")
+    for name, repo in repo_paths:
+        real_repo = os.path.realpath(repo)
+        if _inside(real_repo, real_out):
+            raise BuildError(f"output folder {out} contains input repository {name!r} ({repo}); "
+                             "building would replace it", hint="choose an --out outside the repository")
+        if _inside(real_out, real_repo):
+            rel = Path(os.path.relpath(real_out, real_repo)).parts
+            if not any(part in SKIP_DIRS for part in rel):
+                raise BuildError(
+                    f"output folder {out} is inside input repository {name!r} ({repo}): the next build "
+                    "would read the bundle as skills",
+                    hint=f"choose an --out outside it, or a folder discovery skips ({', '.join(sorted(SKIP_DIRS))})")
+    if out.is_dir() and not force:
+        from .emit.manifest import read_manifest
+
+        if any(True for _ in os.scandir(out)) and read_manifest(out) is None:
+            raise BuildError(f"output folder {out} is not empty and holds no skillc bundle (no api/manifest.json); "
+                             "refusing to replace it", hint="use --force to replace it, or choose another --out")
+
+
+# --- lock, staging, swap -------------------------------------------------------------------------
+
+class BuildLock:
+    def __init__(self, work: Path, name: str) -> None:
+        self.path = work / f"{name}.lock"
+        self.fd: int | None = None
+
+    def __enter__(self) -> "BuildLock":
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError as exc:
+            if exc.errno not in (errno.EWOULDBLOCK, errno.EAGAIN, errno.EACCES):
+                os.close(fd)
+                raise
+            holder = os.pread(fd, 64, 0).decode("ascii", "replace").strip() or "?"
+            os.close(fd)
+            raise BuildError(f"another skillc build (pid {holder}) is writing this output; lock {self.path}",
+                             hint="wait for it to finish; the lock is released when that process exits") from None
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
+        self.fd = fd
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.fd is not None:
+            os.ftruncate(self.fd, 0)
+            os.close(self.fd)  # closing releases the flock
+            self.fd = None
+
+
+_RENAME_EXCHANGE = 2
+
+
+def _exchange(a: Path, b: Path) -> bool:
+    """Atomically swap two paths (Linux renameat2); False when the system cannot."""
+    if not sys.platform.startswith("linux"):
+        return False
+    try:
+        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
+        fn = libc.renameat2
+    except (OSError, AttributeError):
+        return False
+    fn.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_uint]
+    at_fdcwd = -100
+    rc = fn(at_fdcwd, os.fsencode(a), at_fdcwd, os.fsencode(b), _RENAME_EXCHANGE)
+    if rc != 0:
+        err = ctypes.get_errno()
+        if err in (errno.ENOSYS, errno.EINVAL, errno.ENOTSUP if hasattr(errno, "ENOTSUP") else errno.EINVAL):
+            return False
+        raise OSError(err, os.strerror(err), str(a))
+    return True
+
+
+def swap_in(staging: Path, out: Path, prev: Path, keep_previous: bool) -> None:
+    """Make ``staging`` the bundle at ``out``; the old bundle becomes ``prev`` (or is deleted)."""
+    if prev.exists():
+        shutil.rmtree(prev)
+    if not out.exists():
+        os.rename(staging, out)
+        return
+    if _exchange(staging, out):
+        old = staging
+    else:  # two renames: a crash in between leaves the bundle at `prev`, never a half-written one
+        os.rename(out, prev)
+        os.rename(staging, out)
+        old = prev
+    if keep_previous:
+        if old != prev:
+            os.rename(old, prev)
+    else:
+        shutil.rmtree(old)
+
+
+def clean_stale(work: Path, name: str) -> None:
+    """Remove the staging folders of builds that died (we hold the lock, so none is live)."""
+    if not work.is_dir():
+        return
+    for entry in os.scandir(work):
+        if entry.name.startswith(f"{name}.tmp-"):
+            shutil.rmtree(entry.path, ignore_errors=True)
+
+
+_MANAGED = ("api/skills/", "api/files/", "api/archives/")
+
+
+def prepare_staging(work: Path, name: str, current: Path) -> tuple[Path, "Staging"]:
+    """A staging folder: the previous generation recycled when it is a sound bundle, else empty."""
+    from .emit.manifest import manifest_entries, read_manifest
+    from .emit.staging import Staging
+
+    staging = work / f"{name}.tmp-{os.getpid()}"
+    prev = work / f"{name}.prev"
+    recycled: dict = {}
+    if prev.is_dir():
+        doc = read_manifest(prev)
+        if doc is not None:
+            os.rename(prev, staging)
+            entries = manifest_entries(doc)
+            # Keep only the per-skill files (reused by hash); everything else is produced afresh.
+            for entry in os.scandir(staging):
+                if entry.name != "api":
+                    _remove(Path(entry.path))
+            for entry in os.scandir(staging / "api") if (staging / "api").is_dir() else ():
+                if entry.name not in ("skills", "files", "archives"):
+                    _remove(Path(entry.path))
+            (staging / "api" / "skills" / "index.html").unlink(missing_ok=True)
+            recycled = {p: e for p, e in entries.items() if p.startswith(_MANAGED) and p != "api/skills/index.html"}
+        else:
+            shutil.rmtree(prev)
+    if not recycled:
+        staging.mkdir(parents=True)
+    cur_doc = None
+    if current.is_dir():
+        from .emit.manifest import read_manifest as _rm
+
+        cur_doc = _rm(current)
+    return staging, Staging(staging, recycled, current if cur_doc else None, manifest_entries(cur_doc))
+
+
+def _remove(path: Path) -> None:
+    if path.is_dir() and not path.is_symlink():
+        shutil.rmtree(path)
+    else:
+        path.unlink(missing_ok=True)
+
+
+# --- lint ----------------------------------------------------------------------------------------
+
+class Reader:
+    """The ``read`` callback sources call: cached parse, and where each document came from."""
+
+    def __init__(self, cache: BuildCache) -> None:
+        self.cache = cache
+        self.origin: dict[int, tuple[str, DiscoveredItem]] = {}
+
+    def __call__(self, root: str, item: DiscoveredItem) -> Document:
+        from .lint import read_item
+
+        skill = item.skill_dir if item.kind is ItemKind.SKILL else item.path
+        try:
+            doc = self.cache.read_document(root, item.path, item.kind, skill)
+        except OSError:
+            doc = read_item(root, item)  # the D105 diagnostic
+        self.origin[id(doc)] = (root, item)
+        return doc
+
+
+def lint_skills(skills: Sequence[SourceSkill], reader: Reader, config: LintConfig, cache: BuildCache
+                ) -> dict[int, list[Diagnostic]]:
+    """Document rules per skill (cached by the skill's files and the lint configuration), then the
+    collection rules over all of them.  Keyed by ``id(skill)``."""
+    from .rules.registry import RuleContext
+
+    rules = active_rules(config)
+    config_key = repr(config)
+    out: dict[int, list[Diagnostic]] = {}
+    contexts: list[tuple[SourceSkill, RuleContext]] = []
+    for skill in skills:
+        origin = reader.origin.get(id(skill.document))
+        doc = skill.document
+        if origin is None:  # a source that parsed by itself (http): lint it from where it is
+            src = Path(skill.files[0].source_path)
+            root = str(src.parent)
+            item = DiscoveredItem(ItemKind.SKILL, src.name, "", src.name)
+            doc = replace(doc, path=src.name)
+        else:
+            root, item = origin
+        ctx = RuleContext(item, doc, Path(root), config.settings, config.profile)
+        contexts.append((skill, ctx))
+        key = key_of("lint", config_key, item.path, tuple((f.path, f.sha256) for f in skill.files))
+        rec = cache.get("lint", key)
+        if rec is not None:
+            cache.stats.lint_cached += 1
+            out[id(skill)] = list(diagnostics_in(rec))
+            continue
+        cache.stats.linted += 1
+        diags = finalize([*doc.diagnostics, *check_document(ctx, rules)], config)
+        cache.put("lint", key, diagnostics_out(diags))
+        out[id(skill)] = diags
+    # Collection rules (duplicate names, description budget…) run per repository, like `skillc lint`.
+    groups: dict[str, list[tuple[SourceSkill, RuleContext]]] = {}
+    for skill, ctx in contexts:
+        groups.setdefault(ctx.root.as_posix(), []).append((skill, ctx))
+    for group in groups.values():
+        by_path = {ctx.item.path: skill for skill, ctx in group}
+        for d in finalize(check_collection([c for _, c in group], rules), config):
+            skill = by_path.get(d.path)
+            if skill is not None:
+                out.setdefault(id(skill), []).append(d)
+    return out
+
+
+# --- the build -----------------------------------------------------------------------------------
+
+def _config_hash(cfg: object, extra: object) -> str:
+    return hashlib.sha256(repr((cfg, extra)).encode("utf-8", "surrogateescape")).hexdigest()
+
+
+def run_build(opts: BuildOptions, progress: Progress | None = None) -> BuildResult:
+    from .buildconfig import load_build_config
+    from .emit import EMITTERS
+    from .emit.manifest import write_manifest
+    from .resolve import resolve
+    from .sources import open_source
+
+    t0 = time.perf_counter()
+    epoch = source_date_epoch(opts.env)
+    as_of = float(epoch) if epoch is not None else time.time()
+    cfg = load_build_config(opts.paths, opts.config, cwd=opts.cwd, home=opts.home, env=opts.env)
+    out = Path(opts.out)
+    if not out.is_absolute():
+        out = opts.cwd / out
+    out = Path(os.path.abspath(out))
+    local = [(r.name, (Path(r.location) if Path(r.location).is_absolute() else opts.cwd / r.location))
+             for r in cfg.repositories if r.type in ("filesystem", "embedded")]
+    check_output(out, local, opts.force)
+
+    cache_root = (opts.cache_dir or default_cache_root(opts.env)) if opts.use_cache else None
+    config_hash = _config_hash(
+        (cfg.settings(), cfg.lint, tuple((r.name, r.type, r.tier, r.priority, r.order) for r in cfg.repositories)),
+        (opts.site, opts.emit))
+    cache = BuildCache(cache_root / "records" if cache_root else None, salt=config_hash)
+    work = out.parent / WORK_DIR
+    name = out.name
+    with BuildLock(work, name):
+        clean_stale(work, name)
+        # 1. sources (parse through the cache)
+        reader = Reader(cache)
+        listings = []
+        source_cache = (cache_root or Path(opts.env.get("TMPDIR", "/tmp")) / "skillc-nocache") / "sources"
+        for repo in cfg.repositories:
+            listings.append(open_source(repo, cache_dir=source_cache, lint=cfg.lint).skills(reader))
+        # 2. lint every offered skill
+        all_skills = [s for lst in listings for s in lst.skills]
+        per_skill = lint_skills(all_skills, reader, cfg.lint, cache)
+        diagnostics: list[tuple[str, Diagnostic]] = []
+        for lst in listings:
+            repo_name = lst.input.repository
+            for d in finalize(lst.diagnostics, cfg.lint):
+                diagnostics.append((repo_name, d))
+            for s in lst.skills:
+                diagnostics.extend((repo_name, d) for d in per_skill.get(id(s), ()))
+        failing: dict[str, str] = {}
+        for lst in listings:
+            for s in lst.skills:
+                errs = [d for d in per_skill.get(id(s), ()) if d.severity is Severity.ERROR]
+                if errs:
+                    failing.setdefault(s.id, "lint errors: " + ", ".join(sorted({d.code for d in errs})))
+        # 3. resolve (R1xx: shadowing, unsafe or colliding IDs)
+        settings = cfg.settings()
+        resolution = resolve(_without(listings, failing), settings=settings)
+        res_errors: dict[str, str] = {}
+        for d in finalize(resolution.diagnostics, cfg.lint):
+            diagnostics.append(("", d))
+            if d.severity is Severity.ERROR and d.skill:
+                res_errors.setdefault(d.skill, f"{d.code}: {d.message}")
+        if res_errors:
+            failing.update(res_errors)
+            resolution = resolve(_without(listings, failing), settings=settings)
+        if failing and not opts.keep_going:
+            raise BuildError(_failure_message(failing, diagnostics), hint="fix them, or pass --keep-going to "
+                             "publish the valid skills and list the others in the manifest")
+        resolution = replace(resolution, excluded=tuple(sorted(failing, key=path_key)))
+        lint_status: dict[str, tuple[str, int]] = {}
+        for lst in listings:
+            for s in lst.skills:
+                ds = per_skill.get(id(s), ())
+                warnings = sum(1 for d in ds if d.severity is Severity.WARNING)
+                lint_status.setdefault(s.id, ("warning" if warnings else "ok", warnings))
+        # 4. emit into a staging folder
+        staging_dir, staging = prepare_staging(work, name, out)
+        try:
+            options: dict[str, object] = {
+                "site": opts.site, "emit": opts.emit, "epoch": epoch or 0, "source_date_epoch": epoch,
+                "config_hash": config_hash, "config_files": cfg.config_files, "cache": cache,
+                "staging": staging, "artifacts": {}, "lint_status": lint_status,
+                "lint_summary": _lint_summary(cfg.lint, len(all_skills), diagnostics),
+                "excluded_reasons": failing,
+            }
+            memory = tuple(Path(p) for p in opts.memory)
+            ctx = EmitContext(resolution, staging_dir, as_of, memory, cache_root / "emit" if cache_root else None,
+                              options)
+            for emitter_name, fn in EMITTERS:
+                advance = None
+                if emitter_name == "skills" and progress is not None:
+                    advance = progress("Publishing skills", len(resolution.skills))
+                if advance is not None:
+                    options["progress"] = advance
+                fn(ctx)
+                options.pop("progress", None)
+            produced = {p for art in options["artifacts"].values() for p, _, _ in art.bundle_files()}  # type: ignore[union-attr]
+            staging.prune(produced)
+            manifest = write_manifest(ctx)
+            # 5. swap
+            force_replace = out.is_dir() and opts.force and _is_foreign(out)
+            swap_in(staging_dir, out, work / f"{name}.prev", keep_previous=not force_replace)
+        except BaseException:
+            shutil.rmtree(staging_dir, ignore_errors=True)
+            raise
+        cache.save()
+    files = manifest["files"]
+    return BuildResult(out, resolution, diagnostics, cache.stats.as_dict(), len(files) + 1,
+                       sum(f["size"] for f in files), time.perf_counter() - t0, failing)
+
+
+def _is_foreign(out: Path) -> bool:
+    from .emit.manifest import read_manifest
+
+    return read_manifest(out) is None
+
+
+def _without(listings, failing: Mapping[str, str]):
+    if not failing:
+        return listings
+    return [replace(lst, skills=tuple(s for s in lst.skills if s.id not in failing)) for lst in listings]
+
+
+def _failure_message(failing: Mapping[str, str], diagnostics) -> str:
+    ids = sorted(failing, key=path_key)
+    shown = "; ".join(f"{i} ({failing[i]})" for i in ids[:10])
+    more = f"; and {len(ids) - 10} more" if len(ids) > 10 else ""
+    return f"{len(ids)} skill{'s' if len(ids) != 1 else ''} failed: {shown}{more}"
+
+
+def _lint_summary(config: LintConfig, skills: int, diagnostics) -> dict[str, object]:
+    rows = sorted(
+        ({"repository": repo, **d.to_json()} for repo, d in diagnostics if d.severity is not Severity.INFO),
+        key=lambda r: (r["repository"].encode(), r["path"].encode(), r["line"], r["column"], r["code"], r["message"]))
+    return {
+        "profile": config.profile,
+        "skills": skills,
+        "errors": sum(1 for r in rows if r["severity"] == "error"),
+        "warnings": sum(1 for r in rows if r["severity"] == "warning"),
+        "diagnostics": rows,
+    }

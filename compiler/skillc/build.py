@@ -287,7 +287,7 @@ def lint_skills(skills: Sequence[SourceSkill], reader: Reader, config: LintConfi
     from .rules.registry import RuleContext
 
     rules = active_rules(config)
-    config_key = repr(config)
+    config_key = repr(canonical(config))
     out: dict[int, list[Diagnostic]] = {}
     contexts: list[tuple[SourceSkill, RuleContext]] = []
     for skill in skills:
@@ -327,8 +327,26 @@ def lint_skills(skills: Sequence[SourceSkill], reader: Reader, config: LintConfi
 
 # --- the build -----------------------------------------------------------------------------------
 
+def canonical(obj: object) -> object:
+    """A repr-stable form (sets sorted, dataclasses as tuples) so hashes agree across processes."""
+    import dataclasses
+    import enum
+
+    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
+        return (type(obj).__name__, tuple((f.name, canonical(getattr(obj, f.name))) for f in dataclasses.fields(obj)))
+    if isinstance(obj, enum.Enum):
+        return obj.value
+    if isinstance(obj, (set, frozenset)):
+        return tuple(sorted((canonical(v) for v in obj), key=repr))
+    if isinstance(obj, Mapping):
+        return tuple(sorted(((repr(k), canonical(v)) for k, v in obj.items())))
+    if isinstance(obj, (list, tuple)):
+        return tuple(canonical(v) for v in obj)
+    return obj
+
+
 def _config_hash(cfg: object, extra: object) -> str:
-    return hashlib.sha256(repr((cfg, extra)).encode("utf-8", "surrogateescape")).hexdigest()
+    return hashlib.sha256(repr(canonical((cfg, extra))).encode("utf-8", "surrogateescape")).hexdigest()
 
 
 def run_build(opts: BuildOptions, progress: Progress | None = None) -> BuildResult:
@@ -369,10 +387,8 @@ def run_build(opts: BuildOptions, progress: Progress | None = None) -> BuildResu
         all_skills = [s for lst in listings for s in lst.skills]
         per_skill = lint_skills(all_skills, reader, cfg.lint, cache)
         diagnostics: list[tuple[str, Diagnostic]] = []
-        for lst in listings:
+        for lst in listings:  # (the listings' own diagnostics come back through resolve)
             repo_name = lst.input.repository
-            for d in finalize(lst.diagnostics, cfg.lint):
-                diagnostics.append((repo_name, d))
             for s in lst.skills:
                 diagnostics.extend((repo_name, d) for d in per_skill.get(id(s), ()))
         failing: dict[str, str] = {}
@@ -411,6 +427,7 @@ def run_build(opts: BuildOptions, progress: Progress | None = None) -> BuildResu
                 "staging": staging, "artifacts": {}, "lint_status": lint_status,
                 "lint_summary": _lint_summary(cfg.lint, len(all_skills), diagnostics),
                 "excluded_reasons": failing,
+                "external": cfg.external,  # Plan Cascade detection rules, for api/index/select.json
             }
             memory = tuple(Path(p) for p in opts.memory)
             ctx = EmitContext(resolution, staging_dir, as_of, memory, cache_root / "emit" if cache_root else None,

@@ -1,0 +1,88 @@
+"""``skillc build``."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+
+import click
+
+from ..model import Severity
+
+
+@click.command("build")
+@click.argument("paths", nargs=-1, type=click.Path(path_type=str))
+@click.option("--config", "config_path", type=click.Path(dir_okay=False, exists=True),
+              help="Read this skills.toml instead of looking up ./skills.toml, ./.rkat/skills.toml and the user config.")
+@click.option("--out", "-o", default="dist", show_default=True, type=click.Path(file_okay=False),
+              help="The bundle folder (replaced atomically when the build succeeds).")
+@click.option("--no-site", is_flag=True, help="Skip the docs page (index.html).")
+@click.option("--memory", "memory", multiple=True, type=click.Path(exists=True),
+              help="Memory files or folders to freeze into the bundle (repeatable).")
+@click.option("--keep-going", is_flag=True,
+              help="Publish the valid skills when some fail lint or have unsafe IDs; list the others in the manifest.")
+@click.option("--force", is_flag=True, help="Replace an output folder that holds something other than a skillc bundle.")
+@click.option("--emit", "emit", multiple=True, type=click.Choice(["whoosh"]),
+              help="Extra outputs: whoosh (a whoosh search index, needs the `whoosh` extra).")
+@click.option("--no-cache", is_flag=True, help="Parse, lint and render everything again (the cache is not read or written).")
+@click.option("--json", "as_json", is_flag=True, help="Print a JSON summary on standard output.")
+@click.option("--quiet", "-q", is_flag=True, help="Print nothing but errors.")
+def build(paths, config_path, out, no_site, memory, keep_going, force, emit, no_cache, as_json, quiet):
+    """Compile skill repositories into a static bundle (default ./dist).
+
+    PATH arguments are skill repositories (folders), in precedence order; without them the
+    repositories come from skills.toml (project, then user level) or --config, and with neither
+    the embedded skills are built. Every skill is linted first: an error fails the build (exit 1)
+    and names the skills, unless --keep-going.
+
+    The bundle holds the Meerkat Skills API under api/ (serve it with `skillc serve`, or any static
+    host with the routing configs in _routing/), the discovery index .well-known/agent-skills/,
+    one zip per skill, the search indexes and api/manifest.json (every file with its SHA-256).
+    Builds are deterministic (SOURCE_DATE_EPOCH is honoured), atomic, locked and incremental
+    (cache: $SKILLC_CACHE_DIR, else ~/.cache/skillc).
+
+    Exit status: 0 built, 1 the inputs fail (lint errors, unsafe IDs, unreachable repository,
+    refused output folder, another build running), 2 usage or configuration error.
+    """
+    from ..build import BuildOptions, run_build
+
+    opts = BuildOptions(paths=tuple(paths), config=config_path, out=out, site=not no_site, memory=tuple(memory),
+                        keep_going=keep_going, force=force, emit=tuple(emit), use_cache=not no_cache)
+    show_progress = not quiet and not as_json and sys.stderr.isatty()
+    bars: list = []
+
+    def progress(label: str, total: int):
+        if not show_progress or total < 2:
+            return None
+        bar = click.progressbar(length=total, label=label, file=sys.stderr)
+        bar.__enter__()
+        bars.append(bar)
+        return bar.update
+
+    try:
+        result = run_build(opts, progress if show_progress else None)
+    finally:
+        for bar in bars:
+            bar.__exit__(None, None, None)
+    summary = result.summary()
+    if as_json:
+        click.echo(json.dumps(summary, ensure_ascii=False, sort_keys=True))
+        return
+    if quiet:
+        return
+    for repo, d in result.diagnostics:
+        if d.severity is Severity.WARNING:
+            where = f"{repo}:" if repo else ""
+            click.echo(f"{where}{d.path}:{d.line}:{d.column}: {d.code} {d.message}", err=True)
+    out_shown = os.path.relpath(result.out) if not Path(out).is_absolute() else str(result.out)
+    size = summary["bytes"] / 1e6
+    click.echo(
+        f"Built {summary['skills']} skill{'s' if summary['skills'] != 1 else ''} "
+        f"({summary['collections']} collections, {summary['files']} files, {size:.1f} MB) into {out_shown}/ "
+        f"in {summary['seconds']:.1f} s; parsed {summary['parsed']}, from cache {summary['cached']}"
+        + (f"; {len(summary['excluded'])} excluded" if summary["excluded"] else "")
+        + (f"; {summary['warnings']} warnings" if summary["warnings"] else "")
+    )
+    click.echo(f"Serve it: skillc serve {out_shown}", err=True)

@@ -10,12 +10,12 @@ from skillc.secrets import KINDS, SecretMatch, is_placeholder, redact, scan
 AWS_ID = "AKIA" + "Q3EGRT7KZ5XW2MPL"
 AWS_SECRET = "Jx8f2Lq9" + "Zr4Vt7Wm1Ks5Nd3Bp6Yh0Cg2Ea8Ru4Oi"
 GCP = "AIza" + "SyD4k9Lm2Nq8Rt5Vw1Xz7Bc3Fg6Hj0Kp9Qs"
-GHP = "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
-GH_PAT = "github_pat_" + "11ABCDEFG0" + "abcdefghijKLMNOPQRST_uvwxyz0123456789ABCDEFGHIJKLMNOPQRSTUVWX"
-SLACK = "xoxb-" + "123456789012-1234567890123-" + "AbCdEfGhIjKlMnOpQrStUvWx"
+GHP = "ghp_" + "u8jzPde0IgxLd6GncfBAepfJBd0Kh8oOOL8d"
+GH_PAT = "github_pat_" + "11AQ7ZK3Y0" + "mxgJTeKdNnFRIBXuDL7D_xtpYlSXpfKtHF4vUCsMehGAkWvj7FAc9QeWJKY4"
+SLACK = "xoxb-" + "730519284016-4918273650192-" + "KLzdocJ2isAjIhKtJ0RlgLKO"
 OPENAI = "sk-" + "proj-" + "Ab3dEf9hIj2lMn7pQr1tUv5xYz8AbCd"
 ANTHROPIC = "sk-ant-" + "api03-" + "Zx9Yw8Vu7Ts6Rq5Po4Nm3Lk2Ji1Hg0FeDcBa"
-STRIPE = "sk_" + "live_" + "51HaBcDeFgHiJkLmNoPqRsTu"
+STRIPE = "sk_" + "live_" + "51Hq7KLzdocJ2isAjIhKtJ0R"
 JWT = "eyJhbGciOiJIUzI1NiJ9" + ".eyJzdWIiOiJhbGljZSIsInJvbGUiOiJhZG1pbiJ9" + ".k2Vb9Q8m1xZr7TcYp4LsN0fHd3WjE6gA5uIoKq"
 PEM = ("-----BEGIN RSA " + "PRIVATE KEY-----\n" + "MIIEowIBAAKCAQEA7v1Qx2Lm9Zr4Vt7Wm1Ks5Nd3Bp6Yh0Cg2Ea8Ru4Oi\n" * 3
        + "-----END RSA " + "PRIVATE KEY-----")
@@ -32,8 +32,8 @@ POSITIVE = [
     ("stripe-secret-key", f"stripe.api_key = '{STRIPE}'", STRIPE),
     ("jwt", f"token is {JWT}.", JWT),
     ("private-key", f"key:\n{PEM}\n", PEM),
-    ("password-assignment", "DB_PASSWORD=hunter2x9\n", "hunter2x9"),
-    ("password-assignment", 'password: "correct-horse-battery"\n', "correct-horse-battery"),
+    ("password-assignment", "DB_PASSWORD=Tq7vWz92Lm\n", "Tq7vWz92Lm"),
+    ("password-assignment", 'password: "Zp4-Rw8Nq3Lv"\n', "Zp4-Rw8Nq3Lv"),
     ("password-assignment", "passwd: s3cr3tP4ss\n", "s3cr3tP4ss"),
     ("secret-assignment", "api_key=9f8e7d6c5b4a39281706\n", "9f8e7d6c5b4a39281706"),
     ("secret-assignment", '{"client_secret": "q8W2e4R6t8Y0u2I4"}', "q8W2e4R6t8Y0u2I4"),
@@ -94,6 +94,27 @@ NEGATIVE = [
     "-----BEGIN PRIVATE KEY-----\n...\n-----END PRIVATE KEY-----",
     "risk-assessment-framework-2024-edition is the task-12345678901234567890 name",
     "ghp_ prefix means a personal token",
+    "fs = gcsfs.GCSFileSystem(token='path/to/credentials.json')",
+    "export OPENROUTER_API_KEY='sk-or-v1-project1-key'",
+    "modal secret create my-api-keys API_KEY=sk-xxx DB_PASSWORD=hunter2",
+    "zot = Zotero(library_id='123456', api_key='ABC1234XYZ')",
+    "https://api.nasa.gov/planetary/apod?api_key=DEMO_KEY&date=2024-01-15",
+    'password = "hardcoded"',
+    'private_key = "-----BEGIN"',
+    "ADMIN_PASSWORD = 'admin123'",
+    "SECRET_KEY = 'hardcoded-value'  # FLAG if committed",
+    "ENV API_KEY=sk-12345",
+    "password: correct-horse-battery-staple",
+    "Use these test credentials: username: testuser@example.com, password: TestPass123",
+    'DATABASE_URL = "postgresql://user:p@ssw0rd@prod-db.example.com/mydb"',
+    'private_key = "-----BEGIN RSA PRIVATE KEY-----"\nprint(private_key)\n' + "A" * 80,
+    "Example: AIza" + "SyA1B2C3D4E5F6G7H8I9J0K1L2M3N4O5P6Q",
+    '"password": "testpass123",',
+    "token: '0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48',    // USDC on Ethereum",
+    'SPL_TOKEN="EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v"  # USDC',
+    "- Example valid secret: `JBSWY3DPEHPK3PXP`",
+    '"password": "SecurePass123!"',
+    '"token": "0xNFTContractAddress",',
 ]
 
 
@@ -121,7 +142,7 @@ def test_overlapping_matches_keep_the_specific_kind_once():
 
 
 def test_redact_several_and_keep_the_rest_byte_exact():
-    text = f"a {GHP} b\npassword=hunter2x9 c {AWS_ID}\n"
+    text = f"a {GHP} b\npassword=Tq7vWz92Lm c {AWS_ID}\n"
     out, counts = redact(text)
     assert out == ("a [REDACTED:github-token] b\npassword=[REDACTED:password-assignment] c "
                    "[REDACTED:aws-access-key-id]\n")
@@ -136,7 +157,7 @@ def test_unclosed_private_key_block_is_redacted_to_the_end():
 
 @pytest.mark.parametrize("value,expected", [
     ("<token>", True), ("${X}", True), ("xxx", True), ("changeme", True), ("API_KEY", True),
-    ("...", True), ("aaaaaaaa1", True), ("q8W2e4R6t8Y0", False), ("hunter2x9", False),
+    ("...", True), ("aaaaaaaa1", True), ("q8W2e4R6t8Y0", False), ("Tq7vWz92Lm", False), ("admin123", True),
 ])
 def test_is_placeholder(value, expected):
     assert is_placeholder(value) is expected

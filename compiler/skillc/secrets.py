@@ -13,8 +13,9 @@ Design:
   headers and URLs with ``user:password@`` need a value that does not look like a placeholder
   (``<your-token>``, ``${TOKEN}``, ``$TOKEN``, ``{{token}}``, ``xxx``, ``****``, ``...``,
   ``changeme``, ``your_api_key``, an environment variable name, a type name) nor like code
-  (``args.password``, ``os.environ[...]``).  An unquoted value must contain a digit; a quoted
-  value must be at least 6 characters without whitespace.
+  (``args.password``, ``os.environ[...]``), nor like a path to a key file; and it must hold a
+  machine-made run of at least 8 letters and digits mixed (so ``hardcoded-value`` or
+  ``sk-or-v1-project1-key`` in a tutorial are not reported, and plain-word passphrases are missed).
 * The well-known documentation examples (AWS's ``AKIAIOSFODNN7EXAMPLE``, jwt.io's sample
   token) are not reported.
 * Where matches overlap, the more specific kind wins (``token: ghp_…`` is one ``github-token``).
@@ -47,6 +48,9 @@ _PLACEHOLDER_WORDS = (
     "your", "example", "placeholder", "changeme", "change_me", "change-me", "redacted", "dummy",
     "sample", "fake", "replace", "insert", "todo", "fixme", "xxxx", "password", "passwd", "secret",
     "token", "apikey", "api_key", "api-key", "mytoken", "mykey", "foobar", "lorem", "<", ">",
+    # stand-ins and textbook weak passwords that documentation uses as examples
+    "xxx", "demo", "1234", "abc123", "abcd", "xyz", "hardcoded", "default", "admin", "hunter2", "qwerty",
+    "letmein", "test", "key", "p@ss", "ssw0rd", "secure",
 )
 _TYPE_WORDS = frozenset({
     "string", "str", "number", "integer", "int", "boolean", "bool", "null", "none", "nil", "true",
@@ -56,6 +60,7 @@ _FILLER = frozenset("xX*#._-•…0")
 _ENV_NAME = re.compile(r"[A-Z]+(?:_[A-Z0-9]+)*")
 _REFERENCE = re.compile(r"\$\{|\{\{|\$\(|%\(|%s\b|^\$[A-Za-z_]|^\{[^}]*\}$|^%[A-Za-z_]+%$")
 _KNOWN_EXAMPLES = frozenset({
+    "JBSWY3DPEHPK3PXP",  # the TOTP secret in Google Authenticator's documentation
     "AKIAIOSFODNN7EXAMPLE",
     "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
     # jwt.io's sample token (header.payload.signature) as printed in countless tutorials
@@ -91,7 +96,12 @@ def _ok_token(v: str) -> bool:
     if v in _KNOWN_EXAMPLES or "EXAMPLE" in v or "..." in v or _REFERENCE.search(v):
         return False
     low = v.lower()
-    return not any(w in low for w in ("your", "xxxx", "example", "placeholder")) and not re.search(r"(.)\1{5,}", v)
+    if any(w in low for w in ("your", "xxxx", "example", "placeholder", "abcdef", "123456")):
+        return False
+    digits = re.sub(r"\D", "", v)
+    if len(digits) >= 6 and digits in "0123456789" * 4:  # A1B2C3D4E5… made up by hand
+        return False
+    return not re.search(r"(.)\1{5,}", v)
 
 
 def _ok_openai(v: str) -> bool:
@@ -100,38 +110,59 @@ def _ok_openai(v: str) -> bool:
 
 
 def _ok_pem(v: str) -> bool:
-    body = re.sub(r"-----[^-]+-----", "", v)
-    return len(re.findall(r"[A-Za-z0-9+/=]", body)) >= 64
+    """The block holds key material: its first content line is base64 (not ``...`` or prose)."""
+    for line in v.split("\n")[1:]:
+        line = line.strip()
+        if not line or ":" in line and not line.startswith("-----"):
+            continue  # blank lines, Proc-Type: / DEK-Info: headers
+        return re.fullmatch(r"[A-Za-z0-9+/=]{40,}", line) is not None
+    return False
 
 
 def _ok_generic(v: str) -> bool:
-    quoted = v[:1] in "'\"" and v[-1:] == v[:1] and len(v) >= 2
+    quoted = v[:1] in "'\"`" and v[-1:] == v[:1] and len(v) >= 2
     inner = v[1:-1] if quoted else v
-    if is_placeholder(inner) or any(c.isspace() for c in inner):
+    if inner in _KNOWN_EXAMPLES or is_placeholder(inner) or any(c.isspace() for c in inner):
         return False
     if inner.isdigit():  # `token: 5`, a PIN-length number is never worth a report
         return False
-    if quoted:
-        return len(inner) >= 6 and not re.fullmatch(r"[\w.]+\(.*", inner)
-    # unquoted: code (attribute access, calls, indexing) or a bare word is not a literal secret
-    if re.search(r"[()\[\]{}<>]", inner) or re.fullmatch(r"[A-Za-z_][A-Za-z_.]*", inner):
-        return False
-    return len(inner) >= 6 and any(c.isdigit() for c in inner)
+    if re.fullmatch(r"0x[0-9a-fA-F]{40}", inner):
+        return False  # a public blockchain address (`token: 0xA0b8…` names a currency)
+    if re.search(r"[()\[\]{}<>]", inner) or _looks_like_path(inner):
+        return False  # code (calls, indexing), templates, or a path to a credentials file
+    return _random_segment(inner)
+
+
+def _looks_like_path(v: str) -> bool:
+    return ("/" in v or "\\" in v) and re.search(r"\.[A-Za-z]{2,5}$", v) is not None or v.startswith(("./", "~/"))
+
+
+def _random_segment(v: str) -> bool:
+    """True when ``v`` holds machine-made randomness, not words a person typed.
+
+    A secret has a run of at least 8 letters and digits (two or more) mixed (``Xk93mPq2``, hex digests);
+    ``hardcoded-value``, ``sk-or-v1-project1-key`` and ``default`` do not.
+    """
+    for seg in re.split(r"[^A-Za-z0-9]+", v):
+        if len(seg) >= 8 and sum(c.isdigit() for c in seg) >= 2 and any(c.isalpha() for c in seg):
+            return True
+    return False
 
 
 def _ok_bearer(v: str) -> bool:
     return not is_placeholder(v) and _random_looking(v, 12)
 
 
-_URL_PLACEHOLDER_HOSTS = ("localhost", "127.0.0.1", "0.0.0.0", "example.", "host", "[::1]", "server", "db:", "db/")
+_URL_PLACEHOLDER_HOSTS = ("localhost", "127.0.0.1", "0.0.0.0", "[::1]", "host", "server", "db:", "db/", "db.")
+_URL_EXAMPLE_DOMAINS = re.compile(r"(^|[.@])example\.(com|org|net)\b|\.(local|test|example|invalid)\b")
 
 
 def _ok_url(v: str) -> bool:
     # v is "user:password@host…"; only the password decides, the host can make it a local example
-    creds, _, host = v.partition("@")
+    creds, _, host = v.rpartition("@")
     _, _, password = creds.partition(":")
     low_host = host.lower()
-    if any(low_host.startswith(h) or h in low_host[:12] for h in _URL_PLACEHOLDER_HOSTS):
+    if low_host.startswith(_URL_PLACEHOLDER_HOSTS) or _URL_EXAMPLE_DOMAINS.search(low_host):
         return False
     return not is_placeholder(password) and password.lower() not in {"pass", "pwd", "pw", "admin", "root", "guest"}
 
@@ -176,7 +207,7 @@ PATTERNS: tuple[_Pattern, ...] = (
         r"(?i)authorization[\"']?\s*[:=]\s*[\"']?(?:bearer|token)\s+(?P<v>[A-Za-z0-9._~+/\-]+=*)"),
         ("authorization",), _ok_bearer, "v"),
     _Pattern("url-credentials", re.compile(
-        r"\b[a-zA-Z][a-zA-Z0-9+.\-]{1,20}://(?P<v>[^\s:/@'\"<>`]+:(?P<pw>[^\s/@'\"<>`]+)@[^\s/'\"<>`]+)"),
+        r"\b[a-zA-Z][a-zA-Z0-9+.\-]{1,20}://(?P<v>[^\s:/@'\"<>`]+:(?P<pw>[^\s/'\"<>`]+)@[^\s/@'\"<>`]+)"),
         ("://",), _ok_url, "v", "pw"),
     _Pattern("password-assignment", re.compile(
         r"(?i)(?<![A-Za-z0-9])[\"'`]?(?P<key>pass(?:word|wd)?|pwd)[\"'`]?[ \t]*(?::=|[:=])[ \t]*" + _VALUE),
@@ -185,6 +216,10 @@ PATTERNS: tuple[_Pattern, ...] = (
         r"(?i)(?<![A-Za-z0-9])[\"'`]?" + _ASSIGN_KEYS + r"[\"'`]?[ \t]*(?::=|[:=])[ \t]*" + _VALUE),
         ("secret", "token", "key"), _ok_generic, "value"),
 )
+
+# `FROM_TOKEN=0x…`, `SPL_TOKEN=EPjF…`: a token here is a currency, not a credential.
+_CURRENCY_KEY = re.compile(r"(?i)(?:from|to|in|out|sell|buy|dst|src|dest|spl|input|output|base|quote|native|reward|"
+                           r"stake|erc20|payment)[_-]$")
 
 KINDS: tuple[str, ...] = tuple(p.kind for p in PATTERNS)
 
@@ -200,6 +235,8 @@ def scan(text: str) -> list[SecretMatch]:
         for m in pat.regex.finditer(text):
             value = m.group(pat.group)
             if not pat.accept(value):
+                continue
+            if pat.group == "value" and _CURRENCY_KEY.search(text, max(0, m.start("key") - 12), m.start("key")):
                 continue
             g = pat.span_group if pat.span_group is not None else pat.group
             start, end = m.span(g)

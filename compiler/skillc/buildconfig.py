@@ -238,6 +238,16 @@ def _schema_errors(schema_name: str, data: Any) -> list[Any]:
     return sorted(validator.iter_errors(data), key=lambda e: [str(p) for p in e.absolute_path])
 
 
+def _error_path(error: Any) -> list[Any]:
+    """Where an error is: the offending key itself for an unknown key."""
+    path = list(error.absolute_path)
+    if error.validator == "additionalProperties":
+        extra = re.findall(r"'([^']+)' was unexpected", error.message)
+        if extra:
+            path.append(extra[0])
+    return path
+
+
 def _describe(error: Any) -> str:
     """A one-line reading of a jsonschema error, naming the key."""
     path = "".join(f"[{p}]" if isinstance(p, int) else (f".{p}" if i else str(p))
@@ -337,7 +347,7 @@ def _parse_skills_toml(cfg: ConfigFile, level: str, env: Mapping[str, str]) -> _
     errors = _schema_errors("skills-toml.schema.json", data)
     if errors:
         e = errors[0]
-        raise _toml_error(cfg, list(e.absolute_path), _describe(e))
+        raise _toml_error(cfg, _error_path(e), _describe(e))
     scalars = {k: data[k] for k in ("enabled", "max_injection_bytes", "inventory_threshold", "include_embedded")
                if k in data}
     base = _config_base(cfg)
@@ -486,7 +496,7 @@ def _read_json(path: Path, schema: str) -> _JsonFile:
     errors = _schema_errors(schema, data)
     if errors:
         e = errors[0]
-        raise jf.error(list(e.absolute_path), _describe(e))
+        raise jf.error(_error_path(e), _describe(e))
     return jf
 
 

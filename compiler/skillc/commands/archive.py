@@ -1,0 +1,341 @@
+"""``skillc pack``, ``skillc export`` and ``skillc import``: skills as zip archives.
+
+Secrets policy (decided for issue 3): ``pack`` and ``export`` never write a file in which the secret
+scanner finds a likely credential.  There is no ``--allow-secrets`` flag: a false positive is
+silenced the same way as in ``skillc lint``, in the reviewed configuration (``[lint] ignore =
+["B707"]`` or ``secret-scan = false``), so the exception is visible in the repository.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import tempfile
+import urllib.parse
+from pathlib import Path
+from typing import Iterable, Sequence
+
+import click
+
+from ..archive import ArchiveError, check_zip, excluded, extract_zip, skill_members, source_date_epoch, write_zip
+from ..config import find_config, lint_config, read_config_file
+from ..errors import SkillcError
+from ..lint import LintConfig, lint_root
+from ..model import Diagnostic, Severity
+from ..resolve_types import Repository, SourceSkill, Tier
+from ..rules.registry import PROFILES, load_all
+
+SECRET_RULE = "B707"
+MAX_SCAN_BYTES = 8 * 1024 * 1024
+
+
+def _lint_config(config_path: str | None, start: Path, profile: str | None) -> LintConfig:
+    cfg_file = read_config_file(Path(config_path)) if config_path else find_config(start)
+    return lint_config(cfg_file, profile=profile)
+
+
+def _secrets_on(cfg: LintConfig) -> bool:
+    rules = load_all()
+    rule = rules.get(SECRET_RULE)
+    if not cfg.settings.secret_scan:
+        return False
+    return rule is None or not any(c and SECRET_RULE.startswith(c) for c in cfg.ignore)
+
+
+def secret_findings(members: Iterable[tuple[str, str]], cfg: LintConfig) -> list[str]:
+    """``name:line:col: kind`` for every likely secret in the files about to be archived (never the value)."""
+    if not _secrets_on(cfg):
+        return []
+    from ..secrets import scan
+
+    out = []
+    for name, source in members:
+        if cfg.ignored_at(SECRET_RULE, name.split("/", 1)[-1]):
+            continue
+        try:
+            if os.path.getsize(source) > MAX_SCAN_BYTES:
+                continue
+            raw = Path(source).read_bytes()
+        except OSError:
+            continue
+        if b"\x00" in raw[:8192]:
+            continue  # binary
+        text = raw.decode("utf-8", "replace")
+        out.extend(f"{name}:{m.line}:{m.column}: possible {m.kind} (value not shown)" for m in scan(text))
+    return out
+
+
+def _print_diags(diags: Sequence[Diagnostic], prefix: str = "") -> None:
+    for d in diags:
+        click.echo(f"{prefix}{d.path}:{d.line}:{d.column}: {d.code} [{d.severity.value}] {d.message}", err=True)
+
+
+def _emit(as_json: bool, payload: dict, text: str) -> None:
+    if as_json:
+        click.echo(json.dumps(payload, indent=2, sort_keys=True, ensure_ascii=False))
+    else:
+        click.echo(text)
+
+
+def _skill_of_dir(skill_dir: Path, cfg: LintConfig) -> SourceSkill:
+    from ..sources.filesystem import list_directory
+    from ..resolve_types import SourceInput
+
+    repo = Repository("pack", "filesystem", str(skill_dir), Tier.PROJECT, Tier.PROJECT.default_priority)
+    listing = list_directory(repo, skill_dir, None, cfg, SourceInput("pack", "filesystem", str(skill_dir)))
+    top = [s for s in listing.skills if "/" not in s.id]
+    if not top:
+        raise SkillcError(f"{skill_dir}: no SKILL.md directly inside; pack takes one skill folder",
+                          hint="to archive several skills use `skillc export DIR ID… -o FILE.zip`")
+    return top[0]
+
+
+# ---------------------------------------------------------------- pack
+
+@click.command("pack")
+@click.argument("skill_dir", type=click.Path(exists=True, file_okay=False, path_type=Path))
+@click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path),
+              help="Zip file to write (default: ./<skill-folder>.zip).")
+@click.option("--profile", type=click.Choice(PROFILES), default="claude", show_default=True,
+              help="Lint profile the skill must pass before it is packed.")
+@click.option("--config", "config_path", type=click.Path(dir_okay=False, exists=True),
+              help="skills.toml / pyproject.toml to read [lint] from (default: found in SKILL_DIR or above it).")
+@click.option("--json", "as_json", is_flag=True, help="Print a JSON summary.")
+def pack(skill_dir: Path, output: Path | None, profile: str, config_path: str | None, as_json: bool) -> None:
+    """Pack one skill folder into a zip that Claude.ai and the Claude API accept.
+
+    The archive holds exactly one top-level folder named after the skill folder, with SKILL.md
+    directly inside; __pycache__/, node_modules/, *.pyc, .DS_Store and a root evals/ folder are
+    left out (as Anthropic's package_skill.py does). Entries are sorted and timestamped with
+    SOURCE_DATE_EPOCH (or 1980-01-01): the same folder always gives the same bytes.
+
+    The skill is linted first (default profile: claude, plus the secret scan B707): an error, or a
+    likely credential in any file, refuses the pack (exit 1). There is no override flag; silence a
+    false positive in the reviewed configuration ([lint] ignore = ["B707"]).
+    """
+    skill_dir = skill_dir.resolve()
+    start = skill_dir if (skill_dir / "skills.toml").is_file() else skill_dir.parent
+    cfg = _lint_config(config_path, start, profile)
+    from dataclasses import replace
+
+    cfg = replace(cfg, extend_select=tuple(cfg.extend_select) + (SECRET_RULE,))
+    skill = _skill_of_dir(skill_dir, cfg)
+    result = lint_root(skill_dir, cfg, only={""})
+    errors = [d for d in result.diagnostics if d.severity is Severity.ERROR]
+    warnings = [d for d in result.diagnostics if d.severity is Severity.WARNING]
+    members = skill_members(skill)
+    leaks = secret_findings(members, cfg)
+    if errors or leaks:
+        _print_diags(errors, f"{skill_dir.name}/")
+        for line in leaks:
+            click.echo(line, err=True)
+        raise SkillcError(f"{skill_dir.name}: not packed: {len(errors)} lint error(s), {len(leaks)} likely secret(s)",
+                          hint="fix them and run again (`skillc lint` shows the details)", exit_code=1)
+    if warnings and not as_json:
+        _print_diags(warnings, f"{skill_dir.name}/")
+    dest = output or Path.cwd() / f"{skill_dir.name}.zip"
+    names = write_zip(members, dest, source_date_epoch())
+    _emit(as_json, {"archive": str(dest), "skill": skill.id, "files": names, "warnings": len(warnings)},
+          f"packed {skill.id} ({len(names)} files) into {dest}")
+
+
+# ---------------------------------------------------------------- export
+
+def _bundle_api(path: Path) -> Path | None:
+    for api in (path / "api", path):
+        if (api / "skills").is_file() and (api / "skills.json").is_file():
+            return api
+    return None
+
+
+def _export_from_bundle(api: Path, ids: Sequence[str], tmp: Path) -> dict[str, list[tuple[str, str]]]:
+    """Members per ID from a built bundle: its per-skill archive, else its wire document."""
+    from ..sources.http import skill_text
+
+    out: dict[str, list[tuple[str, str]]] = {}
+    for skill_id in ids:
+        enc = urllib.parse.quote(skill_id, safe="")
+        folder = skill_id.rsplit("/", 1)[-1]
+        archive = api / "archives" / f"{enc}.zip"
+        if archive.is_file():
+            listing = check_zip(archive)
+            dest = tmp / enc
+            extract_zip(listing, dest)
+            out[skill_id] = sorted(
+                (f"{folder}/{e.name.split('/', 1)[1]}", str(dest / e.name)) for e in listing.entries if "/" in e.name)
+            continue
+        doc_file = api / "skills" / enc
+        if not doc_file.is_file():
+            raise SkillcError(f"skill {skill_id!r} is not in the bundle {api}")
+        try:
+            doc = json.loads(doc_file.read_text("utf-8"))
+            text = skill_text(doc)
+        except (ValueError, KeyError, TypeError) as exc:
+            raise SkillcError(f"{doc_file}: not a wire skill document ({exc})") from None
+        target = tmp / enc / "SKILL.md"
+        target.parent.mkdir(parents=True)
+        target.write_text(text, "utf-8", newline="")
+        out[skill_id] = [(f"{folder}/SKILL.md", str(target))]
+    return out
+
+
+def _resolution_for(source: str, config_cwd: Path, cache_dir: Path, cfg: LintConfig):
+    from ..buildconfig import load_build_config
+    from ..resolve import resolve
+    from ..sources import open_source
+
+    path = Path(source)
+    if "://" in source:
+        repos = [Repository("source", "http", source, Tier.PROJECT, Tier.PROJECT.default_priority, refresh_seconds=0)]
+    elif path.is_file() and path.suffix == ".zip":
+        repos = [Repository("source", "zip", str(path.resolve()), Tier.PROJECT, Tier.PROJECT.default_priority)]
+    elif path.is_file():
+        build = load_build_config([], str(path), cwd=config_cwd, home=Path.home(), env=os.environ)
+        repos = list(build.repositories)
+        cfg = build.lint
+    elif path.is_dir():
+        repos = [Repository("source", "filesystem", str(path.resolve()), Tier.PROJECT,
+                            Tier.PROJECT.default_priority)]
+    else:
+        raise SkillcError(f"{source}: no such directory, file or URL")
+    listings = [open_source(r, cache_dir=cache_dir, lint=cfg).skills() for r in repos]
+    return resolve(listings), cfg
+
+
+@click.command("export")
+@click.argument("source")
+@click.argument("ids", nargs=-1, required=True)
+@click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), required=True,
+              help="Zip file to write.")
+@click.option("--cache-dir", type=click.Path(file_okay=False, path_type=Path),
+              help="Where git/zip/http sources are fetched (default: a temporary directory).")
+@click.option("--json", "as_json", is_flag=True, help="Print a JSON summary.")
+def export(source: str, ids: tuple[str, ...], output: Path, cache_dir: Path | None, as_json: bool) -> None:
+    """Export skills by ID from SOURCE into one zip (one top-level folder per skill).
+
+    SOURCE is a skills directory, a skills.toml (all its repositories, with precedence), a built
+    bundle directory (its per-skill archives), a .zip, or the URL of a registry speaking the
+    Meerkat Skills API (e.g. http://127.0.0.1:8000/api). IDs are canonical IDs
+    (extraction/email-extractor); each skill becomes a folder named after its last segment.
+
+    Claude.ai accepts exactly one skill (one top-level folder) per zip: export one ID for an
+    upload, several IDs for moving skills between repositories. Files holding likely secrets
+    refuse the export (exit 1).
+    """
+    cfg = lint_config(find_config(Path.cwd()))
+    folders: dict[str, str] = {}
+    for skill_id in ids:
+        folder = skill_id.strip("/").rsplit("/", 1)[-1]
+        if folder in folders:
+            raise SkillcError(f"{folders[folder]!r} and {skill_id!r} would both be the folder {folder!r}; "
+                              "export them into separate archives")
+        folders[folder] = skill_id
+    with tempfile.TemporaryDirectory(prefix="skillc-export-") as tmp_name:
+        tmp = Path(tmp_name)
+        api = _bundle_api(Path(source)) if "://" not in source and Path(source).is_dir() else None
+        if api is not None:
+            per_id = _export_from_bundle(api, [i.strip("/") for i in ids], tmp)
+        else:
+            resolution, cfg = _resolution_for(source, Path.cwd(), cache_dir or tmp / "cache", cfg)
+            by_id = {s.id: s for s in resolution.skills}
+            missing = [i for i in ids if i.strip("/") not in by_id]
+            if missing:
+                known = ", ".join(sorted(by_id)[:10]) + (" …" if len(by_id) > 10 else "")
+                raise SkillcError(f"not found in {source}: {', '.join(missing)}", hint=f"known IDs: {known or 'none'}")
+            per_id = {i.strip("/"): skill_members(by_id[i.strip("/")]) for i in ids}
+        members = [m for ms in per_id.values() for m in ms if not excluded(m[0].split("/", 1)[1])]
+        leaks = secret_findings(members, cfg)
+        if leaks:
+            for line in leaks:
+                click.echo(line, err=True)
+            raise SkillcError(f"not exported: {len(leaks)} likely secret(s)", exit_code=1,
+                              hint="remove them, or silence a false positive with [lint] ignore = [\"B707\"]")
+        names = write_zip(members, output, source_date_epoch())
+    if len(ids) > 1 and not as_json:
+        click.echo(f"note: {output.name} holds {len(ids)} top-level folders; Claude.ai accepts one skill per zip "
+                   "(export a single ID, or use `skillc pack`, for an upload)", err=True)
+    _emit(as_json, {"archive": str(output), "skills": sorted(per_id), "files": names},
+          f"exported {len(ids)} skill(s) ({len(names)} files) into {output}")
+
+
+# ---------------------------------------------------------------- import
+
+def _layout(listing) -> list[str]:
+    """The skill folders of an archive; ArchiveError unless each top-level folder has SKILL.md directly inside."""
+    from ..resolve import id_problem
+
+    loose = sorted(e.name for e in listing.entries if "/" not in e.name)
+    if loose:
+        raise ArchiveError(f"{listing.path}: files at the archive root ({', '.join(loose[:3])}); a skill zip holds "
+                           "one folder per skill with SKILL.md directly inside")
+    folders = listing.top_level()
+    if not folders:
+        raise ArchiveError(f"{listing.path}: the archive holds no files")
+    names = {e.name for e in listing.entries}
+    for folder in folders:
+        if f"{folder}/SKILL.md" not in names:
+            deeper = sorted(n for n in names if n.startswith(f"{folder}/") and n.rsplit("/", 1)[-1].lower() == "skill.md")
+            where = f" (found at {deeper[0]})" if deeper else ""
+            raise ArchiveError(f"{listing.path}: SKILL.md must sit directly inside the top-level folder "
+                               f"{folder!r}{where}")
+        problem = id_problem(folder)
+        if problem:
+            raise ArchiveError(f"{listing.path}: folder {folder!r} is not a safe skill name: {problem}")
+    return folders
+
+
+@click.command("import")
+@click.argument("archive", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option("--into", "into", type=click.Path(file_okay=False, path_type=Path), required=True,
+              help="Skills directory to add the skill folders to (created if missing).")
+@click.option("--force", is_flag=True, help="Replace skill folders that already exist in DIR.")
+@click.option("--profile", type=click.Choice(PROFILES), default="recommended", show_default=True,
+              help="Lint profile the imported skills must pass.")
+@click.option("--config", "config_path", type=click.Path(dir_okay=False, exists=True),
+              help="skills.toml / pyproject.toml to read [lint] from.")
+@click.option("--json", "as_json", is_flag=True, help="Print a JSON summary.")
+def import_(archive: Path, into: Path, force: bool, profile: str, config_path: str | None, as_json: bool) -> None:
+    """Import the skills of a zip archive into DIR, safely.
+
+    The archive is checked before anything is written: no absolute paths, no '..', no symbolic
+    links, no encrypted entries, size and compression-ratio caps (zip bombs), and each top-level
+    folder must hold SKILL.md directly (the layout Claude-style uploaders use; several folders are
+    several skills). The skills are extracted into a staging folder inside DIR and linted; lint
+    errors refuse the import (exit 1). Each folder then replaces its target in one rename, so a
+    failed import leaves DIR as it was. Existing folders are kept unless --force.
+    """
+    listing = check_zip(archive)
+    folders = _layout(listing)
+    into.mkdir(parents=True, exist_ok=True)
+    clashes = [f for f in folders if (into / f).exists() or (into / f).is_symlink()]
+    if clashes and not force:
+        raise SkillcError(f"{', '.join(clashes)} already exist(s) in {into}; nothing was imported",
+                          hint="use --force to replace them")
+    cfg = _lint_config(config_path, into, profile)
+    staging = Path(tempfile.mkdtemp(prefix=".skillc-import-", dir=into))
+    try:
+        extract_zip(listing, staging / "skills")
+        result = lint_root(staging / "skills", cfg)
+        errors = [d for d in result.diagnostics if d.severity is Severity.ERROR]
+        warnings = [d for d in result.diagnostics if d.severity is Severity.WARNING]
+        if errors:
+            _print_diags(errors)
+            raise SkillcError(f"{archive.name}: not imported: {len(errors)} lint error(s)", exit_code=1,
+                              hint="fix the skill and pack it again, or choose another --profile")
+        for folder in folders:
+            target = into / folder
+            old = staging / f"old-{folder}"
+            if target.exists() or target.is_symlink():
+                os.replace(target, old)
+            os.replace(staging / "skills" / folder, target)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+    if warnings and not as_json:
+        _print_diags(warnings)
+    _emit(as_json, {"archive": str(archive), "into": str(into), "skills": folders,
+                    "files": len(listing.entries), "replaced": clashes, "warnings": len(warnings)},
+          f"imported {len(folders)} skill(s) into {into}: {', '.join(folders)}")
+
+
+__all__ = ["export", "import_", "pack"]

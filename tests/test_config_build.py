@@ -1,0 +1,260 @@
+"""skills.toml, external-skills.json and .plan-cascade/skills.json → BuildConfig."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from skillc.buildconfig import expand_env, json_lines, load_build_config
+from skillc.errors import ConfigError
+from skillc.resolve_types import Tier
+
+
+def load(tmp_path: Path, paths=(), config=None, env=None):
+    home = tmp_path / "home"
+    home.mkdir(exist_ok=True)
+    return load_build_config(list(paths), config, cwd=tmp_path / "proj", home=home, env=env or {})
+
+
+@pytest.fixture
+def proj(tmp_path: Path) -> Path:
+    (tmp_path / "proj").mkdir()
+    return tmp_path / "proj"
+
+
+def test_no_config_no_paths_is_the_embedded_repository_alone(tmp_path, proj):
+    cfg = load(tmp_path)
+    assert [(r.name, r.type, r.tier) for r in cfg.repositories] == [("embedded", "embedded", Tier.BUILTIN)]
+    assert cfg.enabled and cfg.max_injection_bytes == 32768 and cfg.inventory_threshold == 12
+    assert cfg.config_files == ()
+
+
+def test_paths_become_project_filesystem_repositories_in_order(tmp_path, proj):
+    cfg = load(tmp_path, paths=["b", "a"])
+    assert [(r.type, Path(r.location).name, r.tier, r.order) for r in cfg.repositories] == [
+        ("filesystem", "b", Tier.PROJECT, 0), ("filesystem", "a", Tier.PROJECT, 1)]
+
+
+SEED = """
+enabled = true
+max_injection_bytes = 1000
+inventory_threshold = 5
+
+[[repositories]]
+name = "project"
+type = "filesystem"
+path = ".rkat/skills"
+
+[[repositories]]
+name = "company"
+type = "git"
+url = "https://github.com/company/skills.git"
+git_ref = "v1.2.0"
+ref_type = "tag"
+auth_token = "${GITHUB_TOKEN}"
+
+[[repositories]]
+name = "elephant"
+type = "http"
+url = "http://elephant:8080/api"
+auth_header = "X-API-Key"
+auth_token = "${ELEPHANT_API_KEY}"
+refresh_seconds = 60
+"""
+
+
+def test_seed_004_example(tmp_path, proj):
+    (proj / ".rkat").mkdir()
+    (proj / ".rkat" / "skills.toml").write_text(SEED)
+    cfg = load(tmp_path, env={"GITHUB_TOKEN": "t1", "ELEPHANT_API_KEY": "k2"})
+    project, company, elephant = cfg.repositories
+    assert project.location == str(proj / ".rkat" / "skills")  # relative to the project root, not .rkat/
+    assert (company.git_ref, company.ref_type, company.auth_token) == ("v1.2.0", "tag", "t1")
+    assert (elephant.auth_header, elephant.auth_token, elephant.refresh_seconds) == ("X-API-Key", "k2", 60)
+    assert project.refresh_seconds == 300 and company.priority == 250 and project.tier is Tier.PROJECT
+    assert (cfg.max_injection_bytes, cfg.inventory_threshold, cfg.include_embedded) == (1000, 5, False)
+    assert [o.order for o in cfg.repositories] == [0, 1, 2]
+    assert len(cfg.config_files) == 1 and len(cfg.config_files[0][1]) == 64
+    assert "t1" not in repr(company)  # tokens are not in reprs
+
+
+def test_project_then_user_dedup_first_wins_and_project_scalars(tmp_path, proj):
+    home = tmp_path / "home"
+    (home / ".rkat").mkdir(parents=True)
+    (proj / "skills.toml").write_text(
+        'inventory_threshold = 3\n[[repositories]]\nname = "project"\ntype = "filesystem"\npath = "p"\n'
+        '[[repositories]]\nname = "company"\ntype = "filesystem"\npath = "c-project"\n')
+    (home / ".rkat" / "skills.toml").write_text(
+        'inventory_threshold = 99\ninclude_embedded = true\n'
+        '[[repositories]]\nname = "company"\ntype = "filesystem"\npath = "c-user"\n'
+        '[[repositories]]\nname = "personal"\ntype = "filesystem"\npath = "mine"\n')
+    cfg = load(tmp_path)
+    assert [r.name for r in cfg.repositories] == ["project", "company", "personal"]
+    company = cfg.repositories[1]
+    assert company.location.endswith("c-project")
+    personal = cfg.repositories[2]
+    assert personal.location == str(home / "mine") and personal.tier is Tier.USER  # user file: user tier
+    assert cfg.inventory_threshold == 3 and not cfg.include_embedded  # scalars from the project file
+    assert len(cfg.config_files) == 2
+
+
+def test_include_embedded_adds_builtin_tier_last(tmp_path, proj):
+    (proj / "skills.toml").write_text('include_embedded = true\n[[repositories]]\nname = "a"\ntype = "zip"\npath = "a.zip"\n')
+    cfg = load(tmp_path)
+    assert [r.name for r in cfg.repositories] == ["a", "embedded"]
+    assert cfg.repositories[-1].tier is Tier.BUILTIN and cfg.repositories[-1].order == 1
+
+
+def test_explicit_config_replaces_lookup(tmp_path, proj):
+    (proj / "skills.toml").write_text('[[repositories]]\nname = "ignored"\ntype = "filesystem"\npath = "x"\n')
+    other = tmp_path / "other.toml"
+    other.write_text('[[repositories]]\nname = "only"\ntype = "filesystem"\npath = "y"\n')
+    cfg = load(tmp_path, config=str(other))
+    assert [r.name for r in cfg.repositories] == ["only"]
+    assert cfg.repositories[0].location == str(tmp_path / "y")
+
+
+def test_extensions_tier_priority_globs(tmp_path, proj):
+    (proj / "skills.toml").write_text(
+        '[[repositories]]\nname = "ext"\ntype = "filesystem"\npath = "e"\ntier = "external"\npriority = 60\n'
+        'include = ["extraction/*"]\nexclude = "extraction/old"\nskills_root = "skills/"\n')
+    (repo,) = load(tmp_path).repositories
+    assert (repo.tier, repo.priority, repo.include, repo.exclude, repo.skills_root) == (
+        Tier.EXTERNAL, 60, ("extraction/*",), ("extraction/old",), "skills")
+
+
+@pytest.mark.parametrize("body, line, words", [
+    ('[[repositories]]\nname = "a"\ntype = "filesystem"\npath = "x"\ntier = "user"\npriority = 250\n', 6,
+     "outside the user tier's range (101-200)"),
+    ('enabled = true\n\n[[repositories]]\nname = "a"\ntype = "ftp"\npath = "x"\n', 5, "type"),
+    ('[[repositories]]\nname = "a"\ntype = "filesystem"\npath = "x"\n\n[[repositories]]\nname = "b"\n'
+     'type = "filesystem"\npath = "y"\ncolour = "red"\n', 10, "unknown key(s) in repositories[1]: colour"),
+    ('[[repositories]]\nname = "g"\ntype = "git"\nurl = "https://h/${TOKEN"\n', 4, "without a closing"),
+    ('[[repositories]]\nname = "g"\ntype = "git"\nurl = "https://h/x"\nauth_token = "${}"\n', 5, "empty variable"),
+    ('[[repositories]]\nname = "g"\ntype = "http"\nurl = "https://h/x"\nauth_token = "${NOPE}"\n', 5,
+     "NOPE is not set"),
+    ('[[repositories]]\nname = "g"\ntype = "git"\npath = "x"\n', 1, "url"),
+    ('inventory_threshold = "12"\n', 1, "inventory_threshold"),
+    ('[[repositories]]\nname = "a"\ntype = "filesystem"\npath = "x"\nskills_root = "../up"\n', 5,
+     "inside the repository"),
+])
+def test_config_errors_name_file_and_line(tmp_path, proj, body, line, words):
+    (proj / "skills.toml").write_text(body)
+    with pytest.raises(ConfigError) as exc:
+        load(tmp_path)
+    message = str(exc.value)
+    assert message.startswith(f"{proj / 'skills.toml'}:{line}:"), message
+    assert words in message
+
+
+def test_env_expansion_rules():
+    env = {"A": "1", "B_2": "two"}
+    assert expand_env("x${A}y${B_2}", env) == "x1ytwo"
+    assert expand_env("$A stays", env) == "$A stays"
+    for bad in ("${", "${}", "${MISSING}", "${1x}", "a${A"):
+        with pytest.raises(ValueError):
+            expand_env(bad, env)
+
+
+def test_secret_never_in_the_error(tmp_path, proj):
+    (proj / "skills.toml").write_text('[[repositories]]\nname = "g"\ntype = "git"\nurl = "https://${U}@h/${NOPE}"\n')
+    with pytest.raises(ConfigError) as exc:
+        load(tmp_path, env={"U": "supersecretvalue"})
+    assert "supersecretvalue" not in str(exc.value)
+
+
+# ---------------------------------------------------------------- Plan Cascade
+
+EXTERNAL = {
+    "version": "1.1.0",
+    "priority_ranges": {"builtin": {"min": 1, "max": 50}, "submodule": {"min": 51, "max": 100},
+                        "user": {"min": 101, "max": 200}},
+    "sources": {"builtin": {"type": "builtin", "path": "builtin-skills"},
+                "vercel": {"type": "submodule", "path": "external-skills/vercel",
+                           "repository": "https://github.com/vercel-labs/agent-skills"}},
+    "skills": {
+        "python-best-practices": {"source": "builtin", "skill_path": "python",
+                                  "detect": {"files": ["pyproject.toml"], "patterns": []},
+                                  "inject_into": ["planning", "implementation", "retry"], "priority": 30},
+        "react-best-practices": {"source": "vercel", "skill_path": "skills/react-best-practices",
+                                 "detect": {"files": ["package.json"], "patterns": ["\"react\"", "\"next\""]},
+                                 "inject_into": ["planning", "implementation", "retry"], "priority": 100},
+    },
+    "settings": {"max_skills_per_story": 3, "max_content_lines": 200, "cache_enabled": True},
+}
+
+
+def test_external_skills_json(tmp_path, proj):
+    (proj / "external-skills.json").write_text(json.dumps(EXTERNAL, indent=2))
+    cfg = load(tmp_path)
+    py, react = cfg.repositories
+    assert (py.tier, py.priority, py.include, py.location) == (Tier.BUILTIN, 30, ("python",), str(proj / "builtin-skills"))
+    assert (react.tier, react.priority, react.include) == (Tier.EXTERNAL, 100, ("react-best-practices",))
+    assert react.location == str(proj / "external-skills/vercel/skills")
+    skills = {s.name: s for s in cfg.external.skills}
+    assert skills["react-best-practices"].detect_patterns == ('"react"', '"next"')
+    assert skills["react-best-practices"].id == "react-best-practices" and skills["python-best-practices"].id == "python"
+    assert skills["python-best-practices"].inject_into == ("planning", "implementation", "retry")
+    assert cfg.external.settings["max_skills_per_story"] == 3
+    assert "embedded" not in [r.name for r in cfg.repositories]
+
+
+def test_external_skills_priority_out_of_range_names_the_line(tmp_path, proj):
+    data = json.loads(json.dumps(EXTERNAL))
+    data["skills"]["react-best-practices"]["priority"] = 150
+    text = json.dumps(data, indent=2)
+    (proj / "external-skills.json").write_text(text)
+    with pytest.raises(ConfigError) as exc:
+        load(tmp_path)
+    want = next(i for i, ln in enumerate(text.splitlines(), 1) if '"priority": 150' in ln)
+    assert f"external-skills.json:{want}:" in str(exc.value) and "51-100" in str(exc.value)
+
+
+def test_external_skills_schema_error_line(tmp_path, proj):
+    data = json.loads(json.dumps(EXTERNAL))
+    data["skills"]["python-best-practices"]["inject_into"] = ["lunch"]
+    text = json.dumps(data, indent=2)
+    (proj / "external-skills.json").write_text(text)
+    with pytest.raises(ConfigError) as exc:
+        load(tmp_path)
+    want = next(i for i, ln in enumerate(text.splitlines(), 1) if '"lunch"' in ln)
+    assert f":{want}:" in str(exc.value)
+
+
+def test_user_skills_default_priority_and_override(tmp_path, proj):
+    (proj / "external-skills.json").write_text(json.dumps(EXTERNAL))
+    (proj / ".plan-cascade").mkdir()
+    (proj / ".plan-cascade" / "skills.json").write_text(json.dumps({"version": "1.0.0", "skills": [
+        {"name": "my-custom-skill", "path": "./my-skills/custom/SKILL.md", "detect": {"files": ["package.json"],
+                                                                                       "patterns": ["my-framework"]}},
+        {"name": "react-best-practices", "path": "../react", "priority": 180, "inject_into": ["retry"]},
+    ]}))
+    cfg = load(tmp_path)
+    by_name = {r.name: r for r in cfg.repositories}
+    custom = by_name["user-my-custom-skill"]
+    assert (custom.tier, custom.priority, custom.include) == (Tier.USER, 150, ("custom",))
+    assert custom.location == str(proj / ".plan-cascade" / "my-skills")
+    ext = {s.name: s for s in cfg.external.skills}
+    assert ext["react-best-practices"].priority == 180 and ext["react-best-practices"].inject_into == ("retry",)
+    assert ext["my-custom-skill"].inject_into == ("implementation",)
+
+
+def test_user_skill_priority_range(tmp_path, proj):
+    (proj / ".plan-cascade").mkdir()
+    (proj / ".plan-cascade" / "skills.json").write_text('{"skills": [\n  {"name": "x", "path": "x",\n   "priority": 90}\n]}')
+    with pytest.raises(ConfigError) as exc:
+        load(tmp_path)
+    assert "skills.json:3:" in str(exc.value) and "101" in str(exc.value)
+
+
+def test_invalid_json_names_line(tmp_path, proj):
+    (proj / "external-skills.json").write_text('{\n  "skills": {,\n}')
+    with pytest.raises(ConfigError, match=r"external-skills.json:2: invalid JSON"):
+        load(tmp_path)
+
+
+def test_json_lines():
+    lines = json_lines('{\n "a": [\n  1,\n  {"b": 2}\n ],\n "c": "x"\n}')
+    assert lines[("a",)] == 2 and lines[("a", 0)] == 3 and lines[("a", 1, "b")] == 4 and lines[("c",)] == 6

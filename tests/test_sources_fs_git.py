@@ -1,0 +1,216 @@
+"""Filesystem and git sources (real git, bare repositories created by the tests)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from conftest import write_skill
+from skillc.lint import LintConfig
+from skillc.resolve_types import Repository, Tier
+from skillc.sources import SourceError, open_source
+
+
+def fs_repo(path: Path, **kw) -> Repository:
+    return Repository("fs", "filesystem", str(path), Tier.PROJECT, 250, **kw)
+
+
+def listing_of(repo: Repository, cache: Path):
+    return open_source(repo, cache_dir=cache, lint=LintConfig()).skills()
+
+
+def test_filesystem_ids_files_and_collections(tmp_path, repo):
+    write_skill(repo, "skills/extraction/email")
+    write_skill(repo, "skills/extraction/medical/diagnosis")
+    (repo / "skills/extraction/COLLECTION.md").write_text("Entity extraction\n")
+    (repo / "skills/extraction/email/scripts").mkdir()
+    (repo / "skills/extraction/email/scripts/parse.py").write_text("print('x')\n")
+    (repo / "skills/extraction/email/.DS_Store").write_bytes(b"junk")
+    (repo / "skills/extraction/email/node_modules/x").mkdir(parents=True)
+    (repo / "skills/extraction/email/node_modules/x/i.js").write_text("1")
+    outside = tmp_path / "outside.txt"
+    outside.write_text("secret")
+    os.symlink(outside, repo / "skills/extraction/email/leak.txt")
+    os.symlink("scripts/parse.py", repo / "skills/extraction/email/alias.py")
+    listing = listing_of(fs_repo(repo, skills_root="skills"), tmp_path / "cache")
+    assert [s.id for s in listing.skills] == ["extraction/email", "extraction/medical/diagnosis"]
+    email = listing.skills[0]
+    assert [f.path for f in email.files] == ["SKILL.md", "alias.py", "scripts/parse.py"]
+    assert email.files[0].sha256 == email.document.sha256 and email.files[2].size == 11
+    assert listing.collection_docs["extraction"] == "Entity extraction"
+    assert listing.input.location == str(repo)
+
+
+def test_nested_skill_files_are_not_listed_twice(tmp_path, repo):
+    write_skill(repo, "outer")
+    write_skill(repo, "outer/inner")
+    (repo / "outer/inner/ref.md").write_text("x")
+    listing = listing_of(fs_repo(repo), tmp_path / "c")
+    outer, inner = listing.skills
+    assert (outer.id, inner.id) == ("outer", "outer/inner")
+    assert [f.path for f in outer.files] == ["SKILL.md"]
+    assert [f.path for f in inner.files] == ["SKILL.md", "ref.md"]
+
+
+def test_repository_that_is_one_skill_is_named_by_its_folder(tmp_path):
+    write_skill(tmp_path, "pdf-tools")
+    listing = listing_of(fs_repo(tmp_path / "pdf-tools"), tmp_path / "c")
+    assert [s.id for s in listing.skills] == ["pdf-tools"]
+
+
+def test_include_exclude_globs(tmp_path, repo):
+    for rel in ("a/x", "a/y", "b/z"):
+        write_skill(repo, rel)
+    listing = listing_of(fs_repo(repo, include=("a",), exclude=("a/y",)), tmp_path / "c")
+    assert [s.id for s in listing.skills] == ["a/x"]
+
+
+def test_missing_path_and_skills_root_are_clear_errors(tmp_path, repo):
+    with pytest.raises(SourceError, match="is not a directory"):
+        listing_of(fs_repo(tmp_path / "nope"), tmp_path / "c")
+    with pytest.raises(SourceError, match="skills_root 'skillz' not found"):
+        listing_of(fs_repo(repo, skills_root="skillz"), tmp_path / "c")
+
+
+def test_empty_repository_is_a_warning(tmp_path, repo):
+    listing = listing_of(fs_repo(repo), tmp_path / "c")
+    assert listing.skills == () and [d.code for d in listing.diagnostics] == ["R107"]
+
+
+# ---------------------------------------------------------------- git
+
+def git(*args: str, cwd: Path) -> str:
+    env = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t",
+           "GIT_COMMITTER_EMAIL": "t@t"}
+    return subprocess.run(["git", *args], cwd=cwd, env=env, check=True, capture_output=True, text=True).stdout.strip()
+
+
+@pytest.fixture
+def remote(tmp_path: Path) -> tuple[Path, Path]:
+    """A bare repository with skills under skills/, a tag v1 and a later commit on main."""
+    work = tmp_path / "work"
+    work.mkdir()
+    git("init", "-q", "-b", "main", cwd=work)
+    write_skill(work, "skills/tools/pdf", description="Version one. Use when asked.")
+    git("add", ".", cwd=work)
+    git("commit", "-q", "-m", "one", cwd=work)
+    git("tag", "-a", "v1", "-m", "v1", cwd=work)
+    write_skill(work, "skills/tools/pdf", description="Version two. Use when asked.")
+    write_skill(work, "skills/tools/csv")
+    git("add", ".", cwd=work)
+    git("commit", "-q", "-m", "two", cwd=work)
+    bare = tmp_path / "remote.git"
+    git("clone", "-q", "--bare", str(work), str(bare), cwd=tmp_path)
+    return work, bare
+
+
+def git_repo(url: str, ref: str = "main", ref_type: str = "branch", **kw) -> Repository:
+    return Repository("company", "git", url, Tier.PROJECT, 250, git_ref=ref, ref_type=ref_type,
+                      skills_root=kw.pop("skills_root", "skills"), **kw)
+
+
+def test_git_branch_tag_and_commit(tmp_path, remote):
+    work, bare = remote
+    url = bare.as_uri()
+    cache = tmp_path / "cache"
+    head = git("rev-parse", "HEAD", cwd=work)
+    first = git("rev-parse", "HEAD~1", cwd=work)
+
+    branch = listing_of(git_repo(url), cache)
+    assert [s.id for s in branch.skills] == ["tools/csv", "tools/pdf"]
+    assert branch.input.resolved == head and branch.input.type == "git"
+    assert "Version two" in branch.skills[1].description
+
+    tag = listing_of(git_repo(url, "v1", "tag"), cache)
+    assert [s.id for s in tag.skills] == ["tools/pdf"] and tag.input.resolved == first
+    assert "Version one" in tag.skills[0].description
+
+    commit = listing_of(git_repo(url, first, "commit"), cache)
+    assert commit.input.resolved == first
+    short = listing_of(git_repo(url, first[:10], "commit"), cache)
+    assert short.input.resolved == first
+    clones = sorted(p.name for p in (cache / "git").iterdir() if p.is_dir())
+    assert len(clones) == 4  # one checkout per (url, ref)
+    from skillc.sources.git import GitSource
+
+    checkout = GitSource(git_repo(url), cache_dir=cache, lint=LintConfig()).checkout
+    shallow = subprocess.run(["git", "rev-parse", "--is-shallow-repository"], capture_output=True, text=True,
+                             cwd=checkout).stdout.strip()
+    assert shallow == "true"  # a branch is fetched with --depth 1
+
+
+def test_git_branch_refresh_after_refresh_seconds(tmp_path, remote):
+    work, bare = remote
+    cache = tmp_path / "cache"
+    repo = git_repo(bare.as_uri(), refresh_seconds=0)
+    first = listing_of(repo, cache)
+    write_skill(work, "skills/tools/new")
+    git("add", ".", cwd=work)
+    git("commit", "-q", "-m", "three", cwd=work)
+    git("push", "-q", str(bare), "main", cwd=work)
+    second = listing_of(repo, cache)
+    assert second.input.resolved != first.input.resolved and "tools/new" in [s.id for s in second.skills]
+    cached = listing_of(git_repo(bare.as_uri(), refresh_seconds=3600), tmp_path / "cache2")
+    git("commit", "-q", "--allow-empty", "-m", "four", cwd=work)
+    git("push", "-q", str(bare), "main", cwd=work)
+    again = listing_of(git_repo(bare.as_uri(), refresh_seconds=3600), tmp_path / "cache2")
+    assert again.input.resolved == cached.input.resolved  # fresh cache: not fetched again
+
+
+def test_git_stale_cache_is_used_when_the_remote_disappears(tmp_path, remote):
+    _, bare = remote
+    repo = git_repo(bare.as_uri(), refresh_seconds=0)
+    first = listing_of(repo, tmp_path / "cache")
+    bare.rename(tmp_path / "gone.git")
+    second = listing_of(repo, tmp_path / "cache")
+    assert second.input.resolved == first.input.resolved
+    assert [d.code for d in second.diagnostics] == ["R105"]
+
+
+def test_git_errors(tmp_path, remote):
+    _, bare = remote
+    cache = tmp_path / "cache"
+    with pytest.raises(SourceError, match="cannot fetch") as exc:
+        listing_of(git_repo((tmp_path / "missing.git").as_uri()), cache)
+    assert "company" in str(exc.value)
+    with pytest.raises(SourceError, match="branch 'nope' not found"):
+        listing_of(git_repo(bare.as_uri(), "nope"), cache)
+    with pytest.raises(SourceError, match="tag 'v9' not found"):
+        listing_of(git_repo(bare.as_uri(), "v9", "tag"), cache)
+    with pytest.raises(SourceError, match="commit 'deadbeef' not found"):
+        listing_of(git_repo(bare.as_uri(), "deadbeef", "commit"), cache)
+    with pytest.raises(SourceError, match="skills_root 'nothing' not found"):
+        listing_of(git_repo(bare.as_uri(), skills_root="nothing"), cache)
+    assert not [p for p in (cache / "git").iterdir() if p.name.startswith(".")]  # no half-made clone left
+
+
+def test_git_token_never_written_or_printed(tmp_path, remote):
+    _, bare = remote
+    token = "tok_0123456789abcdef"
+    cache = tmp_path / "cache"
+    listing = listing_of(git_repo(bare.as_uri(), auth_token=token), cache)
+    assert listing.skills
+    for path in cache.rglob("*"):
+        if path.is_file():
+            assert token.encode() not in path.read_bytes(), path
+    with pytest.raises(SourceError) as exc:
+        listing_of(git_repo(f"https://user:{token}@127.0.0.1:9/x.git", auth_token=token), cache)
+    assert token not in str(exc.value)
+
+
+def test_git_through_the_cli_config(tmp_path, remote):
+    """A skills.toml git repository is read by load_build_config + open_source end to end."""
+    from skillc.buildconfig import load_build_config
+
+    _, bare = remote
+    proj = tmp_path / "proj"
+    proj.mkdir()
+    (proj / "skills.toml").write_text(
+        f'[[repositories]]\nname = "company"\ntype = "git"\nurl = "{bare.as_uri()}"\nskills_root = "skills"\n'
+        'git_ref = "v1"\nref_type = "tag"\n')
+    cfg = load_build_config([], None, cwd=proj, home=tmp_path / "home", env={})
+    listing = open_source(cfg.repositories[0], cache_dir=tmp_path / "c", lint=cfg.lint).skills()
+    assert [s.id for s in listing.skills] == ["tools/pdf"]

@@ -1,0 +1,285 @@
+"""Consolidation: nothing silently lost.
+
+``consolidate(entries, settings, as_of)`` is pure.  In order:
+
+1. **Tombstones** (``forget: true``, from ``skillc memory extract``'s "forget that …") move every older
+   entry they match (the ids in ``supersedes``, or every query term a prefix of one of the entry's
+   tokens; a global tombstone reaches every namespace) to ``pruned`` with the reason.
+2. **Exact duplicates** within a namespace and type (normalised hash: lower-case, whitespace
+   collapsed) are merged into one: access, hit and recall counts added, the highest importance, the
+   earliest creation, the latest update and access, keywords and tags united; the others are kept in
+   ``merged_from`` (reason ``duplicate``).
+3. **Near-duplicates** within a namespace, type and category with TF-IDF cosine above
+   ``compactionThreshold`` (seed 000: 0.90) are merged the same way (reason ``near-duplicate`` with the
+   similarity).  The most important entry of a cluster absorbs the others; pairs related by
+   ``supersedes`` are never merged.  Candidates come from an inverted index probed with each entry's
+   heaviest terms (``text.probe_terms``), which finds every pair above the threshold without
+   comparing all pairs.
+4. **Supersession**: an entry that ``supersedes`` another keeps both; the older one is marked
+   ``superseded`` with ``superseded_by`` (left out of the prompt and of recall, still in the snapshot).
+5. **Decay** as of ``as_of``: ``effective = importance × 0.95^(days since last access / 7)``.
+6. **Pruning** into ``pruned`` with the reason: effective importance below ``minImportance``; older
+   than ``autoDeleteAfterDays`` and below ``autoDeleteMinImportance``; beyond
+   ``maxMemoriesPerNamespace`` (0 = no limit; the least important go first).  Pinned notes are exempt.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass, replace
+from typing import Any, Iterable, Mapping, Sequence
+
+from ..discover import path_key
+from .model import MemoryEntry, content_hash, epoch
+from .settings import MemorySettings
+from .text import Idf, cosine, probe_terms, terms, tokens
+
+DAY = 86_400.0
+
+
+@dataclass(frozen=True, slots=True)
+class Consolidated:
+    entry: MemoryEntry
+    effective_importance: float
+    status: str = "active"  # active | superseded
+    superseded_by: tuple[str, ...] = ()
+    merged_from: tuple[Mapping[str, Any], ...] = ()
+    reason: str | None = None  # why it was pruned (entries in `pruned` only)
+
+    def to_json(self) -> dict[str, Any]:
+        out = self.entry.to_json()
+        out["effective_importance"] = round(self.effective_importance, 6)
+        out["status"] = self.status
+        if self.superseded_by:
+            out["superseded_by"] = list(self.superseded_by)
+        if self.merged_from:
+            out["merged_from"] = [dict(m) for m in self.merged_from]
+        if self.reason:
+            out["reason"] = self.reason
+        return out
+
+
+@dataclass(frozen=True, slots=True)
+class Consolidation:
+    entries: tuple[Consolidated, ...]  # kept, sorted by (namespace, id) bytes
+    pruned: tuple[Consolidated, ...]  # sorted the same way
+    tombstones: tuple[MemoryEntry, ...]
+    warnings: tuple[str, ...]
+    stats: Mapping[str, int]
+
+
+def decay(importance: float, last_accessed: str, as_of: float) -> float:
+    days = max(0.0, (as_of - epoch(last_accessed)) / DAY)
+    return importance * 0.95 ** (days / 7.0)
+
+
+def _order(e: MemoryEntry) -> tuple:
+    """Which entry of a group survives: the most important, then the most recently used, then id."""
+    return (-e.importance, _neg(e.last_accessed_at), path_key(e.id))
+
+
+def _neg(ts: str) -> tuple:
+    return tuple(-ord(c) for c in ts)
+
+
+def _sort_key(c: Consolidated) -> tuple:
+    return (path_key(c.entry.namespace), path_key(c.entry.id))
+
+
+def _merge(rep: MemoryEntry, others: Sequence[MemoryEntry]) -> MemoryEntry:
+    group = [rep, *others]
+    note = rep.note
+    if note is not None:
+        notes = [e.note for e in group if e.note is not None]
+        note = replace(note, hit_count=sum(n.hit_count for n in notes), recall_count=sum(n.recall_count for n in notes),
+                       pinned=any(n.pinned for n in notes))
+    return replace(
+        rep,
+        importance=max(e.importance for e in group),
+        access_count=sum(e.access_count for e in group),
+        created_at=min(e.created_at for e in group),
+        updated_at=max(e.updated_at for e in group),
+        last_accessed_at=max(e.last_accessed_at for e in group),
+        keywords=tuple(dict.fromkeys(k for e in group for k in e.keywords)),
+        tags=tuple(dict.fromkeys(t for e in group for t in e.tags)),
+        supersedes=tuple(dict.fromkeys(s for e in group for s in e.supersedes if s != rep.id)),
+        note=note,
+    )
+
+
+def _original(e: MemoryEntry, reason: str, similarity: float | None = None) -> dict[str, Any]:
+    out = {"reason": reason, **e.to_json()}
+    if similarity is not None:
+        out["similarity"] = round(similarity, 6)
+    return out
+
+
+def _forgets(tomb: MemoryEntry, entry: MemoryEntry, query: list[str]) -> bool:
+    if entry.id in tomb.supersedes:
+        return True
+    if tomb.namespace != "global" and tomb.namespace != entry.namespace:
+        return False
+    if entry.created_at > tomb.created_at or not query:
+        return False
+    have = tokens(entry.content)
+    return all(any(t.startswith(q) for t in have) for q in query)
+
+
+def consolidate(entries: Iterable[MemoryEntry], settings: MemorySettings, as_of: float) -> Consolidation:
+    all_entries = list(entries)
+    tombstones = [e for e in all_entries if e.forget]
+    live = [e for e in all_entries if not e.forget]
+    pruned: list[Consolidated] = []
+    warnings: list[str] = []
+    stats: dict[str, int] = defaultdict(int)
+    stats["input"] = len(all_entries)
+    stats["tombstones"] = len(tombstones)
+
+    # 1. tombstones
+    if tombstones:
+        kept = []
+        queries = [(t, [q for q in tokens(t.content) if q not in {"that", "the", "a", "an", "i", "my", "about"}])
+                   for t in sorted(tombstones, key=lambda t: path_key(t.id))]
+        for e in live:
+            tomb = next((t for t, q in queries if _forgets(t, e, q)), None)
+            if tomb is None:
+                kept.append(e)
+                continue
+            where = tomb.provenance.get("file")
+            at = f" ({where}:{tomb.provenance.get('line')})" if where else ""
+            pruned.append(Consolidated(e, decay(e.importance, e.last_accessed_at, as_of),
+                                       reason=f"forgotten by {tomb.id}{at}"))
+            stats["forgotten"] += 1
+        live = kept
+
+    # 2. exact duplicates
+    groups: dict[tuple, list[MemoryEntry]] = defaultdict(list)
+    for e in live:
+        groups[(e.namespace, e.type, content_hash(e.content))].append(e)
+    merged: list[tuple[MemoryEntry, list[dict[str, Any]]]] = []
+    alias: dict[str, str] = {}
+    for key in sorted(groups, key=lambda k: (path_key(k[0]), k[1], k[2])):
+        group = sorted(groups[key], key=_order)
+        rep, others = group[0], group[1:]
+        if others:
+            stats["duplicates"] += len(others)
+            for o in others:
+                alias[o.id] = rep.id
+            merged.append((_merge(rep, others), [_original(o, "duplicate") for o in others]))
+        else:
+            merged.append((rep, []))
+
+    # 3. near-duplicates (TF-IDF cosine > threshold within namespace + type + category)
+    threshold = settings.compaction_threshold
+    toks = [terms(e.content) for e, _ in merged]
+    idf = Idf(toks)
+    vectors = [idf.vector(t) for t in toks]
+    by_group: dict[tuple, list[int]] = defaultdict(list)
+    for i, (e, _) in enumerate(merged):
+        by_group[(e.namespace, e.type, e.category or "")].append(i)
+    absorbed: dict[int, list[tuple[int, float]]] = {}
+    gone: set[int] = set()
+    for members in by_group.values():
+        if len(members) < 2:
+            continue
+        postings: dict[str, list[int]] = defaultdict(list)
+        for i in members:
+            for term in vectors[i]:
+                postings[term].append(i)
+        for i in sorted(members, key=lambda i: _order(merged[i][0])):
+            if i in gone or not vectors[i]:
+                continue
+            ei = merged[i][0]
+            found: list[tuple[int, float]] = []
+            seen: set[int] = {i}
+            for term in probe_terms(vectors[i], threshold):
+                for j in postings[term]:
+                    if j in seen or j in gone or j in absorbed:
+                        continue
+                    seen.add(j)
+                    ej = merged[j][0]
+                    if ej.id in ei.supersedes or ei.id in ej.supersedes:
+                        continue
+                    sim = cosine(vectors[i], vectors[j])
+                    if sim > threshold:
+                        found.append((j, sim))
+            if found:
+                absorbed[i] = sorted(found, key=lambda js: _order(merged[js[0]][0]))
+                gone.update(j for j, _ in found)
+    after: list[tuple[MemoryEntry, list[dict[str, Any]]]] = []
+    for i, (e, originals) in enumerate(merged):
+        if i in gone:
+            continue
+        if i in absorbed:
+            others = [merged[j][0] for j, _ in absorbed[i]]
+            originals = originals + [o for j, sim in absorbed[i]
+                                     for o in ([_original(merged[j][0], "near-duplicate", sim)] + merged[j][1])]
+            for o in others:
+                alias[o.id] = e.id
+            stats["near_duplicates"] += len(others)
+            e = _merge(e, others)
+        after.append((e, originals))
+    for old, new in list(alias.items()):
+        while new in alias and alias[new] != new:
+            new = alias[new]
+        alias[old] = new
+
+    # 4. supersession
+    ids = {e.id for e, _ in after}
+    superseded_by: dict[str, list[str]] = defaultdict(list)
+    for e, _ in after:
+        for target in e.supersedes:
+            target = alias.get(target, target)
+            if target == e.id:
+                continue
+            if target in ids:
+                superseded_by[target].append(e.id)
+            else:
+                where = e.provenance.get("file")
+                at = f"{where}:{e.provenance.get('line')}: " if where else ""
+                warnings.append(f"{at}entry {e.id!r} supersedes {target!r}, which is not among the memories")
+
+    # 5. decay, 6. pruning
+    kept_c: list[Consolidated] = []
+    for e, originals in after:
+        eff = decay(e.importance, e.last_accessed_at, as_of)
+        by = tuple(sorted(set(superseded_by.get(e.id, ())), key=path_key))
+        c = Consolidated(e, eff, "superseded" if by else "active", by, tuple(originals))
+        pinned = e.note is not None and e.note.pinned
+        reason = None
+        if not pinned and eff < settings.min_importance:
+            reason = (f"effective importance {eff:.4f} is below retention.minImportance "
+                      f"{settings.min_importance:g}")
+        elif (not pinned and settings.auto_delete_after_days
+              and (as_of - epoch(e.created_at)) / DAY > settings.auto_delete_after_days
+              and eff < settings.auto_delete_min_importance):
+            reason = (f"older than retention.autoDeleteAfterDays ({settings.auto_delete_after_days}) with effective "
+                      f"importance {eff:.4f} below autoDeleteMinImportance {settings.auto_delete_min_importance:g}")
+        if reason:
+            pruned.append(replace(c, reason=reason))
+            stats["pruned_importance"] += 1
+        else:
+            kept_c.append(c)
+    limit = settings.max_memories_per_namespace
+    if limit:
+        per_ns: dict[str, list[Consolidated]] = defaultdict(list)
+        for c in kept_c:
+            per_ns[c.entry.namespace].append(c)
+        kept_c = []
+        for ns, items in per_ns.items():
+            items.sort(key=lambda c: (not (c.entry.note and c.entry.note.pinned), c.status != "active",
+                                      -c.effective_importance, path_key(c.entry.id)))
+            kept_c.extend(items[:limit])
+            for c in items[limit:]:
+                if c.entry.note and c.entry.note.pinned:
+                    kept_c.append(c)
+                    continue
+                pruned.append(replace(c, reason=f"beyond retention.maxMemoriesPerNamespace ({limit}) in {ns}"))
+                stats["pruned_namespace_limit"] += 1
+    kept_c.sort(key=_sort_key)
+    pruned.sort(key=_sort_key)
+    stats["kept"] = len(kept_c)
+    stats["pruned"] = len(pruned)
+    stats["superseded"] = sum(1 for c in kept_c if c.status == "superseded")
+    return Consolidation(tuple(kept_c), tuple(pruned), tuple(sorted(tombstones, key=lambda t: path_key(t.id))),
+                         tuple(warnings), dict(sorted(stats.items())))

@@ -1,0 +1,276 @@
+"""The frozen snapshot: ``snapshot.json``, ``snapshot.sqlite``, ``prompt.md``, ``skills/<id>.md``.
+
+``prepare`` is pure (redact → consolidate → one JSON document); ``write`` puts the files in a folder
+(the bundle's ``api/memory/`` or ``skillc memory freeze --out DIR``) and writes nothing else.
+
+``snapshot.sqlite`` holds the *active* entries in the seeds' own schemas, created from
+``templates/memory/*.sql`` (the DDL copied from the seeds), so the apps can open it as is:
+
+* Plan Cascade (seed 000): semantic entries of ``global``/``project/*`` → ``project_memories``
+  (``project_path`` = the project id, ``*`` for global); episodic → ``episodic_records``; procedural
+  (not per-skill notes) → ``skill_library``.
+* TalkCody (seed 001): every active entry → ``memories`` (namespace as a JSON array, metadata JSON with
+  the structured parts and skillc's provenance), ``memories_fts`` kept in sync by the seed's triggers.
+* Seed 003: per-skill notes → ``skill_memory`` (+ ``skill_memory_fts``).
+
+Importance columns hold the *effective* (decayed) importance.  ``PRAGMA user_version`` is
+``SNAPSHOT_VERSION``.  The bytes are deterministic for a given SQLite library version: rows go in
+in byte order of (namespace, id), there is no journal, and the file is VACUUMed; the file is made
+read-only (mode 0444).  Superseded and pruned entries are only in ``snapshot.json``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import sqlite3
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Iterable, Mapping, Sequence
+from urllib.parse import quote
+
+from ..discover import path_key
+from ..resources import template_dir
+from .consolidate import consolidate
+from .load import Problem
+from .model import SNAPSHOT_FORMAT, SNAPSHOT_VERSION, MemoryEntry, epoch, iso, normalize_text
+from .redact import Redaction, redact_entries
+from .render import SkillMemoryConfig, prompt_section, skill_block
+from .settings import MemorySettings
+
+
+@dataclass(frozen=True, slots=True)
+class SkillRef:
+    """A skill whose frontmatter opts into skill-memory."""
+
+    id: str
+    name: str
+    config: SkillMemoryConfig
+
+
+@dataclass(frozen=True, slots=True)
+class Snapshot:
+    doc: Mapping[str, Any]  # what snapshot.json holds
+    redactions: tuple[Redaction, ...]
+
+    @property
+    def entries(self) -> list[Mapping[str, Any]]:
+        return self.doc["entries"]
+
+
+def prepare(entries: Iterable[MemoryEntry], *, settings: MemorySettings, as_of: float,
+            problems: Sequence[Problem] = (), files: Sequence[str] = ()) -> Snapshot:
+    clean, audit = redact_entries(entries)
+    result = consolidate(clean, settings, as_of)
+    kept = [c.to_json() for c in result.entries]
+    pruned = [c.to_json() for c in result.pruned]
+    by_ns: dict[str, int] = {}
+    by_cat: dict[str, int] = {}
+    by_type: dict[str, int] = {}
+    for e in kept:
+        by_ns[e["namespace"]] = by_ns.get(e["namespace"], 0) + 1
+        by_type[e["type"]] = by_type.get(e["type"], 0) + 1
+        if e.get("category"):
+            by_cat[e["category"]] = by_cat.get(e["category"], 0) + 1
+    audit_sorted = sorted(audit, key=lambda r: (path_key(r.entry), r.field, r.kind))
+    doc = {
+        "format": SNAPSHOT_FORMAT,
+        "version": SNAPSHOT_VERSION,
+        "as_of": iso(as_of),
+        "settings": settings.to_json(),
+        "inputs": list(files),
+        "counts": {
+            **result.stats,
+            "redactions": sum(r.count for r in audit),
+            "by_namespace": dict(sorted(by_ns.items(), key=lambda kv: path_key(kv[0]))),
+            "by_category": dict(sorted(by_cat.items())),
+            "by_type": dict(sorted(by_type.items())),
+        },
+        "entries": kept,
+        "pruned": pruned,
+        "tombstones": [t.to_json() for t in result.tombstones],
+        "redactions": [r.to_json() for r in audit_sorted],
+        "warnings": list(result.warnings),
+        "diagnostics": [p.to_json() for p in problems],
+    }
+    return Snapshot(doc, tuple(audit_sorted))
+
+
+def dumps(doc: Mapping[str, Any]) -> str:
+    return json.dumps(doc, ensure_ascii=False, sort_keys=True, indent=1) + "\n"
+
+
+def skill_notes(entries: Iterable[Mapping[str, Any]], skill: SkillRef) -> list[Mapping[str, Any]]:
+    spaces = {f"skill/{skill.id}", f"skill/{skill.name}"}
+    return [e for e in entries if e["status"] == "active" and e.get("note") and e["namespace"] in spaces]
+
+
+def skill_file(skill_id: str) -> str:
+    return f"skills/{quote(skill_id, safe='')}.md"
+
+
+def write(snapshot: Snapshot, out: Path, *, settings: MemorySettings, skills: Sequence[SkillRef] = ()) -> list[str]:
+    """Write the snapshot files into ``out`` (created if missing); returns their paths relative to it."""
+    out.mkdir(parents=True, exist_ok=True)
+    written = ["snapshot.json", "snapshot.sqlite", "prompt.md"]
+    (out / "snapshot.json").write_text(dumps(snapshot.doc), encoding="utf-8", newline="\n")
+    write_sqlite(snapshot.entries, out / "snapshot.sqlite")
+    (out / "prompt.md").write_text(
+        prompt_section(snapshot.entries, budget=settings.prompt_budget_chars, max_items=settings.max_memories_in_prompt,
+                       min_importance=settings.min_importance_for_retrieval, included_types=settings.included_types),
+        encoding="utf-8", newline="\n")
+    for skill in sorted(skills, key=lambda s: path_key(s.id)):
+        block = skill_block(skill.id, skill_notes(snapshot.entries, skill), skill.config)
+        rel = skill_file(skill.id)
+        (out / rel).parent.mkdir(parents=True, exist_ok=True)
+        (out / rel).write_text(block, encoding="utf-8", newline="\n")
+        written.append(rel)
+    return written
+
+
+# ---------------------------------------------------------------- SQLite
+
+def _sql_time(iso_text: str) -> str:
+    return iso_text.replace("T", " ").rstrip("Z")
+
+
+def _ms(iso_text: str) -> int:
+    return int(epoch(iso_text) * 1000)
+
+
+def _project_path(e: Mapping[str, Any]) -> str:
+    prov = e.get("provenance") or {}
+    if isinstance(prov.get("project_path"), str) and prov["project_path"]:
+        return prov["project_path"]
+    return "*" if e["namespace"] == "global" else e["namespace"].split("/", 1)[1]
+
+
+def _namespace_array(ns: str) -> str:
+    return json.dumps(ns.split("/", 1), ensure_ascii=False)
+
+
+def _metadata(e: Mapping[str, Any]) -> str:
+    prov = e.get("provenance") or {}
+    meta: dict[str, Any] = {
+        "extractedAt": _ms(e["created_at"]),
+        "extractionMethod": "imported",
+        "accessCount": e["access_count"],
+        "lastAccessedAt": _ms(e["last_accessed_at"]),
+        "tags": e["tags"],
+        "keywords": e["keywords"],
+        "skillc": {"id": e["id"], "source": e["source"], "importance": e["importance"],
+                   "effectiveImportance": e["effective_importance"], "provenance": prov},
+    }
+    if e.get("category"):
+        meta["category"] = e["category"]
+    if e.get("merged_from"):
+        meta["consolidatedFrom"] = [m["id"] for m in e["merged_from"]]
+    ns = e["namespace"]
+    if ns.startswith("conversation/"):
+        meta["sourceConversationId"] = ns.split("/", 1)[1]
+    elif ns.startswith("project/"):
+        meta["sourceProjectId"] = ns.split("/", 1)[1]
+    for key, name in (("episode", "episode"), ("procedure", "procedure"), ("structured", "structuredData"),
+                      ("note", "skillNote")):
+        if e.get(key):
+            meta[name] = e[key]
+    return json.dumps(meta, ensure_ascii=False, sort_keys=True)
+
+
+def _record_type(e: Mapping[str, Any]) -> str:
+    rt = (e.get("provenance") or {}).get("record_type")
+    if rt in ("success", "failure", "discovery"):
+        return rt
+    return {"success": "success", "failure": "failure"}.get(e["episode"]["outcome"], "discovery")
+
+
+def _library_body(p: Mapping[str, Any]) -> str:
+    if p.get("body"):
+        return p["body"]
+    lines = [f"# {p['name']}", "", p["description"]]
+    if p.get("steps"):
+        lines += ["", *(f"{i}. {s}" for i, s in enumerate(p["steps"], 1))]
+    return "\n".join(lines) + "\n"
+
+
+def write_sqlite(entries: Sequence[Mapping[str, Any]], path: Path) -> None:
+    if path.exists():
+        os.chmod(path, 0o644)
+        path.unlink()
+    tmp = path.with_name(path.name + ".tmp")
+    if tmp.exists():
+        tmp.unlink()
+    con = sqlite3.connect(tmp, isolation_level=None)
+    try:
+        con.execute("PRAGMA page_size = 4096")
+        con.execute("PRAGMA journal_mode = OFF")
+        con.execute("PRAGMA synchronous = OFF")
+        for name in ("plan_cascade.sql", "talkcody.sql", "skill_memory.sql"):
+            con.executescript((template_dir() / "memory" / name).read_text("utf-8"))
+        con.execute("BEGIN")
+        active = [e for e in entries if e["status"] == "active"]
+        con.executemany(
+            "INSERT INTO memories (id, type, content, importance, namespace, metadata, created_at, updated_at) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            ((e["id"], e["type"], e["content"], min(1.0, max(0.0, e["effective_importance"])),
+              _namespace_array(e["namespace"]), _metadata(e), _ms(e["created_at"]), _ms(e["updated_at"]))
+             for e in active))
+        con.executemany(
+            "INSERT OR IGNORE INTO project_memories (id, project_path, category, content, keywords, importance, "
+            "access_count, source_session_id, source_context, created_at, updated_at, last_accessed_at) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            ((e["id"], _project_path(e), e.get("category") or "fact", e["content"],
+              json.dumps(e["keywords"], ensure_ascii=False), e["effective_importance"], e["access_count"],
+              (e.get("provenance") or {}).get("session_id"), (e.get("provenance") or {}).get("source_context"),
+              _sql_time(e["created_at"]), _sql_time(e["updated_at"]), _sql_time(e["last_accessed_at"]))
+             for e in active if e["type"] == "semantic" and not e.get("note")
+             and (e["namespace"] == "global" or e["namespace"].startswith("project/"))))
+        con.executemany(
+            "INSERT INTO episodic_records (id, project_path, session_id, record_type, task_summary, approach_summary, "
+            "outcome_summary, tools_used, keywords, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            ((e["id"], _project_path(e),
+              str((e.get("provenance") or {}).get("session_id") or
+                  (e["namespace"].split("/", 1)[1] if e["namespace"].startswith("conversation/") else "")),
+              _record_type(e), e["episode"]["situation"], e["episode"]["action"],
+              e["episode"].get("reasoning") or e["content"],
+              json.dumps((e.get("provenance") or {}).get("tools_used") or [], ensure_ascii=False),
+              json.dumps(e["keywords"], ensure_ascii=False), _sql_time(e["created_at"]))
+             for e in active if e["type"] == "episodic"))
+        con.executemany(
+            "INSERT INTO skill_library (id, project_path, name, description, tags, body, source_type, "
+            "source_session_ids, usage_count, success_rate, keywords, enabled, created_at, updated_at) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?)",
+            ((e["id"], _project_path(e), e["procedure"]["name"], e["procedure"]["description"],
+              json.dumps(e["tags"], ensure_ascii=False), _library_body(e["procedure"]),
+              (e.get("provenance") or {}).get("source_type") if (e.get("provenance") or {}).get("source_type")
+              in ("generated", "refined") else "generated",
+              json.dumps((e.get("provenance") or {}).get("source_session_ids") or [], ensure_ascii=False),
+              e["access_count"], _unit((e.get("provenance") or {}).get("success_rate"), 1.0),
+              json.dumps(e["keywords"], ensure_ascii=False), _sql_time(e["created_at"]), _sql_time(e["updated_at"]))
+             for e in active if e["type"] == "procedural" and e.get("procedure") and not e.get("note")))
+        con.executemany(
+            "INSERT OR IGNORE INTO skill_memory (skill_id, tier, skill_source, project_identity, intent, kind, delta, "
+            "tags, hit_count, pinned, normalized_hash, created_at, last_used_at, recall_count, origin_project, "
+            "source_type) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            ((e["namespace"].split("/", 1)[1], e["note"]["tier"], (e.get("provenance") or {}).get("skill_source"),
+              "*" if e["note"]["tier"] == "global" else str((e.get("provenance") or {}).get("project_identity") or ""),
+              e["note"].get("intent", ""), e["note"]["kind"], e["content"], json.dumps(e["tags"], ensure_ascii=False),
+              e["note"]["hit_count"], int(e["note"]["pinned"]),
+              hashlib.md5(normalize_text(e["content"]).encode("utf-8")).hexdigest(),
+              _ms(e["created_at"]), _ms(e["last_accessed_at"]), e["note"]["recall_count"],
+              (e.get("provenance") or {}).get("origin_project"), e["source"])
+             for e in active if e.get("note")))
+        con.execute("COMMIT")
+        con.execute(f"PRAGMA user_version = {int(SNAPSHOT_VERSION)}")
+        con.execute("VACUUM")
+    finally:
+        con.close()
+    os.replace(tmp, path)
+    os.chmod(path, 0o444)
+
+
+def _unit(value: Any, default: float) -> float:
+    if isinstance(value, (int, float)) and not isinstance(value, bool) and 0 <= value <= 1:
+        return float(value)
+    return default

@@ -1,0 +1,97 @@
+"""Tokens and TF-IDF vectors (sparse, pure Python): the "embedding" of seed 000's relevance score.
+
+Tokens are lower-cased runs of letters and digits (Unicode-aware).  A vector weighs a term by
+``(1 + ln tf) · idf`` with the smoothed ``idf = ln((1 + N) / (1 + df)) + 1`` and is L2-normalised,
+so the cosine of two vectors is their dot product.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+from typing import Iterable, Mapping, Sequence
+
+_TOKEN = re.compile(r"[^\W_]+")
+STOPWORDS = frozenset(
+    "a an and are as at be but by for from has have i in is it its me my of on or our so that the their "
+    "them then there these this to was we were what when which who will with you your do does did not no "
+    "about into than too very can just also".split()
+)
+
+Vector = dict[str, float]
+
+
+def tokens(text: str) -> list[str]:
+    return _TOKEN.findall(text.lower())
+
+
+def terms(text: str) -> list[str]:
+    """Tokens without stop words (what the keyword overlap compares)."""
+    return [t for t in tokens(text) if t not in STOPWORDS]
+
+
+class Idf:
+    """Document frequencies of a corpus; turns token lists into normalised TF-IDF vectors."""
+
+    __slots__ = ("n", "df", "_cache")
+
+    def __init__(self, docs: Iterable[Sequence[str]]) -> None:
+        df: Counter[str] = Counter()
+        n = 0
+        for toks in docs:
+            n += 1
+            df.update(set(toks))
+        self.n = n
+        self.df = df
+        self._cache: dict[str, float] = {}
+
+    def idf(self, term: str) -> float:
+        value = self._cache.get(term)
+        if value is None:
+            value = math.log((1 + self.n) / (1 + self.df.get(term, 0))) + 1.0
+            self._cache[term] = value
+        return value
+
+    def vector(self, toks: Sequence[str], known_only: bool = False) -> Vector:
+        counts = Counter(toks)
+        vec: Vector = {}
+        for term, tf in counts.items():
+            if known_only and term not in self.df:
+                continue
+            vec[term] = (1.0 + math.log(tf)) * self.idf(term)
+        norm = math.sqrt(sum(w * w for w in vec.values()))
+        if norm == 0:
+            return {}
+        return {t: w / norm for t, w in vec.items()}
+
+
+def cosine(a: Mapping[str, float], b: Mapping[str, float]) -> float:
+    if len(a) > len(b):
+        a, b = b, a
+    return sum(w * b.get(t, 0.0) for t, w in a.items())
+
+
+def jaccard(a: set[str] | frozenset[str], b: set[str] | frozenset[str]) -> float:
+    if not a or not b:
+        return 0.0
+    inter = len(a & b)
+    return inter / (len(a) + len(b) - inter) if inter else 0.0
+
+
+def probe_terms(vec: Mapping[str, float], threshold: float) -> list[str]:
+    """The heaviest terms of ``vec`` until the rest weighs less than ``threshold`` (L2).
+
+    Any vector with cosine ≥ threshold to ``vec`` contains at least one of these terms (the rest can
+    contribute at most its norm, by Cauchy–Schwarz), so probing only them finds every near-duplicate.
+    """
+    ordered = sorted(vec.items(), key=lambda kv: (-kv[1], kv[0]))
+    rest = 1.0
+    out: list[str] = []
+    limit = threshold * threshold
+    for term, w in ordered:
+        if rest < limit:
+            break
+        out.append(term)
+        rest -= w * w
+    return out

@@ -1,0 +1,557 @@
+"""``skillc.Bundle``: read a built bundle from a directory or over HTTP, search it, select and render.
+
+    from skillc import Bundle
+    b = Bundle.open("dist")                        # or "https://skills.example.com/api"
+    b.search("deploy to production", k=5)          # BM25 over name, description, tags, body
+    b.select("fix the failing pytest", project=".", phase="implementation")
+    print(b.render_inventory())                    # Meerkat <available_skills> block
+
+Over HTTP only the Meerkat wire routes (``/skills``, ``/skills/{id}``, ``/skill-collections``) and
+static files below the API (``index/…``, ``manifest.json``, ``inventory.xml``, ``files/…``) are
+read, so any static host serves it.  Responses are cached in memory: index files for the life of the
+object (they are verified by hash), the wire routes for ``ttl`` seconds (revalidated with ETags).
+
+Errors a user can act on (a missing or corrupted file, a bundle written by a newer skillc, a URL
+that answers HTML, an unknown skill ID, an empty query) raise ``BundleError`` / ``SkillcError``.
+"""
+
+from __future__ import annotations
+
+import difflib
+import hashlib
+import json
+import time
+import urllib.error
+import urllib.request
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterable, Mapping, Sequence
+from urllib.parse import quote, urlsplit
+
+from .errors import SkillcError
+from .index import BundleError
+from .index.adk import AdkMatch, SelectionPolicy
+from .index.tokenize import tokenize
+from .resolve_types import Collection
+
+__all__ = ["Bundle", "BundleError", "SkillInfo", "SkillDoc", "UnknownSkill"]
+
+MANIFEST_VERSION = 1  # the newest bundle manifest version this reader understands
+SELECT_VERSION = 1
+INDEX = "index/"
+DEFAULT_TTL = 300.0
+HTTP_TIMEOUT = 30.0
+USER_AGENT = "skillc-bundle"
+
+
+class UnknownSkill(SkillcError):
+    """A skill ID that the bundle does not hold."""
+
+
+@dataclass(frozen=True, slots=True)
+class SkillInfo:
+    """A Meerkat wire descriptor."""
+
+    id: str
+    name: str
+    description: str
+    scope: str = "builtin"
+    requires_capabilities: tuple[str, ...] = ()
+    metadata: Mapping[str, str] = field(default_factory=dict)
+
+    @classmethod
+    def from_wire(cls, d: Mapping[str, Any]) -> "SkillInfo":
+        return cls(str(d["id"]), str(d["name"]), str(d["description"]), str(d.get("scope") or "builtin"),
+                   tuple(d.get("requires_capabilities") or ()), dict(d.get("metadata") or {}))
+
+    def to_json(self) -> dict[str, Any]:
+        return {"id": self.id, "name": self.name, "description": self.description, "scope": self.scope,
+                "requires_capabilities": list(self.requires_capabilities), "metadata": dict(self.metadata)}
+
+
+@dataclass(frozen=True, slots=True)
+class SkillDoc:
+    """A Meerkat wire document: the descriptor plus the Markdown body."""
+
+    info: SkillInfo
+    body: str
+
+    @property
+    def id(self) -> str:
+        return self.info.id
+
+    @property
+    def name(self) -> str:
+        return self.info.name
+
+    @property
+    def description(self) -> str:
+        return self.info.description
+
+    def to_json(self) -> dict[str, Any]:
+        return {**self.info.to_json(), "body": self.body}
+
+
+# -- transports -----------------------------------------------------------------------------------
+
+class _Local:
+    """Routes below a bundle's ``api/`` folder on disk."""
+
+    def __init__(self, api: Path):
+        self.api = api
+        self.location = str(api)
+
+    def _path(self, route: str) -> Path:
+        if route == "skills":
+            return self.api / "skills.json"
+        return self.api / route
+
+    def get(self, route: str, *, immutable: bool = False) -> bytes | None:
+        try:
+            return self._path(route).read_bytes()
+        except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
+            return None
+        except OSError as exc:
+            raise BundleError(f"{self._path(route)}: cannot read ({exc.strerror})") from None
+
+    def describe(self, route: str) -> str:
+        return str(self._path(route))
+
+    def location_of(self, route: str) -> str:
+        return str(self._path(route).resolve())
+
+
+class _Http:
+    """Routes below an API base URL, with an in-memory cache (TTL + ETag revalidation)."""
+
+    def __init__(self, base: str, ttl: float, headers: Mapping[str, str] | None = None):
+        self.base = base.rstrip("/")
+        self.location = self.base
+        self.ttl = ttl
+        self.headers = {"User-Agent": USER_AGENT, **(headers or {})}
+        self._cache: dict[str, tuple[float, str | None, bytes | None]] = {}
+        self.requests = 0  # how many HTTP requests were made (for tests and curiosity)
+
+    def url(self, route: str) -> str:
+        return f"{self.base}/{route}"
+
+    def get(self, route: str, *, immutable: bool = False) -> bytes | None:
+        now = time.monotonic()
+        hit = self._cache.get(route)
+        if hit is not None and (immutable or now - hit[0] < self.ttl):
+            return hit[2]
+        headers = dict(self.headers)
+        if hit is not None and hit[1]:
+            headers["If-None-Match"] = hit[1]
+        request = urllib.request.Request(self.url(route), headers=headers)
+        self.requests += 1
+        try:
+            with urllib.request.urlopen(request, timeout=HTTP_TIMEOUT) as resp:
+                data = resp.read()
+                etag = resp.headers.get("ETag")
+        except urllib.error.HTTPError as exc:
+            if exc.code == 304 and hit is not None:
+                self._cache[route] = (now, hit[1], hit[2])
+                return hit[2]
+            if exc.code in (404, 410):
+                self._cache[route] = (now, None, None)
+                return None
+            raise BundleError(f"{self.url(route)}: HTTP {exc.code} {exc.reason}") from None
+        except (urllib.error.URLError, OSError) as exc:
+            reason = getattr(exc, "reason", exc)
+            raise BundleError(f"{self.url(route)}: cannot connect ({reason})",
+                              hint="check the URL and that the server is running") from None
+        # No Content-Type check (Meerkat has none, and a static host may serve the skills list from
+        # skills/index.html as text/html); HTML *content* is refused where JSON is parsed.
+        self._cache[route] = (now, etag, data)
+        return data
+
+    def describe(self, route: str) -> str:
+        return self.url(route)
+
+    def location_of(self, route: str) -> str:
+        return self.url(route)
+
+
+def _looks_like_html(data: bytes) -> bool:
+    head = data[:512].lstrip().lower()
+    return head.startswith((b"<!doctype html", b"<html", b"<head", b"<body"))
+
+
+# -- the bundle -----------------------------------------------------------------------------------
+
+class Bundle:
+    """A skillc bundle (``dist/``, its ``api/`` folder, or the API base URL of a deployed one)."""
+
+    def __init__(self, transport: _Local | _Http):
+        self._t = transport
+        self._skills: list[SkillInfo] | None = None
+        self._by_id: dict[str, SkillInfo] | None = None
+        self._docs: dict[str, SkillDoc] = {}
+        self._collections: list[Collection] | None = None
+        self._manifest: dict | None = None
+        self._manifest_loaded = False
+        self._index = None
+        self._select: dict | None = None
+        self._memory = None
+
+    # -- opening ----------------------------------------------------------------------------------
+    @classmethod
+    def open(cls, location: str | Path, *, ttl: float = DEFAULT_TTL,
+             headers: Mapping[str, str] | None = None) -> "Bundle":
+        """Open a bundle directory (``dist`` or ``dist/api``) or an ``http(s)://`` URL.
+
+        ``ttl`` is how long wire responses are cached over HTTP (Meerkat's ``refresh_seconds``);
+        ``headers`` are sent with every request (e.g. ``{"Authorization": "Bearer …"}``).
+        """
+        text = str(location)
+        if text.startswith(("http://", "https://")):
+            bundle = cls._open_url(text, ttl, headers)
+        else:
+            bundle = cls._open_dir(Path(location))
+        bundle._check_version()
+        return bundle
+
+    @classmethod
+    def _open_dir(cls, path: Path) -> "Bundle":
+        if not path.is_dir():
+            raise BundleError(f"{path}: no such bundle directory", hint="build one with `skillc build`")
+        for api in (path / "api", path):
+            if (api / "skills.json").is_file() or (api / "manifest.json").is_file():
+                return cls(_Local(api))
+        raise BundleError(f"{path}: not a skillc bundle (no api/skills.json)",
+                          hint="give the output folder of `skillc build` (default dist/)")
+
+    @classmethod
+    def _open_url(cls, url: str, ttl: float, headers: Mapping[str, str] | None) -> "Bundle":
+        parts = urlsplit(url)
+        base = url.rstrip("/")
+        candidates = [base] if parts.path.rstrip("/").endswith("/api") else [base + "/api", base]
+        last: Exception | None = None
+        for cand in candidates:
+            t = _Http(cand, ttl, headers)
+            try:
+                data = t.get("skills")
+            except BundleError as exc:
+                last = exc
+                continue
+            if data is not None and not _looks_like_html(data):
+                bundle = cls(t)
+                bundle._set_skills(data)
+                return bundle
+        if last is not None:
+            raise last
+        raise BundleError(f"{url}: no skills list at {candidates[0]}/skills",
+                          hint="give the bundle's API base URL, e.g. https://host/api")
+
+    def __repr__(self) -> str:
+        return f"Bundle({self._t.location!r})"
+
+    @property
+    def location(self) -> str:
+        return self._t.location
+
+    # -- raw access -------------------------------------------------------------------------------
+    def _json(self, route: str, *, required: bool = True, immutable: bool = False) -> Any:
+        data = self._t.get(route, immutable=immutable)
+        if data is None:
+            if required:
+                raise BundleError(f"{self._t.describe(route)}: missing from the bundle",
+                                  hint="rebuild the bundle with `skillc build`")
+            return None
+        try:
+            return json.loads(data)
+        except (UnicodeDecodeError, ValueError):
+            if _looks_like_html(data):
+                raise BundleError(f"{self._t.describe(route)}: HTML where a bundle file was expected",
+                                  hint="give the bundle's API base URL (the folder holding skills.json)") from None
+            raise BundleError(f"{self._t.describe(route)}: not valid JSON (corrupted or truncated)",
+                              hint="rebuild or re-download the bundle") from None
+
+    def manifest(self) -> dict | None:
+        """``manifest.json`` (every file's SHA-256 and size, inputs, settings…), or None when absent."""
+        if not self._manifest_loaded:
+            doc = self._json("manifest.json", required=False)
+            if doc is not None and (not isinstance(doc, dict) or doc.get("kind") != "skillc-bundle"):
+                raise BundleError(f"{self._t.describe('manifest.json')}: not a skillc bundle manifest")
+            self._manifest = doc
+            self._manifest_loaded = True
+        return self._manifest
+
+    def _check_version(self) -> None:
+        doc = self.manifest()
+        if doc is None:
+            return
+        version = doc.get("manifest_version")
+        if not isinstance(version, int) or version > MANIFEST_VERSION:
+            tool = (doc.get("tool") or {}).get("version", "?")
+            raise BundleError(f"{self._t.describe('manifest.json')}: bundle format version {version} (written by "
+                              f"skillc {tool}) is newer than this skillc reads ({MANIFEST_VERSION})",
+                              hint="upgrade skillc (pip install -U skillc)")
+
+    def _manifest_sha(self, route: str) -> str | None:
+        doc = self.manifest()
+        if doc is None:
+            return None
+        if not hasattr(self, "_sha_by_path"):
+            self._sha_by_path = {f.get("path"): f.get("sha256") for f in doc.get("files", ()) if isinstance(f, dict)}
+        return self._sha_by_path.get("api/" + route)
+
+    def _verified(self, route: str) -> bytes:
+        """An index file, checked against the manifest's SHA-256 when the manifest lists it."""
+        data = self._t.get(route, immutable=True)
+        if data is None:
+            raise BundleError(f"{self._t.describe(route)}: missing from the bundle",
+                              hint="rebuild the bundle with `skillc build`")
+        expected = self._manifest_sha(route)
+        if expected is not None and hashlib.sha256(data).hexdigest() != expected:
+            raise BundleError(f"{self._t.describe(route)}: SHA-256 differs from the manifest (corrupted or "
+                              f"truncated)", hint="rebuild or re-download the bundle")
+        return data
+
+    # -- skills and collections -------------------------------------------------------------------
+    def _set_skills(self, data: bytes) -> None:
+        try:
+            doc = json.loads(data)
+            self._skills = [SkillInfo.from_wire(d) for d in doc["skills"]]
+        except (ValueError, KeyError, TypeError, UnicodeDecodeError):
+            raise BundleError(f"{self._t.describe('skills')}: not a Meerkat skills list") from None
+        self._by_id = {s.id: s for s in self._skills}
+
+    def skills(self) -> list[SkillInfo]:
+        """Every skill's descriptor, in ID byte order."""
+        if self._skills is None:
+            data = self._t.get("skills")
+            if data is None:
+                raise BundleError(f"{self._t.describe('skills')}: missing from the bundle")
+            self._set_skills(data)
+        return list(self._skills)  # type: ignore[arg-type]
+
+    def _info(self, skill_id: str) -> SkillInfo:
+        self.skills()
+        info = self._by_id.get(skill_id)  # type: ignore[union-attr]
+        if info is None:
+            close = difflib.get_close_matches(skill_id, list(self._by_id), n=3)  # type: ignore[arg-type]
+            raise UnknownSkill(f"unknown skill ID {skill_id!r} in {self._t.location}",
+                               hint=("did you mean " + ", ".join(close) + "?") if close else
+                               "list the IDs with `skillc search` or Bundle.skills()")
+        return info
+
+    def get(self, skill_id: str) -> SkillDoc:
+        """The skill's wire document (descriptor + body); ``UnknownSkill`` if the bundle lacks it."""
+        doc = self._docs.get(skill_id)
+        if doc is not None:
+            return doc
+        info = self._info(skill_id)
+        route = "skills/" + quote(skill_id, safe="")
+        data = self._json(route, required=False)
+        if data is None:
+            raise BundleError(f"{self._t.describe(route)}: listed skill {skill_id!r} has no document",
+                              hint="the bundle is incomplete; rebuild it")
+        if not isinstance(data, dict) or not isinstance(data.get("body"), str):
+            raise BundleError(f"{self._t.describe(route)}: not a Meerkat skill document")
+        doc = SkillDoc(info, data["body"])
+        self._docs[skill_id] = doc
+        return doc
+
+    def collections(self) -> list[Collection]:
+        """Every collection (``/skill-collections``), in path byte order."""
+        if self._collections is None:
+            doc = self._json("skill-collections")
+            try:
+                self._collections = [Collection(str(c["path"]), str(c["description"]), int(c["count"]))
+                                     for c in doc["collections"]]
+            except (KeyError, TypeError, ValueError):
+                raise BundleError(f"{self._t.describe('skill-collections')}: not a collections list") from None
+        return list(self._collections)
+
+    def browse(self, path: str | None = None, query: str | None = None) -> dict:
+        """Meerkat's ``browse_skills`` result: a listing of ``path`` or, with ``query``, a search."""
+        from .render.meerkat import browse_data
+
+        return browse_data(self.skills(), self.collections(), path, query)
+
+    # -- search and selection ---------------------------------------------------------------------
+    def index(self):
+        """The bundle's BM25 index (``skillc.index.reader.SearchIndex``), opened on first use."""
+        if self._index is None:
+            from .index.reader import SearchIndex
+
+            header = self._verified(INDEX + "search.json")
+            self._index = SearchIndex.from_fetch(lambda name: self._index_file(name), header_bytes=header,
+                                                 source=self._t.describe("index"))
+        return self._index
+
+    def _index_file(self, name: str) -> bytes:
+        """A binary index file; the reader checks it against the header's SHA-256, and the header
+        itself was checked against the manifest, so each byte is hashed once."""
+        if "/" in name or name.startswith("."):
+            raise BundleError(f"index file name {name!r} is not allowed")
+        data = self._t.get(INDEX + name, immutable=True)
+        if data is None:
+            raise BundleError(f"{self._t.describe(INDEX + name)}: missing from the bundle",
+                              hint="rebuild the bundle with `skillc build`")
+        return data
+
+    @staticmethod
+    def _query(query: str) -> list[str]:
+        if not query or not query.strip():
+            raise SkillcError("empty query", hint="give some words to search for")
+        tokens = tokenize(query)
+        if not tokens:
+            raise SkillcError(f"the query {query!r} has no searchable words (letters or digits)")
+        return tokens
+
+    def search(self, query: str, k: int = 10) -> list[dict]:
+        """BM25 search: ``[{"id","name","description","score"}…]``, best first."""
+        self._query(query)
+        hits = self.index().search(query, k)
+        self.skills()
+        return [{"id": h.id, "name": h.name, "description": self._by_id[h.id].description if h.id in self._by_id
+                 else "", "score": h.score} for h in hits]  # type: ignore[operator,index]
+
+    def select_data(self) -> dict:
+        if self._select is None:
+            doc = json.loads(self._verified(INDEX + "select.json"))
+            if not isinstance(doc, dict) or doc.get("format") != "skillc-select":
+                raise BundleError(f"{self._t.describe(INDEX + 'select.json')}: not skillc selection data")
+            if not isinstance(doc.get("version"), int) or doc["version"] > SELECT_VERSION:
+                raise BundleError(f"{self._t.describe(INDEX + 'select.json')}: version {doc.get('version')} is "
+                                  f"newer than this skillc reads", hint="upgrade skillc")
+            self._select = doc
+        return self._select
+
+    def settings(self) -> dict:
+        return dict(self.select_data().get("settings", {}))
+
+    def adk_select(self, query: str, top_k: int = 1, min_score: float = 1.0, include_tags: Sequence[str] = (),
+                   exclude_tags: Sequence[str] = ()) -> list[AdkMatch]:
+        """adk-rust's ``select_skills`` exactly (defaults: top 1, ``min_score`` 1.0)."""
+        policy = SelectionPolicy(top_k, min_score, tuple(include_tags), tuple(exclude_tags))
+        if not include_tags:
+            self._query(query)
+        return self.index().adk_select(query, policy)
+
+    def select(self, message: str, project: str | Path | None = None, phase: str | None = None, *,
+               mode: str = "cli", top_k: int = 3, min_score: float = 1.0, max_skills: int | None = None):
+        """Seed 000's two-phase selection: Plan Cascade detection in ``project`` (if given), then
+        adk-rust's lexical matches for ``message`` in the remaining slots.  Returns ``Selected``s."""
+        from . import select as sel
+        from .index.adk import rank
+
+        if mode not in sel.DETECT_MODES:
+            raise SkillcError(f"unknown detect mode {mode!r} (choose {', '.join(sel.DETECT_MODES)})")
+        data = self.select_data()
+        index = self.index()
+        rules = [sel.DetectRule.from_json(r) for r in data.get("rules", ())]
+        slots = max_skills if max_skills is not None else int(data["settings"].get("max_skills_per_story", 3))
+        tokens = tokenize(message or "")
+        lexical = []
+        if tokens and top_k > 0:
+            matches = rank(index.adk_candidates(), index.adk_scores(tokens), tokens,
+                           SelectionPolicy(top_k=index.N, min_score=min_score))
+            prio, source, stype = data["priority"], data["source"], data["source_type"]
+            lexical = [sel.LexicalCandidate(m.path, m.name, prio[m.index], source[m.index], stype[m.index], m.score)
+                       for m in matches]
+        files = sel.ProjectFiles(project) if project is not None else None
+        if files is not None and not Path(project).is_dir():  # type: ignore[arg-type]
+            raise SkillcError(f"{project}: no such project directory")
+        chosen = sel.select(rules, files, lexical, phase=phase, mode=mode, max_skills=slots)
+        detected = [c for c in chosen if c.reason == "detected"]
+        return detected + [c for c in chosen if c.reason == "lexical"][:top_k]
+
+    # -- renderers --------------------------------------------------------------------------------
+    def _setting(self, key: str, default: int) -> int:
+        try:
+            return int(self.settings().get(key, default))
+        except BundleError:
+            doc = self.manifest() or {}
+            return int((doc.get("settings") or {}).get(key, default))
+
+    def render_inventory(self, threshold: int | None = None) -> str:
+        """Meerkat's ``<available_skills>`` block (flat up to the bundle's ``inventory_threshold``)."""
+        from .render.meerkat import render_inventory
+
+        if threshold is None:
+            threshold = self._setting("inventory_threshold", 12)
+        return render_inventory(self.skills(), self.collections(), threshold)
+
+    def render_injection(self, ids: str | Iterable[str], max_bytes: int | None = None) -> str:
+        """Meerkat ``<skill id>`` blocks for ``ids``, joined by a blank line (as Meerkat prepends them)."""
+        from .render.meerkat import render_injection
+
+        ids = [ids] if isinstance(ids, str) else list(ids)
+        cap = max_bytes if max_bytes is not None else self._setting("max_injection_bytes", 32768)
+        return "\n\n".join(render_injection(i, self.get(i).body, cap) for i in ids)
+
+    def load_skill(self, skill_id: str) -> dict:
+        """Meerkat's ``load_skill`` tool result: ``{"id","name","body","byte_size"}``."""
+        from .render.meerkat import load_data
+
+        doc = self.get(skill_id)
+        return load_data(skill_id, doc.name, doc.body, self._setting("max_injection_bytes", 32768))
+
+    def skill_location(self, skill_id: str) -> str:
+        """Where the skill's SKILL.md is: an absolute path in a local bundle, else its URL."""
+        self._info(skill_id)
+        return self._t.location_of(f"files/{skill_id}/SKILL.md")
+
+    def to_prompt(self, ids: Iterable[str] | None = None) -> str:
+        """skills-ref ``to-prompt`` XML of the given skills (all by default)."""
+        from .render.skills_ref import PromptSkill, to_prompt
+
+        infos = self.skills() if ids is None else [self._info(i) for i in ids]
+        return to_prompt([PromptSkill(s.name, s.description, self.skill_location(s.id)) for s in infos])
+
+    def render_adk(self, ids: str | Iterable[str], max_chars: int = 2000, *, instruction: bool = False) -> str:
+        """adk-rust ``[skill:name]`` blocks (or, with ``instruction``, its system-instruction variant)."""
+        from .render import adk
+
+        ids = [ids] if isinstance(ids, str) else list(ids)
+        out = []
+        for i in ids:
+            doc = self.get(i)
+            body = adk.adk_body(doc.body)
+            out.append(adk.instruction(doc.name, doc.description, body, max_chars) if instruction
+                       else adk.prompt_block(doc.name, body, max_chars))
+        return "\n\n".join(out)
+
+    def render_plan_cascade(self, ids_or_selected: Iterable, max_content_lines: int | None = None) -> str:
+        """Plan Cascade's "## Framework-Specific Best Practices" block for skills (IDs or ``Selected``)."""
+        from .render.plan_cascade import CascadeSkill, body_content, format_skills
+
+        lines = max_content_lines if max_content_lines is not None else self._setting("max_content_lines", 200)
+        data = self.select_data()
+        rules = {r["id"]: r for r in data.get("rules", ())}
+        index_of = {s.id: n for n, s in enumerate(self.skills())}
+        out = []
+        for item in ids_or_selected:
+            if isinstance(item, str):
+                doc = self.get(item)
+                rule = rules.get(item)
+                n = index_of[item]
+                if rule is not None:
+                    name, source, stype, prio = rule["name"], rule["source"], rule["source_type"], rule["priority"]
+                else:
+                    name, source, stype, prio = (doc.name, data["source"][n], data["source_type"][n],
+                                                 data["priority"][n])
+            else:
+                doc = self.get(item.id)
+                name, source, stype, prio = item.name, item.source, item.source_type, item.priority
+            out.append(CascadeSkill(name, source, stype, prio, body_content(doc.body, lines)))
+        return format_skills(out)
+
+    # -- memory (issue 5) -------------------------------------------------------------------------
+    @property
+    def memory(self):
+        """The bundle's frozen memory snapshot (``skillc.memory.recall``), created on first use."""
+        if self._memory is None:
+            try:
+                from .memory import recall
+            except ImportError:
+                raise SkillcError("this skillc has no memory support") from None
+            opener = getattr(recall, "open_bundle_memory", None) or getattr(recall, "MemoryView", None)
+            if opener is None:
+                raise SkillcError("skillc.memory.recall offers no bundle reader")
+            self._memory = opener(self)
+        return self._memory

@@ -1,0 +1,69 @@
+"""``skillc render BUNDLE``: a bundle's skills in a framework's exact prompt format."""
+
+from __future__ import annotations
+
+import json
+
+import click
+
+from ..errors import SkillcError
+
+FORMATS = ("meerkat", "skills-ref", "adk", "adk-instruction", "plan-cascade")
+
+
+@click.command("render")
+@click.argument("bundle")
+@click.option("--inventory", is_flag=True, help="The catalogue of every skill (meerkat, skills-ref).")
+@click.option("--inject", "inject", multiple=True, metavar="ID",
+              help="Render these skills' bodies for injection (repeatable; or several IDs after one --inject).")
+@click.option("--to-prompt", "to_prompt", is_flag=True, help="skills-ref to-prompt XML of every skill.")
+@click.option("--format", "fmt", type=click.Choice(FORMATS), default="meerkat", show_default=True,
+              help="meerkat: <available_skills> / <skill id> blocks; skills-ref: to-prompt XML; adk: "
+                   "[skill:name] blocks; adk-instruction: adk-rust's system instruction; plan-cascade: "
+                   "the Framework-Specific Best Practices block.")
+@click.option("--max-chars", type=click.IntRange(min=0), default=None,
+              help="adk: characters of body kept (default 2000; 8000 for adk-instruction).")
+@click.option("--json", "as_json", is_flag=True, help="Print {format, kind, ids, text}.")
+@click.argument("more_ids", nargs=-1, metavar="[ID]...")
+def render(bundle: str, inventory: bool, inject: tuple[str, ...], to_prompt: bool, fmt: str,
+           max_chars: int | None, as_json: bool, more_ids: tuple[str, ...]) -> None:
+    """Render BUNDLE's skills byte-exactly as a framework expects them.
+
+    \b
+      skillc render dist --inventory                       Meerkat inventory (flat / collections)
+      skillc render dist --inject extraction/email         Meerkat <skill id> block (32 KiB cap)
+      skillc render dist --inject a b --format adk         adk-rust [skill:name] blocks
+      skillc render dist --inject a --format plan-cascade  Plan Cascade best-practices Markdown
+      skillc render dist --to-prompt                       skills-ref to-prompt XML
+    """
+    from ..bundle import Bundle
+
+    ids = list(inject) + list(more_ids)
+    modes = [m for m, on in (("inventory", inventory), ("inject", bool(inject)), ("to-prompt", to_prompt)) if on]
+    if more_ids and not inject:
+        raise click.UsageError("skill IDs are given with --inject")
+    if len(modes) != 1:
+        raise click.UsageError("choose exactly one of --inventory, --inject ID…, --to-prompt")
+    mode = modes[0]
+    b = Bundle.open(bundle)
+    if mode == "to-prompt" or (mode == "inventory" and fmt == "skills-ref"):
+        text = b.to_prompt()
+    elif mode == "inventory":
+        if fmt != "meerkat":
+            raise SkillcError(f"--inventory has no {fmt} form", hint="use --format meerkat or skills-ref")
+        text = b.render_inventory()
+    elif fmt == "meerkat":
+        text = b.render_injection(ids)
+    elif fmt == "skills-ref":
+        text = b.to_prompt(ids)
+    elif fmt == "adk":
+        text = b.render_adk(ids, 2000 if max_chars is None else max_chars)
+    elif fmt == "adk-instruction":
+        text = b.render_adk(ids, 8000 if max_chars is None else max_chars, instruction=True)
+    else:
+        text = b.render_plan_cascade(ids)
+    if as_json:
+        click.echo(json.dumps({"format": "skills-ref" if mode == "to-prompt" else fmt, "kind": mode, "ids": ids,
+                               "text": text}, ensure_ascii=False))
+    else:
+        click.echo(text, nl=not text.endswith("\n"))

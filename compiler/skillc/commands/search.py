@@ -1,0 +1,34 @@
+"""``skillc search BUNDLE QUERY``: BM25 search over a bundle's precomputed index."""
+
+from __future__ import annotations
+
+import json
+
+import click
+
+
+@click.command("search")
+@click.argument("bundle")
+@click.argument("query")
+@click.option("--top-k", "-k", type=click.IntRange(min=1), default=10, show_default=True,
+              help="How many results.")
+@click.option("--json", "as_json", is_flag=True, help="Print {query, results:[{id,name,description,score}]}.")
+def search(bundle: str, query: str, top_k: int, as_json: bool) -> None:
+    """Search BUNDLE (a bundle directory such as dist/, or its http(s) API URL) for QUERY.
+
+    Ranks skills with BM25 over name, description, tags and body (weights 4/2/2/1), using the
+    index `skillc build` wrote to api/index/; nothing is re-parsed.  Exit 1 when the bundle or its
+    index is missing or corrupted, 2 for an empty query.
+    """
+    from ..bundle import Bundle
+
+    results = Bundle.open(bundle).search(query, top_k)
+    if as_json:
+        click.echo(json.dumps({"query": query, "results": results}, ensure_ascii=False))
+        return
+    if not results:
+        click.echo("no match", err=True)
+        return
+    width = max(len(r["id"]) for r in results)
+    for n, r in enumerate(results, 1):
+        click.echo(f"{n:>2}. {r['id']:<{width}}  {r['score']:7.3f}  {r['description']}")

@@ -1,0 +1,40 @@
+"""``skillc serve``."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+
+@click.command("serve")
+@click.argument("directory", default="dist", type=click.Path(file_okay=False, path_type=Path))
+@click.option("--host", default="127.0.0.1", show_default=True,
+              help="Address to listen on (loopback by default; 0.0.0.0 exposes the bundle to the network).")
+@click.option("--port", default=8000, show_default=True, type=click.IntRange(0, 65535),
+              help="Port to listen on (0 picks a free one).")
+@click.option("--quiet", "-q", is_flag=True, help="Do not log requests.")
+def serve(directory: Path, host: str, port: int, quiet: bool) -> None:
+    """Serve a bundle built by `skillc build` (default ./dist) over HTTP.
+
+    The docs site is at /, the Meerkat Skills API at /api (GET /api/skills,
+    /api/skills/{quote(id, safe='')}, /api/skill-collections: point an agent's base_url at
+    http://HOST:PORT/api) and the discovery index at /.well-known/agent-skills/index.json.
+    Responses carry ETags from the manifest (304 on If-None-Match), are gzip-compressed when
+    asked, and never reach outside the bundle. A rebuild is picked up without a restart.
+    Stop with Ctrl-C.
+    """
+    from ..serve import make_server, url_of
+
+    server = make_server(directory, host, port, quiet)
+    url = url_of(server)
+    click.echo(f"Serving {directory} at {url} (API: {url}api) - press Ctrl-C to stop", err=False)
+    sys.stdout.flush()
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.server_close()
+    click.echo("Stopped.", err=True)

@@ -1,0 +1,290 @@
+"""The reference server for a bundle (``skillc serve``): the site at ``/``, the API at ``/api``.
+
+Routes (Meerkat Skills API v2.0, base URL ``http://host:port/api``):
+
+* ``/api/skills`` (and ``/api/skills/``) → ``api/skills.json``;
+* ``/api/skills/<quote(id, safe='')>`` → that skill's document; the ID is decoded and encoded
+  again, so ``%2f``, ``%2F`` and a raw ``/`` reach the same file; a missing one is a JSON 404;
+* ``/api/skill-collections`` → ``api/skill-collections``;
+* ``/.well-known/agent-skills/index.json``, and ``/.well-known/agent-skills/<id>/<path>`` →
+  ``api/files/<id>/<path>``;
+* anything else: a file of the bundle (``index.html`` for a folder).
+
+Every response carries an ETag (the file's SHA-256 from the manifest), answers ``If-None-Match``
+with 304, is gzip-compressed when the client asks, and HEAD is supported.  No request can reach a
+file outside the bundle: ``..`` and ``.`` segments (encoded or not), NUL bytes, backslashes and
+symbolic links anywhere on the path are refused.
+"""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import json
+import mimetypes
+import os
+import stat
+import threading
+from dataclasses import dataclass
+from http import HTTPStatus
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from urllib.parse import quote, unquote, urlsplit
+
+from .emit.manifest import MANIFEST, manifest_entries, read_manifest
+from .errors import SkillcError
+
+JSON = "application/json"
+JSON_UTF8 = "application/json; charset=utf-8"
+TYPES = {
+    ".json": JSON, ".xml": "application/xml", ".md": "text/markdown", ".html": "text/html",
+    ".htm": "text/html", ".css": "text/css", ".js": "text/javascript", ".mjs": "text/javascript",
+    ".txt": "text/plain", ".sh": "text/plain", ".py": "text/plain", ".zip": "application/zip",
+    ".bin": "application/octet-stream", ".svg": "image/svg+xml", ".png": "image/png", ".sqlite": "application/vnd.sqlite3",
+}
+COMPRESSIBLE = ("application/json", "application/xml", "text/", "image/svg+xml", "application/javascript")
+GZIP_MIN = 256
+
+
+@dataclass(frozen=True, slots=True)
+class Route:
+    rel: str | None  # the bundle file to send, posix, relative to the root
+    content_type: str | None = None  # forced type (extensionless API files)
+    not_found: str | None = None  # the JSON error message when the file is missing
+    redirect: str | None = None
+
+
+def _clean(rel: str) -> str | None:
+    """``rel`` when it is a plain relative path below the root, else None."""
+    if "\0" in rel or "\\" in rel:
+        return None
+    parts = rel.split("/")
+    if any(p in (".", "..") for p in parts) or rel.startswith("/"):
+        return None
+    return rel
+
+
+def route(raw_path: str) -> Route:
+    """Map a request path (still percent-encoded) to a bundle file.  Pure."""
+    path = raw_path.split("?", 1)[0].split("#", 1)[0]
+    if path in ("/api/skills", "/api/skills/"):
+        return Route("api/skills.json", JSON)
+    if path.startswith("/api/skills/"):
+        rest = path[len("/api/skills/"):]
+        skill_id = unquote(rest, errors="strict") if "%" in rest else rest
+        name = quote(skill_id, safe="")
+        if name in ("", ".", "..") or "\0" in skill_id:
+            return Route(None, JSON, f"no skill {skill_id!r}")
+        return Route(f"api/skills/{name}", JSON, f"no skill {skill_id!r}")
+    if path in ("/api/skill-collections", "/api/skill-collections/"):
+        return Route("api/skill-collections", JSON)
+    try:
+        decoded = unquote(path, errors="strict")
+    except UnicodeDecodeError:
+        return Route(None, None, "not found")
+    api = decoded.startswith("/api/") or decoded.startswith("/.well-known/")
+    if decoded.startswith("/.well-known/agent-skills/") and decoded != "/.well-known/agent-skills/index.json":
+        rel = _clean("api/files/" + decoded[len("/.well-known/agent-skills/"):])
+        return Route(rel, None, "no such skill file")
+    rel = decoded.lstrip("/")
+    if rel == "" or rel.endswith("/"):
+        rel += "index.html"
+    rel = _clean(rel)  # type: ignore[assignment]
+    return Route(rel, None, "not found" if api else None)
+
+
+def content_type(rel: str, forced: str | None = None) -> str:
+    ctype = forced or TYPES.get(os.path.splitext(rel)[1].lower()) or mimetypes.guess_type(rel)[0] \
+        or "application/octet-stream"
+    if ctype.startswith("text/") or ctype in (JSON, "application/xml", "text/javascript", "image/svg+xml"):
+        ctype += "; charset=utf-8"
+    return ctype
+
+
+class Bundle:
+    """A bundle folder, its manifest hashes (reloaded when a build swaps a new bundle in)."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = Path(os.path.abspath(root))
+        if read_manifest(self.root) is None:
+            raise SkillcError(f"{root} holds no skillc bundle (no api/manifest.json)",
+                              hint="build one first: skillc build --out " + str(root))
+        self._lock = threading.Lock()
+        self._stamp: tuple | None = None
+        self._hashes: dict[str, tuple[str, int]] = {}
+        self._gzip: dict[str, bytes] = {}
+
+    def _refresh(self) -> None:
+        try:
+            st = os.stat(self.root / MANIFEST)
+            stamp = (st.st_ino, st.st_mtime_ns, st.st_size, os.stat(self.root).st_ino)
+        except OSError:
+            stamp = None
+        with self._lock:
+            if stamp != self._stamp:
+                self._hashes = manifest_entries(read_manifest(self.root))
+                self._gzip = {}
+                self._stamp = stamp
+
+    def open(self, rel: str) -> tuple[bytes, str] | None:
+        """The bytes and SHA-256 of a bundle file; None when missing, a folder or behind a link."""
+        self._refresh()
+        full = os.path.join(self.root, *rel.split("/"))
+        # No symbolic link anywhere between the root and the file, and nothing outside the root.
+        if os.path.realpath(full) != os.path.normpath(full):
+            return None
+        try:
+            fd = os.open(full, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+        except OSError:
+            return None
+        try:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                return None
+            with os.fdopen(os.dup(fd), "rb") as fh:
+                data = fh.read()
+        finally:
+            os.close(fd)
+        known = self._hashes.get(rel)
+        digest = known[0] if known and known[1] == len(data) else hashlib.sha256(data).hexdigest()
+        return data, digest
+
+    def gzipped(self, digest: str, data: bytes) -> bytes:
+        with self._lock:
+            hit = self._gzip.get(digest)
+        if hit is None:
+            hit = gzip.compress(data, compresslevel=6, mtime=0)
+            with self._lock:
+                if len(self._gzip) > 4096:
+                    self._gzip.clear()
+                self._gzip[digest] = hit
+        return hit
+
+    def is_dir(self, rel: str) -> bool:
+        full = os.path.join(self.root, *rel.split("/"))
+        return os.path.realpath(full) == os.path.normpath(full) and os.path.isdir(full)
+
+
+def _accepts_gzip(header: str | None) -> bool:
+    for part in (header or "").split(","):
+        token, _, params = part.strip().partition(";")
+        if token.strip().lower() in ("gzip", "*"):
+            q = params.strip()
+            return not (q.startswith("q=") and q[2:].strip() in ("0", "0.0", "0.00", "0.000"))
+    return False
+
+
+def _etag_matches(header: str | None, etags: tuple[str, ...]) -> bool:
+    if not header:
+        return False
+    for tag in header.split(","):
+        tag = tag.strip()
+        if tag == "*":
+            return True
+        if tag.startswith("W/"):
+            tag = tag[2:]
+        if tag in etags:
+            return True
+    return False
+
+
+class Handler(BaseHTTPRequestHandler):
+    server_version = "skillc"
+    sys_version = ""
+
+    def version_string(self) -> str:
+        return "skillc"
+    protocol_version = "HTTP/1.1"
+    bundle: Bundle
+    quiet = False
+
+    def do_GET(self) -> None:  # noqa: N802
+        self._respond(head=False)
+
+    def do_HEAD(self) -> None:  # noqa: N802
+        self._respond(head=True)
+
+    def _other(self) -> None:
+        self._send(HTTPStatus.METHOD_NOT_ALLOWED, JSON_UTF8, b'{"error":"method_not_allowed"}\n', head=False,
+                   extra={"Allow": "GET, HEAD"})
+
+    do_POST = do_PUT = do_DELETE = do_PATCH = do_OPTIONS = _other  # noqa: N815
+
+    def log_message(self, format: str, *args) -> None:  # noqa: A002
+        if not self.quiet:
+            super().log_message(format, *args)
+
+    def _send(self, status: int, ctype: str | None, body: bytes, head: bool, extra: dict | None = None) -> None:
+        self.send_response(status)
+        if ctype:
+            self.send_header("Content-Type", ctype)
+        self.send_header("Content-Length", str(len(body)))
+        self.send_header("Access-Control-Allow-Origin", "*")
+        for k, v in (extra or {}).items():
+            self.send_header(k, v)
+        self.end_headers()
+        if not head and status != 304:
+            self.wfile.write(body)
+
+    def _not_found(self, message: str | None, head: bool) -> None:
+        if message is None:
+            self._send(404, "text/plain; charset=utf-8", b"404 not found\n", head)
+        else:
+            body = json.dumps({"error": "not_found", "message": message}, ensure_ascii=False).encode() + b"\n"
+            self._send(404, JSON_UTF8, body, head)
+
+    def _respond(self, head: bool) -> None:
+        raw = urlsplit(self.path).path if "://" in self.path else self.path
+        try:
+            r = route(raw)
+        except UnicodeDecodeError:
+            r = Route(None, None, "not found")
+        if r.rel is None:
+            return self._not_found(r.not_found or "not found", head)
+        found = self.bundle.open(r.rel)
+        if found is None:
+            if not r.content_type and self.bundle.is_dir(r.rel):
+                location = raw.split("?", 1)[0] + "/"
+                return self._send(301, "text/plain; charset=utf-8", b"", head, {"Location": location})
+            if r.rel.endswith("/index.html") and r.not_found is None:
+                return self._not_found(None, head)
+            return self._not_found(r.not_found, head)
+        data, digest = found
+        ctype = content_type(r.rel, r.content_type)
+        compressible = ctype.startswith(COMPRESSIBLE) and len(data) >= GZIP_MIN
+        use_gzip = compressible and _accepts_gzip(self.headers.get("Accept-Encoding"))
+        etag = f'"{digest}-gzip"' if use_gzip else f'"{digest}"'
+        headers = {"ETag": etag, "Cache-Control": "no-cache"}
+        if compressible:
+            headers["Vary"] = "Accept-Encoding"
+        if _etag_matches(self.headers.get("If-None-Match"), (f'"{digest}"', f'"{digest}-gzip"')):
+            self.send_response(304)
+            for k, v in headers.items():
+                self.send_header(k, v)
+            self.send_header("Access-Control-Allow-Origin", "*")
+            self.end_headers()
+            return
+        if use_gzip:
+            data = self.bundle.gzipped(digest, data)
+            headers["Content-Encoding"] = "gzip"
+        self._send(200, ctype, data, head, headers)
+
+
+class BundleServer(ThreadingHTTPServer):
+    daemon_threads = True
+    allow_reuse_address = True
+
+
+def make_server(root: Path, host: str = "127.0.0.1", port: int = 8000, quiet: bool = False) -> BundleServer:
+    bundle = Bundle(root)
+    handler = type("BoundHandler", (Handler,), {"bundle": bundle, "quiet": quiet})
+    try:
+        return BundleServer((host, port), handler)
+    except OSError as exc:
+        raise SkillcError(f"cannot listen on {host}:{port}: {exc.strerror or exc}",
+                          hint="choose another --port (0 picks a free one)") from None
+
+
+def url_of(server: BundleServer) -> str:
+    host, port = server.server_address[:2]
+    shown = f"[{host}]" if ":" in str(host) else host
+    return f"http://{shown}:{port}/"

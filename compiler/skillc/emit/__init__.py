@@ -16,6 +16,7 @@ from __future__ import annotations
 from typing import Callable
 
 from ..index.emit import emit_index
+from ..memory.emit import emit_memory
 from ..resolve_types import EmitContext
 from .routing import emit_routing
 from .schemas import emit_schemas
@@ -34,6 +35,7 @@ EMITTERS: list[tuple[str, Emitter]] = [
     ("schemas", emit_schemas),  # api/schemas/*.json
     ("routing", emit_routing),  # _routing/nginx.conf, _routing/Caddyfile, _redirects, _headers
     ("index", emit_index),  # api/index/: BM25 index, select.json, skillc-index.js, whoosh/ (issue 4)
+    ("memory", emit_memory),  # api/memory/: snapshot.json/.sqlite, prompt.md, skills/<id>.md (issue 5)
     ("site", emit_site),  # index.html (unless --no-site)
 ]
 

@@ -544,14 +544,14 @@ class Bundle:
     # -- memory (issue 5) -------------------------------------------------------------------------
     @property
     def memory(self):
-        """The bundle's frozen memory snapshot (``skillc.memory.recall``), created on first use."""
+        """The bundle's frozen memory snapshot (``skillc.memory.recall.MemoryIndex``), opened on first
+        use: ``bundle.memory.search("…")``."""
         if self._memory is None:
             try:
-                from .memory import recall
+                from .memory.recall import MemoryIndex
             except ImportError:
                 raise SkillcError("this skillc has no memory support") from None
-            opener = getattr(recall, "open_bundle_memory", None) or getattr(recall, "MemoryView", None)
-            if opener is None:
-                raise SkillcError("skillc.memory.recall offers no bundle reader")
-            self._memory = opener(self)
+            where = (str(self._t.api / "memory") if isinstance(self._t, _Local)
+                     else self._t.url("memory"))  # type: ignore[union-attr]
+            self._memory = MemoryIndex.open(where)
         return self._memory

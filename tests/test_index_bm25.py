@@ -1,0 +1,164 @@
+"""The bundle's BM25 index: one ranking from the Python reader (stdlib and numpy) and the JS reader,
+its agreement with adk-rust's scorer on text, and refusal of corrupted, truncated or newer files."""
+
+from __future__ import annotations
+
+import json
+import random
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from skillc.index import BundleError
+from skillc.index.adk import score_text
+from skillc.index.bm25 import IndexDoc, build
+from skillc.index.reader import SearchIndex
+
+PROJECT = Path(__file__).resolve().parent.parent
+JS_READER = PROJECT / "templates" / "js" / "skillc-index.js"
+WORDS = ("deploy build test review release docker python rust pdf table extract merge search index cache "
+         "query schema lint commit branch secret token audit chart report email слово 数据 处理 café").split()
+
+
+def corpus(n: int, seed: int = 7) -> list[IndexDoc]:
+    rng = random.Random(seed)
+    docs = []
+    for i in range(n):
+        name = f"{rng.choice(WORDS)}-{rng.choice(WORDS)}-{i:04d}"
+        desc = " ".join(rng.choice(WORDS) for _ in range(rng.randint(4, 12)))
+        tags = tuple(sorted({rng.choice(WORDS) for _ in range(rng.randint(0, 3))}))
+        body = "\n".join(" ".join(rng.choice(WORDS) for _ in range(rng.randint(3, 15))) for _ in range(rng.randint(1, 20)))
+        docs.append(IndexDoc(f"c{i % 5}/{name}", name, desc, tags, body))
+    docs.sort(key=lambda d: d.id.encode())
+    return docs
+
+
+QUERIES = ["deploy", "python test", "rust docker release", "pdf table extract merge", "Deploy DEPLOY deploy",
+           "数据 处理", "café", "слово search", "nothing-matches-zzz", "secret-token audit", "query schema lint commit"]
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory) -> tuple[Path, list[IndexDoc]]:
+    docs = corpus(400)
+    out = tmp_path_factory.mktemp("index")
+    for name, data in build(docs, shard_bytes=4096).files.items():
+        (out / name).write_bytes(data)
+    return out, docs
+
+
+def test_index_is_sharded_and_deterministic(built):
+    out, docs = built
+    header = json.loads((out / "search.json").read_text())
+    assert len(header["shards"]) > 3 and header["N"] == 400
+    again = build(docs, shard_bytes=4096).files
+    assert all((out / name).read_bytes() == data for name, data in again.items())
+
+
+def test_stdlib_and_numpy_readers_agree(built):
+    pytest.importorskip("numpy")
+    out, _ = built
+    pure, fast = SearchIndex.open(out, numpy=False), SearchIndex.open(out, numpy=True)
+    assert fast._np is not None and pure._np is None
+    for q in QUERIES:
+        assert [(h.id, h.score) for h in pure.search(q, 10)] == [(h.id, h.score) for h in fast.search(q, 10)]
+        toks = q.lower().split()
+        assert pure.adk_scores(toks) == fast.adk_scores(toks)
+
+
+def test_search_ranks_name_and_description_matches_first(built):
+    out, docs = built
+    ix = SearchIndex.open(out)
+    hits = ix.search("café", 5)
+    assert hits and all(h.score > 0 for h in hits)
+    assert [h.score for h in hits] == sorted((h.score for h in hits), reverse=True)
+    assert ix.search("nothing-matches-zzz") == ix.search("zzz") == []
+
+
+def test_precomputed_token_sets_give_adk_scores_of_the_text(built):
+    out, docs = built
+    ix = SearchIndex.open(out, numpy=False)
+    for q in QUERIES:
+        from skillc.index.tokenize import tokenize
+
+        scores = ix.adk_scores(tokenize(q))
+        for i, d in enumerate(docs[:120]):
+            assert scores.get(i, 0.0) == score_text(q, d.name, d.description, d.tags, d.body), (q, d.id)
+
+
+def test_js_reader_returns_the_same_top_10(built, tmp_path):
+    node = shutil.which("node")
+    if node is None:
+        pytest.skip("node is not installed")
+    out, _ = built
+    driver = tmp_path / "driver.js"
+    driver.write_text(
+        "const fs = require('fs'); const path = require('path');\n"
+        f"const SkillcIndex = require({json.dumps(str(JS_READER))});\n"
+        "(async () => {\n"
+        "  const dir = process.argv[2]; const queries = JSON.parse(process.argv[3]);\n"
+        "  const index = await SkillcIndex.load(async (name) => fs.readFileSync(path.join(dir, name)));\n"
+        "  const out = [];\n"
+        "  for (const q of queries) out.push((await index.search(q, 10)).map(h => [h.id, h.score]));\n"
+        "  process.stdout.write(JSON.stringify(out));\n"
+        "})().catch(e => { console.error(String(e)); process.exit(1); });\n")
+    proc = subprocess.run([node, str(driver), str(out), json.dumps(QUERIES)], capture_output=True, text=True,
+                          timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    js = json.loads(proc.stdout)
+    ix = SearchIndex.open(out, numpy=False)
+    py = [[[h.id, h.score] for h in ix.search(q, 10)] for q in QUERIES]
+    assert js == py  # same documents, same order, same float64 scores
+    assert any(len(r) == 10 for r in js)
+
+
+def test_js_tokenizer_matches_python(tmp_path):
+    node = shutil.which("node")
+    if node is None:
+        pytest.skip("node is not installed")
+    from skillc.index.tokenize import tokenize
+
+    texts = ["code_search-v2.0", "déjà vu", "打开 Safari 浏览器", "हिन्दी", "ÀB Ωmega x² ½", "hi 👋 there", "İstanbul ǅ"]
+    proc = subprocess.run([node, "-e", f"const S=require({json.dumps(str(JS_READER))});"
+                           "console.log(JSON.stringify(JSON.parse(process.argv[1]).map(S.tokenize)))",
+                           json.dumps(texts)], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout) == [tokenize(t) for t in texts]
+
+
+def _copy(src: Path, dst: Path) -> Path:
+    shutil.copytree(src, dst)
+    return dst
+
+
+def test_truncated_or_corrupted_files_are_refused(built, tmp_path):
+    out, _ = built
+    header = json.loads((out / "search.json").read_text())
+    d = _copy(out, tmp_path / "trunc")
+    data = (d / "terms.bin").read_bytes()
+    (d / "terms.bin").write_bytes(data[:-10])
+    with pytest.raises(BundleError, match="truncated"):
+        SearchIndex.open(d)
+    d = _copy(out, tmp_path / "flip")
+    shard = d / header["shards"][1]["file"]
+    raw = bytearray(shard.read_bytes())
+    raw[5] ^= 0xFF
+    shard.write_bytes(bytes(raw))
+    ix = SearchIndex.open(d)  # the shard is checked when a query first needs it
+    with pytest.raises(BundleError, match="SHA-256 mismatch"):
+        ix.verify()
+    d = _copy(out, tmp_path / "header")
+    (d / "search.json").write_text((out / "search.json").read_text()[:100])
+    with pytest.raises(BundleError, match="invalid JSON"):
+        SearchIndex.open(d)
+
+
+def test_newer_index_version_is_refused(built, tmp_path):
+    out, _ = built
+    d = _copy(out, tmp_path / "newer")
+    header = json.loads((d / "search.json").read_text())
+    header["version"] = 99
+    (d / "search.json").write_text(json.dumps(header))
+    with pytest.raises(BundleError, match="newer than this skillc reads"):
+        SearchIndex.open(d)

@@ -1,0 +1,166 @@
+"""Plan Cascade detection and seed 000's two-phase selection (research/frameworks.md §3.2-3.3),
+through a real build of an external-skills.json configuration."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from conftest import run_skillc, write_skill
+from skillc.select import DetectRule, LexicalCandidate, ProjectFiles, detect, for_phase, select
+
+# research §3.1, the rules that matter for the worked examples
+RULES = {
+    "typescript-best-practices": ("builtin", "typescript", ["tsconfig.json", "package.json"],
+                                  ['"typescript"', '"@types/'], ["planning", "implementation", "retry"], 36),
+    "python-best-practices": ("builtin", "python", ["pyproject.toml", "requirements.txt"], [],
+                              ["planning", "implementation", "retry"], 30),
+    "react-best-practices": ("vercel", "skills/react-best-practices", ["package.json"], ['"react"', '"next"'],
+                             ["planning", "implementation", "retry"], 100),
+    "web-design-guidelines": ("vercel", "skills/web-design-guidelines", ["package.json"],
+                              ['"react"', '"vue"', '"svelte"'], ["implementation"], 55),
+    "vue-best-practices": ("vue", "skills/vue-best-practices", ["package.json"], ['"vue"', '"nuxt"'],
+                           ["planning", "implementation", "retry"], 100),
+    "vue-router-best-practices": ("vue", "skills/vue-router-best-practices", ["package.json"], ['"vue-router"'],
+                                  ["implementation"], 80),
+    "vue-pinia-best-practices": ("vue", "skills/vue-pinia-best-practices", ["package.json"], ['"pinia"'],
+                                 ["implementation"], 80),
+    "rust-coding-guidelines": ("rust", "skills/coding-guidelines", ["Cargo.toml"], ["[package]"],
+                               ["planning", "implementation", "retry"], 100),
+    "rust-ownership": ("rust", "skills/m01-ownership", ["Cargo.toml"], ["[package]"], ["implementation", "retry"], 90),
+    "rust-error-handling": ("rust", "skills/m06-error-handling", ["Cargo.toml"], ["[package]"],
+                           ["implementation", "retry"], 85),
+    "rust-concurrency": ("rust", "skills/m07-concurrency", ["Cargo.toml"], ["tokio", "rayon"], ["implementation"], 80),
+}
+
+
+def rules() -> list[DetectRule]:
+    return [DetectRule(name, path.rsplit("/", 1)[-1], src, "builtin" if src == "builtin" else "submodule", prio,
+                       tuple(files), tuple(pats), tuple(inject))
+            for name, (src, path, files, pats, inject, prio) in RULES.items()]
+
+
+def project(tmp_path: Path, files: dict[str, str]) -> ProjectFiles:
+    for name, text in files.items():
+        (tmp_path / name).write_text(text)
+    return ProjectFiles(tmp_path)
+
+
+def names(rs):
+    return [r.name for r in rs]
+
+
+def test_react_typescript_project(tmp_path):
+    files = project(tmp_path, {"package.json": '{"dependencies": {"react": "18", "typescript": "5"}}',
+                               "tsconfig.json": "{}"})
+    top = detect(rules(), files)
+    assert names(top) == ["react-best-practices", "web-design-guidelines", "typescript-best-practices"]
+    assert names(for_phase(top, "planning")) == ["react-best-practices", "typescript-best-practices"]
+    assert names(for_phase(top, "implementation")) == names(top)
+
+
+def test_vue_project_stable_priority_order_and_phase_after_cut(tmp_path):
+    files = project(tmp_path, {"package.json": '{"dependencies": {"vue": "3", "vue-router": "4", "pinia": "2"}}'})
+    top = detect(rules(), files)
+    assert names(top) == ["vue-best-practices", "vue-router-best-practices", "vue-pinia-best-practices"]
+    assert names(for_phase(top, "planning")) == ["vue-best-practices"]  # web-design (55) was cut, not promoted
+
+
+def test_rust_with_tokio_cuts_concurrency(tmp_path):
+    files = project(tmp_path, {"Cargo.toml": '[package]\nname = "x"\n[dependencies]\ntokio = "1"\n'})
+    assert names(detect(rules(), files)) == ["rust-coding-guidelines", "rust-ownership", "rust-error-handling"]
+
+
+def test_python_project_detects_nothing_in_cli_mode_but_does_in_desktop_mode(tmp_path):
+    files = project(tmp_path, {"pyproject.toml": "[project]\nname = 'x'\n"})
+    assert detect(rules(), files) == []
+    assert names(detect(rules(), files, mode="desktop")) == ["python-best-practices"]
+
+
+def test_patterns_are_case_sensitive_substrings_and_files_stay_in_the_project(tmp_path):
+    files = project(tmp_path, {"package.json": '{"dependencies": {"React": "18"}}'})
+    assert detect(rules(), files) == []
+    outside = DetectRule("x", "x", "s", "user", 150, ("../secret.txt", "/etc/hostname"), ("a",))
+    (tmp_path.parent / "secret.txt").write_text("a")
+    assert detect([outside], ProjectFiles(tmp_path)) == []
+
+
+def test_dedup_by_name_keeps_the_higher_priority():
+    a = DetectRule("same", "a", "s", "user", 150, ("f",), ("x",))
+    b = DetectRule("same", "b", "s", "user", 160, ("f",), ("x",))
+
+    class Files(ProjectFiles):
+        def exists(self, rel):
+            return True
+
+        def read(self, rel):
+            return "x"
+
+    assert [r.id for r in detect([a, b], Files("."))] == ["b"]
+
+
+def test_two_phase_detected_first_lexical_fills_priority_breaks_ties(tmp_path):
+    files = project(tmp_path, {"package.json": '"react"'})
+    rs = [r for r in rules() if r.name in ("react-best-practices", "vue-best-practices")]
+    lex = [LexicalCandidate("low", "low", 201, "p", "project", 3.0), LexicalCandidate("high", "high", 250, "p",
+                                                                                     "project", 3.0),
+           LexicalCandidate("best", "best", 201, "p", "project", 4.0),
+           LexicalCandidate("vue-best-practices", "vue", 100, "vue", "submodule", 9.0)]  # has a rule: not lexical
+    out = select(rs, files, lex, phase="implementation")
+    assert [(s.id, s.reason) for s in out] == [("react-best-practices", "detected"), ("best", "lexical"),
+                                               ("high", "lexical")]
+
+
+# --- through a real build ------------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def cascade_bundle(tmp_path_factory) -> tuple[Path, Path]:
+    root = tmp_path_factory.mktemp("cascade")
+    plugin = root / "plugin"
+    ext = {"version": "1.1.0", "sources": {
+        "builtin": {"type": "builtin", "path": "builtin-skills"},
+        "vercel": {"type": "submodule", "path": "external-skills/vercel"}},
+        "skills": {}, "settings": {"max_skills_per_story": 3, "max_content_lines": 3}}
+    for name in ("typescript-best-practices", "python-best-practices", "react-best-practices", "web-design-guidelines"):
+        src, path, files, pats, inject, prio = RULES[name]
+        base = plugin / ("builtin-skills" if src == "builtin" else "external-skills/vercel")
+        write_skill(base, path, name=path.rsplit("/", 1)[-1], description=f"{name} guidance. Use for {name}.",
+                    body=f"\n# {name}\n\nline one\nline two\nline three\nline four\n")
+        ext["skills"][name] = {"source": src, "skill_path": path, "detect": {"files": files, "patterns": pats},
+                               "inject_into": inject, "priority": prio}
+    (plugin / "external-skills.json").write_text(json.dumps(ext, indent=2))
+    app = root / "app"
+    app.mkdir()
+    (app / "package.json").write_text('{"dependencies": {"react": "18", "typescript": "5"}}')
+    proc = run_skillc("build", "--no-site", "--out", str(root / "dist"), cwd=plugin,
+                      env={"SOURCE_DATE_EPOCH": "0", "HOME": str(root)})
+    assert proc.returncode == 0, proc.stderr
+    return root / "dist", app
+
+
+def test_select_cli_detects_from_the_bundle(cascade_bundle):
+    dist, app = cascade_bundle
+    proc = run_skillc("select", str(dist), "how should I structure components", "--project", str(app),
+                      "--phase", "planning", "--json")
+    assert proc.returncode == 0, proc.stderr
+    out = json.loads(proc.stdout)
+    assert [(s["name"], s["reason"], s["priority"]) for s in out["selected"]] == [
+        ("react-best-practices", "detected", 100), ("typescript-best-practices", "detected", 36)]
+
+
+def test_select_renders_the_plan_cascade_block(cascade_bundle):
+    dist, app = cascade_bundle
+    proc = run_skillc("select", str(dist), "x", "--project", str(app), "--phase", "planning", "--render",
+                      "plan-cascade")
+    assert proc.returncode == 0, proc.stderr
+    # 8 lines in each body ("", heading, "", four lines, "" after the final newline): 3 kept, 5 more
+    assert proc.stdout == (
+        "## Framework-Specific Best Practices\n\n"
+        "The following guidelines apply to this project based on detected frameworks:\n\n"
+        "### React Best Practices\n*Source: vercel (submodule) | Priority: 100*\n\n"
+        "\n# react-best-practices\n\n\n... (5 more lines)\n\n"
+        "### Typescript Best Practices\n*Source: builtin (builtin) | Priority: 36*\n\n"
+        "\n# typescript-best-practices\n\n\n... (5 more lines)\n"
+    )

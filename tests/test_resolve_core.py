@@ -1,0 +1,87 @@
+"""resolve(): precedence, shadowing, ID checks, collections, browse and query (seed 004)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from conftest import write_skill
+from skillc.lint import LintConfig
+from skillc.resolve import browse, collection_description, query, resolve
+from skillc.resolve_types import Repository, Tier
+from skillc.sources import open_source
+
+SEED_IDS = ["extraction/email-extractor", "extraction/fiction-extractor", "extraction/medical/diagnosis",
+            "extraction/medical/imaging/ct-scan", "formatting/markdown-output", "pdf-processing"]
+
+
+def repo_with(root: Path, repo_name: str, ids, tier=Tier.PROJECT, priority=None, order=0, **kw):
+    for skill_id in ids:
+        write_skill(root, skill_id, **kw)
+    repo = Repository(repo_name, "filesystem", str(root), tier, priority or tier.default_priority, order)
+    return open_source(repo, cache_dir=root.parent / "cache", lint=LintConfig()).skills()
+
+
+def test_seed_004_collections_and_browsing(tmp_path):
+    listing = repo_with(tmp_path / "a", "a", SEED_IDS)
+    (tmp_path / "a/extraction").joinpath("COLLECTION.md").write_text("# Extraction\n\nEntity and relationship extraction\nmore\n")
+    listing = open_source(listing.skills[0].repository, cache_dir=tmp_path / "c", lint=LintConfig()).skills()
+    res = resolve([listing], settings={"inventory_threshold": 12})
+    assert [s.id for s in res.skills] == SEED_IDS
+    assert [(c.path, c.description, c.count) for c in res.collections] == [
+        ("extraction", "Entity and relationship extraction", 4),
+        ("extraction/medical", "2 skills", 2),
+        ("extraction/medical/imaging", "1 skill", 1),
+        ("formatting", "1 skill", 1),
+    ]
+    skills, subs = browse(res, "")
+    assert [s.id for s in skills] == ["pdf-processing"] and [c.path for c in subs] == ["extraction", "formatting"]
+    skills, subs = browse(res, "extraction")
+    assert [s.id for s in skills] == ["extraction/email-extractor", "extraction/fiction-extractor"]
+    assert [(c.path, c.count) for c in subs] == [("extraction/medical", 2)]
+    skills, subs = browse(res, "/extraction/medical/")
+    assert [s.id for s in skills] == ["extraction/medical/diagnosis"] and [c.path for c in subs] == ["extraction/medical/imaging"]
+    assert browse(res, "nowhere") == ([], [])
+    assert res.settings == {"inventory_threshold": 12}
+
+
+def test_query_is_global_and_case_insensitive(tmp_path):
+    listing = repo_with(tmp_path / "a", "a", ["extraction/email-extractor", "formatting/markdown-output"])
+    res = resolve([listing])
+    assert [s.id for s in query(res, "EMAIL")] == ["extraction/email-extractor"]
+    assert [s.id for s in query(res, "the thing")] == ["extraction/email-extractor", "formatting/markdown-output"]
+    assert query(res, "zebra") == []
+
+
+def test_priority_then_declaration_order_and_shadowing(tmp_path):
+    builtin = repo_with(tmp_path / "b", "builtin", ["tools/pdf", "tools/csv"], Tier.BUILTIN, order=2)
+    user = repo_with(tmp_path / "u", "user", ["tools/pdf"], Tier.USER, order=1)
+    project1 = repo_with(tmp_path / "p1", "project1", ["tools/csv"], Tier.PROJECT, order=3)
+    project0 = repo_with(tmp_path / "p0", "project0", ["tools/csv"], Tier.PROJECT, order=0)
+    res = resolve([builtin, user, project1, project0])  # listing order does not matter
+    winners = {s.id: s.repository.name for s in res.skills}
+    assert winners == {"tools/pdf": "user", "tools/csv": "project0"}
+    rows = [(r.id, r.winner, r.loser, r.winner_priority, r.loser_priority) for r in res.shadowed]
+    assert rows == [("tools/csv", "project0", "project1", 250, 250), ("tools/csv", "project0", "builtin", 250, 25),
+                    ("tools/pdf", "user", "builtin", 150, 25)]
+    assert sum(d.code == "R101" for d in res.diagnostics) == 3
+    assert res.shadowed[0].winner_source == str(tmp_path / "p0")
+    assert [i.repository for i in res.inputs] == ["project0", "user", "builtin", "project1"]
+
+
+def test_same_name_case_collision_and_unsafe_ids(tmp_path):
+    listing = repo_with(tmp_path / "a", "a", ["a/pdf", "b/pdf"], name="pdf")
+    res = resolve([listing])
+    assert [d.code for d in res.diagnostics if d.code == "R102"] == ["R102", "R102"]
+    listing = repo_with(tmp_path / "c", "c", ["Tools/pdf", "tools/csv", "what%20"])
+    res = resolve([listing])
+    codes = sorted(d.code for d in res.diagnostics if d.severity.value == "error")
+    assert codes == ["R103", "R103", "R104"]
+    r103 = next(d for d in res.diagnostics if d.code == "R103")
+    assert "'Tools' and 'tools' differ only by case" in r103.message
+
+
+def test_collection_description_first_line_of_prose():
+    assert collection_description("Entity extraction\n") == "Entity extraction"
+    assert collection_description("---\ntitle: x\n---\n\n# Head\n<!-- c -->\nProse here.\n") == "Prose here."
+    assert collection_description("# Only a heading\n") == "Only a heading"
+    assert collection_description("\n\n") == ""

@@ -1,0 +1,193 @@
+"""Zip archives: deterministic Claude-compatible writing, hostile-proof reading, pack/export/import CLI."""
+
+from __future__ import annotations
+
+import json
+import os
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from conftest import run_skillc, write_skill
+from skillc.archive import ArchiveError, Limits, check_zip, extract_zip, write_skill_zip
+from skillc.lint import LintConfig
+from skillc.resolve_types import Repository, Tier
+from skillc.sources import open_source
+
+
+def one_skill(root: Path, rel: str = "tools/pdf"):
+    d = write_skill(root, rel).parent
+    (d / "scripts").mkdir()
+    (d / "scripts/run.py").write_text("print('ok')\n")
+    os.chmod(d / "scripts/run.py", 0o755)
+    (d / "evals").mkdir()
+    (d / "evals/cases.json").write_text("[]")
+    (d / "references").mkdir()
+    (d / "references/evals").mkdir()
+    (d / "references/evals/keep.md").write_text("kept: only the root evals/ is excluded")
+    (d / "x.pyc").write_bytes(b"\0")
+    repo = Repository("r", "filesystem", str(root), Tier.PROJECT, 250)
+    listing = open_source(repo, cache_dir=root.parent / "cache", lint=LintConfig()).skills()
+    return next(s for s in listing.skills if s.id == rel)
+
+
+def test_write_skill_zip_layout_exclusions_and_determinism(tmp_path):
+    skill = one_skill(tmp_path / "repo")
+    a, b = tmp_path / "a.zip", tmp_path / "b.zip"
+    write_skill_zip(skill, a, 0)
+    os.utime(skill.files[0].source_path, (2_000_000_000, 2_000_000_000))  # mtimes never leak in
+    write_skill_zip(skill, b, 0)
+    assert a.read_bytes() == b.read_bytes()
+    with zipfile.ZipFile(a) as zf:
+        infos = zf.infolist()
+    assert [i.filename for i in infos] == ["pdf/SKILL.md", "pdf/references/evals/keep.md", "pdf/scripts/run.py"]
+    assert {i.date_time for i in infos} == {(1980, 1, 1, 0, 0, 0)}
+    modes = {i.filename: (i.external_attr >> 16) & 0o777 for i in infos}
+    assert modes == {"pdf/SKILL.md": 0o644, "pdf/references/evals/keep.md": 0o644, "pdf/scripts/run.py": 0o755}
+    c = tmp_path / "c.zip"
+    write_skill_zip(skill, c, 1_700_000_000)
+    with zipfile.ZipFile(c) as zf:
+        assert zf.infolist()[0].date_time == (2023, 11, 14, 22, 13, 20)
+
+
+def hostile(tmp_path: Path, name: str, build) -> Path:
+    path = tmp_path / name
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as zf:
+        build(zf)
+    return path
+
+
+def test_zip_bomb_and_caps(tmp_path):
+    bomb = hostile(tmp_path, "bomb.zip", lambda zf: zf.writestr("s/SKILL.md", b"\0" * (20 * 1024 * 1024)))
+    with pytest.raises(ArchiveError, match="zip bomb"):
+        check_zip(bomb)
+    with pytest.raises(ArchiveError, match="uncompressed"):
+        check_zip(bomb, Limits(max_file_bytes=1024, max_ratio=10**9))
+    many = hostile(tmp_path, "many.zip", lambda zf: [zf.writestr(f"s/{i}", b"x") for i in range(20)])
+    with pytest.raises(ArchiveError, match="entries"):
+        check_zip(many, Limits(max_entries=10))
+
+
+def test_lying_header_is_caught_while_extracting(tmp_path):
+    path = hostile(tmp_path, "lie.zip", lambda zf: zf.writestr("s/a.txt", b"A" * 5000))
+    listing = check_zip(path)
+    from dataclasses import replace
+
+    forged = replace(listing, entries=tuple(replace(e, size=10) for e in listing.entries))
+    with pytest.raises(ArchiveError, match="inflates beyond"):
+        extract_zip(forged, tmp_path / "out")
+
+
+def test_duplicates_and_case_collisions(tmp_path):
+    path = hostile(tmp_path, "case.zip", lambda zf: (zf.writestr("s/A.md", b"1"), zf.writestr("s/a.md", b"2")))
+    with pytest.raises(ArchiveError, match="differ only by case"):
+        check_zip(path)
+    path = hostile(tmp_path, "clash.zip", lambda zf: (zf.writestr("s/a", b"1"), zf.writestr("s/a/b", b"2")))
+    with pytest.raises(ArchiveError, match="both a file and a folder"):
+        check_zip(path)
+
+
+def test_not_a_zip(tmp_path):
+    (tmp_path / "x.zip").write_bytes(b"\x1f\x8b gzip pretending")
+    with pytest.raises(ArchiveError, match="not a valid zip"):
+        check_zip(tmp_path / "x.zip")
+
+
+# ---------------------------------------------------------------- CLI
+
+def test_pack_then_import_round_trip(tmp_path):
+    skill_dir = one_skill(tmp_path / "repo").files[0].source_path
+    skill_dir = Path(skill_dir).parent
+    out = tmp_path / "pdf.zip"
+    r = run_skillc("pack", str(skill_dir), "-o", str(out), "--json")
+    assert r.returncode == 0, r.stderr
+    summary = json.loads(r.stdout)
+    assert summary["files"] == ["pdf/SKILL.md", "pdf/references/evals/keep.md", "pdf/scripts/run.py"]
+    again = tmp_path / "again.zip"
+    assert run_skillc("pack", str(skill_dir), "-o", str(again), env={"SOURCE_DATE_EPOCH": "0"}).returncode == 0
+    assert again.read_bytes() == out.read_bytes()
+
+    dest = tmp_path / "skills"
+    r = run_skillc("import", str(out), "--into", str(dest))
+    assert r.returncode == 0, r.stderr
+    assert (dest / "pdf/SKILL.md").read_bytes() == (skill_dir / "SKILL.md").read_bytes()
+    assert os.access(dest / "pdf/scripts/run.py", os.X_OK)
+    r = run_skillc("import", str(out), "--into", str(dest))
+    assert r.returncode != 0 and "already exist" in r.stderr and "--force" in r.stderr
+    (dest / "pdf/local.txt").write_text("replaced on --force")
+    r = run_skillc("import", str(out), "--into", str(dest), "--force")
+    assert r.returncode == 0 and not (dest / "pdf/local.txt").exists()
+    assert sorted(p.name for p in dest.iterdir()) == ["pdf"]  # no staging folder left
+
+
+def test_pack_refuses_secrets(tmp_path):
+    d = write_skill(tmp_path, "leaky").parent
+    (d / "config.py").write_text('API = "x"\nGITHUB = "ghp_' + "a1B2" * 9 + '"\n')
+    out = tmp_path / "leaky.zip"
+    r = run_skillc("pack", str(d), "-o", str(out))
+    assert r.returncode == 1 and not out.exists()
+    assert "github-token" in r.stderr and "a1B2a1B2" not in r.stderr + r.stdout
+
+
+@pytest.mark.parametrize("entries, words", [
+    ({"../x/SKILL.md": b"x"}, "traversal"),
+    ({"SKILL.md": b"x"}, "archive root"),
+    ({"pdf/sub/SKILL.md": b"x"}, "directly inside the top-level folder 'pdf' (found at pdf/sub/SKILL.md)"),
+])
+def test_import_refuses_bad_layouts(tmp_path, entries, words):
+    path = hostile(tmp_path, "bad.zip", lambda zf: [zf.writestr(n, d) for n, d in entries.items()])
+    dest = tmp_path / "dest"
+    r = run_skillc("import", str(path), "--into", str(dest))
+    assert r.returncode == 1, r.stderr
+    assert words in r.stderr and "Traceback" not in r.stderr
+    assert not (tmp_path / "x").exists() and (not dest.exists() or not any(dest.iterdir()))
+
+
+def test_import_refuses_a_symlink_entry(tmp_path):
+    def build(zf):
+        zf.writestr("pdf/SKILL.md", b"---\nname: pdf\ndescription: d\n---\n")
+        info = zipfile.ZipInfo("pdf/evil")
+        info.external_attr = 0o120777 << 16
+        zf.writestr(info, "/etc/passwd")
+    r = run_skillc("import", str(hostile(tmp_path, "l.zip", build)), "--into", str(tmp_path / "d"))
+    assert r.returncode == 1 and "symbolic link" in r.stderr
+
+
+def test_import_refuses_lint_errors_and_writes_nothing(tmp_path):
+    path = hostile(tmp_path, "bad.zip", lambda zf: zf.writestr("pdf/SKILL.md", b"no frontmatter at all\n"))
+    dest = tmp_path / "dest"
+    r = run_skillc("import", str(path), "--into", str(dest))
+    assert r.returncode == 1 and "lint error" in r.stderr
+    assert list(dest.iterdir()) == []
+
+
+def test_export_several_ids_from_a_directory(tmp_path):
+    repo = tmp_path / "repo"
+    write_skill(repo, "extraction/email")
+    write_skill(repo, "formatting/markdown")
+    write_skill(repo, "other/email")
+    out = tmp_path / "two.zip"
+    r = run_skillc("export", str(repo), "extraction/email", "formatting/markdown", "-o", str(out))
+    assert r.returncode == 0, r.stderr
+    assert "Claude.ai accepts one skill per zip" in r.stderr
+    with zipfile.ZipFile(out) as zf:
+        assert zf.namelist() == ["email/SKILL.md", "markdown/SKILL.md"]
+    r = run_skillc("export", str(repo), "extraction/email", "other/email", "-o", str(tmp_path / "x.zip"))
+    assert r.returncode == 2 and "both be the folder 'email'" in r.stderr
+    r = run_skillc("export", str(repo), "nope/missing", "-o", str(tmp_path / "y.zip"))
+    assert r.returncode == 2 and "not found" in r.stderr and "extraction/email" in r.stderr
+
+
+def test_export_from_a_skills_toml(tmp_path):
+    low, high = tmp_path / "low", tmp_path / "high"
+    write_skill(low, "tools/pdf", description="Low version. Use when asked.")
+    write_skill(high, "tools/pdf", description="High version. Use when asked.")
+    (tmp_path / "skills.toml").write_text(
+        f'[[repositories]]\nname = "low"\ntype = "filesystem"\npath = "{low}"\ntier = "builtin"\n'
+        f'[[repositories]]\nname = "high"\ntype = "filesystem"\npath = "{high}"\n')
+    out = tmp_path / "pdf.zip"
+    r = run_skillc("export", str(tmp_path / "skills.toml"), "tools/pdf", "-o", str(out), cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    with zipfile.ZipFile(out) as zf:
+        assert b"High version" in zf.read("pdf/SKILL.md")

@@ -423,7 +423,8 @@ def run_build(opts: BuildOptions, progress: Progress | None = None) -> BuildResu
         try:
             options: dict[str, object] = {
                 "site": opts.site, "emit": opts.emit, "epoch": epoch or 0, "source_date_epoch": epoch,
-                "config_hash": config_hash, "config_files": cfg.config_files, "cache": cache,
+                "config_hash": config_hash, "cwd": str(opts.cwd), "cache": cache,
+                "config_files": _shown_config_files(cfg.config_files, opts.cwd),
                 "staging": staging, "artifacts": {}, "lint_status": lint_status,
                 "lint_summary": _lint_summary(cfg.lint, len(all_skills), diagnostics),
                 "excluded_reasons": failing,
@@ -453,6 +454,14 @@ def run_build(opts: BuildOptions, progress: Progress | None = None) -> BuildResu
     files = manifest["files"]
     return BuildResult(out, resolution, diagnostics, cache.stats.as_dict(), len(files) + 1,
                        sum(f["size"] for f in files), time.perf_counter() - t0, failing)
+
+
+def _shown_config_files(files, cwd: Path) -> tuple[tuple[str, str], ...]:
+    out = []
+    for path, digest in files:
+        rel = os.path.relpath(path, cwd) if os.path.isabs(path) else path
+        out.append((Path(rel).as_posix() if not rel.startswith("..") else path, digest))
+    return tuple(out)
 
 
 def _is_foreign(out: Path) -> bool:

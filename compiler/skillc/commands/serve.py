@@ -27,6 +27,14 @@ def serve(directory: Path, host: str, port: int, quiet: bool) -> None:
     """
     from ..serve import make_server, url_of
 
+    import signal
+
+    def stop(signum, frame):  # SIGTERM exits as cleanly as Ctrl-C
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGTERM, stop)
+    if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:  # started in the background by a shell
+        signal.signal(signal.SIGINT, stop)
     server = make_server(directory, host, port, quiet)
     url = url_of(server)
     click.echo(f"Serving {directory} at {url} (API: {url}api) - press Ctrl-C to stop", err=False)

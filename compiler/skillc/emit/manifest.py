@@ -58,6 +58,19 @@ def file_entries(root: Path, known: Mapping[str, tuple[str, int]]) -> list[dict[
     return entries
 
 
+def shown_location(kind: str, location: str, ctx: EmitContext) -> str:
+    """A local path relative to the build's working folder when inside it (so the manifest does not
+    depend on where a checkout lives); the embedded repository by name."""
+    if kind == "embedded":
+        return "embedded:skills"
+    cwd = ctx.options.get("cwd")
+    if kind in ("filesystem", "zip") and cwd and os.path.isabs(location):
+        rel = os.path.relpath(location, cwd)
+        if not rel.startswith(".."):
+            return Path(rel).as_posix()
+    return location
+
+
 def manifest_document(ctx: EmitContext) -> dict[str, Any]:
     res = ctx.resolution
     artifacts = ctx.options.get("artifacts") or {}
@@ -80,7 +93,8 @@ def manifest_document(ctx: EmitContext) -> dict[str, Any]:
         "source_date_epoch": epoch,
         "settings": {k: res.settings[k] for k in sorted(res.settings)},
         "inputs": [
-            {"repository": i.repository, "type": i.type, "location": i.location, "resolved": i.resolved}
+            {"repository": i.repository, "type": i.type, "location": shown_location(i.type, i.location, ctx),
+             "resolved": i.resolved}
             for i in res.inputs
         ],
         "config_files": [{"path": p, "sha256": h} for p, h in ctx.options.get("config_files", ())],

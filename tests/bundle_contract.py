@@ -1,0 +1,201 @@
+"""A contract client for a served bundle: one function used against `skillc serve` and nginx.
+
+It speaks HTTP with the standard library (a real client on a real socket) and checks what a Meerkat
+HttpSkillSource and an Agent Skills discovery client rely on (research/frameworks.md §1.5,
+research/registry.md §2.3): every route, every field and its type, ID percent-encoding, status
+codes (JSON 404 for an unknown skill), content types, ETag/304, HEAD and gzip.
+"""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import http.client
+import json
+from pathlib import Path
+from urllib.parse import quote, urljoin, urlsplit
+
+import jsonschema
+
+PROJECT = Path(__file__).resolve().parent.parent
+
+
+def fetch(base: str, path: str, method: str = "GET", headers: dict | None = None) -> tuple[int, dict, bytes]:
+    """One request, no redirect following, no decoding: (status, lower-cased headers, raw body)."""
+    u = urlsplit(base)
+    conn = http.client.HTTPConnection(u.hostname, u.port, timeout=20)
+    try:
+        conn.request(method, path, headers=headers or {})
+        resp = conn.getresponse()
+        body = resp.read()
+        return resp.status, {k.lower(): v for k, v in resp.getheaders()}, body
+    finally:
+        conn.close()
+
+
+def _schema_validator(name: str):
+    from referencing import Registry, Resource
+
+    schemas = {p.name: json.loads(p.read_text()) for p in (PROJECT / "schemas").glob("*.json")}
+    registry = Registry().with_resources(
+        [(n, Resource.from_contents(s)) for n, s in schemas.items()]
+        + [(s["$id"], Resource.from_contents(s)) for s in schemas.values() if "$id" in s]
+    )
+    return jsonschema.Draft202012Validator(schemas[name], registry=registry)
+
+
+def _json(status_headers_body, expect_status: int = 200):
+    status, headers, body = status_headers_body
+    assert status == expect_status, (status, body[:200])
+    assert headers.get("content-type", "").split(";")[0].strip() == "application/json", headers
+    return json.loads(body.decode("utf-8"))
+
+
+def _check_descriptor(d: dict) -> None:
+    assert isinstance(d["id"], str) and d["id"]
+    assert isinstance(d["name"], str)
+    assert isinstance(d["description"], str)
+    assert d["scope"] in ("builtin", "project", "user")
+    assert isinstance(d["requires_capabilities"], list) and all(isinstance(c, str) for c in d["requires_capabilities"])
+    assert isinstance(d["metadata"], dict)
+    assert all(isinstance(k, str) and isinstance(v, str) for k, v in d["metadata"].items()), d["metadata"]
+
+
+def _check_caching(base: str, path: str, body: bytes) -> None:
+    """ETag present; If-None-Match gives 304 without a body; HEAD gives the headers only."""
+    status, headers, _ = fetch(base, path)
+    etag = headers.get("etag")
+    assert etag, f"no ETag on {path}"
+    status, h304, body304 = fetch(base, path, headers={"If-None-Match": etag})
+    assert status == 304 and body304 == b"", (path, status)
+    status, hhead, bhead = fetch(base, path, method="HEAD")
+    assert status == 200 and bhead == b"", (path, status)
+    assert int(hhead["content-length"]) == len(body), (path, hhead)
+
+
+def check_contract(base: str, bundle: Path) -> dict[str, int]:
+    """Check every route of the bundle at ``bundle`` as served at ``base`` (``http://host:port``).
+
+    Returns counts of what was checked (so a caller can assert the run was not empty)."""
+    counts = {"skills": 0, "files": 0, "packages": 0}
+    # --- /api/skills ---
+    listing_resp = fetch(base, "/api/skills")
+    listing = _json(listing_resp)
+    _schema_validator("wire-skills.schema.json").validate(listing)
+    assert listing_resp[2] == (bundle / "api/skills.json").read_bytes()
+    ids = [s["id"] for s in listing["skills"]]
+    assert ids == sorted(ids, key=lambda i: i.encode()), "skills are not in ID byte order"
+    assert len(set(ids)) == len(ids)
+    _check_caching(base, "/api/skills", listing_resp[2])
+    # the trailing-slash form (what a static host redirects /api/skills to) answers the same list
+    assert json.loads(fetch(base, "/api/skills/")[2]) == listing
+    # --- one document per skill, the ID encoded with nothing left safe ---
+    doc_validator = _schema_validator("wire-skill-document.schema.json")
+    for desc in listing["skills"]:
+        _check_descriptor(desc)
+        path = "/api/skills/" + quote(desc["id"], safe="")
+        if "/" in desc["id"]:
+            assert "%2F" in path
+        resp = fetch(base, path)
+        doc = _json(resp)
+        doc_validator.validate(doc)
+        assert isinstance(doc["body"], str)
+        assert {k: v for k, v in doc.items() if k != "body"} == desc, desc["id"]
+        _check_caching(base, path, resp[2])
+        counts["skills"] += 1
+    # --- unknown IDs: a JSON 404 (Meerkat maps 404 to NotFound) ---
+    for missing in ("no-such-skill", quote("no/such/skill", safe="")):
+        body = _json(fetch(base, "/api/skills/" + missing), 404)
+        assert body.get("error")
+    # --- collections ---
+    colls = _json(fetch(base, "/api/skill-collections"))
+    _schema_validator("wire-skill-collections.schema.json").validate(colls)
+    paths = [c["path"] for c in colls["collections"]]
+    assert paths == sorted(paths, key=lambda p: p.encode())
+    for c in colls["collections"]:
+        inside = [i for i in ids if i.startswith(c["path"] + "/")]
+        assert c["count"] == len(inside), c
+    # --- discovery index, its files and packages, verified by digest ---
+    index = _json(fetch(base, "/.well-known/agent-skills/index.json"))
+    _schema_validator("well-known-index.schema.json").validate(index)
+    assert [s["name"] for s in index["skills"]] == ids
+    for entry in index["skills"]:
+        lines = []
+        assert entry["files"][0]["path"] == "SKILL.md"
+        for f in entry["files"]:
+            status, headers, body = fetch(base, f"/.well-known/agent-skills/{quote(entry['name'])}/{quote(f['path'])}")
+            assert status == 200, (entry["name"], f["path"], status)
+            hexd = hashlib.sha256(body).hexdigest()
+            assert f["digest"] == "sha256:" + hexd
+            lines.append((f["path"], hexd))
+            counts["files"] += 1
+        lines.sort(key=lambda x: x[0].encode())
+        digest = hashlib.sha256(b"".join(p.encode() + b"\0" + h.encode() + b"\n" for p, h in lines)).hexdigest()
+        assert entry["digest"] == "sha256:" + digest
+        if "package" in entry:
+            url = urljoin("/.well-known/agent-skills/index.json", entry["package"]["url"])
+            status, headers, body = fetch(base, url)
+            assert status == 200, (url, status)
+            assert entry["package"]["digest"] == "sha256:" + hashlib.sha256(body).hexdigest()
+            counts["packages"] += 1
+    # --- inventory, manifest, schemas ---
+    status, headers, body = fetch(base, "/api/inventory.xml")
+    assert status == 200 and "xml" in headers["content-type"]
+    assert body == (bundle / "api/inventory.xml").read_bytes()
+    manifest = _json(fetch(base, "/api/manifest.json"))
+    assert manifest["kind"] == "skillc-bundle"
+    # --- gzip when asked, identical bytes once decoded ---
+    status, headers, body = fetch(base, "/api/skills", headers={"Accept-Encoding": "gzip"})
+    assert status == 200 and headers.get("content-encoding") == "gzip", headers
+    assert gzip.decompress(body) == listing_resp[2]
+    # --- the site ---
+    if (bundle / "index.html").exists():
+        status, headers, body = fetch(base, "/")
+        assert status == 200 and headers["content-type"].startswith("text/html")
+    return counts
+
+
+# --- a sample repository and a bundle built from it (shared by the bundle, serve and nginx tests) ---
+
+SAMPLE_METADATA = """metadata:
+  version: 2
+  stable: true
+  owners: [ana, bo]
+  limits: {cpu: 2}
+  note: plain text
+"""
+
+
+def make_sample_repo(root: Path, order: str = "forward") -> list[str]:
+    """A repository with nested collections, supporting files, non-string metadata and hostile text.
+
+    ``order="reverse"`` creates the same files in the opposite order (for determinism tests)."""
+    from conftest import write_skill
+
+    specs = [
+        ("extraction/email", dict(body="# Email Extractor\n\nExtract entities.\n",
+                                  description="Extract from emails <b>&amp; 'quotes' \"too\"")),
+        ("extraction/medical/diagnosis", dict(description="Diagnose from notes. Use for medical text.")),
+        ("formatting/markdown", dict(frontmatter="name: markdown\ndescription: Markdown output. Use when formatting.\n"
+                                     "license: MIT\nrequires_capabilities: [shell]\n" + SAMPLE_METADATA)),
+        ("pdf-processing", dict(description="Process PDF files. Use for PDFs. Ünïcödé ✓")),
+        ("scripts-demo", dict(body="# Demo\n\n<script>alert(1)</script>\n\nRun `scripts/run.sh`.\n")),
+    ]
+    if order == "reverse":
+        specs = specs[::-1]
+    for rel, kw in specs:
+        write_skill(root, rel, **kw)
+    extras = [
+        ("scripts-demo/scripts/run.sh", "#!/bin/sh\necho hi\n"),
+        ("scripts-demo/references/REFERENCE.md", "# Reference\n\nDetails.\n"),
+        ("extraction/COLLECTION.md", "Entity extraction\n"),
+        ("scripts-demo/.env", "API_TOKEN=ghp_abcdefghijklmnopqrstuvwxyz0123456789\n"),
+    ]
+    for rel, text in (extras[::-1] if order == "reverse" else extras):
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text, encoding="utf-8")
+    return sorted((s[0] for s in specs), key=lambda i: i.encode())
+
+
+def build_env(tmp: Path, **extra: str) -> dict[str, str]:
+    return {"SKILLC_CACHE_DIR": str(tmp / "cache"), "SOURCE_DATE_EPOCH": "1700000000", **extra}

@@ -144,7 +144,7 @@ def pack(skill_dir: Path, output: Path | None, profile: str, config_path: str | 
 
 def _bundle_api(path: Path) -> Path | None:
     for api in (path / "api", path):
-        if (api / "skills").is_file() and (api / "skills.json").is_file():
+        if (api / "skills.json").is_file() and (api / "manifest.json").is_file():
             return api
     return None
 

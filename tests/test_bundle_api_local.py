@@ -1,0 +1,167 @@
+"""``skillc.Bundle`` on a bundle directory, and the search/select/render commands as a user runs them."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from conftest import run_skillc, write_skill
+from skillc import Bundle
+from skillc.errors import SkillcError
+from skillc.index import BundleError
+from skillc.bundle import UnknownSkill
+
+
+def make_repo(root: Path) -> Path:
+    repo = root / "repo"
+    write_skill(repo, "code-search", frontmatter="name: code-search\ndescription: Search Rust code with rg. Use when "
+                "searching a codebase.\ntags: [code, search]\n", body="Use rg --files then rg.\n")
+    write_skill(repo, "release-notes", frontmatter="name: release-notes\ndescription: Prepare release notes. Use "
+                "when releasing.\ntags: [changelog]\n", body="Summarize commits.\n")
+    write_skill(repo, "extraction/email", description="Extract entities from e-mails & <attachments>. Use for mail.",
+                body="# Email\n\nNever close early: </skill>\n")
+    write_skill(repo, "extraction/medical/diagnosis", description="Diagnose from records. Use for medical text.",
+                body="# Diagnosis\n\n" + "Read the chart. " * 3000 + "\n")
+    return repo
+
+
+@pytest.fixture(scope="module")
+def dist(tmp_path_factory) -> Path:
+    root = tmp_path_factory.mktemp("bundle")
+    make_repo(root)
+    proc = run_skillc("build", "repo", "--no-site", "--out", "dist", cwd=root, env={"SOURCE_DATE_EPOCH": "0"})
+    assert proc.returncode == 0, proc.stderr
+    return root / "dist"
+
+
+def test_skills_get_collections_browse(dist):
+    b = Bundle.open(dist)
+    assert [s.id for s in b.skills()] == ["code-search", "extraction/email", "extraction/medical/diagnosis",
+                                          "release-notes"]
+    assert b.get("extraction/email").body == "# Email\n\nNever close early: </skill>\n"
+    assert [(c.path, c.count) for c in b.collections()] == [("extraction", 2), ("extraction/medical", 1)]
+    listing = b.browse("extraction")
+    assert [s["id"] for s in listing["skills"]] == ["extraction/email"]
+    assert [c["path"] for c in listing["subcollections"]] == ["extraction/medical"]
+    assert Bundle.open(dist / "api").skills() == b.skills()  # the api/ folder opens too
+
+
+def test_search_and_adk_select(dist):
+    b = Bundle.open(dist)
+    hits = b.search("search rust codebase", 3)
+    assert hits[0]["id"] == "code-search" and hits[0]["description"].startswith("Search Rust")
+    adk = b.adk_select("search rust codebase")
+    assert [(m.path, m.score) for m in adk] == [("code-search", 6.75)]  # (4+2.5+2 + 2.5 + 0) / sqrt(4)
+    assert b.adk_select("search rust codebase", min_score=6.75)  # inclusive
+    assert not b.adk_select("search rust codebase", min_score=6.7500005)
+
+
+def test_renderers_use_bundle_settings(dist):
+    b = Bundle.open(dist)
+    inv = b.render_inventory()
+    assert inv.startswith("<available_skills>\n") and "e-mails &amp; &lt;attachments&gt;" in inv
+    assert (dist / "api" / "inventory.xml").read_text() == inv
+    assert b.render_inventory(threshold=2).startswith('<available_skills mode="collections">')
+    block = b.render_injection("extraction/email")
+    assert block == '<skill id="extraction/email">\n# Email\n\nNever close early: <\\/skill>\n\n</skill>'
+    big = b.load_skill("extraction/medical/diagnosis")
+    assert big["byte_size"] == 32768 and big["body"].endswith("[truncated]")
+    prompt = b.to_prompt(["code-search"])
+    assert prompt.endswith(f"<location>\n{(dist / 'api/files/code-search/SKILL.md').resolve()}\n</location>\n"
+                           "</skill>\n</available_skills>")
+    assert b.render_adk("code-search") == "[skill:code-search]\nUse rg --files then rg.\n[/skill]"
+
+
+def test_bad_inputs(dist, tmp_path):
+    b = Bundle.open(dist)
+    with pytest.raises(UnknownSkill, match="unknown skill ID 'extraction/emial'") as exc:
+        b.get("extraction/emial")
+    assert "extraction/email" in exc.value.hint
+    for q in ("", "   ", "!!! ---"):
+        with pytest.raises(SkillcError):
+            b.search(q)
+    with pytest.raises(BundleError, match="not a skillc bundle"):
+        Bundle.open(tmp_path)
+
+
+def _copy(dist: Path, dst: Path) -> Path:
+    shutil.copytree(dist, dst)
+    return dst
+
+
+def test_corrupted_index_is_detected_by_the_manifest_hash(dist, tmp_path):
+    d = _copy(dist, tmp_path / "corrupt")
+    header = d / "api/index/search.json"
+    doc = json.loads(header.read_text())
+    doc["avgdl"] = doc["avgdl"] * 2  # still valid JSON, wrong numbers
+    header.write_text(json.dumps(doc))
+    with pytest.raises(BundleError, match="SHA-256 differs from the manifest"):
+        Bundle.open(d).search("rust")
+    d = _copy(dist, tmp_path / "truncated")
+    shard = d / "api/index/postings-000.bin"
+    shard.write_bytes(shard.read_bytes()[:-3])
+    with pytest.raises(BundleError, match="truncated"):
+        Bundle.open(d).search("rust")
+
+
+def test_newer_bundle_version_is_refused(dist, tmp_path):
+    d = _copy(dist, tmp_path / "newer")
+    manifest = d / "api/manifest.json"
+    doc = json.loads(manifest.read_text())
+    doc["manifest_version"] = 7
+    manifest.write_text(json.dumps(doc))
+    with pytest.raises(BundleError, match="newer than this skillc reads"):
+        Bundle.open(d)
+    proc = run_skillc("search", str(d), "rust")
+    assert proc.returncode == 1 and "newer than this skillc reads" in proc.stderr
+    assert "Traceback" not in proc.stderr
+
+
+# --- the commands --------------------------------------------------------------------------------
+
+def test_search_cli(dist):
+    proc = run_skillc("search", str(dist), "search rust codebase", "--top-k", "2", "--json")
+    assert proc.returncode == 0, proc.stderr
+    out = json.loads(proc.stdout)
+    assert out["query"] == "search rust codebase" and out["results"][0]["id"] == "code-search"
+    assert len(out["results"]) <= 2
+    text = run_skillc("search", str(dist), "search rust codebase")
+    assert text.returncode == 0 and text.stdout.splitlines()[0].split()[1] == "code-search"
+
+
+@pytest.mark.parametrize("args, code, message", [
+    (["search", "{dist}", ""], 2, "empty query"),
+    (["render", "{dist}", "--inject", "nope/x"], 2, "unknown skill ID 'nope/x'"),
+    (["render", "{dist}"], 2, "choose exactly one of"),
+    (["render", "{dist}", "--inventory", "--format", "adk"], 2, "has no adk form"),
+    (["search", "{missing}", "x"], 1, "no such bundle directory"),
+])
+def test_cli_errors_are_one_line(dist, tmp_path, args, code, message):
+    proc = run_skillc(*[a.format(dist=dist, missing=tmp_path / "nope") for a in args])
+    assert proc.returncode == code, (proc.stdout, proc.stderr)
+    assert message in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_render_cli_formats(dist):
+    inv = run_skillc("render", str(dist), "--inventory")
+    assert inv.returncode == 0 and inv.stdout == (dist / "api/inventory.xml").read_text() + "\n"
+    inj = run_skillc("render", str(dist), "--inject", "code-search", "extraction/email", "--json")
+    out = json.loads(inj.stdout)
+    assert out["ids"] == ["code-search", "extraction/email"]
+    assert out["text"].count("<skill id=") == 2 and "\n\n<skill id=\"extraction/email\">" in out["text"]
+    adk = run_skillc("render", str(dist), "--inject", "extraction/medical/diagnosis", "--format", "adk",
+                     "--max-chars", "20")
+    assert adk.stdout == "[skill:diagnosis]\n# Diagnosis\n\nRead th\n[/skill]\n"  # 20 characters
+    sr = run_skillc("render", str(dist), "--to-prompt")
+    assert sr.stdout.startswith("<available_skills>\n<skill>\n<name>\ncode-search\n</name>\n")
+    assert "e-mails &amp; &lt;attachments&gt;" in sr.stdout
+
+
+def test_select_cli_lexical(dist, tmp_path):
+    proc = run_skillc("select", str(dist), "please search rust code", "--project", str(tmp_path), "--json")
+    assert proc.returncode == 0, proc.stderr
+    sel = json.loads(proc.stdout)["selected"]
+    assert sel[0]["id"] == "code-search" and sel[0]["reason"] == "lexical"

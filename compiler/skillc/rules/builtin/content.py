@@ -122,7 +122,7 @@ def read_text(path: str) -> str | None:
 _FENCE_LINE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 _CODE_SPAN = re.compile(r"(`+)(?:(?!\1).)+?\1", re.S)
 _INLINE_LINK = re.compile(r"!?\[(?:[^\[\]]|\[[^\]]*\])*\]\(\s*(<[^>\n]*>|[^\s()]*(?:\([^\s()]*\)[^\s()]*)*)(?:\s+(?:\"[^\"]*\"|'[^']*'|\([^)]*\)))?\s*\)")
-_REF_DEF = re.compile(r"^ {0,3}\[[^\]]+\]:\s*(<[^>\n]*>|\S+)", re.M)
+_REF_DEF = re.compile(r"^ {0,3}\[(?!\^)[^\]]+\]:\s*(<[^>\n]*>|\S+)", re.M)
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
 _PLACEHOLDER = re.compile(r"[{}$<>%]|\bbaseDir\b")
 
@@ -315,7 +315,7 @@ def link_escapes_skill(ctx: RuleContext):
 
 
 @rule(
-    "B706", "nested-reference", "A file SKILL.md links to links on to further files.",
+    "B706", "nested-reference", "A file that SKILL.md links to links on to further files.",
     rationale="""
         The specification: "Keep file references one level deep from SKILL.md. Avoid deeply nested
         reference chains." Agents read a referenced file when needed, but rarely follow a second

@@ -37,7 +37,8 @@ KNOWN_KEYS = frozenset(SPEC_KEYS + FORMAT_A_KEYS + SKILL_MEMORY_KEYS + STEP_SKIL
 BOOLEAN_KEYS = ("user-invocable", "disable-model-invocation")
 TEXT_KEYS = ("argument-hint", "model", "context", "agent", "effort", "shell", "author", "category", "id")
 HOOK_EVENTS = ("PreToolUse", "PostToolUse", "Stop")
-_TOOL_ENTRY = re.compile(r"^[A-Za-z*][\w.*:-]*(\(.*\))?$", re.S)
+_TOOL_ENTRY = re.compile(r"^[A-Za-z*@][\w.*:/@-]*(\(.*\))?$", re.S)
+_LIST_ENTRY = re.compile(r"^[^\s()][^\n()]*(\(.*\))?$", re.S)  # list items may hold spaces: `Azure MCP/docs`
 
 
 def _scalar(ctx: RuleContext, *path: Any):
@@ -228,7 +229,7 @@ def allowed_tools_invalid(ctx: RuleContext):
             if not isinstance(entry, str):
                 yield Finding(f"allowed-tools entry {i + 1} must be text, found a {type_name(entry)}",
                               ctx.key("allowed-tools", i))
-            elif not _TOOL_ENTRY.match(entry.strip()) or entry.count("(") != entry.count(")"):
+            elif not _LIST_ENTRY.match(entry.strip()) or entry.count("(") != entry.count(")"):
                 yield Finding(f"allowed-tools entry {entry!r} is not a tool name", ctx.key("allowed-tools", i))
         return
     if not isinstance(value, str):

@@ -1,0 +1,196 @@
+"""Every document and collection rule: one tree that triggers it and one that does not.
+
+Each case builds a small skill tree in ``tmp_path`` and lints it with ``lint.lint_root``; the
+failing tree must produce the code, the passing tree must not.  ``test_every_rule_has_a_case``
+keeps this table from falling behind the registry.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+import pytest
+
+from conftest import write_skill
+from skillc.lint import LintConfig, lint_root
+from skillc.rules.registry import LintSettings, by_code_order
+
+DESC = "Does the thing. Use when the user asks for the thing."
+
+
+def skill(fm: str = "", body: str = "# T\n\nDo it.\n", rel: str = "demo", files: dict | None = None,
+          name: str | None = None) -> Callable[[Path], None]:
+    """A SKILL.md at ``rel`` with name/description plus ``fm`` extra frontmatter lines."""
+
+    def build(root: Path) -> None:
+        n = name if name is not None else rel.rsplit("/", 1)[-1]
+        write_skill(root, rel, f"name: {n}\ndescription: {DESC}\n{fm}", body=body)
+        for path, content in (files or {}).items():
+            target = root / rel / path
+            target.parent.mkdir(parents=True, exist_ok=True)
+            if isinstance(content, bytes):
+                target.write_bytes(content)
+            else:
+                target.write_text(content, encoding="utf-8")
+    return build
+
+
+def raw(rel: str, text: str) -> Callable[[Path], None]:
+    def build(root: Path) -> None:
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text, encoding="utf-8")
+    return build
+
+
+def both(*builders: Callable[[Path], None]) -> Callable[[Path], None]:
+    def build(root: Path) -> None:
+        for b in builders:
+            b(root)
+    return build
+
+
+@dataclass
+class Case:
+    code: str
+    bad: Callable[[Path], None]
+    good: Callable[[Path], None]
+    profile: str = "recommended"
+    settings: dict = field(default_factory=dict)
+    good_settings: dict | None = None  # settings for the passing tree, when they differ
+
+
+HOOKS_OK = """hooks:
+  PreToolUse:
+    - matcher: "Write|Edit"
+      hooks:
+        - type: command
+          command: ./check.sh
+  Stop:
+    - hooks:
+        - type: command
+          command: echo done
+"""
+STEPS_OK = """inputs:
+  query: {type: string, required: true}
+steps:
+  - tool: search_notes
+    args: {query: "{{ query }}"}
+"""
+SECRET = "ghp_" + "u8jzPde0IgxLd6GncfBAepfJBd0Kh8oOOL8d"
+LONG = "".join(f"line {i}\n" for i in range(600))
+
+CASES = [
+    # S3xx: the specification
+    Case("S301", raw("demo/SKILL.md", f"---\ndescription: {DESC}\n---\nx\n"), skill()),
+    Case("S302", skill(name="''"), skill()),
+    Case("S303", skill(rel="a" * 65), skill()),
+    Case("S304", skill(name="Demo"), skill()),
+    Case("S305", skill(name="-demo"), skill()),
+    Case("S306", skill(rel="de--mo"), skill(rel="de-mo")),
+    Case("S307", skill(rel="de_mo"), skill(rel="de-mo")),
+    Case("S308", skill(name="other"), skill()),
+    Case("S309", raw("demo/SKILL.md", "---\nname: demo\n---\nx\n"), skill()),
+    Case("S310", raw("demo/SKILL.md", "---\nname: demo\ndescription:\n---\nx\n"), skill()),
+    Case("S311", raw("demo/SKILL.md", f"---\nname: demo\ndescription: {'x' * 1100}\n---\nx\n"), skill()),
+    Case("S312", skill("compatibility: ''\n"), skill("compatibility: Requires git\n")),
+    Case("S313", skill("metadata:\n  version: 1.0\n"), skill("metadata:\n  version: '1.0'\n")),
+    Case("S314", skill("allowed-tools: [Read]\n"), skill("allowed-tools: Read\n"), profile="spec"),
+    Case("S315", skill("license: {name: MIT}\n"), skill("license: MIT\n")),
+    Case("S316", skill("version: '1.0'\n"), skill(), profile="spec"),
+    # F4xx: extended frontmatter
+    Case("F401", skill("homepage: https://example.com\n"), skill("version: '1.0'\ntags: [a]\nauthor: me\n")),
+    Case("F402", skill("version: 2.0\n"), skill("version: '2.0'\n")),
+    Case("F403", skill("created: 2026-01-25\n"), skill("created: '2026-01-25'\n")),
+    Case("F404", skill("tags: pdf, ocr\n"), skill("tags: [pdf, ocr]\n")),
+    Case("F405", skill("user-invocable: 'true'\n"), skill("user-invocable: true\n")),
+    Case("F406", skill("allowed-tools: Read, Bash(git:*\n"), skill("allowed-tools: Read Bash(git:*)\n")),
+    Case("F407", skill("allowed-tools: Read, Write\n"), skill("allowed-tools: Read Write\n")),
+    Case("F408", skill("hooks:\n  PreToolUse:\n    matcher: Write\n"), skill(HOOKS_OK)),
+    Case("F409", skill("hooks:\n  BeforeTool: []\n"), skill(HOOKS_OK)),
+    Case("F410", skill(HOOKS_OK.replace("Write|Edit", "Write|Edit(")), skill(HOOKS_OK)),
+    Case("F411", skill(HOOKS_OK.replace("type: command\n          command: ./check", "type: shell\n          command: ./check")),
+         skill(HOOKS_OK)),
+    Case("F412", raw("demo/SKILL.md", f"---\nName: demo\nname: demo\ndescription: {DESC}\n---\nx\n"), skill()),
+    Case("F413", skill("argument-hint: [file]\n"), skill("argument-hint: '[file]'\n")),
+    # T5xx: step skills
+    Case("T501", skill("inputs:\n  query: text\n"), skill(STEPS_OK)),
+    Case("T502", skill("steps:\n  tool: x\n"), skill(STEPS_OK)),
+    Case("T503", skill("steps:\n  - tool: a\n    script: scripts/a.py\n"), skill(STEPS_OK)),
+    Case("T504", skill(STEPS_OK.replace("{{ query }}", "{{ qurey }}")), skill(STEPS_OK)),
+    Case("T505", skill(STEPS_OK), skill(STEPS_OK), settings={"tools": ("search",)},
+         good_settings={"tools": ("search_notes",)}),
+    Case("T506", skill(STEPS_OK.replace("tool: search_notes", "tool: skill_search")), skill(STEPS_OK)),
+    Case("T507", skill(STEPS_OK, rel="x" * 60), skill(STEPS_OK)),
+    Case("T508", skill(STEPS_OK.replace("steps:", "  limit: {type: integer}\nsteps:")), skill(STEPS_OK)),
+    Case("T509", skill("steps:\n  - script: ../run.sh\n"),
+         skill("steps:\n  - script: scripts/run.sh\n", files={"scripts/run.sh": "echo\n"})),
+    # M6xx: skill-memory
+    Case("M601", skill("skill-memory:\n  enabled: yes\n"), skill("skill-memory:\n  enabled: true\n")),
+    Case("M602", skill("skill-memory:\n  enabled: true\n  max_tokens: 0\n"),
+         skill("skill-memory:\n  enabled: true\n  max_tokens: 1500\n  max_pinned_tokens: 4000\n")),
+    Case("M603", skill("skill-memory:\n  enabled: true\n  dedup_threshold: 92\n"),
+         skill("skill-memory:\n  enabled: true\n  dedup_threshold: 0.92\n")),
+    Case("M604", skill("skill-memory:\n  enabled: true\n  ranking_relevance: 0\n  ranking_recency: 0\n  ranking_hit: 0\n"),
+         skill("skill-memory:\n  enabled: true\n  ranking_relevance: 0.7\n  ranking_recency: 0.3\n  ranking_hit: 0\n")),
+    Case("M605", skill("skill-memory:\n  enabled: true\n  max-tokens: 10\n"), skill("skill-memory:\n  enabled: true\n")),
+    # B7xx: body, links, secrets
+    Case("B701", skill(body=LONG), skill()),
+    Case("B702", skill(body="word " * 5000), skill()),
+    Case("B703", skill(body=""), skill()),
+    Case("B704", skill(body="See [guide](reference/guide.md).\n", files={"references/guide.md": "x\n"}),
+         skill(body="See [guide](references/guide.md#top) and [site](https://x.dev) and `[no](missing.md)`.\n",
+               files={"references/guide.md": "x\n"})),
+    Case("B705", skill(body="See [other](../other/SKILL.md).\n"), skill(body="See [x](https://example.com/../x).\n")),
+    Case("B706", skill(body="See [a](references/a.md).\n",
+                       files={"references/a.md": "See [b](b.md).\n", "references/b.md": "b\n"}),
+         skill(body="See [a](references/a.md) and [b](references/b.md).\n",
+               files={"references/a.md": "Back to [skill](../SKILL.md).\n", "references/b.md": "b\n"})),
+    Case("B707", skill(files={"references/setup.md": f"export GITHUB_TOKEN={SECRET}\n"}),
+         skill(files={"references/setup.md": "export GITHUB_TOKEN=${GITHUB_TOKEN}\n"})),
+    # C8xx: collection
+    Case("C801", both(skill(rel="a/demo"), skill(rel="b/demo")), both(skill(rel="a/demo"), skill(rel="b/other"))),
+    Case("C802", both(skill(rel="a"), skill(rel="b")), both(skill(rel="a"), skill(rel="b")),
+         settings={"description_budget": 60}, good_settings={}),
+    # L9xx: lightweight and convention files
+    Case("L901", raw(".skills/boot.md", f"---\ndescription: {DESC}\n---\nx\n"),
+         raw(".skills/boot.md", f"---\nname: boot\ndescription: {DESC}\n---\nx\n")),
+    Case("L902", raw(".skills/boot.md", "---\nname: boot\n---\nx\n"),
+         raw(".skills/boot.md", f"---\nname: boot\ndescription: {DESC}\n---\nx\n")),
+    Case("L903", raw(".skills/boot.md", f"---\nname: boot\ndescription: {DESC}\nversion: '1'\n---\nx\n"),
+         raw(".skills/boot.md", f"---\nname: boot\ndescription: {DESC}\ntags: [a]\n---\nx\n")),
+    Case("L904", raw("AGENTS.md", "\n"), raw("AGENTS.md", "# Build\n\nRun make.\n")),
+    Case("L905", raw("CLAUDE.md", LONG), raw("CLAUDE.md", "# Notes\n")),
+    # K0xx: claude profile
+    Case("K001", skill(rel="claude-helper"), skill(), profile="claude"),
+    Case("K002", raw("demo/SKILL.md", "---\nname: demo\ndescription: Fill <path> in.\n---\nx\n"), skill(), profile="claude"),
+    Case("K003", skill(files={".claude-plugin/plugin.json": "{}"}), skill(files={"assets/x.json": "{}"}), profile="claude"),
+    Case("K004", skill(files={"assets/big.bin": b"\0" * (8 * 1024 * 1024 + 1)}), skill(files={"assets/x.bin": b"\0"}),
+         profile="claude"),
+    Case("K005", skill(rel="Demo_Tools"), skill(rel="demo-tools"), profile="claude"),
+]
+
+
+def _codes(root: Path, case: Case, good: bool = False) -> list[str]:
+    settings = case.good_settings if good and case.good_settings is not None else case.settings
+    config = LintConfig(profile=case.profile, settings=LintSettings(**settings))
+    return [d.code for d in lint_root(root, config).diagnostics]
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c.code for c in CASES])
+def test_failing_case_reports_the_rule(case: Case, tmp_path: Path):
+    case.bad(tmp_path)
+    assert case.code in _codes(tmp_path, case)
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c.code for c in CASES])
+def test_passing_case_is_clean_for_the_rule(case: Case, tmp_path: Path):
+    case.good(tmp_path)
+    assert case.code not in _codes(tmp_path, case, good=True)
+
+
+def test_every_rule_has_a_case():
+    checked = {c.code for c in CASES}
+    missing = [r.code for r in by_code_order() if r.scope in ("document", "collection") and r.code not in checked]
+    assert not missing, f"rules without a failing/passing test case: {missing}"

@@ -25,11 +25,12 @@ from .model import EntryError, MemoryEntry, entry_from_dict
 IMPORTANCE = 0.95
 _ROLE_LINE = re.compile(r"^\s*\[?(user|human|assistant|ai|system|tool)\]?\s*:\s?(.*)$", re.I)
 _SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
-_REMEMBER = re.compile(r"^(?:please\s+|ok(?:ay)?,?\s+|also,?\s+)?(?:/remember\s+|remember\s+(?:that\s+|this\s*:\s*|:\s*)|"
+_LEAD = r"^(?:(?:please|ok|okay|also|actually|and|oh|hey|btw)\b[,:]?\s+)*"
+_REMEMBER = re.compile(_LEAD + r"(?:/remember\s+|remember(?:\s+that\s+|\s+this\s*:\s*|\s*:\s*)|"
                        r"note\s+that\s+)(?P<x>.+)$", re.I | re.S)
-_FORGET = re.compile(r"^(?:please\s+|also,?\s+)?(?:/forget\s+|forget\s+(?:that\s+|about\s+)?|stop\s+remembering\s+(?:that\s+)?|"
+_FORGET = re.compile(_LEAD + r"(?:/forget\s+|forget\s+(?:that\s+|about\s+)?|stop\s+remembering\s+(?:that\s+)?|"
                      r"delete\s+(?:the\s+)?memory\s+(?:about\s+|of\s+)?)(?P<x>.+)$", re.I | re.S)
-_RULE = re.compile(r"^(?:please\s+)?(?P<x>(?:always|never)\s+.+)$", re.I | re.S)
+_RULE = re.compile(_LEAD + r"(?P<x>(?:always|never)\s+.+)$", re.I | re.S)
 _PREFERENCE = re.compile(r"^(?:always|never|use|prefer|don't|do not|avoid)\b", re.I)
 
 

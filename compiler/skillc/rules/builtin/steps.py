@@ -251,7 +251,7 @@ def step_calls_skill_tool(ctx: RuleContext):
         names matching `^[a-zA-Z0-9_-]{1,64}$`: so the skill name must be at most 58 characters of
         those, and should not itself start with `skill_` (`skill_skill_…`).
     """,
-    bad="name: skill_search (with steps)", good="name: search-notes (with steps)", profiles=REC, kinds=SKILL,
+    bad="a step skill named skill_search", good="a step skill named search-notes", profiles=REC, kinds=SKILL,
 )
 def step_skill_tool_name_invalid(ctx: RuleContext):
     if "steps" not in ctx.meta:

@@ -1,0 +1,198 @@
+"""Builds you can trust: deterministic, atomic, locked, incremental, careful with the output folder."""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+import random
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from bundle_contract import build_env, make_sample_repo
+from conftest import PROJECT, run_skillc, skillc_command, write_skill
+
+
+def tree_bytes(root: Path) -> dict[str, bytes]:
+    return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+def assert_same_tree(a: Path, b: Path) -> None:
+    ta, tb = tree_bytes(a), tree_bytes(b)
+    assert sorted(ta) == sorted(tb)
+    differing = [k for k in ta if ta[k] != tb[k]]
+    assert not differing, differing
+
+
+def build_json(tmp: Path, *args: str, cwd: Path | None = None, **env: str) -> dict:
+    r = run_skillc("build", *args, "--json", cwd=cwd or tmp, env=build_env(tmp, **env))
+    assert r.returncode == 0, r.stderr
+    return json.loads(r.stdout)
+
+
+def test_deterministic_whatever_the_order_time_zone_and_locale(tmp_path: Path, monkeypatch):
+    a, b, c = tmp_path / "a", tmp_path / "b", tmp_path / "c"
+    make_sample_repo(a / "repo", "forward")
+    make_sample_repo(b / "repo", "reverse")
+    make_sample_repo(c / "repo", "forward")
+    build_json(a, "repo", "--out", "out", cwd=a, TZ="UTC", LC_ALL="C", SKILLC_CACHE_DIR=str(a / "cache"))
+    build_json(b, "repo", "--out", "out", cwd=b, TZ="Asia/Kolkata", LC_ALL="C.UTF-8", LANG="de_DE.UTF-8",
+               SKILLC_CACHE_DIR=str(b / "cache"))
+    assert_same_tree(a / "out", b / "out")
+
+    # In-process, with every directory listing shuffled (discovery, file listing, manifest walk).
+    real_scandir = os.scandir
+    rng = random.Random(7)
+
+    class Shuffled:
+        def __init__(self, path):
+            self.entries = list(real_scandir(path))
+            rng.shuffle(self.entries)
+
+        def __enter__(self):
+            return iter(self.entries)
+
+        def __exit__(self, *exc):
+            return False
+
+        def __iter__(self):
+            return iter(self.entries)
+
+    from skillc.build import BuildOptions, run_build
+
+    monkeypatch.setattr(os, "scandir", Shuffled)
+    run_build(BuildOptions(paths=("repo",), out="out", cwd=c, cache_dir=c / "cache",
+                           env={"SOURCE_DATE_EPOCH": "1700000000"}))
+    monkeypatch.setattr(os, "scandir", real_scandir)
+    assert_same_tree(a / "out", c / "out")
+
+
+def test_incremental_rebuild_processes_only_the_changed_skill(tmp_path: Path):
+    repo = tmp_path / "repo"
+    for i in range(12):
+        write_skill(repo, f"group/skill-{i:02d}")
+    first = build_json(tmp_path, "repo", "--out", "out")
+    assert (first["parsed"], first["cached"], first["rendered"]) == (12, 0, 12)
+    second = build_json(tmp_path, "repo", "--out", "out")
+    assert (second["parsed"], second["cached"], second["rendered"], second["linted"]) == (0, 12, 0, 0)
+    os.utime(repo / "group/skill-03/SKILL.md", (1, 1))  # touched, same bytes: still cached
+    assert build_json(tmp_path, "repo", "--out", "out")["parsed"] == 0
+    write_skill(repo, "group/skill-03", body="# Changed\n\nNew body.\n")
+    third = build_json(tmp_path, "repo", "--out", "out")
+    assert (third["parsed"], third["cached"], third["linted"], third["rendered"], third["render_cached"]) == (1, 11, 1, 1, 11)
+    doc = json.loads((tmp_path / "out/api/skills/group%2Fskill-03").read_text())
+    assert doc["body"] == "# Changed\n\nNew body.\n"
+    # A skill removed is gone from every part of the bundle (the recycled generation is pruned).
+    shutil.rmtree(repo / "group/skill-07")
+    build_json(tmp_path, "repo", "--out", "out")
+    assert not (tmp_path / "out/api/skills/group%2Fskill-07").exists()
+    assert not (tmp_path / "out/api/files/group/skill-07").exists()
+    # Whatever the history, the bundle equals a fresh build without a cache.
+    r = run_skillc("build", "repo", "--out", "fresh", "--no-cache", cwd=tmp_path, env=build_env(tmp_path))
+    assert r.returncode == 0, r.stderr
+    assert_same_tree(tmp_path / "out", tmp_path / "fresh")
+
+
+def test_killed_build_leaves_previous_bundle_intact(tmp_path: Path):
+    sys.path.insert(0, str(PROJECT / "benchmarks"))
+    from synthetic import make_corpus
+
+    make_corpus(tmp_path / "repo", 1500, 3)
+    env = {**os.environ, **build_env(tmp_path, SKILLC_CACHE_DIR=str(tmp_path / "cache"))}
+    small = tmp_path / "small"
+    write_skill(small, "only")
+    r = run_skillc("build", "small", "--out", "out", cwd=tmp_path, env=env)
+    assert r.returncode == 0, r.stderr
+    before = tree_bytes(tmp_path / "out")
+    work = tmp_path / ".skillc-build"
+    proc = subprocess.Popen([*skillc_command(), "build", "repo", "--out", "out", "--no-cache"], cwd=tmp_path, env=env,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and proc.poll() is None:
+        staged = [p for p in work.glob("out.tmp-*") if (p / "api/files").is_dir()]
+        if staged:
+            break
+        time.sleep(0.005)
+    assert proc.poll() is None, "the build finished before it could be killed"
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    assert tree_bytes(tmp_path / "out") == before
+    assert list(work.glob("out.tmp-*")), "the killed build left no staging folder (was it killed mid-build?)"
+    r = run_skillc("build", "small", "--out", "out", cwd=tmp_path, env=env)
+    assert r.returncode == 0, r.stderr
+    assert not list(work.glob("out.tmp-*")), "stale staging folders are cleaned by the next build"
+
+
+def test_lock_stops_a_second_build(tmp_path: Path):
+    write_skill(tmp_path / "repo", "one")
+    lock = tmp_path / ".skillc-build" / "out.lock"
+    lock.parent.mkdir()
+    with open(lock, "w") as fh:
+        fh.write("4242\n")
+        fh.flush()
+        fcntl.flock(fh, fcntl.LOCK_EX)
+        r = run_skillc("build", "repo", "--out", "out", cwd=tmp_path, env=build_env(tmp_path))
+    assert r.returncode == 1
+    assert "another skillc build (pid 4242) is writing this output" in r.stderr
+    assert not (tmp_path / "out").exists()
+    r = run_skillc("build", "repo", "--out", "out", cwd=tmp_path, env=build_env(tmp_path))
+    assert r.returncode == 0, r.stderr
+
+
+def test_output_folder_checks(tmp_path: Path):
+    repo = tmp_path / "repo"
+    write_skill(repo, "one")
+    env = build_env(tmp_path)
+    r = run_skillc("build", "repo", "--out", "repo/site-out", cwd=tmp_path, env=env)
+    assert r.returncode == 1 and "inside input repository" in r.stderr and "Traceback" not in r.stderr
+    assert not (repo / "site-out").exists()
+    r = run_skillc("build", "repo", "--out", "repo/dist", cwd=tmp_path, env=env)  # discovery skips dist/
+    assert r.returncode == 0, r.stderr
+    r = run_skillc("build", "repo", "--out", ".", cwd=repo, env=env)
+    assert r.returncode == 1 and "contains input repository" in r.stderr
+    foreign = tmp_path / "mine"
+    foreign.mkdir()
+    (foreign / "notes.txt").write_text("keep me")
+    r = run_skillc("build", "repo", "--out", "mine", cwd=tmp_path, env=env)
+    assert r.returncode == 1 and "--force" in r.stderr
+    assert (foreign / "notes.txt").read_text() == "keep me"
+    r = run_skillc("build", "repo", "--out", "mine", "--force", cwd=tmp_path, env=env)
+    assert r.returncode == 0, r.stderr
+    assert not (foreign / "notes.txt").exists() and (foreign / "api/manifest.json").is_file()
+    (tmp_path / "afile").write_text("x")
+    r = run_skillc("build", "repo", "--out", "afile", cwd=tmp_path, env=env)
+    assert r.returncode != 0 and "Traceback" not in r.stderr
+
+
+def test_unsafe_and_colliding_ids_fail_cleanly(tmp_path: Path):
+    repo = tmp_path / "repo"
+    write_skill(repo, "Tools/x", name="x")
+    write_skill(repo, "tools/y", name="y")
+    write_skill(repo, "fine")
+    r = run_skillc("build", "repo", "--out", "out", cwd=tmp_path, env=build_env(tmp_path))
+    assert r.returncode == 1, r.stderr
+    assert "R103" in r.stderr and "Traceback" not in r.stderr
+    assert not (tmp_path / "out").exists()
+
+
+def test_no_argument_builds_the_embedded_skills_into_dist(tmp_path: Path):
+    r = run_skillc("build", "--json", cwd=tmp_path, env=build_env(tmp_path, HOME=str(tmp_path)))
+    assert r.returncode == 0, r.stderr
+    manifest = json.loads((tmp_path / "dist/api/manifest.json").read_text())
+    assert [i["type"] for i in manifest["inputs"]] == ["embedded"]
+    embedded = [p for p in (PROJECT / "skills").rglob("SKILL.md")]
+    assert json.loads(r.stdout)["skills"] == len(embedded)
+
+
+def test_quiet_and_human_output(tmp_path: Path):
+    write_skill(tmp_path / "repo", "one")
+    r = run_skillc("build", "repo", "--out", "out", "--quiet", cwd=tmp_path, env=build_env(tmp_path))
+    assert r.returncode == 0 and r.stdout == "" and r.stderr == ""
+    r = run_skillc("build", "repo", "--out", "out", cwd=tmp_path, env=build_env(tmp_path))
+    assert r.returncode == 0 and r.stdout.startswith("Built 1 skill ")
+    assert "\r" not in r.stderr  # no progress bar when stderr is not a terminal

@@ -1,0 +1,112 @@
+"""`skillc serve` on loopback: the contract client, path escapes, encodings, clean shutdown."""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+import subprocess
+from pathlib import Path
+
+import pytest
+from bundle_contract import build_env, check_contract, fetch, make_sample_repo
+from conftest import run_skillc, skillc_command, write_skill
+
+
+def start_server(bundle: Path, cwd: Path) -> tuple[subprocess.Popen, str]:
+    proc = subprocess.Popen([*skillc_command(), "serve", str(bundle), "--port", "0", "--quiet"], cwd=cwd,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env={**os.environ, "PYTHONUNBUFFERED": "1"})
+    line = proc.stdout.readline()
+    m = re.search(r"http://127\.0\.0\.1:(\d+)/", line)
+    assert m, (line, proc.stderr.read() if proc.poll() is not None else "")
+    return proc, f"http://127.0.0.1:{m.group(1)}"
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("serve")
+    make_sample_repo(tmp / "repo")
+    r = run_skillc("build", "repo", "--out", "out", cwd=tmp, env=build_env(tmp))
+    assert r.returncode == 0, r.stderr
+    proc, base = start_server(tmp / "out", tmp)
+    yield tmp / "out", base
+    proc.send_signal(signal.SIGINT)
+    proc.wait(timeout=10)
+
+
+def test_contract(served):
+    bundle, base = served
+    counts = check_contract(base, bundle)
+    assert counts == {"skills": 5, "files": 7, "packages": 5}
+
+
+def test_id_encodings_reach_the_same_document(served):
+    bundle, base = served
+    want = fetch(base, "/api/skills/extraction%2Femail")[2]
+    assert fetch(base, "/api/skills/extraction%2femail")[2] == want
+    assert fetch(base, "/api/skills/extraction/email")[2] == want
+    assert fetch(base, "/api/skills/extraction%2Femail.json")[2] == want
+
+
+@pytest.mark.parametrize("path", [
+    "/../../etc/passwd", "/%2e%2e/%2e%2e/etc/passwd", "/api/files/..%2f..%2f..%2fetc/passwd",
+    "/api/skills/..", "/api/skills/%2e%2e", "/api/skills/..%2F..%2Fapi%2Fmanifest.json",
+    "/.well-known/agent-skills/../../../etc/passwd", "/.well-known/agent-skills/%2e%2e/%2e%2e/etc/passwd",
+    "/api/files/scripts-demo/%00", "/api/files/scripts-demo\\..\\..\\x",
+])
+def test_no_path_escapes(served, path):
+    bundle, base = served
+    status, headers, body = fetch(base, path)
+    assert status == 404, (path, status)
+    assert b"root:" not in body
+
+
+def test_symlinks_are_not_followed(served):
+    bundle, base = served
+    link = bundle / "leak"
+    os.symlink("/etc/passwd", link)
+    try:
+        assert fetch(base, "/leak")[0] == 404
+    finally:
+        link.unlink()
+
+
+def test_unknown_method_and_gzip_refused_with_q0(served):
+    bundle, base = served
+    assert fetch(base, "/api/skills", method="POST")[0] == 405
+    status, headers, _ = fetch(base, "/api/skills", headers={"Accept-Encoding": "gzip;q=0"})
+    assert status == 200 and "content-encoding" not in headers
+
+
+def test_rebuild_is_picked_up_without_restart(tmp_path: Path):
+    write_skill(tmp_path / "repo", "one")
+    env = build_env(tmp_path)
+    assert run_skillc("build", "repo", "--out", "out", cwd=tmp_path, env=env).returncode == 0
+    proc, base = start_server(tmp_path / "out", tmp_path)
+    try:
+        first = fetch(base, "/api/skills")
+        write_skill(tmp_path / "repo", "two")
+        assert run_skillc("build", "repo", "--out", "out", cwd=tmp_path, env=env).returncode == 0
+        second = fetch(base, "/api/skills")
+        assert b'"two"' in second[2] and second[1]["etag"] != first[1]["etag"]
+    finally:
+        proc.send_signal(signal.SIGINT)
+        assert proc.wait(timeout=10) == 0
+    assert "Stopped." in proc.stderr.read()
+
+
+def test_serve_refuses_a_folder_that_is_not_a_bundle(tmp_path: Path):
+    r = run_skillc("serve", str(tmp_path), "--port", "0", cwd=tmp_path)
+    assert r.returncode == 2 and "holds no skillc bundle" in r.stderr and "Traceback" not in r.stderr
+
+
+def test_embedded_build_then_serve(tmp_path: Path):
+    r = run_skillc("build", cwd=tmp_path, env=build_env(tmp_path, HOME=str(tmp_path)))
+    assert r.returncode == 0, r.stderr
+    proc, base = start_server(Path("dist"), tmp_path)
+    try:
+        check_contract(base, tmp_path / "dist")
+    finally:
+        proc.send_signal(signal.SIGINT)
+        proc.wait(timeout=10)

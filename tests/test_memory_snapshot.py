@@ -1,0 +1,220 @@
+"""The frozen snapshot: files, determinism, the seeds' SQLite schemas, prompt.md, <skill-memory> blocks,
+secret redaction, and `skillc build` including it all."""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import shutil
+import sqlite3
+from pathlib import Path
+
+import jsonschema
+import pytest
+from referencing import Registry, Resource
+
+from conftest import PROJECT, run_skillc, write_skill
+from skillc.memory.render import SkillMemoryConfig, _note_xml, prompt_section, skill_block, skill_memory_config
+
+DATA = PROJECT / "tests" / "data" / "memory" / "repo"
+ENV = {"SOURCE_DATE_EPOCH": "1771200000"}  # 2026-02-16T00:00:00Z
+TOKEN = "ghp_R8kq2ZxT4mWn7Lp0Vb3Yc6Hd9Jf1Gs5Ae2Qu"
+
+
+def freeze(tmp_path: Path, *extra: str, name: str = "snap") -> tuple[Path, object]:
+    out = tmp_path / name
+    r = run_skillc("memory", "freeze", str(DATA / "memory"), "--skills", str(DATA / "skills"), "--out", str(out),
+                   *extra, env=ENV)
+    return out, r
+
+
+def test_freeze_writes_every_file_deterministically(tmp_path: Path) -> None:
+    out, r = freeze(tmp_path)
+    assert r.returncode == 0, r.stderr
+    files = sorted(p.relative_to(out).as_posix() for p in out.rglob("*") if p.is_file())
+    assert files == ["prompt.md", "skills/pdf.md", "snapshot.json", "snapshot.sqlite"]
+    out2, _ = freeze(tmp_path, name="snap2")
+    for f in files:
+        assert (out / f).read_bytes() == (out2 / f).read_bytes(), f
+    assert not os.access(out / "snapshot.sqlite", os.W_OK) or os.geteuid() == 0
+    assert (os.stat(out / "snapshot.sqlite").st_mode & 0o777) == 0o444
+
+
+def test_snapshot_json_content_and_schema(tmp_path: Path) -> None:
+    out, _ = freeze(tmp_path)
+    doc = json.loads((out / "snapshot.json").read_text())
+    entry_schema = json.loads((PROJECT / "schemas" / "memory.schema.json").read_text())
+    schema = json.loads((PROJECT / "schemas" / "memory-snapshot.schema.json").read_text())
+    registry = Registry().with_resource(entry_schema["$id"], Resource.from_contents(entry_schema))
+    jsonschema.Draft202012Validator(schema, registry=registry).validate(doc)
+    assert doc["as_of"] == "2026-02-16T00:00:00Z"
+    keys = [(e["namespace"].encode(), e["id"].encode()) for e in doc["entries"]]
+    assert keys == sorted(keys)
+    by_id = {e["id"]: e for e in doc["entries"]}
+    assert by_id["pref-tabs"]["status"] == "superseded" and by_id["pref-tabs"]["superseded_by"] == ["pref-spaces"]
+    assert by_id["conv-routes"]["merged_from"][0]["id"] == "conv-routes-dup"
+    assert by_id["conv-routes"]["access_count"] == 3
+    # effective importance = importance × 0.95^(days/7), days since last access (2026-02-15T10:00Z → as_of)
+    assert by_id["pref-pnpm"]["effective_importance"] == round(0.9 * 0.95 ** ((14 / 24) / 7), 6)
+    assert [p["id"] for p in doc["pruned"]] == ["fact-stack"]
+    assert doc["pruned"][0]["reason"].startswith("effective importance 0.")
+    # the secret is redacted, audited, and never anywhere in the output
+    assert by_id["secret-1"]["content"] == "The deploy token is [REDACTED:github-token] for the bot."
+    assert doc["redactions"] == [{"entry": "secret-1", "field": "content", "kind": "github-token", "count": 1}]
+    for f in out.rglob("*"):
+        if f.is_file():
+            assert TOKEN.encode() not in f.read_bytes(), f
+    assert doc["counts"]["input"] == 12 and doc["counts"]["kept"] == 10
+
+
+def test_snapshot_sqlite_opens_in_the_seeds_schemas(tmp_path: Path) -> None:
+    out, _ = freeze(tmp_path)
+    con = sqlite3.connect(f"{(out / 'snapshot.sqlite').as_uri()}?mode=ro", uri=True)
+    assert con.execute("PRAGMA user_version").fetchone() == (1,)
+    names = {r[0] for r in con.execute("SELECT name FROM sqlite_master")}
+    assert {"project_memories", "episodic_records", "skill_library", "memories", "memories_fts", "memory_access_log",
+            "memories_ai", "memories_ad", "memories_au", "skill_memory", "skill_memory_fts",
+            "idx_project_memories_importance"} <= names
+    # Plan Cascade: its own queries work (filter by project, category, importance)
+    rows = con.execute("SELECT id, category FROM project_memories WHERE project_path = 'acme' AND importance >= 0.1 "
+                       "ORDER BY importance DESC").fetchall()
+    assert rows == [("pref-pnpm", "preference"), ("warn-executor", "correction"), ("conv-routes", "convention")]
+    assert con.execute("SELECT record_type, task_summary FROM episodic_records").fetchall() == [
+        ("failure", "Running migrations in CI")]
+    assert con.execute("SELECT name FROM skill_library").fetchall() == [("release",)]
+    # TalkCody: the seed's FTS query (bm25) and JSON namespace
+    hits = con.execute("SELECT m.id, m.namespace FROM memories m JOIN memories_fts ON m.rowid = memories_fts.rowid "
+                       "WHERE memories_fts MATCH ? ORDER BY bm25(memories_fts) LIMIT 10", ("pnpm",)).fetchall()
+    assert hits == [("pref-pnpm", '["project", "acme"]')]
+    meta = json.loads(con.execute("SELECT metadata FROM memories WHERE id = 'conv-routes'").fetchone()[0])
+    assert meta["consolidatedFrom"] == ["conv-routes-dup"] and meta["category"] == "convention"
+    assert con.execute("SELECT count(*) FROM memories WHERE id = 'pref-tabs'").fetchone() == (0,)  # superseded
+    # seed 003
+    assert con.execute("SELECT skill_id, kind, pinned, hit_count FROM skill_memory ORDER BY id").fetchall() == [
+        ("pdf", "gotcha", 1, 4), ("pdf", "discovery", 0, 1)]
+    assert con.execute("SELECT count(*) FROM skill_memory_fts WHERE skill_memory_fts MATCH 'merging'").fetchone() == (1,)
+    with pytest.raises(sqlite3.OperationalError):
+        con.execute("DELETE FROM memories")
+
+
+def test_prompt_md_badges_budget_and_order(tmp_path: Path) -> None:
+    out, _ = freeze(tmp_path)
+    text = (out / "prompt.md").read_text()
+    assert text == (
+        "## Project Memory\nThe following facts were learned from previous sessions:\n\n"
+        "- [PREF] Always use pnpm instead of npm for install, add and run commands.\n"
+        "- [WARN] Editing executor.rs requires cargo check because of its type complexity.\n"
+        "- [PREF] Indent Python code with four spaces, never tabs.\n"
+        "- [CONV] API routes live in src/routes/ and return CommandResponse<T>.\n"
+        "- [FACT] The deploy token is [REDACTED:github-token] for the bot.\n\n")
+    many = [{"id": f"m{i:03d}", "type": "semantic", "category": "fact", "status": "active", "namespace": "global",
+             "content": f"fact number {i} " + "word " * 30, "effective_importance": 1 - i / 1000,
+             "last_accessed_at": "2026-01-01T00:00:00Z"} for i in range(100)]
+    section = prompt_section(many, budget=2000, max_items=100, min_importance=0.1)
+    assert len(section) <= 2000 and section.count("- [FACT]") == 11
+    assert section.index("fact number 0 ") < section.index("fact number 1 ")
+
+
+def test_skill_memory_block_format_and_budgets(tmp_path: Path) -> None:
+    out, _ = freeze(tmp_path)
+    assert (out / "skills" / "pdf.md").read_text() == (
+        '<skill-memory skill="pdf" mode="no-intent" count="2" pinned="1">\n'
+        '<note kind="gotcha" intent="merge filled forms" hit_count="4" pinned="true">\n'
+        "<delta>pypdf drops form fields on merge; use pikepdf for forms.</delta>\n"
+        "</note>\n"
+        '<note kind="discovery" intent="extract text" hit_count="1" pinned="false">\n'
+        "<delta>Scanned PDFs need OCR before text extraction.</delta>\n"
+        "</note>\n"
+        "</skill-memory>\n\n---\n"
+        "*After using this skill, call `ctx_skill_note` — record only gotchas, novel discoveries, or error→fix; "
+        "skip routine successes.*\n")
+    assert not (out / "skills" / "plain.md").exists()
+
+    def note(i: int, pinned: bool = False, hits: int = 0, day: int = 1) -> dict:
+        return {"id": f"n{i}", "content": f"<delta & \"{i}\">" + "x" * 100, "created_at": f"2026-01-{day:02d}T00:00:00Z",
+                "last_accessed_at": f"2026-01-{day:02d}T00:00:00Z", "status": "active",
+                "note": {"kind": "fix", "intent": "", "hit_count": hits, "pinned": pinned}}
+
+    notes = [note(1, pinned=True), note(2, pinned=True), note(3, hits=9, day=2), note(4, day=9)]
+    one_pinned = math.ceil(len(_note_xml(notes[0])) / 4)  # seed 003's estimate: ceil(len / 4)
+    cfg = SkillMemoryConfig(max_tokens=1500, max_pinned_tokens=one_pinned)
+    block = skill_block("a&b", notes, cfg)
+    assert block.startswith('<skill-memory skill="a&amp;b" mode="no-intent" count="3" pinned="1">')
+    assert "&lt;delta &amp; &quot;1&quot;&gt;" in block and "n2" not in block
+    # ranking_hit vs ranking_recency decide the order of the unpinned notes
+    by_hits = skill_block("s", notes, skill_memory_config({"skill-memory": {"enabled": True, "ranking_hit": 1,
+                                                                           "ranking_recency": 0}}))
+    by_recency = skill_block("s", notes, skill_memory_config({"skill-memory": {"enabled": "true", "ranking_hit": 0,
+                                                                              "ranking_recency": 1}}))
+    assert by_hits.index('hit_count="9"') < by_hits.index('&quot;4&quot;')
+    assert by_recency.index('&quot;4&quot;') < by_recency.index('hit_count="9"')
+    tiny = skill_block("s", notes, SkillMemoryConfig(max_tokens=10))
+    assert tiny == ""  # nothing fits: no stub
+    assert skill_memory_config({"skill-memory": {"enabled": False}}) is None
+    assert skill_memory_config({"skill-memory": {"enabled": True, "ranking_relevance": 2, "ranking_recency": 1,
+                                                 "ranking_hit": 1}}).ranking_relevance == 0.5
+
+
+def test_fail_on_secret_writes_nothing(tmp_path: Path) -> None:
+    out, r = freeze(tmp_path, "--fail-on-secret")
+    assert r.returncode == 1 and "1 likely secret(s) in 1 memory entry" in r.stderr
+    assert TOKEN not in r.stderr + r.stdout and not out.exists()
+
+
+def test_nothing_is_written_outside_the_output_folder(tmp_path: Path) -> None:
+    src = tmp_path / "src"
+    shutil.copytree(DATA, src)
+    before = {p: p.stat().st_mtime_ns for p in src.rglob("*")}
+    out = tmp_path / "out"
+    r = run_skillc("memory", "freeze", "--out", str(out), "--skills", "skills", cwd=src, env=ENV)
+    assert r.returncode == 0, r.stderr
+    assert {p: p.stat().st_mtime_ns for p in src.rglob("*")} == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out", "src"]
+
+
+def test_freeze_settings_from_skills_toml(tmp_path: Path) -> None:
+    src = tmp_path / "src"
+    shutil.copytree(DATA, src)
+    (src / "skills.toml").write_text("[memory.retention]\nmaxMemoriesPerNamespace = 1\n"
+                                     "[memory.retrieval]\nmaxMemoriesInPrompt = 1\n")
+    r = run_skillc("memory", "freeze", "--out", "out", "--json", cwd=src, env=ENV)
+    assert r.returncode == 0, r.stderr
+    doc = json.loads((src / "out" / "snapshot.json").read_text())
+    assert doc["settings"]["retention"]["maxMemoriesPerNamespace"] == 1
+    assert all(n == 1 for n in doc["counts"]["by_namespace"].values())
+    assert (src / "out" / "prompt.md").read_text().count("- [") == 1
+    (src / "skills.toml").write_text("[memory.retention]\nmaxMemories = 1\n")
+    bad = run_skillc("memory", "freeze", "--out", "out2", cwd=src, env=ENV)
+    assert bad.returncode == 2 and "skills.toml:2" in bad.stderr and "maxMemories" in bad.stderr
+
+
+def test_build_includes_the_snapshot_and_skill_blocks(tmp_path: Path) -> None:
+    repo = tmp_path / "repo"
+    write_skill(repo, "docs/pdf", frontmatter="name: pdf\ndescription: Work with PDF files. Use when handling PDFs.\n"
+                "skill-memory:\n  enabled: true\n")
+    write_skill(repo, "docs/plain")
+    (repo / "memory").mkdir()
+    (repo / "memory" / "notes.yaml").write_text(
+        "- {content: 'Use pikepdf for forms', namespace: skill/docs/pdf, note: {kind: fix}, importance: 0.8}\n"
+        "- {content: 'Releases happen on Tuesdays', category: fact}\n")
+    extra = tmp_path / "extra.jsonl"
+    extra.write_text('{"content": "Prefer small pull requests", "category": "preference", "importance": 0.9}\n')
+    out = tmp_path / "dist"
+    r = run_skillc("build", str(repo), "--out", str(out), "--no-site", "--memory", str(extra), env=ENV)
+    assert r.returncode == 0, r.stderr
+    mem = out / "api" / "memory"
+    assert (mem / "skills" / "docs%2Fpdf.md").read_text().startswith('<skill-memory skill="docs/pdf"')
+    assert not (mem / "skills" / "docs%2Fplain.md").exists()
+    doc = json.loads((mem / "snapshot.json").read_text())
+    assert {e["content"] for e in doc["entries"]} == {"Use pikepdf for forms", "Releases happen on Tuesdays",
+                                                      "Prefer small pull requests"}
+    assert "[PREF] Prefer small pull requests" in (mem / "prompt.md").read_text()
+    manifest = json.loads((out / "api" / "manifest.json").read_text()) if (out / "api" / "manifest.json").exists() \
+        else json.loads(next(out.rglob("manifest.json")).read_text())
+    assert "api/memory/snapshot.json" in json.dumps(manifest)
+    # a rebuild keeps it; a bad memory file fails the build with file:line
+    (repo / "memory" / "bad.jsonl").write_text('{"content": 5, "importance": 3}\n')
+    bad = run_skillc("build", str(repo), "--out", str(out), "--no-site", env=ENV)
+    assert bad.returncode == 1 and "bad.jsonl:1" in bad.stderr and "Traceback" not in bad.stderr
+    assert (mem / "snapshot.json").exists()  # the previous bundle is untouched

@@ -100,6 +100,7 @@ class _Local:
     def __init__(self, api: Path):
         self.api = api
         self.location = str(api)
+        self._cache: dict[str, bytes | None] = {}  # a Bundle object reads each file once
 
     def _path(self, route: str) -> Path:
         if route == "skills":
@@ -107,12 +108,16 @@ class _Local:
         return self.api / route
 
     def get(self, route: str, *, immutable: bool = False) -> bytes | None:
+        if route in self._cache:
+            return self._cache[route]
         try:
-            return self._path(route).read_bytes()
+            data: bytes | None = self._path(route).read_bytes()
         except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
-            return None
+            data = None
         except OSError as exc:
             raise BundleError(f"{self._path(route)}: cannot read ({exc.strerror})") from None
+        self._cache[route] = data
+        return data
 
     def describe(self, route: str) -> str:
         return str(self._path(route))
@@ -186,8 +191,9 @@ class Bundle:
     def __init__(self, transport: _Local | _Http):
         self._t = transport
         self._skills: list[SkillInfo] | None = None
+        self._skills_raw: bytes | None = None
         self._by_id: dict[str, SkillInfo] | None = None
-        self._docs: dict[str, SkillDoc] = {}
+        self._docs: dict[str, tuple[bytes, SkillDoc]] = {}
         self._collections: list[Collection] | None = None
         self._manifest: dict | None = None
         self._manifest_loaded = False
@@ -228,6 +234,7 @@ class Bundle:
         base = url.rstrip("/")
         candidates = [base] if parts.path.rstrip("/").endswith("/api") else [base + "/api", base]
         last: Exception | None = None
+        html = False
         for cand in candidates:
             t = _Http(cand, ttl, headers)
             try:
@@ -235,10 +242,16 @@ class Bundle:
             except BundleError as exc:
                 last = exc
                 continue
-            if data is not None and not _looks_like_html(data):
+            if data is not None and _looks_like_html(data):
+                html = True
+            elif data is not None:
                 bundle = cls(t)
                 bundle._set_skills(data)
                 return bundle
+        if html:
+            raise BundleError(f"{url}: the server answered HTML where the skills list (JSON) was expected",
+                              hint="give the bundle's API base URL (the folder holding skills.json), "
+                                   "e.g. https://host/api")
         if last is not None:
             raise last
         raise BundleError(f"{url}: no skills list at {candidates[0]}/skills",
@@ -259,6 +272,9 @@ class Bundle:
                 raise BundleError(f"{self._t.describe(route)}: missing from the bundle",
                                   hint="rebuild the bundle with `skillc build`")
             return None
+        return self._json_bytes(route, data)
+
+    def _json_bytes(self, route: str, data: bytes) -> Any:
         try:
             return json.loads(data)
         except (UnicodeDecodeError, ValueError):
@@ -311,6 +327,9 @@ class Bundle:
 
     # -- skills and collections -------------------------------------------------------------------
     def _set_skills(self, data: bytes) -> None:
+        if data is self._skills_raw:
+            return
+        self._skills_raw = data
         try:
             doc = json.loads(data)
             self._skills = [SkillInfo.from_wire(d) for d in doc["skills"]]
@@ -320,15 +339,15 @@ class Bundle:
 
     def skills(self) -> list[SkillInfo]:
         """Every skill's descriptor, in ID byte order."""
-        if self._skills is None:
-            data = self._t.get("skills")
-            if data is None:
-                raise BundleError(f"{self._t.describe('skills')}: missing from the bundle")
-            self._set_skills(data)
+        data = self._t.get("skills")  # the transport caches (HTTP: for `ttl` seconds)
+        if data is None:
+            raise BundleError(f"{self._t.describe('skills')}: missing from the bundle")
+        self._set_skills(data)
         return list(self._skills)  # type: ignore[arg-type]
 
     def _info(self, skill_id: str) -> SkillInfo:
-        self.skills()
+        if self._by_id is None:
+            self.skills()
         info = self._by_id.get(skill_id)  # type: ignore[union-attr]
         if info is None:
             close = difflib.get_close_matches(skill_id, list(self._by_id), n=3)  # type: ignore[arg-type]
@@ -339,19 +358,20 @@ class Bundle:
 
     def get(self, skill_id: str) -> SkillDoc:
         """The skill's wire document (descriptor + body); ``UnknownSkill`` if the bundle lacks it."""
-        doc = self._docs.get(skill_id)
-        if doc is not None:
-            return doc
         info = self._info(skill_id)
         route = "skills/" + quote(skill_id, safe="")
-        data = self._json(route, required=False)
+        raw = self._t.get(route)  # cached by the transport
+        hit = self._docs.get(skill_id)
+        if hit is not None and hit[0] is raw:
+            return hit[1]
+        data = self._json_bytes(route, raw) if raw is not None else None
         if data is None:
             raise BundleError(f"{self._t.describe(route)}: listed skill {skill_id!r} has no document",
                               hint="the bundle is incomplete; rebuild it")
         if not isinstance(data, dict) or not isinstance(data.get("body"), str):
             raise BundleError(f"{self._t.describe(route)}: not a Meerkat skill document")
         doc = SkillDoc(info, data["body"])
-        self._docs[skill_id] = doc
+        self._docs[skill_id] = (raw, doc)
         return doc
 
     def collections(self) -> list[Collection]:

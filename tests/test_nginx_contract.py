@@ -1,0 +1,107 @@
+"""The generated nginx server block, served by a real nginx on loopback, passes the contract client."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+from bundle_contract import build_env, check_contract, fetch, make_sample_repo
+from conftest import run_skillc
+
+from skillc.emit.routing import render_routing
+
+pytestmark = pytest.mark.nginx
+
+
+def nginx_binary() -> str | None:
+    found = shutil.which("nginx") or ("/usr/sbin/nginx" if os.access("/usr/sbin/nginx", os.X_OK) else None)
+    return found
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def nginx_bundle(tmp_path_factory):
+    exe = nginx_binary()
+    if exe is None:
+        pytest.skip("nginx is not installed (tests/setup_system.sh installs nginx-light with apt; it could not run here)")
+    tmp = tmp_path_factory.mktemp("nginx")
+    make_sample_repo(tmp / "repo")
+    r = run_skillc("build", "repo", "--out", "out", cwd=tmp, env=build_env(tmp))
+    assert r.returncode == 0, r.stderr
+    bundle = tmp / "out"
+    port = free_port()
+    prefix = tmp / "nginx"
+    for sub in ("logs", "tmp/body", "tmp/proxy", "tmp/fastcgi", "tmp/uwsgi", "tmp/scgi"):
+        (prefix / sub).mkdir(parents=True, exist_ok=True)
+    server = render_routing("nginx.conf", root=str(bundle), listen=f"127.0.0.1:{port}", server_name="localhost")
+    # The bundle's own copy is the same template with placeholder root/listen.
+    assert (bundle / "_routing/nginx.conf").read_text() == render_routing("nginx.conf")
+    conf = prefix / "nginx.conf"
+    # As root, nginx's workers would drop to `nobody`, who cannot read pytest's private temp folder.
+    user = "user root;" if os.geteuid() == 0 else ""
+    conf.write_text(f"""
+{user}
+error_log {prefix}/logs/error.log warn;
+worker_processes 1;
+events {{ worker_connections 64; }}
+http {{
+    include /etc/nginx/mime.types;
+    default_type application/octet-stream;
+    access_log {prefix}/logs/access.log;
+    client_body_temp_path {prefix}/tmp/body;
+    proxy_temp_path {prefix}/tmp/proxy;
+    fastcgi_temp_path {prefix}/tmp/fastcgi;
+    uwsgi_temp_path {prefix}/tmp/uwsgi;
+    scgi_temp_path {prefix}/tmp/scgi;
+{server}
+}}
+""")
+    proc = subprocess.Popen([exe, "-p", str(prefix), "-c", str(conf), "-g", f"daemon off; pid {prefix}/nginx.pid;"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    base = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            pytest.fail(f"nginx exited: {proc.stderr.read()}")
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+            break
+        except OSError:
+            time.sleep(0.05)
+    yield bundle, base
+    proc.terminate()
+    proc.wait(timeout=10)
+
+
+def test_contract_through_nginx(nginx_bundle):
+    bundle, base = nginx_bundle
+    counts = check_contract(base, bundle)
+    assert counts == {"skills": 5, "files": 7, "packages": 5}
+
+
+def test_nginx_answers_like_skillc_serve(nginx_bundle):
+    bundle, base = nginx_bundle
+    for path in ("/api/skills", "/api/skills/formatting%2Fmarkdown", "/api/skill-collections",
+                 "/.well-known/agent-skills/index.json"):
+        status, headers, body = fetch(base, path)
+        assert status == 200 and headers["content-type"].startswith("application/json"), (path, headers)
+        assert headers.get("access-control-allow-origin") == "*"
+
+
+@pytest.mark.parametrize("path", ["/api/skills/..", "/api/skills/%2e%2e", "/api/skills/..%2F..%2Fetc%2Fpasswd",
+                                  "/.well-known/agent-skills/%2e%2e/%2e%2e/etc/passwd", "/api/nothing-here"])
+def test_nginx_no_escapes(nginx_bundle, path):
+    bundle, base = nginx_bundle
+    status, headers, body = fetch(base, path)
+    assert status in (400, 404), (path, status)
+    assert b"root:" not in body

@@ -1,0 +1,161 @@
+"""Recall: seed 000's relevance score, filters, the FTS5 fallback, `skillc memory search|show`, over HTTP."""
+
+from __future__ import annotations
+
+import functools
+import http.server
+import json
+import math
+import threading
+from pathlib import Path
+
+import pytest
+
+from conftest import PROJECT, run_skillc
+from skillc.errors import SkillcError
+from skillc.memory.model import entry_from_dict, epoch
+from skillc.memory.pipeline import freeze_entries
+from skillc.memory.recall import MemoryIndex
+from skillc.memory.settings import MemorySettings
+from skillc.memory.text import Idf, cosine, terms
+
+AS_OF = epoch("2026-03-01T00:00:00Z")
+RAWS = [
+    {"id": "pnpm", "content": "Always use pnpm instead of npm for installs", "category": "preference",
+     "keywords": ["pnpm", "npm", "package-manager"], "importance": 0.9, "last_accessed_at": "2026-02-27",
+     "namespace": "project/acme"},
+    {"id": "routes", "content": "API routes live in src/routes", "category": "convention", "importance": 0.7,
+     "namespace": "project/acme", "last_accessed_at": "2026-03-01"},
+    {"id": "yarn", "content": "The docs site uses yarn workspaces for installs", "category": "fact", "importance": 0.4,
+     "last_accessed_at": "2026-01-01"},
+    {"id": "low", "content": "npm audit output is noisy", "category": "fact", "importance": 0.05},
+    {"id": "deploy", "content": "Deployments run from the release pipeline", "category": "convention",
+     "importance": 0.6, "namespace": "project/other"},
+    {"id": "old-npm", "content": "Use npm for installs", "category": "preference", "importance": 0.5,
+     "namespace": "project/acme"},
+    {"id": "new-npm", "content": "Use pnpm for all installs", "category": "preference", "importance": 0.8,
+     "namespace": "project/acme", "supersedes": "old-npm"},
+]
+
+
+@pytest.fixture(scope="module")
+def snap(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("recall") / "snap"
+    entries = [entry_from_dict(r, default_time="2026-03-01T00:00:00Z")[0] for r in RAWS]
+    freeze_entries(entries, out, settings=MemorySettings(min_importance=0.0), as_of=AS_OF)
+    return out
+
+
+def test_score_is_seed_000s_formula(snap: Path) -> None:
+    index = MemoryIndex.open(snap)
+    hits = index.search("which package manager for installs: npm or pnpm")
+    assert [h.entry["id"] for h in hits][:2] == ["pnpm", "new-npm"]
+    active = [e for e in index.doc["entries"] if e["status"] == "active"]
+    idf = Idf([terms(e["content"]) for e in active])
+    q = terms("which package manager for installs: npm or pnpm")
+    for h in hits:
+        e = h.entry
+        sim = cosine(idf.vector(q, known_only=True), idf.vector(terms(e["content"])))
+        kw = set(terms(" ".join(e["keywords"]))) if e["keywords"] else set(terms(e["content"]))
+        jac = len(set(q) & kw) / len(set(q) | kw)
+        days = (AS_OF - epoch(e["last_accessed_at"])) / 86400
+        want = 0.40 * sim + 0.25 * jac + 0.20 * e["effective_importance"] + 0.15 / (1 + 0.1 * days)
+        assert math.isclose(h.score, want, rel_tol=1e-9), e["id"]
+        assert h.mode == "tfidf"
+    assert hits == sorted(hits, key=lambda h: -h.score)
+
+
+def test_filters_defaults_and_superseded(snap: Path) -> None:
+    index = MemoryIndex.open(snap)
+    ids = {h.entry["id"] for h in index.search("npm installs")}
+    assert "low" not in ids  # below min_importance 0.1 by default
+    assert "old-npm" not in ids  # superseded
+    assert "low" in {h.entry["id"] for h in index.search("npm", min_importance=0.0)}
+    assert {h.entry["id"] for h in index.search("installs", namespace="project/acme")} == {"pnpm", "new-npm"}
+    assert {h.entry["id"] for h in index.search("installs", namespace="project")} == {"pnpm", "new-npm"}
+    assert {h.entry["id"] for h in index.search("installs", category="fact")} == {"yarn"}
+    assert len(index.search("installs", top_k=1)) == 1
+    assert index.search("zebra quantum") == []
+
+
+def test_fts5_fallback_when_no_term_is_shared(snap: Path) -> None:
+    index = MemoryIndex.open(snap)
+    hits = index.search("deploy")  # shares no term ("Deployments"), matches as an FTS5 prefix
+    assert [h.entry["id"] for h in hits] == ["deploy"]
+    assert hits[0].mode == "fts5-fallback" and hits[0].similarity == 1.0
+
+
+def test_show_lists_like_the_memory_tab(snap: Path) -> None:
+    index = MemoryIndex.open(snap)
+    assert [e["id"] for e in index.show(category="preference")] == ["pnpm", "new-npm"]
+    assert [e["id"] for e in index.show(status="superseded")] == ["old-npm"]
+    assert [e["id"] for e in index.show(text="SRC/routes")] == ["routes"]
+    assert index.stats()["memories"] == 6
+
+
+def test_cli_search_and_show(snap: Path) -> None:
+    r = run_skillc("memory", "search", str(snap), "pnpm package manager", "--json")
+    assert r.returncode == 0, r.stderr
+    results = json.loads(r.stdout)["results"]
+    assert results[0]["id"] == "pnpm" and set(results[0]) >= {"score", "similarity", "keyword_overlap", "recency"}
+    text = run_skillc("memory", "search", str(snap), "routes", "--namespace", "project/acme")
+    assert text.returncode == 0 and "[CONV] API routes live in src/routes" in text.stdout
+    none = run_skillc("memory", "search", str(snap), "zebra")
+    assert none.returncode == 1 and "no memories match" in none.stderr
+    show = run_skillc("memory", "show", str(snap), "--category", "preference")
+    assert show.returncode == 0
+    assert show.stdout.splitlines()[-1] == "2 memories │ 2 pref │ 0 conv │ 0 patn │ 0 warn │ 0 fact"
+    assert "[PREF] ★★★★★  Always use pnpm" in show.stdout or "[PREF] ★★★★☆  Always use pnpm" in show.stdout
+    one = run_skillc("memory", "show", str(snap), "old-npm")
+    assert one.returncode == 0 and "Superseded by: ['new-npm']" in one.stdout
+    missing = run_skillc("memory", "show", str(snap), "nope")
+    assert missing.returncode == 1 and "no memory 'nope'" in missing.stderr
+    nobundle = run_skillc("memory", "search", str(snap.parent / "missing"), "x")
+    assert nobundle.returncode == 2 and "no such bundle" in nobundle.stderr and "Traceback" not in nobundle.stderr
+
+
+def test_open_over_http_on_loopback(snap: Path, tmp_path: Path) -> None:
+    root = tmp_path / "site"
+    (root / "api").mkdir(parents=True)
+    import shutil
+
+    shutil.copytree(snap, root / "api" / "memory")
+    class Quiet(http.server.SimpleHTTPRequestHandler):
+        def log_message(self, *args) -> None:
+            pass
+
+    handler = functools.partial(Quiet, directory=str(root))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        url = f"http://127.0.0.1:{server.server_address[1]}"
+        index = MemoryIndex.open(url)
+        assert index.search("routes")[0].entry["id"] == "routes"
+        assert [h.entry["id"] for h in index.search("deploy")] == ["deploy"]  # FTS5 from the downloaded database
+        with pytest.raises(SkillcError, match="no memory snapshot"):
+            MemoryIndex.open(url + "/nothing-here")
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def test_skill_block_with_an_intent_ranks_by_relevance(tmp_path: Path) -> None:
+    raws = [{"id": f"n{i}", "namespace": "skill/pdf", "content": text, "note": {"kind": "fix", "intent": intent}}
+            for i, (text, intent) in enumerate([("Use pikepdf to keep form fields", "merge forms"),
+                                                ("Run OCR on scanned pages first", "extract text")])]
+    entries = [entry_from_dict(r, default_time="2026-03-01T00:00:00Z")[0] for r in raws]
+    freeze_entries(entries, tmp_path / "s", settings=MemorySettings(), as_of=AS_OF)
+    index = MemoryIndex.open(tmp_path / "s" / "snapshot.json")
+    block = index.skill_block("pdf", intent="extract text from a scan")
+    assert block.startswith('<skill-memory skill="pdf" mode="full" count="2"')
+    assert block.index("OCR") < block.index("pikepdf")
+    assert index.skill_block("pdf").startswith('<skill-memory skill="pdf" mode="no-intent"')
+
+
+def test_bundle_folder_is_accepted(tmp_path: Path) -> None:
+    data = PROJECT / "tests" / "data" / "memory" / "repo"
+    out = tmp_path / "dist"
+    r = run_skillc("build", str(data), "--out", str(out), "--no-site", env={"SOURCE_DATE_EPOCH": "1771200000"})
+    assert r.returncode == 0, r.stderr
+    assert MemoryIndex.open(out).search("pnpm")[0].entry["id"] == "pref-pnpm"

@@ -162,3 +162,45 @@ def test_newer_index_version_is_refused(built, tmp_path):
     (d / "search.json").write_text(json.dumps(header))
     with pytest.raises(BundleError, match="newer than this skillc reads"):
         SearchIndex.open(d)
+
+
+def test_header_matches_its_json_schema(built):
+    jsonschema = pytest.importorskip("jsonschema")
+    out, _ = built
+    schema = json.loads((PROJECT / "schemas" / "search-index.schema.json").read_text())
+    jsonschema.validate(json.loads((out / "search.json").read_text()), schema)
+
+
+def test_scores_are_textbook_bm25_over_field_weighted_tf():
+    import math
+    from collections import Counter
+
+    from skillc.index.tokenize import tokenize
+
+    docs = [IndexDoc("a", "deploy-app", "Deploy the app", ("ops",), "run deploy twice: deploy"),
+            IndexDoc("b", "notes", "Release notes", ("deploy",), "write notes"),
+            IndexDoc("c", "other", "Nothing here", (), "unrelated text")]
+    weights = {"name": 4, "description": 2, "tags": 2, "body": 1}
+
+    def tf_and_len(d):
+        c, n = Counter(), 0
+        for field, text in (("name", d.name), ("description", d.description), ("tags", " ".join(d.tags)),
+                            ("body", d.body)):
+            toks = tokenize(text)
+            n += weights[field] * len(toks)
+            for t in toks:
+                c[t] += weights[field]
+        return c, n
+
+    stats = [tf_and_len(d) for d in docs]
+    avgdl = sum(n for _, n in stats) / len(docs)
+    df = sum(1 for c, _ in stats if c["deploy"])
+    idf = math.log(1 + (len(docs) - df + 0.5) / (df + 0.5))
+    expected = {d.id: idf * (c["deploy"] * 2.2) / (c["deploy"] + 1.2 * (1 - 0.75 + 0.75 * n / avgdl))
+                for d, (c, n) in zip(docs, stats) if c["deploy"]}
+    with __import__("tempfile").TemporaryDirectory() as tmp:
+        for name, data in build(docs).files.items():
+            (Path(tmp) / name).write_bytes(data)
+        hits = SearchIndex.open(tmp, numpy=False).search("deploy", 10)
+    assert [h.id for h in hits] == ["a", "b"]
+    assert {h.id: h.score for h in hits} == pytest.approx(expected, rel=1e-12)

@@ -10,9 +10,9 @@ import pytest
 
 from conftest import run_skillc, write_skill
 from skillc import Bundle
+from skillc.bundle import UnknownSkill
 from skillc.errors import SkillcError
 from skillc.index import BundleError
-from skillc.bundle import UnknownSkill
 
 
 def make_repo(root: Path) -> Path:

@@ -23,9 +23,10 @@ import json
 import time
 import urllib.error
 import urllib.request
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any
 from urllib.parse import quote, urlsplit
 
 from .errors import SkillcError
@@ -34,7 +35,7 @@ from .index.adk import AdkMatch, SelectionPolicy
 from .index.tokenize import tokenize
 from .resolve_types import Collection
 
-__all__ = ["Bundle", "BundleError", "SkillInfo", "SkillDoc", "UnknownSkill"]
+__all__ = ["Bundle", "BundleError", "SkillDoc", "SkillInfo", "UnknownSkill"]
 
 MANIFEST_VERSION = 1  # the newest bundle manifest version this reader understands
 SELECT_VERSION = 1
@@ -60,7 +61,7 @@ class SkillInfo:
     metadata: Mapping[str, str] = field(default_factory=dict)
 
     @classmethod
-    def from_wire(cls, d: Mapping[str, Any]) -> "SkillInfo":
+    def from_wire(cls, d: Mapping[str, Any]) -> SkillInfo:
         return cls(str(d["id"]), str(d["name"]), str(d["description"]), str(d.get("scope") or "builtin"),
                    tuple(d.get("requires_capabilities") or ()), dict(d.get("metadata") or {}))
 
@@ -204,7 +205,7 @@ class Bundle:
     # -- opening ----------------------------------------------------------------------------------
     @classmethod
     def open(cls, location: str | Path, *, ttl: float = DEFAULT_TTL,
-             headers: Mapping[str, str] | None = None) -> "Bundle":
+             headers: Mapping[str, str] | None = None) -> Bundle:
         """Open a bundle directory (``dist`` or ``dist/api``) or an ``http(s)://`` URL.
 
         ``ttl`` is how long wire responses are cached over HTTP (Meerkat's ``refresh_seconds``);
@@ -219,7 +220,7 @@ class Bundle:
         return bundle
 
     @classmethod
-    def _open_dir(cls, path: Path) -> "Bundle":
+    def _open_dir(cls, path: Path) -> Bundle:
         if not path.is_dir():
             raise BundleError(f"{path}: no such bundle directory", hint="build one with `skillc build`")
         for api in (path / "api", path):
@@ -229,7 +230,7 @@ class Bundle:
                           hint="give the output folder of `skillc build` (default dist/)")
 
     @classmethod
-    def _open_url(cls, url: str, ttl: float, headers: Mapping[str, str] | None) -> "Bundle":
+    def _open_url(cls, url: str, ttl: float, headers: Mapping[str, str] | None) -> Bundle:
         parts = urlsplit(url)
         base = url.rstrip("/")
         candidates = [base] if parts.path.rstrip("/").endswith("/api") else [base + "/api", base]

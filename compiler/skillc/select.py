@@ -17,9 +17,9 @@ breaking ties, then name and ID.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
-from typing import Callable, Iterable, Mapping, Sequence
 
 DEFAULT_MAX_SKILLS_PER_STORY = 3
 DEFAULT_INJECT_INTO = ("implementation",)
@@ -40,7 +40,7 @@ class DetectRule:
     inject_into: tuple[str, ...] = DEFAULT_INJECT_INTO
 
     @classmethod
-    def from_json(cls, data: Mapping) -> "DetectRule":
+    def from_json(cls, data: Mapping) -> DetectRule:
         return cls(str(data["name"]), str(data["id"]), str(data.get("source", "")), str(data.get("source_type", "")),
                    int(data.get("priority", 0)), tuple(data.get("files", ())), tuple(data.get("patterns", ())),
                    tuple(data.get("inject_into", DEFAULT_INJECT_INTO)))

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import math
 import struct
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Iterable, Mapping, Sequence
 
 from .tokenize import token_set, tokenize
 

@@ -26,8 +26,8 @@ import math
 import sys
 from array import array
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Sequence
 
 from .tokenize import TOKENIZER_SPEC, tokenize
 
@@ -59,7 +59,7 @@ class BuiltIndex:
     header: dict
     files: dict[str, bytes]  # file name (relative to api/index/) → bytes, header included
     body_unique: tuple[int, ...]  # |unique body tokens| per document (adk-rust's normaliser)
-    tokens: tuple["DocTokens", ...] = field(repr=False, default=())
+    tokens: tuple[DocTokens, ...] = field(repr=False, default=())
 
 
 @dataclass(frozen=True, slots=True)

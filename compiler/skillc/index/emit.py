@@ -11,9 +11,10 @@ Registered in ``skillc.emit.EMITTERS``.  Writes only below ``ctx.out/api/index/`
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from dataclasses import asdict, is_dataclass
 from pathlib import Path
-from typing import Any, Iterable, Mapping
+from typing import Any
 
 from ..resolve_types import EmitContext, SourceSkill
 from ..resources import template_dir

@@ -15,9 +15,9 @@ import os
 import sys
 from array import array
 from bisect import bisect_right
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Mapping, Sequence
 
 from . import BundleError
 from .adk import AdkCandidate, AdkMatch, SelectionPolicy, f32, normalise, rank
@@ -77,7 +77,7 @@ def _typed(np, data: bytes | memoryview, type_: str, offset: int, count: int):
 
 
 class _Shard:
-    __slots__ = ("docs", "tf", "fields")
+    __slots__ = ("docs", "fields", "tf")
 
     def __init__(self, docs, tf, fields):
         self.docs, self.tf, self.fields = docs, tf, fields
@@ -119,13 +119,13 @@ class SearchIndex:
 
     # -- opening -------------------------------------------------------------------------------
     @classmethod
-    def open(cls, directory: str | Path, **kw) -> "SearchIndex":
+    def open(cls, directory: str | Path, **kw) -> SearchIndex:
         directory = Path(directory)
         return cls.from_fetch(directory_fetch(directory), source=str(directory), **kw)
 
     @classmethod
     def from_fetch(cls, fetch: Fetch, *, header_bytes: bytes | None = None, source: str = "search index",
-                   **kw) -> "SearchIndex":
+                   **kw) -> SearchIndex:
         raw = header_bytes if header_bytes is not None else fetch(HEADER)
         try:
             header = json.loads(raw)
@@ -285,9 +285,9 @@ class SearchIndex:
     def adk_candidates(self) -> list[AdkCandidate]:
         return [AdkCandidate(name, doc_id, tuple(tags)) for doc_id, name, tags in self.docs]
 
-    def adk_select(self, query: str, policy: SelectionPolicy = SelectionPolicy()) -> list[AdkMatch]:
+    def adk_select(self, query: str, policy: SelectionPolicy | None = None) -> list[AdkMatch]:
         tokens = tokenize(query)
-        return rank(self.adk_candidates(), self.adk_scores(tokens), tokens, policy)
+        return rank(self.adk_candidates(), self.adk_scores(tokens), tokens, policy or SelectionPolicy())
 
 
 __all__ = ["Hit", "SearchIndex", "directory_fetch", "f32"]

@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from functools import cache
 
-__all__ = ["tokenize", "token_set", "TOKENIZER_SPEC"]
+__all__ = ["TOKENIZER_SPEC", "token_set", "tokenize"]
 
 TOKENIZER_SPEC = {
     "name": "adk-rust",
@@ -31,7 +31,7 @@ def _unicode_pattern() -> re.Pattern[str]:
     from ._unicode_alnum import RANGES
 
     def esc(cp: int) -> str:
-        return "\\U%08x" % cp
+        return f"\\U{cp:08x}"
 
     klass = "".join(esc(a) if a == b else f"{esc(a)}-{esc(b)}" for a, b in RANGES)
     return re.compile(f"[A-Za-z0-9]+|[{klass}]")

@@ -9,8 +9,8 @@ Field boosts mirror the bundle index's weights (name 4, description 2, tags 2, b
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Sequence
 
 from ..errors import SkillcError
 from .bm25 import FIELD_WEIGHTS, DocTokens, IndexDoc

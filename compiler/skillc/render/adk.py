@@ -11,7 +11,7 @@ adk-rust's parser trims the body (Rust ``str::trim``: Unicode White_Space), so `
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 DEFAULT_MAX_CHARS = 2000
 DEFAULT_MAX_INSTRUCTION_CHARS = 8000

@@ -8,8 +8,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 DEFAULT_MAX_CONTENT_LINES = 200
 HEADER = "## Framework-Specific Best Practices"

@@ -7,8 +7,8 @@ The result has no final newline (the skills-ref CLI's ``click.echo`` adds one).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 from ._templates import render
 

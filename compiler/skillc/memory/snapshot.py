@@ -97,8 +97,21 @@ def prepare(entries: Iterable[MemoryEntry], *, settings: MemorySettings, as_of: 
     return Snapshot(doc, tuple(audit_sorted))
 
 
+def _compact(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+
+
 def dumps(doc: Mapping[str, Any]) -> str:
-    return json.dumps(doc, ensure_ascii=False, sort_keys=True, indent=1) + "\n"
+    """Sorted keys, one array item per line (line-oriented diffs in git; the C encoder stays fast)."""
+    lines = []
+    for key in sorted(doc):
+        value = doc[key]
+        if isinstance(value, list) and value:
+            items = ",\n".join("  " + _compact(v) for v in value)
+            lines.append(f" {_compact(key)}: [\n{items}\n ]")
+        else:
+            lines.append(f" {_compact(key)}: {_compact(value)}")
+    return "{\n" + ",\n".join(lines) + "\n}\n"
 
 
 def skill_notes(entries: Iterable[Mapping[str, Any]], skill: SkillRef) -> list[Mapping[str, Any]]:
@@ -206,8 +219,10 @@ def write_sqlite(entries: Sequence[Mapping[str, Any]], path: Path) -> None:
         con.execute("PRAGMA page_size = 4096")
         con.execute("PRAGMA journal_mode = OFF")
         con.execute("PRAGMA synchronous = OFF")
+        deferred: list[str] = []  # indexes, FTS tables and triggers: created after the bulk insert (faster)
         for name in ("plan_cascade.sql", "talkcody.sql", "skill_memory.sql"):
-            con.executescript((template_dir() / "memory" / name).read_text("utf-8"))
+            for stmt in _statements((template_dir() / "memory" / name).read_text("utf-8")):
+                (con.execute(stmt) if stmt.lstrip().upper().startswith("CREATE TABLE") else deferred.append(stmt))
         con.execute("BEGIN")
         active = [e for e in entries if e["status"] == "active"]
         con.executemany(
@@ -261,6 +276,10 @@ def write_sqlite(entries: Sequence[Mapping[str, Any]], path: Path) -> None:
               _ms(e["created_at"]), _ms(e["last_accessed_at"]), e["note"]["recall_count"],
               (e.get("provenance") or {}).get("origin_project"), e["source"])
              for e in active if e.get("note")))
+        for stmt in deferred:
+            con.execute(stmt)
+        for fts in ("memories_fts", "skill_memory_fts"):  # index the rows inserted before the triggers existed
+            con.execute(f"INSERT INTO {fts}({fts}) VALUES ('rebuild')")
         con.execute("COMMIT")
         con.execute(f"PRAGMA user_version = {int(SNAPSHOT_VERSION)}")
         con.execute("VACUUM")
@@ -268,6 +287,22 @@ def write_sqlite(entries: Sequence[Mapping[str, Any]], path: Path) -> None:
         con.close()
     os.replace(tmp, path)
     os.chmod(path, 0o444)
+
+
+def _statements(script: str) -> list[str]:
+    """Split a DDL script into statements (``sqlite3.complete_statement`` knows about BEGIN … END)."""
+    out: list[str] = []
+    buf = ""
+    for line in script.splitlines(keepends=True):
+        if not buf and (not line.strip() or line.lstrip().startswith("--")):
+            continue
+        buf += line
+        if sqlite3.complete_statement(buf):
+            out.append(buf.strip())
+            buf = ""
+    if buf.strip():
+        out.append(buf.strip())
+    return out
 
 
 def _unit(value: Any, default: float) -> float:

@@ -175,6 +175,7 @@ class _Pattern:
     accept: Callable[[str], bool]
     group: int | str = 0  # the group that is the secret (its span is reported and redacted)
     span_group: int | str | None = None  # a narrower group to redact, when it differs from `group`
+    lower: bool = False  # match the key case-insensitively (on lower-cased text, which is faster than (?i))
 
 
 _ASSIGN_KEYS = (
@@ -207,19 +208,45 @@ PATTERNS: tuple[_Pattern, ...] = (
         r"(?i)authorization[\"']?\s*[:=]\s*[\"']?(?:bearer|token)\s+(?P<v>[A-Za-z0-9._~+/\-]+=*)"),
         ("authorization",), _ok_bearer, "v"),
     _Pattern("url-credentials", re.compile(
-        r"\b[a-zA-Z][a-zA-Z0-9+.\-]{1,20}://(?P<v>[^\s:/@'\"<>`]+:(?P<pw>[^\s/'\"<>`]+)@[^\s/@'\"<>`]+)"),
+        r"://(?P<v>[^\s:/@'\"<>`]+:(?P<pw>[^\s/'\"<>`]+)@[^\s/@'\"<>`]+)"),
         ("://",), _ok_url, "v", "pw"),
     _Pattern("password-assignment", re.compile(
-        r"(?i)(?<![A-Za-z0-9])[\"'`]?(?P<key>pass(?:word|wd)?|pwd)[\"'`]?[ \t]*(?::=|[:=])[ \t]*" + _VALUE),
-        ("pass", "pwd"), _ok_generic, "value"),
+        r"(?<![a-z0-9])(?P<key>pass(?:word|wd)?|pwd)[\"'`]?[ \t]*(?::=|[:=])[ \t]*" + _VALUE),
+        ("pass", "pwd"), _ok_generic, "value", lower=True),
     _Pattern("secret-assignment", re.compile(
-        r"(?i)(?<![A-Za-z0-9])[\"'`]?" + _ASSIGN_KEYS + r"[\"'`]?[ \t]*(?::=|[:=])[ \t]*" + _VALUE),
-        ("secret", "token", "key"), _ok_generic, "value"),
+        r"(?<![a-z0-9])" + _ASSIGN_KEYS + r"[\"'`]?[ \t]*(?::=|[:=])[ \t]*" + _VALUE),
+        ("secret", "token", "key"), _ok_generic, "value", lower=True),
 )
 
 # `FROM_TOKEN=0x…`, `SPL_TOKEN=EPjF…`: a token here is a currency, not a credential.
 _CURRENCY_KEY = re.compile(r"(?i)(?:from|to|in|out|sell|buy|dst|src|dest|spl|input|output|base|quote|native|reward|"
                            r"stake|erc20|payment)[_-]$")
+
+_TRIGGERS = re.compile("|".join(re.escape(t) for t in sorted({t for p in PATTERNS for t in p.triggers}, key=len,
+                                                                reverse=True)))
+
+
+class _Rematch:
+    """A match found in lower-cased text, read back from the original text (same offsets)."""
+
+    __slots__ = ("_m", "_text")
+
+    def __init__(self, m: re.Match[str], text: str) -> None:
+        self._m, self._text = m, text
+
+    def group(self, g: int | str = 0) -> str:
+        start, end = self._m.span(g)
+        return self._text[start:end]
+
+    def span(self, g: int | str = 0) -> tuple[int, int]:
+        return self._m.span(g)
+
+    def start(self, g: int | str = 0) -> int:
+        return self._m.start(g)
+
+    def end(self, g: int | str = 0) -> int:
+        return self._m.end(g)
+
 
 KINDS: tuple[str, ...] = tuple(p.kind for p in PATTERNS)
 
@@ -227,12 +254,20 @@ KINDS: tuple[str, ...] = tuple(p.kind for p in PATTERNS)
 def scan(text: str) -> list[SecretMatch]:
     """Every likely secret in ``text``, ordered by position (never overlapping)."""
     low = text.lower()
+    same_length = len(low) == len(text)  # lower() can change lengths (İ); then fall back to (?i)
     found: list[tuple[int, int, str]] = []
     taken: list[tuple[int, int]] = []
+    present = set(_TRIGGERS.findall(low))
+    if not present:
+        return []
     for pat in PATTERNS:
-        if not any(t in low for t in pat.triggers):
+        if present.isdisjoint(pat.triggers):
             continue
-        for m in pat.regex.finditer(text):
+        haystack = low if pat.lower and same_length else text
+        regex = re.compile(pat.regex.pattern, re.I) if pat.lower and not same_length else pat.regex
+        for m in regex.finditer(haystack):
+            if haystack is not text:
+                m = _Rematch(m, text)
             value = m.group(pat.group)
             if not pat.accept(value):
                 continue

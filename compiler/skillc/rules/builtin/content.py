@@ -13,7 +13,6 @@ import os
 import posixpath
 import re
 from dataclasses import dataclass
-from typing import Iterator
 from urllib.parse import unquote
 
 from ... import secrets
@@ -174,7 +173,8 @@ def local_links(text: str) -> list[Link]:
             if not path:
                 continue
             if starts is None:
-                starts = [0] + [i + 1 for i, c in enumerate(text) if c == "\n"]
+                starts = [0]
+                starts.extend(nl.end() for nl in re.finditer("\n", text))
             offset = m.start(1)
             line = bisect.bisect_right(starts, offset)
             out.append(Link(raw, path, line, offset - starts[line - 1] + 1))
@@ -193,11 +193,17 @@ def _resolve(source_dir: str, path: str) -> str | None:
     return "" if joined == "." else joined
 
 
-def _body_links(ctx: RuleContext) -> Iterator[tuple[Link, Position, str | None]]:
+_links_cache: list = [None, None]  # (document, links): B704-B706 parse each body once
+
+
+def _body_links(ctx: RuleContext) -> list[tuple[Link, Position, str | None]]:
+    if _links_cache[0] is ctx.document:
+        return _links_cache[1]
     body = ctx.document.body
     offset = ctx.document.body_line - 1
-    for link in local_links(body):
-        yield link, Position(link.line + offset, link.column), _resolve("", link.path)
+    out = [(link, Position(link.line + offset, link.column), _resolve("", link.path)) for link in local_links(body)]
+    _links_cache[0], _links_cache[1] = ctx.document, out
+    return out
 
 
 @rule(

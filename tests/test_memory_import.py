@@ -205,3 +205,24 @@ def test_cli_import_of_a_bad_source_is_one_line(tmp_path: Path) -> None:
     assert not (tmp_path / "m.yaml").exists()
     v1 = run_skillc("memory", "import", str(DATA / "agent_v1.af"), "--into", str(tmp_path / "m.yaml"))
     assert v1.returncode == 1 and "not supported" in v1.stderr and "hint:" in v1.stderr
+
+
+def test_cli_import_bad_rows_and_huge_values_need_keep_going(tmp_path: Path) -> None:
+    src = tmp_path / "mem0.json"
+    src.write_text(json.dumps({"results": [
+        {"id": "ok", "memory": "Prefers short commit messages"},
+        {"id": "huge", "memory": "y" * 9000},
+        {"id": "ctl", "memory": "tab\u0007bell"},
+        {"hash": "no memory"},
+    ]}))
+    out = tmp_path / "m.jsonl"
+    r = run_skillc("memory", "import", str(src), "--into", str(out))
+    assert r.returncode == 1 and not out.exists()
+    assert "error: cannot import results[3]: an item needs a 'memory' string" in r.stderr
+    assert "error: results[1] (huge): 'content': 9,000 characters capped at 8,000" in r.stderr
+    assert "error: results[2] (ctl): 'content': control characters removed" in r.stderr
+    ok = run_skillc("memory", "import", str(src), "--into", str(out), "--keep-going", "--json")
+    assert ok.returncode == 0, ok.stderr
+    rows = [json.loads(line) for line in out.read_text().splitlines()]
+    assert [(r["id"], len(r["content"])) for r in rows] == [("ok", 29), ("huge", 8000), ("ctl", 7)]
+    assert json.loads(ok.stdout)["repaired"] and "warning:" in ok.stderr

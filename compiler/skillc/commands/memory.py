@@ -50,9 +50,12 @@ def memory() -> None:
 @click.option("--from", "fmt", type=click.Choice(["plan-cascade", "talkcody", "skill-memory", "letta", "mem0"]),
               help="Source format (default: detected from the file).")
 @click.option("--force", is_flag=True, help="Overwrite the --into file if it exists.")
+@click.option("--keep-going", is_flag=True,
+              help="Write the good rows even when some cannot be imported or had values capped or stripped.")
 @click.option("--fail-on-secret", is_flag=True, help="Exit 1 (and write nothing) when a memory holds a likely secret.")
 @click.option("--json", "as_json", is_flag=True, help="Print a JSON summary.")
-def import_(source: Path, into: str, fmt: str | None, force: bool, fail_on_secret: bool, as_json: bool) -> None:
+def import_(source: Path, into: str, fmt: str | None, force: bool, keep_going: bool, fail_on_secret: bool,
+            as_json: bool) -> None:
     """Import memories from SOURCE into a memory file for review.
 
     SOURCE is a Plan Cascade SQLite database (project_memories, episodic_records, skill_library), a
@@ -68,17 +71,24 @@ def import_(source: Path, into: str, fmt: str | None, force: bool, fail_on_secre
 
     path = _check_into(into)
     result = import_source(source, fmt, default_time=iso(default_as_of()))
+    level = "warning" if keep_going else "error"
+    for line in result.skipped:
+        click.echo(f"{source}: {level}: cannot import {line}", err=True)
+    for line in result.repaired:
+        click.echo(f"{source}: {level}: {line}", err=True)
+    if (result.skipped or result.repaired) and not keep_going:
+        raise SkillcError(f"{source}: {len(result.skipped)} row(s) cannot be imported, {len(result.repaired)} value(s) "
+                          "would be capped or stripped; nothing written", exit_code=1,
+                          hint="pass --keep-going to import the rest")
     entries, audit = redact_entries(result.entries)
     if fail_on_secret and audit:
         raise SecretsFound(sum(r.count for r in audit), len({r.entry for r in audit}))
     _write_output(path, dump_entries(entries, path.name), force)
-    for line in result.skipped:
-        click.echo(f"{source}: skipped {line}", err=True)
     for r in audit:
         click.echo(f"redacted: entry {r.entry} {r.field}: {r.count} × {r.kind}", err=True)
     if as_json:
         click.echo(json.dumps({"format": result.format, "entries": len(entries), "skipped": list(result.skipped),
-                               "redactions": [r.to_json() for r in audit], "into": str(path)}, ensure_ascii=False))
+                               "repaired": list(result.repaired), "redactions": [r.to_json() for r in audit], "into": str(path)}, ensure_ascii=False))
     else:
         click.echo(f"imported {len(entries)} memor{'y' if len(entries) == 1 else 'ies'} from {source} "
                    f"({result.format}) into {path}")

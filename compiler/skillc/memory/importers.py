@@ -76,6 +76,7 @@ class ImportResult:
     format: str
     entries: tuple[MemoryEntry, ...]
     skipped: tuple[str, ...]  # "table row id: reason" for rows that could not become entries
+    repaired: tuple[str, ...] = ()  # "table row id: what was capped or stripped"
 
 
 class ImportProblem(SkillcError):
@@ -119,22 +120,24 @@ def import_source(path: Path, fmt: str | None, *, default_time: str) -> ImportRe
         "letta": _letta, "mem0": _mem0}[fmt]
     entries: list[MemoryEntry] = []
     skipped: list[str] = []
+    repaired: list[str] = []
     seen: set[str] = set()
     for where, raw in reader(path):
         if isinstance(raw, dict) and "__error__" in raw:
             skipped.append(f"{where}: {raw['__error__']}")
             continue
         try:
-            entry, _ = entry_from_dict(raw, default_time=default_time, source=fmt, repair=True)
+            entry, repairs = entry_from_dict(raw, default_time=default_time, source=fmt, repair=True)
         except EntryError as exc:
             skipped.append(f"{where}: {exc}")
             continue
+        repaired.extend(f"{where}: {message}" for _, message in repairs.messages)
         if entry.id in seen:
             skipped.append(f"{where}: duplicate id {entry.id!r}")
             continue
         seen.add(entry.id)
         entries.append(entry)
-    return ImportResult(fmt, tuple(entries), tuple(skipped))
+    return ImportResult(fmt, tuple(entries), tuple(skipped), tuple(repaired))
 
 
 # ---------------------------------------------------------------- SQLite helpers

@@ -392,8 +392,8 @@ def secret_in_skill(ctx: RuleContext):
         if not text:
             continue
         for m in secrets.scan(text):
-            yield Finding(f"possible {m.kind} in {rel}:{m.line}:{m.column} (value not shown); remove it and "
-                          "rotate the credential", None, path=_item_path(ctx, rel))
+            yield Finding(f"possible {m.kind} (value not shown); remove it and rotate the credential",
+                          Position(m.line, m.column), path=_item_path(ctx, rel))
 
 
 def _item_path(ctx: RuleContext, rel: str) -> str:

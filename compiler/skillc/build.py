@@ -35,6 +35,7 @@ from typing import Callable, Mapping, Sequence
 from .cache import BuildCache, default_cache_root, diagnostics_in, diagnostics_out, key_of
 from .discover import SKIP_DIRS, path_key
 from .errors import BuildError, SkillcError
+from .parallel import default_jobs, fork_map
 from .lint import LintConfig, active_rules, check_collection, check_document, finalize
 from .model import Diagnostic, DiscoveredItem, Document, ItemKind, Severity
 from .resolve_types import EmitContext, Resolution, SourceSkill
@@ -54,6 +55,7 @@ class BuildOptions:
     emit: tuple[str, ...] = ()
     cache_dir: Path | None = None  # None: default_cache_root(); use_cache=False disables it
     use_cache: bool = True
+    jobs: int = 0  # worker processes for lint and render (0: $SKILLC_JOBS, else the CPU count)
     cwd: Path = field(default_factory=Path.cwd)
     env: Mapping[str, str] = field(default_factory=lambda: dict(os.environ))
     home: Path = field(default_factory=Path.home)
@@ -280,8 +282,8 @@ class Reader:
         return doc
 
 
-def lint_skills(skills: Sequence[SourceSkill], reader: Reader, config: LintConfig, cache: BuildCache
-                ) -> dict[int, list[Diagnostic]]:
+def lint_skills(skills: Sequence[SourceSkill], reader: Reader, config: LintConfig, cache: BuildCache,
+                jobs: int = 1) -> dict[int, list[Diagnostic]]:
     """Document rules per skill (cached by the skill's files and the lint configuration), then the
     collection rules over all of them.  Keyed by ``id(skill)``."""
     from .rules.registry import RuleContext
@@ -290,6 +292,7 @@ def lint_skills(skills: Sequence[SourceSkill], reader: Reader, config: LintConfi
     config_key = repr(canonical(config))
     out: dict[int, list[Diagnostic]] = {}
     contexts: list[tuple[SourceSkill, RuleContext]] = []
+    todo: list[tuple[SourceSkill, RuleContext, str]] = []
     for skill in skills:
         origin = reader.origin.get(id(skill.document))
         doc = skill.document
@@ -307,9 +310,15 @@ def lint_skills(skills: Sequence[SourceSkill], reader: Reader, config: LintConfi
         if rec is not None:
             cache.stats.lint_cached += 1
             out[id(skill)] = list(diagnostics_in(rec))
-            continue
+        else:
+            todo.append((skill, ctx, key))
+
+    def check(entry: tuple[SourceSkill, RuleContext, str]) -> list[Diagnostic]:
+        _, ctx, _ = entry
+        return finalize([*ctx.document.diagnostics, *check_document(ctx, rules)], config)
+
+    for (skill, _, key), diags in zip(todo, fork_map(check, todo, jobs)):
         cache.stats.linted += 1
-        diags = finalize([*doc.diagnostics, *check_document(ctx, rules)], config)
         cache.put("lint", key, diagnostics_out(diags))
         out[id(skill)] = diags
     # Collection rules (duplicate names, description budget…) run per repository, like `skillc lint`.
@@ -375,7 +384,11 @@ def run_build(opts: BuildOptions, progress: Progress | None = None) -> BuildResu
     cache = BuildCache(cache_root / "records" if cache_root else None, salt=config_hash)
     work = out.parent / WORK_DIR
     name = out.name
-    with BuildLock(work, name):
+    jobs = opts.jobs or default_jobs(dict(opts.env))
+    with BuildLock(work, name) as lock:
+        from . import parallel
+
+        parallel._CLOSE_IN_CHILD[:] = [lock.fd] if lock.fd is not None else []
         clean_stale(work, name)
         # 1. sources (parse through the cache)
         reader = Reader(cache)
@@ -385,7 +398,7 @@ def run_build(opts: BuildOptions, progress: Progress | None = None) -> BuildResu
             listings.append(open_source(repo, cache_dir=source_cache, lint=cfg.lint).skills(reader))
         # 2. lint every offered skill
         all_skills = [s for lst in listings for s in lst.skills]
-        per_skill = lint_skills(all_skills, reader, cfg.lint, cache)
+        per_skill = lint_skills(all_skills, reader, cfg.lint, cache, jobs)
         diagnostics: list[tuple[str, Diagnostic]] = []
         for lst in listings:  # (the listings' own diagnostics come back through resolve)
             repo_name = lst.input.repository
@@ -427,7 +440,7 @@ def run_build(opts: BuildOptions, progress: Progress | None = None) -> BuildResu
                 "config_files": _shown_config_files(cfg.config_files, opts.cwd),
                 "staging": staging, "artifacts": {}, "lint_status": lint_status,
                 "lint_summary": _lint_summary(cfg.lint, len(all_skills), diagnostics),
-                "excluded_reasons": failing,
+                "excluded_reasons": failing, "jobs": jobs,
                 "external": cfg.external,  # Plan Cascade detection rules, for api/index/select.json
             }
             memory = tuple(Path(p) for p in opts.memory)

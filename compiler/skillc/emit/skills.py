@@ -134,6 +134,7 @@ def emit_skills(ctx: EmitContext) -> None:
     cache = ctx.options.get("cache")
     artifacts: dict = ctx.options.setdefault("artifacts", {})  # type: ignore[union-attr]
     progress = ctx.options.get("progress")
+    todo = []
     for skill in ctx.resolution.skills:
         key = render_key(ctx, skill)
         rec = cache.get("render", key) if cache is not None else None
@@ -141,11 +142,22 @@ def emit_skills(ctx: EmitContext) -> None:
         if art is not None and all(staging.provide(p, (s, n)) for p, s, n in art.bundle_files()):
             if cache is not None:
                 cache.stats.render_cached += 1
+            artifacts[skill.id] = art
+            if progress is not None:
+                progress(1)
         else:
-            art = render_skill(ctx, staging, skill)
-            if cache is not None:
-                cache.stats.rendered += 1
-                cache.put("render", key, art.to_record())
+            todo.append((skill, key))
+    # Rendering is independent per skill: forked workers write their files, return their records.
+    from ..parallel import fork_map
+
+    jobs = int(ctx.options.get("jobs", 1) or 1)  # type: ignore[call-overload]
+    done = fork_map(lambda entry: render_skill(ctx, staging, entry[0]), todo, jobs, progress)
+    for (skill, key), art in zip(todo, done):
+        if cache is not None:
+            cache.stats.rendered += 1
+            cache.put("render", key, art.to_record())
         artifacts[skill.id] = art
-        if progress is not None:
-            progress(1)
+    # Deterministic order whatever was reused or rendered.
+    ordered = {s.id: artifacts[s.id] for s in ctx.resolution.skills}
+    artifacts.clear()
+    artifacts.update(ordered)

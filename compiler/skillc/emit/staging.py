@@ -57,7 +57,8 @@ class Staging:
         return False
 
     def _clear(self, dest: Path) -> None:
-        if self.recycled:
+        # A file already there may be a hard link into the visible bundle: unlink, never truncate.
+        if self.recycled or self.current_dir is not None:
             try:
                 os.unlink(dest)
             except FileNotFoundError:
@@ -72,16 +73,11 @@ class Staging:
         self.written += 1
 
     def copy(self, rel: str, source: str) -> None:
-        dest = self.out / rel
-        self._clear(dest)
-        try:
-            shutil.copyfile(source, dest)
-        except FileNotFoundError:
-            if not os.path.exists(source):
-                raise
-            os.makedirs(dest.parent, exist_ok=True)
-            shutil.copyfile(source, dest)
-        self.written += 1
+        """Copy a (small) source file's bytes to ``out/rel`` (plain read and write: fewer system
+        calls than shutil.copyfile, which matters at 10,000 skills)."""
+        with open(source, "rb") as fh:
+            data = fh.read()
+        self.write(rel, data)
 
     def link(self, existing: str, rel: str) -> None:
         """``out/rel`` becomes another name of ``out/existing`` (same bytes)."""

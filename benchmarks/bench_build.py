@@ -1,0 +1,82 @@
+"""`skillc build` of the synthetic corpus (no site) against the floor, and incremental rebuilds.
+
+* floor: read every file of every skill, SHA-256 it, parse SKILL.md (skillc's parser: YAML with
+  positions) and tokenize the body (the index tokenizer) — the work any build must do;
+* full build: a cold `run_build` (empty cache, empty output), everything the bundle holds but the
+  site (wire API, files, zips, well-known index, inventory, search indexes, manifest…);
+* rebuild after one skill changed: the first one (the previous bundle is the only one: unchanged
+  files are hard-linked from it) and a later one (the generation swapped out last time is
+  recycled as the staging folder), each as a share of the full build.
+
+Targets (issue 3): full build ≤ 3× the floor; a rebuild ≤ 10 % of the full build.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import statistics
+import time
+from pathlib import Path
+
+
+def floor(corpus: Path) -> float:
+    from skillc.discover import DiscoveryOptions, discover
+    from skillc.index.tokenize import tokenize
+    from skillc.parse import parse_document
+
+    t0 = time.perf_counter()
+    disc = discover(corpus, DiscoveryOptions(lightweight=False, conventions=False))
+    for item in disc.items:
+        skill_dir = os.path.join(disc.root, item.skill_dir)
+        for dirpath, _, files in os.walk(skill_dir):
+            for name in files:
+                full = os.path.join(dirpath, name)
+                with open(full, "rb") as fh:
+                    raw = fh.read()
+                hashlib.sha256(raw).hexdigest()
+                if full.endswith("/" + item.file_name) and dirpath == skill_dir:
+                    doc = parse_document(raw, item.path, item.kind, item.skill_dir)
+                    tokenize(doc.body)
+    return time.perf_counter() - t0
+
+
+def _build(corpus: Path, out: Path, cache: Path):
+    from skillc.build import BuildOptions, run_build
+
+    t0 = time.perf_counter()
+    result = run_build(BuildOptions(paths=(str(corpus),), out=str(out), site=False, cache_dir=cache,
+                                    env={"SOURCE_DATE_EPOCH": "1700000000"}, cwd=out.parent))
+    return time.perf_counter() - t0, result
+
+
+def _touch_one(corpus: Path, n: int) -> None:
+    skill = sorted(corpus.rglob("SKILL.md"))[n]
+    with open(skill, "a", encoding="utf-8") as fh:
+        fh.write(f"\nEdited ({n}).\n")
+
+
+def run(corpus: Path, workdir: Path) -> list[tuple[str, str]]:
+    work_corpus = workdir / "corpus"
+    shutil.copytree(corpus, work_corpus)
+    floors = [floor(work_corpus) for _ in range(2)]
+    base = statistics.median(floors)
+    out, cache = workdir / "dist", workdir / "cache"
+    full, result = _build(work_corpus, out, cache)
+    skills = len(result.resolution.skills)
+    _touch_one(work_corpus, 1)
+    first, r1 = _build(work_corpus, out, cache)
+    _touch_one(work_corpus, 2)
+    second, r2 = _build(work_corpus, out, cache)
+    noop, r3 = _build(work_corpus, out, cache)
+    rows = [
+        ("skills", f"{skills:,} ({result.files:,} bundle files, {result.bytes / 1e6:.0f} MB)"),
+        ("floor: read+sha256+parse+tokenize", f"{base:.2f} s (runs: {', '.join(f'{f:.2f}' for f in floors)})"),
+        ("full build, no site (cold cache)", f"{full:.2f} s = {full / base:.2f}x floor (target <= 3x)"),
+        ("rebuild, 1 skill changed (first)", f"{first:.2f} s = {100 * first / full:.1f}% of full "
+                                             f"(parsed {r1.stats['parsed']}, rendered {r1.stats['rendered']})"),
+        ("rebuild, 1 skill changed (recycled)", f"{second:.2f} s = {100 * second / full:.1f}% of full (target <= 10%)"),
+        ("rebuild, nothing changed", f"{noop:.2f} s = {100 * noop / full:.1f}% of full"),
+    ]
+    return rows

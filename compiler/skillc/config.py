@@ -60,6 +60,19 @@ def find_config(start: Path) -> ConfigFile | None:
     return None
 
 
+def find_lint_config(start: Path) -> ConfigFile | None:
+    """The configuration ``skillc lint`` uses for a root: ``find_config`` in the root, then in each
+    parent folder, stopping after the repository's top (the folder holding ``.git``)."""
+    here = start.resolve()
+    for folder in (here, *here.parents):
+        cfg = find_config(folder)
+        if cfg is not None:
+            return cfg
+        if (folder / ".git").exists():
+            return None
+    return None
+
+
 def _str_list(cfg: ConfigFile, table: dict[str, Any], key: str, prefix: str) -> tuple[str, ...]:
     value = table.get(key, [])
     if isinstance(value, str):

@@ -25,6 +25,7 @@ _CONVENTION_UPPER = {n.upper(): n for n in CONVENTION_FILES}
 RESOURCE_DIRS = frozenset({"assets", "references", "scripts"})
 # adk-rust skips lightweight files under these components (case-insensitive).
 _LIGHTWEIGHT_EXCLUDED = frozenset({"references", "agents", "scripts"})
+MAX_COLLECTION_BYTES = 64 * 1024  # COLLECTION.md is one line of prose; never read a huge one whole
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,6 +34,10 @@ class DiscoveryOptions:
     conventions: bool = True  # CLAUDE.md, AGENTS.md, …
     exclude: tuple[str, ...] = ()  # fnmatch globs on relative posix paths (a dir excludes its subtree)
     skip_dirs: frozenset[str] = field(default=SKIP_DIRS)
+    # Walk only towards these relative directories ("" is the root): a directory is entered when it
+    # is one of them or an ancestor of one.  Used to lint single files (pre-commit passes file names)
+    # without walking the whole repository.  None walks everything.
+    only_dirs: frozenset[str] | None = None
 
 
 def path_key(rel: str) -> bytes:
@@ -56,6 +61,12 @@ def _lightweight_dir(rel_parts: tuple[str, ...]) -> bool:
     else:
         return False
     return not any(p.lower() in _LIGHTWEIGHT_EXCLUDED for p in rest)
+
+
+def _ancestors(rel: str) -> list[str]:
+    """``"a/b"`` → ``["", "a", "a/b"]``: the directories a walk passes through to reach ``rel``."""
+    parts = rel.split("/") if rel else []
+    return ["/".join(parts[:i]) for i in range(len(parts) + 1)]
 
 
 def discover(root: str | os.PathLike[str], options: DiscoveryOptions = DiscoveryOptions()) -> Discovery:
@@ -100,10 +111,12 @@ def discover(root: str | os.PathLike[str], options: DiscoveryOptions = Discovery
         diag("D105", Severity.ERROR, "", f"{root} {kind}")
         return Discovery(root_abs, (), tuple(diagnostics))
 
-    # Iterative walk: (absolute dir, relative posix path, parts, inside_skill_dir)
-    stack: list[tuple[str, str, tuple[str, ...], bool]] = [(root_abs, "", (), False)]
+    wanted = None if options.only_dirs is None else frozenset(a for d in options.only_dirs for a in _ancestors(d))
+
+    # Iterative walk: (absolute dir, relative posix path, parts, inside a skill, inside a skill's resource dir)
+    stack: list[tuple[str, str, tuple[str, ...], bool, bool]] = [(root_abs, "", (), False, False)]
     while stack:
-        dir_abs, dir_rel, parts, in_skill = stack.pop()
+        dir_abs, dir_rel, parts, in_skill, in_resource = stack.pop()
         try:
             with os.scandir(dir_abs) as it:
                 entries = list(it)
@@ -135,7 +148,7 @@ def discover(root: str | os.PathLike[str], options: DiscoveryOptions = Discovery
                 diag("D105", Severity.ERROR, rel, f"cannot read: {exc.strerror or exc}")
                 continue
             if stat.S_ISDIR(mode):
-                if name not in options.skip_dirs:
+                if name not in options.skip_dirs and (wanted is None or rel in wanted):
                     subdirs.append(entry)
             elif stat.S_ISREG(mode):
                 files[name] = entry
@@ -147,7 +160,8 @@ def discover(root: str | os.PathLike[str], options: DiscoveryOptions = Discovery
             variants = sorted(n for n in files if n.lower() == "skill.md")
             if variants:
                 skill_file = variants[0]
-        is_skill = skill_file is not None and not (in_skill and parts and parts[-1] in RESOURCE_DIRS)
+        # A SKILL.md under a skill's assets/, references/ or scripts/ is a fixture or template, not a skill.
+        is_skill = skill_file is not None and not in_resource
         if is_skill:
             rel = f"{dir_rel}/{skill_file}" if dir_rel else skill_file
             entry = files[skill_file]
@@ -162,9 +176,12 @@ def discover(root: str | os.PathLike[str], options: DiscoveryOptions = Discovery
                 items[rel] = DiscoveredItem(ItemKind.SKILL, rel, dir_rel, skill_file)
         if "COLLECTION.md" in files and dir_rel and not files["COLLECTION.md"].is_symlink():
             try:
-                collection_docs[dir_rel] = Path(files["COLLECTION.md"].path).read_text("utf-8").strip()
-            except (OSError, UnicodeDecodeError) as exc:
-                diag("D105", Severity.WARNING, f"{dir_rel}/COLLECTION.md", f"cannot read: {exc}")
+                with open(files["COLLECTION.md"].path, "rb") as fh:
+                    collection_docs[dir_rel] = fh.read(MAX_COLLECTION_BYTES).decode("utf-8").strip()
+            except OSError as exc:
+                diag("D105", Severity.WARNING, f"{dir_rel}/COLLECTION.md", f"cannot read: {exc.strerror or exc}")
+            except UnicodeDecodeError:
+                diag("D105", Severity.WARNING, f"{dir_rel}/COLLECTION.md", "cannot read: not valid UTF-8 text")
 
         inside = in_skill or is_skill
         for name, entry in files.items():
@@ -185,7 +202,8 @@ def discover(root: str | os.PathLike[str], options: DiscoveryOptions = Discovery
                 items[rel] = DiscoveredItem(ItemKind.LIGHTWEIGHT, rel, dir_rel, name)
         for entry in subdirs:
             rel = f"{dir_rel}/{entry.name}" if dir_rel else entry.name
-            stack.append((entry.path, rel, parts + (entry.name,), inside))
+            resource = in_resource or (is_skill and entry.name in RESOURCE_DIRS)
+            stack.append((entry.path, rel, parts + (entry.name,), inside, resource))
 
     # Attach aliases: a linked directory aliases every skill at or below its target.
     aliases: dict[str, list[str]] = {}

@@ -1,4 +1,10 @@
-"""Safe fixes: apply the edits attached to diagnostics, re-check, repeat until stable."""
+"""Safe fixes: apply the edits attached to diagnostics, re-check, repeat until stable.
+
+Only rules that attach a ``Fix`` to a diagnostic are fixed, and those fixes are mechanical (remove
+a BOM, CRLF → LF, quote a scalar that broke YAML or was typed as a number).  ``fix_item`` is pure:
+it returns the new text; ``write_fix`` is the only function here that writes, and it replaces one
+file atomically, never through a symbolic link and never outside the linted root.
+"""
 
 from __future__ import annotations
 
@@ -8,12 +14,13 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from .errors import SkillcError
 from .lint import LintConfig, LintedItem, active_rules, check_document, finalize
-from .model import Diagnostic, Fix, TextEdit
+from .model import Diagnostic, Fix, ItemKind, TextEdit
 from .parse import parse_document
 from .rules.registry import RuleContext
 
-MAX_PASSES = 8
+MAX_PASSES = 10
 
 
 @dataclass(frozen=True, slots=True)
@@ -21,12 +28,17 @@ class FileFix:
     path: str  # relative to the linted root
     before: str
     after: str
-    applied: int
+    applied: int  # fixes applied over all passes
 
-    def diff(self) -> str:
-        return "".join(difflib.unified_diff(
+    def diff(self, prefix: str = "") -> str:
+        """A unified diff (``a/PATH`` → ``b/PATH``); ``prefix`` is prepended to the path."""
+        path = f"{prefix}/{self.path}" if prefix and prefix != "." else self.path
+        out = "".join(difflib.unified_diff(
             self.before.splitlines(keepends=True), self.after.splitlines(keepends=True),
-            fromfile=f"a/{self.path}", tofile=f"b/{self.path}"))
+            fromfile=f"a/{path}", tofile=f"b/{path}"))
+        if out and not out.endswith("\n"):
+            out += "\n\\ No newline at end of file\n"
+        return out
 
 
 def apply_edits(text: str, fixes: list[Fix]) -> tuple[str, int]:
@@ -36,7 +48,9 @@ def apply_edits(text: str, fixes: list[Fix]) -> tuple[str, int]:
     taken: list[tuple[int, int]] = []
     for fix in fixes:
         spans = [(e.start, e.end) for e in fix.edits]
-        if any(s < te and ts < e or (s == e == ts) for s, e in spans for ts, te in taken):
+        if any(not 0 <= s <= e <= len(text) for s, e in spans):
+            continue  # stale offsets: never corrupt the file
+        if any((s < te and ts < e) or s == ts for s, e in spans for ts, te in taken):
             continue
         taken.extend(spans)
         chosen.extend(fix.edits)
@@ -47,19 +61,22 @@ def apply_edits(text: str, fixes: list[Fix]) -> tuple[str, int]:
 
 
 def fix_item(root: Path, linted: LintedItem, config: LintConfig) -> FileFix | None:
+    """Apply the safe fixes of one linted file until none is left (or ``MAX_PASSES``)."""
     rules = active_rules(config)
     doc, diags = linted.document, list(linted.diagnostics)
     before = doc.text
     text, total = before, 0
+    seen = {text}
     for _ in range(MAX_PASSES):
         fixes = [d.fix for d in diags if d.fix is not None]
         if not fixes:
             break
-        text, n = apply_edits(text, fixes)
-        if n == 0:
-            break
-        total += n
-        doc = parse_document(text.encode("utf-8"), doc.path, doc.kind, linted.item.skill_dir)
+        new, n = apply_edits(text, fixes)
+        if n == 0 or new in seen:
+            break  # nothing applicable, or a cycle: stop with the last good text
+        text, total = new, total + n
+        seen.add(text)
+        doc = parse_document(text.encode("utf-8"), doc.path, doc.kind, _skill_of(linted))
         ctx = RuleContext(linted.item, doc, root, config.settings, config.profile)
         diags = finalize(list(doc.diagnostics) + check_document(ctx, rules), config)
     if total == 0 or text == before:
@@ -67,11 +84,22 @@ def fix_item(root: Path, linted: LintedItem, config: LintConfig) -> FileFix | No
     return FileFix(linted.item.path, before, text, total)
 
 
+def _skill_of(linted: LintedItem) -> str:
+    return linted.item.skill_dir if linted.item.kind is ItemKind.SKILL else linted.item.path
+
+
 def write_fix(root: Path, fix: FileFix) -> None:
-    """Replace one file atomically (write a sibling, then rename), keeping its permissions."""
-    target = root / fix.path
-    mode = target.stat().st_mode
-    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=".skillc-fix-")
+    """Replace one file atomically (write a sibling, then rename), keeping its permissions.
+
+    A file reached through a symbolic link is written at its real path, which must lie inside
+    ``root`` (discovery never hands out links that leave it; this re-checks).
+    """
+    root_real = os.path.realpath(root)
+    target = os.path.realpath(os.path.join(root, fix.path))
+    if target != root_real and not target.startswith(root_real + os.sep):
+        raise SkillcError(f"{fix.path}: refusing to write outside the linted folder ({target})")
+    mode = os.stat(target).st_mode
+    fd, tmp = tempfile.mkstemp(dir=os.path.dirname(target), prefix=".skillc-fix-")
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
             fh.write(fix.after)

@@ -6,7 +6,7 @@ import fnmatch
 import os
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Iterable, Sequence
+from typing import Collection, Iterable, Sequence
 
 from .discover import DiscoveryOptions, discover, path_key
 from .model import Diagnostic, DiscoveredItem, Discovery, Document, ItemKind, Severity
@@ -24,6 +24,9 @@ class LintConfig:
     settings: LintSettings = field(default_factory=LintSettings)
     discovery: DiscoveryOptions = field(default_factory=DiscoveryOptions)
     source: str | None = None  # the file the configuration came from
+    # per-path-ignores globs are relative to the configuration file's folder; this is the linted
+    # root's path from there ("" when the config sits in the root), prepended before matching.
+    ignore_base: str = ""
 
     def __post_init__(self) -> None:
         if self.profile not in PROFILES:
@@ -39,6 +42,10 @@ class LintConfig:
         return on and not matches(rule.code, self.ignore)
 
     def ignored_at(self, code: str, path: str) -> bool:
+        if not self.per_path_ignores:
+            return False
+        if self.ignore_base:
+            path = f"{self.ignore_base}/{path}" if path else self.ignore_base
         return any(
             matches(code, codes) and (fnmatch.fnmatchcase(path, glob) or fnmatch.fnmatchcase(path, glob.rstrip("/") + "/*"))
             for glob, codes in self.per_path_ignores
@@ -102,7 +109,7 @@ def _findings_to_diagnostics(rule: Rule, ctx: RuleContext, findings: Iterable[Fi
     out = []
     for f in findings:
         line, col = (f.position.line, f.position.column) if f.position else (0, 0)
-        out.append(Diagnostic(rule.code, sev, ctx.item.path, line, col, f.message, ctx.skill_id, f.fix))
+        out.append(Diagnostic(rule.code, sev, f.path or ctx.item.path, line, col, f.message, ctx.skill_id, f.fix))
     return out
 
 
@@ -146,15 +153,41 @@ def active_rules(config: LintConfig) -> list[Rule]:
     return [r for r in sorted(RULES.values(), key=lambda r: r.code) if config.active(r)]
 
 
-def lint_root(root: str | os.PathLike[str], config: LintConfig = LintConfig(), only: set[str] | None = None) -> LintResult:
-    """Lint everything under ``root``.  ``only`` limits document rules to these skill directories."""
+def _selected(item: DiscoveredItem, only: Collection[str]) -> bool:
+    return item.path in only or (item.kind is ItemKind.SKILL and item.skill_dir in only)
+
+
+def _concerns(diag: Diagnostic, only: Collection[str]) -> bool:
+    """Whether a discovery diagnostic is about one of the selected paths (or a folder above one)."""
+    return any(
+        not o
+        or diag.path == o
+        or diag.path.startswith(o + "/")
+        or (diag.code == "D105" and (diag.path in ("", ".") or o.startswith(diag.path + "/")))
+        for o in only
+    )
+
+
+def lint_root(root: str | os.PathLike[str], config: LintConfig = LintConfig(),
+              only: Collection[str] | None = None) -> LintResult:
+    """Lint everything under ``root``.
+
+    ``only`` selects what to lint: skill directories (relative posix paths, ``""`` for a skill at
+    the root) and file paths (lightweight and convention files).  The walk then visits only the
+    folders leading to them, and collection-wide rules see only the selected items.
+    """
     rules = active_rules(config)
-    disc = discover(root, config.discovery)
+    discovery = config.discovery
+    if only is not None:
+        only = frozenset(only)
+        dirs = set(only) | {o.rsplit("/", 1)[0] if "/" in o else "" for o in only}
+        discovery = replace(discovery, only_dirs=frozenset(dirs))
+    disc = discover(root, discovery)
     root_path = Path(disc.root)
     contexts: list[RuleContext] = []
     per_item: dict[str, list[Diagnostic]] = {}
     for item in disc.items:
-        if only is not None and item.skill_dir not in only and item.path not in only:
+        if only is not None and not _selected(item, only):
             continue
         doc = read_item(disc.root, item)
         ctx = RuleContext(item, doc, root_path, config.settings, config.profile)
@@ -164,7 +197,7 @@ def lint_root(root: str | os.PathLike[str], config: LintConfig = LintConfig(), o
         per_item[item.path] = diags
     for d in check_collection(contexts, rules):
         per_item.setdefault(d.path, []).append(d)
-    loose = [d for d in disc.diagnostics]
+    loose = [d for d in disc.diagnostics if only is None or _concerns(d, only)]
     items = []
     all_diags: list[Diagnostic] = finalize(loose, config)
     for ctx in contexts:

@@ -30,6 +30,7 @@ MAX_FILE_BYTES = 8 * 1024 * 1024  # a SKILL.md above this is not parsed (the lar
 MAX_FRONTMATTER_BYTES = 256 * 1024
 MAX_YAML_NODES = 10_000  # nodes after alias expansion
 MAX_YAML_DEPTH = 64
+MAX_BRACKET_DEPTH = 1_000  # pre-check before libyaml (see _flow_depth_exceeds)
 
 _FENCE = re.compile(r"^---[ \t]*$")
 _CONFLICT = re.compile(r"^(<{7}|>{7})(?: |$)", re.M)
@@ -207,7 +208,14 @@ def load_yaml(text: str, line_offset: int = 0) -> tuple[Any, dict, dict, list[tu
 
 
 def _flow_depth_exceeds(text: str, limit: int) -> bool:
-    """A cheap pre-check so libyaml never sees absurd nesting (its C parser keeps a stack per level)."""
+    """Defence in depth before libyaml sees the text: absurd bracket nesting (``[[[[…``).
+
+    ``load_yaml`` already stops at ``MAX_YAML_DEPTH`` levels while streaming events, so this only
+    needs to catch pathological input; it counts brackets without regard to quoting, hence the
+    generous ``limit`` (a quoted ``'[[['`` in a description must not trip it).
+    """
+    if text.count("[") + text.count("{") <= limit:
+        return False
     depth = 0
     for ch in text:
         if ch in "[{":
@@ -340,7 +348,7 @@ def _parse_text(original: str, digest: str, size: int, ctx: _Ctx, kind: ItemKind
             diags.append(_diag(ctx, "P207", Severity.ERROR, ln, lines[ln - 1].index("\t") + 1,
                                "tab character in indentation; YAML allows only spaces"))
         return finish()
-    if _flow_depth_exceeds(fm_text, MAX_YAML_DEPTH):
+    if _flow_depth_exceeds(fm_text, MAX_BRACKET_DEPTH):
         diags.append(_diag(ctx, "P213", Severity.ERROR, 2, 1, f"YAML nesting deeper than {MAX_YAML_DEPTH} levels"))
         return finish()
     try:

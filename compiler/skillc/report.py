@@ -1,9 +1,15 @@
-"""Lint reports: text, JSON, GitHub workflow annotations and SARIF 2.1.0."""
+"""Lint reports: text, JSON, GitHub workflow annotations and SARIF 2.1.0.
+
+Renderers are pure: they take results and the diagnostics to show (already sorted, paths already
+relative to what the reader expects) and return text.  File names that are not valid UTF-8 reach
+here as surrogate escapes; every renderer shows them as ``\\xNN`` so output can always be encoded.
+"""
 
 from __future__ import annotations
 
 import json
 from typing import Sequence
+from urllib.parse import quote
 
 from . import __version__
 from .lint import LintResult
@@ -16,7 +22,16 @@ SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 INFO_URI = "https://github.com/skillc/skillc"
 
 
-def _summary(results: Sequence[LintResult]) -> dict[str, int]:
+def printable(value: str) -> str:
+    """``value`` with undecodable bytes (surrogate escapes) shown as ``\\xNN``."""
+    try:
+        value.encode("utf-8")
+        return value
+    except UnicodeEncodeError:
+        return value.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+
+
+def summary(results: Sequence[LintResult]) -> dict[str, int]:
     return {
         "skills": sum(len(r.items) for r in results),
         "errors": sum(r.count(Severity.ERROR) for r in results),
@@ -24,52 +39,90 @@ def _summary(results: Sequence[LintResult]) -> dict[str, int]:
     }
 
 
+_summary = summary
+
+
 def _plural(n: int, word: str) -> str:
     return f"{n:,} {word}{'' if n == 1 else 's'}"
 
 
 def render_text(results: Sequence[LintResult], diagnostics: Sequence[Diagnostic], color: bool, fixed: int = 0) -> str:
+    """``path:line:col: CODE message`` lines and a summary line (ANSI colour when ``color``)."""
     import click
 
     lines = []
     for d in diagnostics:
         code = click.style(d.code, fg=_COLORS[d.severity], bold=True) if color else d.code
-        loc = f"{d.path}:{d.line}:{d.column}:"
-        lines.append(f"{click.style(loc, bold=True) if color else loc} {code} {d.message}")
-    s = _summary(results)
-    infos = sum(1 for d in diagnostics if d.severity is Severity.INFO)
-    summary = (f"Checked {_plural(s['skills'], 'file')}: {_plural(s['errors'], 'error')}, "
-               f"{_plural(s['warnings'], 'warning')}" + (f", {infos:,} info" if infos else "") + ".")
+        loc = f"{printable(d.path) or '.'}:{d.line}:{d.column}:"
+        lines.append(f"{click.style(loc, bold=True) if color else loc} {code} {printable(d.message)}")
+    s = summary(results)
+    infos = sum(1 for r in results for d in r.diagnostics if d.severity is Severity.INFO)
+    text = (f"Checked {_plural(s['skills'], 'file')}: {_plural(s['errors'], 'error')}, "
+            f"{_plural(s['warnings'], 'warning')}" + (f", {infos:,} info" if infos else "") + ".")
     if fixed:
-        summary += f" Fixed {_plural(fixed, 'problem')}."
+        text += f" Fixed {_plural(fixed, 'problem')}."
     if color:
-        summary = click.style(summary, fg="red" if s["errors"] else "yellow" if s["warnings"] else "green")
-    lines.append(summary)
+        text = click.style(text, fg="red" if s["errors"] else "yellow" if s["warnings"] else "green")
+    lines.append(text)
     return "\n".join(lines) + "\n"
 
 
 def render_json(results: Sequence[LintResult], diagnostics: Sequence[Diagnostic]) -> str:
-    doc = {"summary": _summary(results), "diagnostics": [d.to_json() for d in diagnostics]}
+    """``{"summary": {...}, "diagnostics": [...]}`` as the brief specifies."""
+    items = []
+    for d in diagnostics:
+        obj = d.to_json()
+        obj["path"] = printable(obj["path"])
+        obj["message"] = printable(obj["message"])
+        if obj["skill"] is not None:
+            obj["skill"] = printable(obj["skill"])
+        items.append(obj)
+    doc = {"summary": summary(results), "diagnostics": items}
     return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
 
 
-def _gh_escape(value: str, prop: bool = False) -> str:
-    value = value.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
-    if prop:
-        value = value.replace(":", "%3A").replace(",", "%2C")
-    return value
+def gh_escape_data(value: str) -> str:
+    """Escape an annotation message (actions/toolkit ``escapeData``)."""
+    return value.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def gh_escape_property(value: str) -> str:
+    """Escape an annotation property value (actions/toolkit ``escapeProperty``)."""
+    return gh_escape_data(value).replace(":", "%3A").replace(",", "%2C")
 
 
 def render_github(results: Sequence[LintResult], diagnostics: Sequence[Diagnostic]) -> str:
+    """GitHub Actions workflow commands: ``::error file=…,line=…,col=…,title=…::message``."""
     level = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "notice"}
     out = []
     for d in diagnostics:
-        props = f"file={_gh_escape(d.path, True)},line={max(d.line, 1)},col={max(d.column, 1)},title={_gh_escape(d.code, True)}"
-        out.append(f"::{level[d.severity]} {props}::{_gh_escape(d.code + ' ' + d.message)}")
-    return "\n".join(out) + ("\n" if out else "")
+        props = [f"file={gh_escape_property(printable(d.path) or '.')}"]
+        if d.line:
+            props.append(f"line={d.line}")
+            if d.column:
+                props.append(f"col={d.column}")
+        props.append(f"title={gh_escape_property(d.code)}")
+        out.append(f"::{level[d.severity]} {','.join(props)}::{gh_escape_data(d.code + ' ' + printable(d.message))}")
+    s = summary(results)
+    out.append(f"skillc: {_plural(s['skills'], 'file')} checked: {_plural(s['errors'], 'error')}, "
+               f"{_plural(s['warnings'], 'warning')}.")
+    return "\n".join(out) + "\n"
+
+
+def sarif_uri(path: str) -> str:
+    """A relative URI reference for a posix path (spaces, non-ASCII and odd bytes percent-encoded)."""
+    if not path:
+        return "."
+    return quote(path.encode("utf-8", "surrogateescape"), safe="/-._~!$&'()*+,;=@")
 
 
 def render_sarif(results: Sequence[LintResult], diagnostics: Sequence[Diagnostic], src_root: str | None = None) -> str:
+    """SARIF 2.1.0 as GitHub code scanning accepts it.
+
+    Artifact URIs are relative (to ``%SRCROOT%``: the current directory, i.e. the repository in CI);
+    ``src_root`` (an absolute ``file://`` URI) is recorded only when given, so the default output
+    has no machine-specific paths.
+    """
     used = sorted({d.code for d in diagnostics})
     index = {code: i for i, code in enumerate(used)}
     level = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "note"}
@@ -90,20 +143,25 @@ def render_sarif(results: Sequence[LintResult], diagnostics: Sequence[Diagnostic
         })
     res = []
     for d in diagnostics:
-        res.append({
+        physical: dict = {"artifactLocation": {"uri": sarif_uri(d.path), "uriBaseId": "%SRCROOT%"}}
+        if d.line:
+            region = {"startLine": d.line}
+            if d.column:
+                region["startColumn"] = d.column
+            physical["region"] = region
+        result = {
             "ruleId": d.code,
             "ruleIndex": index[d.code],
             "level": level[d.severity],
-            "message": {"text": d.message},
-            "locations": [{
-                "physicalLocation": {
-                    "artifactLocation": {"uri": d.path or ".", "uriBaseId": "%SRCROOT%"},
-                    "region": {"startLine": max(d.line, 1), "startColumn": max(d.column, 1)},
-                }
-            }],
-        })
+            "message": {"text": printable(d.message)},
+            "locations": [{"physicalLocation": physical}],
+        }
+        if d.fix is not None:
+            result["properties"] = {"fix": d.fix.description}
+        res.append(result)
     run: dict = {
-        "tool": {"driver": {"name": "skillc", "version": __version__, "informationUri": INFO_URI, "rules": rules}},
+        "tool": {"driver": {"name": "skillc", "version": __version__, "semanticVersion": __version__,
+                            "informationUri": INFO_URI, "rules": rules}},
         "results": res,
         "columnKind": "unicodeCodePoints",
     }

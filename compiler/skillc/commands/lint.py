@@ -1,134 +1,247 @@
-"""``skillc lint``."""
+"""``skillc lint``: check skills, lightweight skill files and convention files.
+
+PATH handling (documented in ``--help`` and the README):
+
+* no PATH: the current directory is the root;
+* a directory: a root of its own (everything under it is linted);
+* a file (``SKILL.md`` in any letter case, a ``.skills/*.md`` file, a convention file): that one
+  skill or file is linted, as part of the repository it sits in: the current directory when the
+  file is inside it (what pre-commit does), else the folder above the skill;
+* one root: paths are relative to it; several roots: paths are relative to the current directory.
+"""
 
 from __future__ import annotations
 
 import os
 import sys
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import click
 
-from ..config import find_config, lint_config, read_config_file
+from ..config import find_lint_config, lint_config, read_config_file
 from ..errors import SkillcError
-from ..lint import LintResult, lint_root
+from ..lint import LintConfig, LintResult, lint_root
 from ..model import Diagnostic, Severity
 from ..report import FORMATS, render_github, render_json, render_sarif, render_text
-from ..rules.registry import PROFILES
+from ..rules.registry import PROFILES, load_all
+
+
+@dataclass(frozen=True, slots=True)
+class Target:
+    """One linted root: the folder, and the skills/files in it to lint (None: everything)."""
+
+    root: Path
+    only: frozenset[str] | None
+    files: tuple[str, ...] = ()  # the file arguments (as given) that selected ``only``
 
 
 def _codes(value: str | None) -> tuple[str, ...]:
     if not value:
         return ()
-    return tuple(c.strip().upper() for c in value.split(",") if c.strip())
+    codes = tuple(c.strip().upper() for c in value.split(",") if c.strip())
+    known = load_all()
+    for code in codes:
+        if code != "ALL" and not any(k.startswith(code) for k in known):
+            raise click.BadParameter(f"no rule code starts with {code!r} (see `skillc rules`)")
+    return codes
 
 
-def _roots(paths: tuple[str, ...]) -> list[tuple[Path, set[str] | None]]:
-    """Each PATH is a root; a file argument lints its skill inside the current directory."""
-    roots: dict[Path, set[str] | None] = {}
-    cwd = Path.cwd()
+def _file_root(path: Path, cwd: Path) -> tuple[Path, str]:
+    """The root a file argument is linted in, and its selector (skill dir or file path) there."""
+    absolute = Path(os.path.abspath(path))
+    is_skill_file = absolute.name.lower() == "skill.md"
+    try:
+        rel = absolute.relative_to(cwd)
+        root = Path(".")
+    except ValueError:
+        # Outside the current directory: root at the folder above the skill (or above .skills/).
+        anchor = absolute.parent
+        if is_skill_file:
+            anchor = anchor.parent
+        elif anchor.name == ".skills":
+            anchor = anchor.parent
+        elif anchor.name == "skills" and anchor.parent.name == ".claude":
+            anchor = anchor.parent.parent
+        root, rel = anchor, absolute.relative_to(anchor)
+    rel_posix = rel.as_posix()
+    if is_skill_file:
+        parent = rel.parent.as_posix()
+        return root, "" if parent == "." else parent
+    return root, rel_posix
+
+
+def _inside(path: str, folder: str) -> bool:
+    return path == folder or path.startswith(folder.rstrip(os.sep) + os.sep)
+
+
+def targets(paths: tuple[str, ...], cwd: Path | None = None) -> list[Target]:
+    """Turn PATH arguments into roots (see the module docstring).
+
+    A folder inside another folder argument, and a file inside a folder argument, are dropped
+    (already linted), so nothing is reported twice.
+    """
+    cwd = Path(os.path.abspath(cwd or Path.cwd()))
+    dirs: list[Path] = []
+    files: list[tuple[str, Path]] = []
     for p in paths or (".",):
         path = Path(p)
-        if not path.exists() and not path.is_symlink():
-            raise click.BadParameter(f"path {p!r} does not exist", param_hint="PATH")
-        if path.is_dir():
-            roots[path] = None
+        if not path.exists():
+            kind = "is a broken symbolic link" if path.is_symlink() else "does not exist"
+            raise click.BadParameter(f"path {p!r} {kind}", param_hint="PATH")
+        (dirs.append(Path(os.path.normpath(path))) if path.is_dir() else files.append((p, path)))
+    absolute = {d: os.path.abspath(d) for d in dirs}
+    whole = [d for d in dict.fromkeys(dirs)
+             if not any(o != d and absolute[o] != absolute[d] and _inside(absolute[d], absolute[o]) for o in dirs)]
+    whole = list({absolute[d]: d for d in reversed(whole)}.values())[::-1]  # one per folder, first spelling
+    partial: dict[Path, tuple[set[str], list[str]]] = {}
+    for given, path in files:
+        if any(_inside(os.path.abspath(path), absolute[d]) for d in whole):
             continue
-        absolute = path.resolve().parent
-        try:
-            rel = absolute.relative_to(cwd.resolve()).as_posix()
-            root = Path(".")
-        except ValueError:
-            root, rel = absolute.parent, absolute.name
-        rel = "" if rel == "." else rel
-        if roots.get(root, set()) is not None:
-            roots.setdefault(root, set()).add(rel)  # type: ignore[union-attr]
-            roots[root].add(path.as_posix() if root == Path(".") else f"{rel}/{path.name}")  # type: ignore[union-attr]
-    return list(roots.items())
+        root, selector = _file_root(path, cwd)
+        sel, names = partial.setdefault(root, (set(), []))
+        sel.add(selector)
+        names.append(given)
+    out = [Target(root, None) for root in whole]
+    out.extend(Target(root, frozenset(sel), tuple(names)) for root, (sel, names) in partial.items())
+    return out
+
+
+def _config_for(root: Path, config_path: str | None, overrides: dict) -> LintConfig:
+    cfg_file = read_config_file(Path(config_path)) if config_path else find_lint_config(root)
+    cfg = lint_config(cfg_file, **overrides)
+    if cfg_file is not None:
+        base = os.path.relpath(os.path.abspath(root), os.path.abspath(cfg_file.path.parent))
+        if base != ".":
+            cfg = replace(cfg, ignore_base=Path(base).as_posix())
+    return cfg
+
+
+def _use_color(output: str | None) -> bool:
+    if output is not None:
+        return False
+    if os.environ.get("NO_COLOR"):
+        return False
+    if os.environ.get("FORCE_COLOR"):
+        return True
+    return sys.stdout.isatty() and os.environ.get("TERM") != "dumb"
 
 
 @click.command("lint")
 @click.argument("paths", nargs=-1, type=click.Path(path_type=str))
 @click.option("--config", "config_path", type=click.Path(dir_okay=False, exists=True),
-              help="Read [lint] from this skills.toml or [tool.skillc.lint] from this pyproject.toml.")
+              help="Read [lint] from this skills.toml, or [tool.skillc.lint] from this pyproject.toml.")
 @click.option("--profile", type=click.Choice(PROFILES),
-              help="Rule set: recommended (default), spec (the Agent Skills specification exactly), claude.")
+              help="Rule set: recommended (default), spec (the Agent Skills specification exactly), claude "
+                   "(what Claude-style uploaders accept).")
 @click.option("--format", "fmt", type=click.Choice(FORMATS), default="text", show_default=True,
-              help="Output format.")
-@click.option("--output", "output", type=click.Path(dir_okay=False, writable=True),
+              help="text (path:line:col: CODE message), json, github (workflow annotations) or sarif (2.1.0).")
+@click.option("--output", "-o", "output", type=click.Path(dir_okay=False),
               help="Write the report to this file instead of standard output.")
 @click.option("--strict", is_flag=True, help="Warnings fail the run too (exit 1).")
 @click.option("--select", help="Comma-separated rule codes or prefixes to run instead of the profile's (e.g. S3,B701).")
 @click.option("--extend-select", help="Comma-separated codes or prefixes to add to the profile's rules.")
-@click.option("--ignore", help="Comma-separated rule codes or prefixes to skip.")
-@click.option("--fix", is_flag=True, help="Apply safe fixes in place (BOM, line endings, quoting…).")
-@click.option("--diff", is_flag=True, help="Show the safe fixes as a unified diff; write nothing.")
-@click.option("--quiet", "-q", is_flag=True, help="Print only the summary line (text format).")
-def lint(paths, config_path, profile, fmt, output, strict, select, extend_select, ignore, fix, diff, quiet):
+@click.option("--ignore", help="Comma-separated rule codes or prefixes to skip (added to the config's).")
+@click.option("--fix", is_flag=True, help="Apply the safe fixes in place (BOM, CRLF, quoting a scalar…), then report "
+                                           "what is left.")
+@click.option("--diff", is_flag=True, help="Print the safe fixes as a unified diff and write nothing (exit 1 when "
+                                            "there is something to fix).")
+@click.option("--quiet", "-q", is_flag=True, help="Text format: print only the summary line.")
+@click.option("--debug", is_flag=True, hidden=True, help="Show a traceback on internal errors (same as skillc --debug).")
+def lint(paths, config_path, profile, fmt, output, strict, select, extend_select, ignore, fix, diff, quiet, debug):
     """Check skills, lightweight skill files and convention files.
 
-    PATH is a repository or a folder of skills (default: the current directory), or a SKILL.md
-    file to check one skill. Output lines read `path:line:col: CODE message`, with paths relative
-    to the linted root. Exit status: 0 no errors (warnings allowed unless --strict), 1 findings
-    fail the run, 2 usage or internal error.
+    PATH is a repository or a folder of skills (default: the current directory), or a file
+    (SKILL.md, a .skills/*.md file, CLAUDE.md…) to check just that skill or file, as pre-commit
+    passes them. A file inside the current directory is reported relative to it. With one PATH,
+    paths in the report are relative to it; with several, relative to the current directory.
 
-    Configuration comes from --config, else from skills.toml, .rkat/skills.toml or
-    pyproject.toml ([tool.skillc.lint]) in the linted folder. `skillc rules` lists every rule.
+    Output lines read `path:line:col: CODE message` (line 0: the whole file), then a summary.
+    Exit status: 0 no errors (warnings allowed unless --strict), 1 findings fail the run, 2 usage
+    or internal error. Nothing is written unless --fix (or --output) is given.
+
+    Configuration comes from --config, else from the first skills.toml, .rkat/skills.toml or
+    pyproject.toml ([tool.skillc.lint]) found in the linted folder or above it (up to the
+    repository's top). `skillc rules` lists every rule; `skillc rules CODE` explains one.
     """
     from ..fix import fix_item, write_fix
 
-    roots = _roots(paths)
+    if fix and diff:
+        raise click.UsageError("use either --fix (write) or --diff (show), not both")
+    overrides = {"profile": profile, "select": _codes(select), "extend_select": _codes(extend_select),
+                 "ignore": _codes(ignore)}
+    tgts = targets(tuple(paths))
+    cwd = Path.cwd()
     results: list[LintResult] = []
     shown: list[Diagnostic] = []
-    fixes = []
-    for root, only in roots:
-        cfg_file = read_config_file(Path(config_path)) if config_path else find_config(root)
-        cfg = lint_config(cfg_file, profile=profile, select=_codes(select), extend_select=_codes(extend_select),
-                          ignore=_codes(ignore))
-        result = lint_root(root, cfg, only)
+    file_fixes = []
+    for tgt in tgts:
+        cfg = _config_for(tgt.root, config_path, overrides)
+        result = lint_root(tgt.root, cfg, tgt.only)
+        if tgt.only is not None:
+            _note_unmatched(tgt, result)
         if fix or diff:
-            root_fixes = [(root, f) for f in (fix_item(Path(result.root), li, cfg) for li in result.items) if f]
-            fixes.extend(root_fixes)
+            root_fixes = [f for f in (fix_item(Path(result.root), li, cfg) for li in result.items) if f]
+            file_fixes.extend((tgt, f) for f in root_fixes)
             if fix and root_fixes:
-                for _, f in root_fixes:
+                for f in root_fixes:
                     write_fix(Path(result.root), f)
-                result = lint_root(root, cfg, only)  # report what is left
+                result = lint_root(tgt.root, cfg, tgt.only)  # report what is left
         results.append(result)
         prefix = ""
-        if len(roots) > 1:
-            prefix = os.path.relpath(result.root).replace(os.sep, "/") + "/"
-        for d in result.diagnostics:
-            shown.append(d if not prefix or prefix == "./" else _prefixed(d, prefix))
+        if len(tgts) > 1:
+            rel = Path(os.path.relpath(result.root, cwd)).as_posix()
+            prefix = "" if rel == "." else rel + "/"
+        shown.extend(replace(d, path=prefix + d.path if d.path else prefix.rstrip("/") or ".") if prefix else d
+                     for d in result.diagnostics)
 
     if diff:
-        out = "".join(f.diff() for _, f in fixes)
-        click.echo(out, nl=False)
-        click.echo(f"{len(fixes)} file(s) would be fixed ({sum(f.applied for _, f in fixes)} fixes).", err=True)
-        sys.exit(1 if fixes else 0)
+        many = len(tgts) > 1
+        out = "".join(f.diff(Path(os.path.relpath(t.root, cwd)).as_posix() if many else "") for t, f in file_fixes)
+        _emit(out, output, color=False)
+        n = sum(f.applied for _, f in file_fixes)
+        click.echo(f"{len(file_fixes)} file(s) would be changed by {n} safe fix(es); run with --fix to apply.", err=True)
+        sys.exit(1 if file_fixes else 0)
 
-    fixed = sum(f.applied for _, f in fixes) if fix else 0
+    fixed = sum(f.applied for _, f in file_fixes) if fix else 0
+    color = _use_color(output)
     if fmt == "text":
-        color = output is None and sys.stdout.isatty() and "NO_COLOR" not in os.environ
         text = render_text(results, [] if quiet else shown, color, fixed)
     elif fmt == "json":
         text = render_json(results, shown)
     elif fmt == "github":
         text = render_github(results, shown)
     else:
-        src = Path(results[0].root).as_uri() if len(results) == 1 else Path.cwd().as_uri()
-        text = render_sarif(results, shown, src)
-    if output:
-        Path(output).write_text(text, "utf-8")
-    else:
-        click.echo(text, nl=False)
+        text = render_sarif(results, [_from_cwd(d, tgts, results, cwd) for d in shown] if len(tgts) == 1 else shown)
+    _emit(text, output, color)
     errors = sum(r.count(Severity.ERROR) for r in results)
     warnings = sum(r.count(Severity.WARNING) for r in results)
     sys.exit(1 if errors or (strict and warnings) else 0)
 
 
-def _prefixed(d: Diagnostic, prefix: str) -> Diagnostic:
-    from dataclasses import replace
+def _from_cwd(d: Diagnostic, tgts: list[Target], results: list[LintResult], cwd: Path) -> Diagnostic:
+    """SARIF locations are relative to the current directory (the repository in CI), whatever the root."""
+    rel = Path(os.path.relpath(results[0].root, cwd)).as_posix()
+    if rel == ".":
+        return d
+    return replace(d, path=f"{rel}/{d.path}" if d.path else rel)
 
-    return replace(d, path=prefix + d.path)
+
+def _note_unmatched(tgt: Target, result: LintResult) -> None:
+    found = {li.item.path for li in result.items} | {li.item.skill_dir for li in result.items}
+    missing = sorted(s for s in (tgt.only or ()) if s not in found)
+    for sel in missing:
+        click.echo(f"skillc: note: {sel or '.'} is not a skill or convention file skillc lints; skipped", err=True)
 
 
-__all__ = ["lint", "SkillcError"]
+def _emit(text: str, output: str | None, color: bool) -> None:
+    if output:
+        try:
+            Path(output).write_text(text, "utf-8")
+        except OSError as exc:
+            raise SkillcError(f"cannot write the report to {output}: {exc.strerror or exc}") from None
+    else:
+        click.echo(text, nl=False, color=color)
+
+
+__all__ = ["lint", "targets", "Target"]

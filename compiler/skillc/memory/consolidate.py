@@ -25,6 +25,7 @@
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections import defaultdict
 from dataclasses import dataclass, replace
 from typing import Any, Iterable, Mapping, Sequence
@@ -75,11 +76,7 @@ def decay(importance: float, last_accessed: str, as_of: float) -> float:
 
 def _order(e: MemoryEntry) -> tuple:
     """Which entry of a group survives: the most important, then the most recently used, then id."""
-    return (-e.importance, _neg(e.last_accessed_at), path_key(e.id))
-
-
-def _neg(ts: str) -> tuple:
-    return tuple(-ord(c) for c in ts)
+    return (-e.importance, -epoch(e.last_accessed_at), path_key(e.id))
 
 
 def _sort_key(c: Consolidated) -> tuple:
@@ -182,19 +179,23 @@ def consolidate(entries: Iterable[MemoryEntry], settings: MemorySettings, as_of:
     for members in by_group.values():
         if len(members) < 2:
             continue
-        postings: dict[str, list[int]] = defaultdict(list)
-        for i in members:
+        ordered = sorted(members, key=lambda i: _order(merged[i][0]))
+        postings: dict[str, list[int]] = defaultdict(list)  # term -> ranks (ascending) of the entries with it
+        for r, i in enumerate(ordered):
             for term in vectors[i]:
-                postings[term].append(i)
-        for i in sorted(members, key=lambda i: _order(merged[i][0])):
+                postings[term].append(r)
+        for ri, i in enumerate(ordered):
             if i in gone or not vectors[i]:
                 continue
             ei = merged[i][0]
             found: list[tuple[int, float]] = []
             seen: set[int] = {i}
             for term in probe_terms(vectors[i], threshold):
-                for j in postings[term]:
-                    if j in seen or j in gone or j in absorbed:
+                plist = postings[term]
+                # entries ranked before i already compared themselves with i (cosine is symmetric)
+                for rj in plist[bisect_right(plist, ri):]:
+                    j = ordered[rj]
+                    if j in seen or j in gone:
                         continue
                     seen.add(j)
                     ej = merged[j][0]

@@ -30,7 +30,7 @@ MAX_FILE_BYTES = 8 * 1024 * 1024  # a SKILL.md above this is not parsed (the lar
 MAX_FRONTMATTER_BYTES = 256 * 1024
 MAX_YAML_NODES = 10_000  # nodes after alias expansion
 MAX_YAML_DEPTH = 64
-MAX_BRACKET_DEPTH = 1_000  # pre-check before libyaml (see _flow_depth_exceeds)
+MAX_BRACKET_DEPTH = 10_000  # pre-check before libyaml (see _flow_depth_exceeds)
 
 _FENCE = re.compile(r"^---[ \t]*$")
 _CONFLICT = re.compile(r"^(<{7}|>{7})(?: |$)", re.M)
@@ -247,10 +247,10 @@ def _quote_fix(fm_text: str, fm_offset: int, line_index: int) -> Fix | None:
 
 
 def _decode(raw: bytes, ctx: _Ctx) -> tuple[str | None, list[Diagnostic]]:
-    if b"\x00" in raw[:8192]:
-        return None, [_diag(ctx, "P211", Severity.ERROR, 0, 0, "binary file (contains NUL bytes), not UTF-8 text")]
     if raw.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
         return None, [_diag(ctx, "P211", Severity.ERROR, 1, 1, "file is UTF-16; save it as UTF-8")]
+    if b"\x00" in raw[:8192]:
+        return None, [_diag(ctx, "P211", Severity.ERROR, 0, 0, "binary file (contains NUL bytes), not UTF-8 text")]
     try:
         return raw.decode("utf-8"), []
     except UnicodeDecodeError as exc:

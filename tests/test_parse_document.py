@@ -1,0 +1,284 @@
+"""The parse stage: frontmatter framing, positions, byte-exact bodies, types, and hostile input."""
+
+from __future__ import annotations
+
+import datetime
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from skillc.lint import read_item
+from skillc.model import DiscoveredItem, ItemKind, Position, Severity
+from skillc.parse import MAX_FILE_BYTES, parse_document
+from skillc.rules.registry import RULES, load_all
+
+load_all()
+
+
+def codes(doc) -> list[str]:
+    return [d.code for d in doc.diagnostics]
+
+
+def parse(text: str | bytes, kind: ItemKind = ItemKind.SKILL):
+    raw = text.encode("utf-8") if isinstance(text, str) else text
+    return parse_document(raw, "s/SKILL.md", kind, "s")
+
+
+# --- positions -----------------------------------------------------------------------------------
+
+NESTED = """---
+name: pdf
+description: >
+  Folded text.
+metadata:
+  author: me
+  nested:
+    deep: [a, b]
+tags:
+  - one
+  -   two
+---
+# Body
+"""
+
+
+def test_every_key_has_its_line_and_column():
+    fm = parse(NESTED).frontmatter
+    assert fm is not None
+    assert fm.keys[("name",)] == Position(2, 1)
+    assert fm.keys[("description",)] == Position(3, 1)
+    assert fm.keys[("metadata",)] == Position(5, 1)
+    assert fm.keys[("metadata", "author")] == Position(6, 3)
+    assert fm.keys[("metadata", "nested", "deep")] == Position(8, 5)
+    assert fm.keys[("metadata", "nested", "deep", 1)] == Position(8, 15)  # the list item "b"
+    assert fm.keys[("tags", 0)] == Position(10, 5)
+    assert fm.keys[("tags", 1)] == Position(11, 7)
+    assert fm.value_position("name") == Position(2, 7)
+    assert fm.scalars[("description",)].style == ">"
+    assert fm.data["description"] == "Folded text.\n"
+    # A path that does not exist falls back to its nearest parent, then to the opening fence.
+    assert fm.position("metadata", "nope") == Position(5, 1)
+    assert fm.position("missing") == Position(1, 1)
+
+
+@pytest.mark.parametrize("prefix,newline", [("", "\n"), ("\ufeff", "\n"), ("", "\r\n"), ("\ufeff", "\r\n")])
+def test_positions_are_the_same_with_bom_and_crlf(prefix, newline):
+    text = prefix + NESTED.replace("\n", newline)
+    fm = parse(text).frontmatter
+    assert fm is not None
+    assert fm.keys[("metadata", "nested", "deep")] == Position(8, 5)
+    assert fm.keys[("tags", 1)] == Position(11, 7)
+
+
+# --- bodies --------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("body", [
+    "# Title\n\nText.\n",
+    "",
+    "no trailing newline",
+    "\n\n  leading blank lines and --- inside\n---\nmore\n",
+    "tabs\tand trailing spaces   \n",
+])
+@pytest.mark.parametrize("newline", ["\n", "\r\n"])
+@pytest.mark.parametrize("bom", ["", "\ufeff"])
+def test_body_is_byte_exact(body, newline, bom):
+    body = body.replace("\n", newline)
+    text = f"{bom}---{newline}name: s{newline}description: d{newline}---{newline}{body}"
+    doc = parse(text)
+    assert doc.body == body
+    assert doc.body_line == 5
+    assert doc.text == text  # what was read, BOM and CRLF included
+    assert doc.frontmatter is not None and doc.frontmatter.end_line == 4
+
+
+def test_body_without_frontmatter_is_the_whole_file():
+    doc = parse("# Just markdown\n", ItemKind.CONVENTION)
+    assert doc.body == "# Just markdown\n" and doc.frontmatter is None and codes(doc) == []
+
+
+# --- types and unknown keys ----------------------------------------------------------------------
+
+def test_values_keep_their_written_form_and_unknown_keys_are_kept():
+    doc = parse("---\nname: s\ndescription: d\nversion: 2.0\ncreated: 2026-01-25\nx-custom: {a: [1, yes]}\n---\n")
+    fm = doc.frontmatter
+    assert fm.data["version"] == 2.0 and fm.scalars[("version",)].text == "2.0"
+    assert fm.scalars[("version",)].tag == "float"
+    assert fm.data["created"] == datetime.date(2026, 1, 25) and fm.scalars[("created",)].tag == "timestamp"
+    assert fm.data["x-custom"] == {"a": [1, True]}
+    assert fm.scalars[("x-custom", "a", 1)].text == "yes"
+
+
+# --- framing diagnostics -------------------------------------------------------------------------
+
+@pytest.mark.parametrize("text,code,line,col", [
+    ("# no frontmatter\n", "P201", 1, 1),
+    ("\n---\nname: s\n---\n", "P201", 1, 1),
+    ("name: s\ndescription: d\n", "P201", 1, 1),
+    ("---\nname: s\ndescription: d\n# body\n", "P202", 1, 1),
+    ("---\nname: s\n<<<<<<< Updated upstream\ndescription: a\n=======\ndescription: b\n>>>>>>> Stashed\n---\n",
+     "P205", 3, 1),
+    ("```markdown\n---\nname: s\n---\n```\n", "P206", 1, 1),
+    ("---\nname: s\nmetadata:\n\tauthor: me\n---\n", "P207", 4, 1),
+    ("---\nname: s\ndescription: a\n  \nname: t\n---\n", "P208", 5, 1),
+    ("---\nname: s\ndescription: Use when: asked\n---\n", "P209", 3, 22),
+    ("---\n- a\n- b\n---\n", "P210", 2, 1),
+    ("---\nname: s\ndescription: formula:\u0080x\n---\n", "P214", 3, 22),
+])
+def test_framing_problems_get_a_precise_diagnostic(text, code, line, col):
+    doc = parse(text)
+    found = [d for d in doc.diagnostics if d.code == code]
+    assert found, codes(doc)
+    assert (found[0].line, found[0].column) == (line, col)
+    assert found[0].path == "s/SKILL.md" and found[0].skill == "s"
+
+
+def test_missing_fences_around_yaml_get_a_hint():
+    doc = parse("name: s\ndescription: d\n")
+    assert "no '---' fences" in doc.diagnostics[0].message
+
+
+def test_bom_and_crlf_warn_with_fixes():
+    doc = parse("\ufeff---\r\nname: s\r\ndescription: d\r\n---\r\n")
+    by = {d.code: d for d in doc.diagnostics}
+    assert set(by) == {"P203", "P204"}
+    assert by["P203"].severity is Severity.WARNING and by["P203"].fix is not None
+    assert len(by["P204"].fix.edits) == 4
+
+
+def test_unquoted_colon_offers_a_quoting_fix():
+    doc = parse("---\nname: s\ndescription: Use when: asked\n---\n")
+    (d,) = doc.diagnostics
+    assert d.fix is not None
+    (edit,) = d.fix.edits
+    text = doc.text
+    assert text[: edit.start] + edit.replacement + text[edit.end :] == \
+        "---\nname: s\ndescription: 'Use when: asked'\n---\n"
+
+
+def test_convention_files_need_no_frontmatter():
+    assert codes(parse("# Team rules\n", ItemKind.CONVENTION)) == []
+
+
+# --- encodings and binary ------------------------------------------------------------------------
+
+@pytest.mark.parametrize("raw,where", [
+    (b"---\nname: s\x00\x01\x02\n---\n", (0, 0)),
+    ("---\nname: s\n---\n".encode("utf-16"), (1, 1)),
+    (b"---\nname: s\ndescription: caf\xe9\n---\n", (3, 17)),
+    (bytes(range(256)) * 4, (0, 0)),
+])
+def test_binary_and_non_utf8_files(raw, where):
+    doc = parse(raw)
+    (d,) = doc.diagnostics
+    assert d.code == "P211" and d.severity is Severity.ERROR and (d.line, d.column) == where
+    assert doc.frontmatter is None
+
+
+def test_file_over_the_size_limit_is_not_parsed():
+    doc = parse(b"---\n" + b"a" * (MAX_FILE_BYTES + 1))
+    assert codes(doc) == ["P212"] and doc.text == ""
+
+
+def test_50_mb_skill_file_is_reported_without_reading_it_whole(tmp_path: Path):
+    d = tmp_path / "big"
+    d.mkdir()
+    with open(d / "SKILL.md", "wb") as fh:  # sparse: 50 MB on paper, nothing on disk
+        fh.truncate(50 * 1024 * 1024)
+    doc = read_item(str(tmp_path), DiscoveredItem(ItemKind.SKILL, "big/SKILL.md", "big", "SKILL.md"))
+    (diag,) = doc.diagnostics
+    assert diag.code == "P212" and "52,428,800 bytes" in diag.message and diag.path == "big/SKILL.md"
+    assert doc.size == 52_428_800 and len(doc.sha256) == 64
+
+
+# --- hostile YAML --------------------------------------------------------------------------------
+
+BOMB = "---\n" + "\n".join(
+    [f"{chr(97 + i)}: &{chr(97 + i)} [" + ", ".join([f"*{chr(96 + i)}"] * 9 if i else ["x"] * 9) + "]"
+     for i in range(9)]) + "\n---\n"
+
+
+def test_alias_bomb_is_bounded():
+    doc = parse(BOMB)
+    (d,) = doc.diagnostics
+    assert d.code == "P213" and "alias" in d.message and d.line > 2
+
+
+@pytest.mark.parametrize("kind", ["flow", "flowmap", "block", "blockmap", "mixed"])
+def test_deep_nesting_is_refused_quickly_and_safely(kind):
+    # In a child process: a crash of the C parser (segfault) would show as a negative return code.
+    n = 100_000
+    make = {
+        "flow": f"b'---\\na: ' + b'[' * {n} + b']' * {n} + b'\\n---\\n'",
+        "flowmap": f"b'---\\na: ' + b'{{a: ' * {n} + b'}}' * {n} + b'\\n---\\n'",
+        "block": f"b'---\\na:\\n' + b'- ' * {n} + b'x\\n---\\n'",
+        "blockmap": "b'---\\n' + b''.join(b' ' * i + b'k:\\n' for i in range(600)) + b'---\\n'",
+        "mixed": f"b'---\\na:\\n' + b'- [' * {n} + b'\\n---\\n'",
+    }[kind]
+    code = ("from skillc.parse import parse_document\n"
+            f"doc = parse_document({make}, 'SKILL.md')\n"
+            "print(','.join(d.code for d in doc.diagnostics))\n")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() in ("P213", "P209")
+
+
+def test_brackets_inside_quoted_text_are_not_nesting():
+    doc = parse("---\nname: s\ndescription: '" + "[" * 5000 + "'\n---\n")
+    assert codes(doc) == []
+
+
+def test_unsupported_tags_are_refused():
+    doc = parse("---\nname: !!python/object:os.system x\n---\n")
+    assert codes(doc) == ["P209"] and "tag" in doc.diagnostics[0].message
+
+
+# --- properties ----------------------------------------------------------------------------------
+
+TOKENS = ["---", "\n", "\r\n", ":", " ", "- ", "[", "]", "{", "}", "&a ", "*a", "!!str ", "!!binary ", "? ", "'",
+          '"', "|", ">", "\t", "#", "name", "description", "2.0", "2024-13-45", "~", "\ufeff", "<<<<<<< x", "```",
+          "\x85", "\x00", "é", "---\n", ",", "<<: *a", "!foo ", "%YAML 1.1\n", "...\n", "0x", "1e999", "\ud800"]
+yamlish = st.lists(st.sampled_from(TOKENS) | st.text(max_size=5), max_size=60).map("".join)
+
+
+def _check(doc, path="s/SKILL.md"):
+    for d in doc.diagnostics:
+        assert d.code in RULES, d
+        assert d.path == path and d.line >= 0 and d.column >= 0
+    assert isinstance(doc.body, str)
+
+
+@settings(max_examples=1500, deadline=None, suppress_health_check=list(HealthCheck))
+@given(st.binary(max_size=400))
+def test_arbitrary_bytes_never_raise(raw):
+    _check(parse_document(raw, "s/SKILL.md", ItemKind.SKILL, "s"))
+
+
+@settings(max_examples=1500, deadline=None, suppress_health_check=list(HealthCheck))
+@given(yamlish, st.sampled_from(list(ItemKind)))
+def test_arbitrary_yamlish_text_never_raises(text, kind):
+    _check(parse_document(text.encode("utf-8", "surrogatepass"), "s/SKILL.md", kind, "s"))
+
+
+@settings(max_examples=1500, deadline=None, suppress_health_check=list(HealthCheck))
+@given(yamlish.filter(lambda t: "---" not in t and "\r" not in t), st.text(max_size=80), st.booleans())
+def test_arbitrary_frontmatter_keeps_the_body_exact(fm, body, crlf):
+    nl = "\r\n" if crlf else "\n"
+    body = body.replace("\r", "")
+    if crlf:
+        body = body.replace("\n", "\r\n")
+    text = f"---{nl}{fm.replace(chr(10), nl)}{nl}---{nl}{body}"
+    doc = parse_document(text.encode("utf-8", "surrogatepass"), "s/SKILL.md", ItemKind.SKILL, "s")
+    _check(doc)
+    if not any(d.code in ("P211", "P205") for d in doc.diagnostics):
+        assert doc.body == body
+
+
+def test_environment_does_not_leak_into_parsing():
+    # Parsing is pure: no file is touched (the path is only a label).
+    doc = parse_document(b"---\nname: s\ndescription: d\n---\n", "/etc/passwd", ItemKind.SKILL, None)
+    assert doc.path == "/etc/passwd" and not os.path.exists("s")

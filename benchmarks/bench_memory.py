@@ -17,7 +17,6 @@ import itertools
 import json
 import os
 import random
-import statistics
 import subprocess
 import sys
 import time
@@ -110,7 +109,7 @@ def _plain_search(index, query: str) -> list[str]:
 
 def _pct(values: list[float], p: float) -> float:
     values = sorted(values)
-    return values[min(len(values) - 1, int(round(p / 100 * (len(values) - 1))))]
+    return values[min(len(values) - 1, round(p / 100 * (len(values) - 1)))]
 
 
 def run(corpus: Path, workdir: Path) -> list[tuple[str, str]]:
@@ -133,10 +132,10 @@ def run(corpus: Path, workdir: Path) -> list[tuple[str, str]]:
     rows.append(("freeze: time", f"{t_freeze:.1f} s ({N / t_freeze:,.0f} memories/s)"))
     rows.append(("freeze: peak memory (RSS)", f"{rss_freeze / 2**20:.0f} MiB"))
     rows.append(("freeze: kept / merged / pruned",
-                 f"{counts['kept']:,} / {counts.get('duplicates', 0):,} exact + {counts.get('near_duplicates', 0):,} near"
-                 f" / {counts['pruned']:,}"))
-    rows.append(("freeze: output", f"snapshot.json {(out / 'snapshot.json').stat().st_size / 1e6:.1f} MB, "
-                                   f"snapshot.sqlite {(out / 'snapshot.sqlite').stat().st_size / 1e6:.1f} MB"))
+                 (f"{counts['kept']:,} / {counts.get('duplicates', 0):,} exact + "
+                  f"{counts.get('near_duplicates', 0):,} near / {counts['pruned']:,}")))
+    rows.append(("freeze: output", (f"snapshot.json {(out / 'snapshot.json').stat().st_size / 1e6:.1f} MB, "
+                                    f"snapshot.sqlite {(out / 'snapshot.sqlite').stat().st_size / 1e6:.1f} MB")))
     rows.append(("baseline plain JSON copy: time / peak", f"{t_plain:.1f} s / {rss_plain / 2**20:.0f} MiB"))
     rows.append(("freeze / baseline", f"{t_freeze / t_plain:.1f}× time, {rss_freeze / rss_plain:.1f}× memory"))
     del doc

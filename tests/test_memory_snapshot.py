@@ -15,7 +15,13 @@ import pytest
 from referencing import Registry, Resource
 
 from conftest import PROJECT, run_skillc, write_skill
-from skillc.memory.render import SkillMemoryConfig, _note_xml, prompt_section, skill_block, skill_memory_config
+from skillc.memory.render import (
+    SkillMemoryConfig,
+    _note_xml,
+    prompt_section,
+    skill_block,
+    skill_memory_config,
+)
 
 DATA = PROJECT / "tests" / "data" / "memory" / "repo"
 ENV = {"SOURCE_DATE_EPOCH": "1771200000"}  # 2026-02-16T00:00:00Z

@@ -118,7 +118,8 @@ def freeze(paths, out, config_path, skills_root, as_of, min_importance, max_per_
     the reason; secrets are redacted and audited. Every problem is printed with file and line.
     """
     from ..config import find_config, read_config_file
-    from ..memory.pipeline import MemoryInputError, freeze as run_freeze, opted_in_skills, parse_as_of
+    from ..memory.pipeline import MemoryInputError, opted_in_skills, parse_as_of
+    from ..memory.pipeline import freeze as run_freeze
     from ..memory.settings import settings_from_config, with_overrides
 
     if not paths:
@@ -218,8 +219,8 @@ def show(bundle, memory_id, namespace, category, mtype, text, status, offset, li
         if as_json:
             click.echo(json.dumps(e, ensure_ascii=False, sort_keys=True, indent=1))
             return
-        lines = [f"{badge(e)} {e['id']}  ({e['type']}{', ' + e['category'] if e.get('category') else ''}, "
-                 f"{e['namespace']}, {e.get('status')})", "", e["content"], "",
+        kind = e["type"] + (", " + e["category"] if e.get("category") else "")
+        lines = [f"{badge(e)} {e['id']}  ({kind}, {e['namespace']}, {e.get('status')})", "", e["content"], "",
                  f"Importance: {e['importance']:.2f} (effective {e['effective_importance']:.2f}) {stars(e['importance'])}",
                  f"Keywords: {', '.join(e['keywords']) or '-'}", f"Accessed: {e['access_count']} times",
                  f"Created: {e['created_at']}", f"Last used: {e['last_accessed_at']}",

@@ -17,21 +17,22 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, replace
-from typing import Any, Iterator
+from typing import Any
 
 from .model import EntryError, MemoryEntry, entry_from_dict
 
 IMPORTANCE = 0.95
-_ROLE_LINE = re.compile(r"^\s*\[?(user|human|assistant|ai|system|tool)\]?\s*:\s?(.*)$", re.I)
+_ROLE_LINE = re.compile(r"^\s*\[?(user|human|assistant|ai|system|tool)\]?\s*:\s?(.*)$", re.IGNORECASE)
 _SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
 _LEAD = r"^(?:(?:please|ok|okay|also|actually|and|oh|hey|btw)\b[,:]?\s+)*"
 _REMEMBER = re.compile(_LEAD + r"(?:/remember\s+|remember(?:\s+that\s+|\s+this\s*:\s*|\s*:\s*)|"
-                       r"note\s+that\s+)(?P<x>.+)$", re.I | re.S)
+                       r"note\s+that\s+)(?P<x>.+)$", re.IGNORECASE | re.DOTALL)
 _FORGET = re.compile(_LEAD + r"(?:/forget\s+|forget\s+(?:that\s+|about\s+)?|stop\s+remembering\s+(?:that\s+)?|"
-                     r"delete\s+(?:the\s+)?memory\s+(?:about\s+|of\s+)?)(?P<x>.+)$", re.I | re.S)
-_RULE = re.compile(_LEAD + r"(?P<x>(?:always|never)\s+.+)$", re.I | re.S)
-_PREFERENCE = re.compile(r"^(?:always|never|use|prefer|don't|do not|avoid)\b", re.I)
+                     r"delete\s+(?:the\s+)?memory\s+(?:about\s+|of\s+)?)(?P<x>.+)$", re.IGNORECASE | re.DOTALL)
+_RULE = re.compile(_LEAD + r"(?P<x>(?:always|never)\s+.+)$", re.IGNORECASE | re.DOTALL)
+_PREFERENCE = re.compile(r"^(?:always|never|use|prefer|don't|do not|avoid)\b", re.IGNORECASE)
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,7 +56,7 @@ def messages(text: str) -> Iterator[Message]:
             except json.JSONDecodeError as exc:
                 raise ValueError(f"line {n}: malformed JSON line: {exc.msg} (column {exc.colno})") from None
             if not isinstance(obj, dict):
-                raise ValueError(f"line {n}: expected an object with 'role' and 'content'")
+                raise ValueError(f"line {n}: expected an object with 'role' and 'content'")  # noqa: TRY004
             content = obj.get("content")
             if isinstance(content, list):
                 content = "\n".join(p.get("text", "") for p in content if isinstance(p, dict)

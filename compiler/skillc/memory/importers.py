@@ -29,9 +29,10 @@ from __future__ import annotations
 import json
 import re
 import sqlite3
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Iterator, Mapping
+from typing import Any
 
 from ..errors import SkillcError
 from .model import CATEGORIES, EntryError, MemoryEntry, entry_from_dict
@@ -198,7 +199,7 @@ def _json_list(value: Any) -> list[Any]:
 
 
 def _get(row: sqlite3.Row, key: str, default: Any = None) -> Any:
-    return row[key] if key in row.keys() else default
+    return row[key] if key in row.keys() else default  # noqa: SIM118 (sqlite3.Row has no __contains__)
 
 
 def _project(path_value: Any) -> str:

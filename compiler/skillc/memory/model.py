@@ -16,8 +16,9 @@ import functools
 import hashlib
 import math
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
-from typing import Any, Mapping
+from typing import Any
 
 TYPES = ("semantic", "episodic", "procedural")
 CATEGORIES = ("preference", "convention", "pattern", "correction", "fact")
@@ -178,12 +179,12 @@ def content_hash(text: str) -> str:
 
 def derived_id(namespace: str, content: str) -> str:
     """A stable id for an entry written without one."""
-    return "m-" + hashlib.sha256(f"{namespace}\0{normalize_text(content)}".encode("utf-8")).hexdigest()[:16]
+    return "m-" + hashlib.sha256(f"{namespace}\0{normalize_text(content)}".encode()).hexdigest()[:16]
 
 
 def iso(ts: float) -> str:
     """Seconds since the epoch as ISO 8601 UTC (``2026-02-10T09:30:00Z``)."""
-    return _dt.datetime.fromtimestamp(int(ts), _dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return _dt.datetime.fromtimestamp(int(ts), _dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def parse_time(value: Any, name: str) -> str:
@@ -198,8 +199,8 @@ def parse_time(value: Any, name: str) -> str:
             raise EntryError(f"'{name}' {value!r} is beyond the year 9999", name)
         return iso(seconds)
     if isinstance(value, _dt.datetime):
-        dt = value if value.tzinfo else value.replace(tzinfo=_dt.timezone.utc)
-        return dt.astimezone(_dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+        dt = value if value.tzinfo else value.replace(tzinfo=_dt.UTC)
+        return dt.astimezone(_dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
     if isinstance(value, _dt.date):
         return f"{value.isoformat()}T00:00:00Z"
     if isinstance(value, str):
@@ -220,7 +221,7 @@ def epoch(iso_text: str) -> float:
     """Seconds since the epoch of a ``YYYY-MM-DDTHH:MM:SSZ`` time (the form ``parse_time`` writes)."""
     t = iso_text
     if len(t) != 20 or t[4] != "-" or t[10] != "T" or t[19] != "Z":
-        return _dt.datetime.strptime(t, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=_dt.timezone.utc).timestamp()
+        return _dt.datetime.strptime(t, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=_dt.UTC).timestamp()
     return float(calendar.timegm((int(t[0:4]), int(t[5:7]), int(t[8:10]), int(t[11:13]), int(t[14:16]),
                                   int(t[17:19]), 0, 0, 0)))
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 import datetime as _dt
 import os
 import time
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable, Sequence
 
 from ..discover import discover
 from ..errors import BuildError, SkillcError
@@ -55,12 +55,12 @@ def parse_as_of(text: str | None) -> float:
     if t.isdigit():
         return float(int(t))
     try:
-        dt = _dt.datetime.fromisoformat(t.replace("Z", "+00:00"))
+        dt = _dt.datetime.fromisoformat(t)
     except ValueError:
         raise SkillcError(f"--as-of {text!r} is not a date (use 2026-03-01, 2026-03-01T12:00:00Z or epoch seconds)") \
             from None
     if dt.tzinfo is None:
-        dt = dt.replace(tzinfo=_dt.timezone.utc)
+        dt = dt.replace(tzinfo=_dt.UTC)
     return float(int(dt.timestamp()))
 
 

@@ -28,9 +28,10 @@ import urllib.error
 import urllib.request
 from array import array
 from collections import Counter, defaultdict
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any
 
 from ..discover import path_key
 from ..errors import SkillcError
@@ -59,7 +60,7 @@ class MemoryHit:
 
 def _fetch(url: str) -> bytes | None:
     try:
-        with urllib.request.urlopen(url, timeout=30) as resp:  # noqa: S310 - user-given bundle URL
+        with urllib.request.urlopen(url, timeout=30) as resp:
             return resp.read()
     except urllib.error.HTTPError as exc:
         if exc.code == 404:
@@ -110,7 +111,7 @@ class MemoryIndex:
         self._build()
 
     @classmethod
-    def open(cls, path_or_url: str | Path) -> "MemoryIndex":
+    def open(cls, path_or_url: str | Path) -> MemoryIndex:
         """A bundle folder or URL (``api/memory/snapshot.json``), a snapshot folder, or a snapshot.json."""
         data, locator, where = _locate(path_or_url)
         try:

@@ -6,8 +6,9 @@ the value.  Used when memories are imported, extracted and frozen.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, replace
-from typing import Any, Iterable
+from typing import Any
 
 from ..secrets import redact as redact_text
 from ..secrets import scan

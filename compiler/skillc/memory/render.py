@@ -20,9 +20,10 @@ Templates: ``templates/memory/prompt.md.j2``, ``skill_memory_note.xml.j2``, ``sk
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any
 
 import jinja2
 

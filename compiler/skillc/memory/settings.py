@@ -24,8 +24,9 @@ In ``skills.toml`` (or ``[tool.skillc.memory]`` of ``pyproject.toml``)::
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass, fields, replace
-from typing import Any, Mapping
+from typing import Any
 
 from ..config import ConfigFile
 from ..errors import ConfigError

@@ -10,13 +10,11 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
-from typing import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 _TOKEN = re.compile(r"[^\W_]+")
 STOPWORDS = frozenset(
-    "a an and are as at be but by for from has have i in is it its me my of on or our so that the their "
-    "them then there these this to was we were what when which who will with you your do does did not no "
-    "about into than too very can just also".split()
+    ["a", "an", "and", "are", "as", "at", "be", "but", "by", "for", "from", "has", "have", "i", "in", "is", "it", "its", "me", "my", "of", "on", "or", "our", "so", "that", "the", "their", "them", "then", "there", "these", "this", "to", "was", "we", "were", "what", "when", "which", "who", "will", "with", "you", "your", "do", "does", "did", "not", "no", "about", "into", "than", "too", "very", "can", "just", "also"]
 )
 
 Vector = dict[str, float]
@@ -34,7 +32,7 @@ def terms(text: str) -> list[str]:
 class Idf:
     """Document frequencies of a corpus; turns token lists into normalised TF-IDF vectors."""
 
-    __slots__ = ("n", "df", "_cache")
+    __slots__ = ("_cache", "df", "n")
 
     def __init__(self, docs: Iterable[Sequence[str]]) -> None:
         df: Counter[str] = Counter()

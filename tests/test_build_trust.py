@@ -13,7 +13,6 @@ import sys
 import time
 from pathlib import Path
 
-import pytest
 from bundle_contract import build_env, make_sample_repo
 from conftest import PROJECT, run_skillc, skillc_command, write_skill
 

@@ -9,9 +9,9 @@ from pathlib import Path
 from urllib.parse import quote
 
 import pytest
+
 from bundle_contract import PROJECT, _schema_validator, build_env, make_sample_repo
 from conftest import run_skillc, write_skill
-
 from skillc.emit.common import metadata_text, skill_digest
 
 

@@ -7,12 +7,11 @@ import shutil
 import socket
 import subprocess
 import time
-from pathlib import Path
 
 import pytest
+
 from bundle_contract import build_env, check_contract, fetch, make_sample_repo
 from conftest import run_skillc
-
 from skillc.emit.routing import render_routing
 
 pytestmark = pytest.mark.nginx

@@ -9,6 +9,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
+
 from bundle_contract import build_env, check_contract, fetch, make_sample_repo
 from conftest import run_skillc, skillc_command, write_skill
 

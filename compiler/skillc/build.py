@@ -28,17 +28,21 @@ import os
 import shutil
 import sys
 import time
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING
 
 from .cache import BuildCache, default_cache_root, diagnostics_in, diagnostics_out, key_of
 from .discover import SKIP_DIRS, path_key
 from .errors import BuildError, SkillcError
-from .parallel import default_jobs, fork_map
 from .lint import LintConfig, active_rules, check_collection, check_document, finalize
 from .model import Diagnostic, DiscoveredItem, Document, ItemKind, Severity
+from .parallel import default_jobs, fork_map
 from .resolve_types import EmitContext, Resolution, SourceSkill
+
+if TYPE_CHECKING:
+    from .emit.staging import Staging
 
 WORK_DIR = ".skillc-build"  # beside the output: staging, previous generation, lock
 
@@ -140,7 +144,7 @@ class BuildLock:
         self.path = work / f"{name}.lock"
         self.fd: int | None = None
 
-    def __enter__(self) -> "BuildLock":
+    def __enter__(self) -> BuildLock:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
         try:
@@ -220,7 +224,7 @@ def clean_stale(work: Path, name: str) -> None:
 _MANAGED = ("api/skills/", "api/files/", "api/archives/")
 
 
-def prepare_staging(work: Path, name: str, current: Path) -> tuple[Path, "Staging"]:
+def prepare_staging(work: Path, name: str, current: Path) -> tuple[Path, Staging]:
     """A staging folder: the previous generation recycled when it is a sound bundle, else empty."""
     from .emit.manifest import manifest_entries, read_manifest
     from .emit.staging import Staging

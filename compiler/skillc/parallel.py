@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import multiprocessing
 import os
-from typing import Callable, Sequence, TypeVar
+from collections.abc import Callable, Sequence
+from typing import TypeVar
 
 T = TypeVar("T")
 R = TypeVar("R")

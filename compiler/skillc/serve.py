@@ -82,7 +82,7 @@ def route(raw_path: str) -> Route:
         decoded = unquote(path, errors="strict")
     except UnicodeDecodeError:
         return Route(None, None, "not found")
-    api = decoded.startswith("/api/") or decoded.startswith("/.well-known/")
+    api = decoded.startswith(("/api/", "/.well-known/"))
     if decoded.startswith("/.well-known/agent-skills/") and decoded != "/.well-known/agent-skills/index.json":
         rel = _clean("api/files/" + decoded[len("/.well-known/agent-skills/"):])
         return Route(rel, None, "no such skill file")
@@ -180,8 +180,7 @@ def _etag_matches(header: str | None, etags: tuple[str, ...]) -> bool:
         tag = tag.strip()
         if tag == "*":
             return True
-        if tag.startswith("W/"):
-            tag = tag[2:]
+        tag = tag.removeprefix("W/")
         if tag in etags:
             return True
     return False
@@ -197,19 +196,19 @@ class Handler(BaseHTTPRequestHandler):
     bundle: Bundle
     quiet = False
 
-    def do_GET(self) -> None:  # noqa: N802
+    def do_GET(self) -> None:
         self._respond(head=False)
 
-    def do_HEAD(self) -> None:  # noqa: N802
+    def do_HEAD(self) -> None:
         self._respond(head=True)
 
     def _other(self) -> None:
         self._send(HTTPStatus.METHOD_NOT_ALLOWED, JSON_UTF8, b'{"error":"method_not_allowed"}\n', head=False,
                    extra={"Allow": "GET, HEAD"})
 
-    do_POST = do_PUT = do_DELETE = do_PATCH = do_OPTIONS = _other  # noqa: N815
+    do_POST = do_PUT = do_DELETE = do_PATCH = do_OPTIONS = _other
 
-    def log_message(self, format: str, *args) -> None:  # noqa: A002
+    def log_message(self, format: str, *args) -> None:
         if not self.quiet:
             super().log_message(format, *args)
 

@@ -25,9 +25,9 @@ def serve(directory: Path, host: str, port: int, quiet: bool) -> None:
     asked, and never reach outside the bundle. A rebuild is picked up without a restart.
     Stop with Ctrl-C.
     """
-    from ..serve import make_server, url_of
-
     import signal
+
+    from ..serve import make_server, url_of
 
     def stop(signum, frame):  # SIGTERM exits as cleanly as Ctrl-C
         raise KeyboardInterrupt

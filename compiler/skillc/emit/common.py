@@ -10,8 +10,9 @@ import datetime
 import hashlib
 import json
 import os
+from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import Any, Iterable, Mapping
+from typing import Any
 from urllib.parse import quote
 
 from ..resolve_types import SourceSkill

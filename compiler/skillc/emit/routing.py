@@ -16,8 +16,8 @@ from __future__ import annotations
 
 from functools import cache
 
-from ..resources import template_dir
 from ..resolve_types import EmitContext
+from ..resources import template_dir
 from .common import write
 
 DEFAULT_ROOT = "/srv/skillc"

@@ -3,8 +3,8 @@ index, frontmatter, search and memory files…): a copy of the project's ``schem
 
 from __future__ import annotations
 
-from ..resources import data_dir
 from ..resolve_types import EmitContext
+from ..resources import data_dir
 from .common import write
 
 

@@ -9,8 +9,8 @@ from functools import cache
 from urllib.parse import quote
 
 from .. import __version__
-from ..resources import template_dir
 from ..resolve_types import EmitContext
+from ..resources import template_dir
 from .common import write
 
 

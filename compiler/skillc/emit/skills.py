@@ -21,7 +21,6 @@ import hashlib
 import os
 import re
 from dataclasses import dataclass
-from pathlib import Path
 
 from .. import secrets
 from ..resolve_types import EmitContext, SourceSkill
@@ -58,7 +57,7 @@ class SkillArtifacts:
         return (self.id, self.document, self.files, self.archive, self.withheld)
 
     @classmethod
-    def from_record(cls, rec: tuple) -> "SkillArtifacts":
+    def from_record(cls, rec: tuple) -> SkillArtifacts:
         return cls(*rec)
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import random
 import statistics
-import sys
+import os
 import time
 from pathlib import Path
 
@@ -173,7 +173,7 @@ def run(corpus: Path, workdir: Path) -> list[tuple[str, str]]:
     own = bench_bundle(docs, queries, workdir)
     tan = bench_tantivy(docs, queries, workdir)
     who = None
-    if "--no-whoosh" not in sys.argv:  # the same tokens (tokenized again: not part of the bundle's time)
+    if not os.environ.get("SKILLC_BENCH_NO_WHOOSH"):  # the same tokens (tokenized again: not part of the bundle's time)
         who = bench_whoosh(docs, queries, workdir, [tokenize_doc(d) for d in docs])
     rows += [
         ("bundle index: build (tokenize + invert + write)", f"{own['build_s']:.2f} s"),

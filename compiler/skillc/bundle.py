@@ -469,7 +469,7 @@ class Bundle:
         tokens = tokenize(message or "")
         lexical = []
         if tokens and top_k > 0:
-            matches = rank(index.adk_candidates(), index.adk_scores(tokens), tokens,
+            matches = rank(index.adk_candidates(with_tags=False), index.adk_scores(tokens), tokens,
                            SelectionPolicy(top_k=index.N, min_score=min_score))
             prio, source, stype = data["priority"], data["source"], data["source_type"]
             lexical = [sel.LexicalCandidate(m.path, m.name, prio[m.index], source[m.index], stype[m.index], m.score)

@@ -85,13 +85,16 @@
   function SkillcIndex(header, load, dictionary) {
     this.header = header;
     this.N = header.N;
-    this.docs = header.docs;
     this._load = load;
     var sec = header.dictionary.sections;
     this._idf = section(dictionary, sec.idf);
     this._termOff = section(dictionary, sec.term_offsets);
     this._postOff = section(dictionary, sec.posting_offsets);
     this._blob = section(dictionary, sec.term_bytes);
+    this._idOff = section(dictionary, sec.doc_id_offsets);
+    this._ids = section(dictionary, sec.doc_ids);
+    this._nameOff = section(dictionary, sec.doc_name_offsets);
+    this._names = section(dictionary, sec.doc_names);
     var dl = section(dictionary, sec.doc_lengths);
     var k1 = header.bm25.k1, b = header.bm25.b, avgdl = header.avgdl;
     this._k1 = k1;
@@ -113,6 +116,15 @@
     var d = header.dictionary;
     var dictionary = await verified(load, d.file, d.size, d.sha256);
     return new SkillcIndex(header, load, dictionary);
+  };
+
+  /* The skill ID and name of document d (documents are in ID byte order). */
+  SkillcIndex.prototype.docId = function (d) {
+    return decoder.decode(this._ids.subarray(this._idOff[d], this._idOff[d + 1]));
+  };
+
+  SkillcIndex.prototype.docName = function (d) {
+    return decoder.decode(this._names.subarray(this._nameOff[d], this._nameOff[d + 1]));
   };
 
   SkillcIndex.prototype.termId = function (term) {
@@ -186,9 +198,9 @@
       }
     }
     touched.sort(function (a, b) { return acc[b] - acc[a] || a - b; });
-    var docsMeta = this.docs;
+    var self = this;
     return touched.slice(0, k).map(function (d) {
-      return { id: docsMeta[d][0], name: docsMeta[d][1], score: acc[d], index: d };
+      return { id: self.docId(d), name: self.docName(d), score: acc[d], index: d };
     });
   };
 

@@ -2,11 +2,14 @@
 
 Layout (``schemas/search-index.schema.json``; readers: ``reader.py`` and ``skillc-index.js``):
 
-* ``search.json`` — the header: parameters, the documents ``[[id, name, tags], …]`` in index order, the
-  dictionary file and the postings shards with their SHA-256 and size.
+* ``search.json`` — the header (small, so opening is fast): parameters, the dictionary file, the
+  tags file and the postings shards with their SHA-256 and size.
+* ``tags.json`` — ``{"tags": [[tag, …] per document]}``, read only when a tag filter is used.
 * ``terms.bin`` — ``idf`` (float64 × V), ``term_offsets`` (uint32 × V+1, into ``term_bytes``),
   ``posting_offsets`` (uint32 × V+1, global posting numbers), ``doc_lengths`` (uint32 × N, weighted),
-  ``body_unique`` (uint32 × N, unique body tokens: adk-rust's normaliser), ``term_bytes`` (the terms' UTF-8, sorted by bytes, concatenated).
+  ``body_unique`` (uint32 × N, unique body tokens: adk-rust's normaliser), ``doc_id_offsets`` /
+  ``doc_name_offsets`` (uint32 × N+1), then the UTF-8 blobs ``term_bytes`` (the terms, sorted by
+  bytes), ``doc_ids`` and ``doc_names`` (documents in index order: skill ID byte order).
 * ``postings-NNN.bin`` — for a contiguous range of terms: ``docs`` (uint16 when N ≤ 65,536, else
   uint32), ``tf`` (uint16, the *field-weighted* term frequency, capped at 65,535) and ``fields``
   (uint8 bit set: 1 name, 2 description, 4 tags, 8 body), each section ``count`` long, in that order.
@@ -41,6 +44,7 @@ SHARD_BYTES = 256 * 1024
 MAX_TF = 65_535
 HEADER = "search.json"
 DICTIONARY = "terms.bin"
+TAGS = "tags.json"
 
 
 @dataclass(frozen=True, slots=True)
@@ -175,9 +179,22 @@ def build(docs: Sequence[IndexDoc], *, k1: float = K1, b: float = B, shard_bytes
                              ("body_unique", array("I", body_unique), "uint32")):
         sections[name] = {"offset": len(dictionary), "type": type_, "count": len(arr)}
         dictionary += _le(arr)
-    sections["term_bytes"] = {"offset": len(dictionary), "type": "uint8", "count": len(blob)}
-    dictionary += blob
+    id_blob, name_blob = bytearray(), bytearray()
+    id_off, name_off = array("I", [0]), array("I", [0])
+    for doc in docs:
+        id_blob += doc.id.encode("utf-8")
+        id_off.append(len(id_blob))
+        name_blob += doc.name.encode("utf-8")
+        name_off.append(len(name_blob))
+    for name, arr in (("doc_id_offsets", id_off), ("doc_name_offsets", name_off)):
+        sections[name] = {"offset": len(dictionary), "type": "uint32", "count": len(arr)}
+        dictionary += _le(arr)
+    for name, data in (("term_bytes", blob), ("doc_ids", id_blob), ("doc_names", name_blob)):
+        sections[name] = {"offset": len(dictionary), "type": "uint8", "count": len(data)}
+        dictionary += data
     files[DICTIONARY] = bytes(dictionary)
+    tags = dump_json({"tags": [list(doc.tags) for doc in docs]})
+    files[TAGS] = tags
 
     header = {
         "format": FORMAT,
@@ -190,7 +207,7 @@ def build(docs: Sequence[IndexDoc], *, k1: float = K1, b: float = B, shard_bytes
         "terms": len(terms),
         "postings": int(posting_offsets[-1]),
         "doc_id_type": doc_type,
-        "docs": [[doc.id, doc.name, list(doc.tags)] for doc in docs],
+        "tags": {"file": TAGS, "size": len(tags), "sha256": _sha256(tags)},
         "dictionary": {"file": DICTIONARY, "size": len(dictionary), "sha256": _sha256(bytes(dictionary)),
                        "sections": sections},
         "shards": shards,

@@ -77,10 +77,11 @@ def _typed(np, data: bytes | memoryview, type_: str, offset: int, count: int):
 
 
 class _Shard:
-    __slots__ = ("docs", "fields", "tf")
+    __slots__ = ("docs", "fields", "impact", "tf")
 
     def __init__(self, docs, tf, fields):
         self.docs, self.tf, self.fields = docs, tf, fields
+        self.impact = None  # numpy: per-posting tf * (k1 + 1) / (tf + norm[doc]), computed on first use
 
 
 class SearchIndex:
@@ -96,7 +97,6 @@ class SearchIndex:
         self.avgdl: float = header["avgdl"]
         self.k1: float = header["bm25"]["k1"]
         self.b: float = header["bm25"]["b"]
-        self.docs: list = header["docs"]
         self.n_terms: int = header["terms"]
         self._doc_type: str = header["doc_id_type"]
         d = header["dictionary"]
@@ -108,14 +108,19 @@ class SearchIndex:
             self._post_off = _typed(self._np, data, "uint32", sec["posting_offsets"]["offset"], self.n_terms + 1)
             self._dl = _typed(self._np, data, "uint32", sec["doc_lengths"]["offset"], self.N)
             self._body_unique = _typed(self._np, data, "uint32", sec["body_unique"]["offset"], self.N)
-            start = sec["term_bytes"]["offset"]
-            self._blob = bytes(data[start: start + sec["term_bytes"]["count"]])
+            self._doc_id_off = _typed(None, data, "uint32", sec["doc_id_offsets"]["offset"], self.N + 1)
+            self._doc_name_off = _typed(None, data, "uint32", sec["doc_name_offsets"]["offset"], self.N + 1)
+            blobs = {}
+            for key in ("term_bytes", "doc_ids", "doc_names"):
+                start = sec[key]["offset"]
+                blobs[key] = bytes(data[start: start + sec[key]["count"]])
+            self._blob, self._ids, self._names = blobs["term_bytes"], blobs["doc_ids"], blobs["doc_names"]
         except (KeyError, TypeError, ValueError) as exc:
             raise BundleError(f"{self.source}: {DICTIONARY} does not match its header ({exc})") from None
         self._shard_first = [s["first_term"] for s in header["shards"]]
         self._shards: dict[int, _Shard] = {}
         self._norm = None
-        self._tag_sets: list[frozenset[str]] | None = None
+        self._tags: list[list[str]] | None = None
 
     # -- opening -------------------------------------------------------------------------------
     @classmethod
@@ -142,10 +147,10 @@ class SearchIndex:
         if not isinstance(version, int) or version > VERSION:
             raise BundleError(f"{where}: index format version {version} is newer than this skillc reads ({VERSION})",
                               hint="upgrade skillc (pip install -U skillc)")
-        for key in ("N", "avgdl", "bm25", "docs", "terms", "doc_id_type", "dictionary", "shards"):
+        for key in ("N", "avgdl", "bm25", "tags", "terms", "doc_id_type", "dictionary", "shards"):
             if key not in header:
                 raise BundleError(f"{where}: the header has no {key!r}")
-        if header["doc_id_type"] not in ("uint16", "uint32") or len(header["docs"]) != header["N"]:
+        if header["doc_id_type"] not in ("uint16", "uint32"):
             raise BundleError(f"{where}: inconsistent header")
 
     def _verified(self, name: str, size: int, sha256: str) -> bytes:
@@ -172,9 +177,30 @@ class SearchIndex:
         return shard
 
     def verify(self) -> None:
-        """Fetch and check every shard now (``skillc`` does it lazily, shard by shard)."""
+        """Fetch and check every file now (``skillc`` does it lazily, shard by shard)."""
         for i in range(len(self.header["shards"])):
             self._shard(i)
+        self.doc_tags()
+
+    # -- documents -------------------------------------------------------------------------------
+    def doc_id(self, d: int) -> str:
+        return self._ids[self._doc_id_off[d]: self._doc_id_off[d + 1]].decode("utf-8")
+
+    def doc_name(self, d: int) -> str:
+        return self._names[self._doc_name_off[d]: self._doc_name_off[d + 1]].decode("utf-8")
+
+    def doc_tags(self) -> list[list[str]]:
+        """Every document's tags (``tags.json``, fetched and verified on first use)."""
+        if self._tags is None:
+            meta = self.header["tags"]
+            try:
+                tags = json.loads(self._verified(meta["file"], meta["size"], meta["sha256"]))["tags"]
+            except (ValueError, KeyError, TypeError):
+                raise BundleError(f"{self.source}/{meta.get('file')}: not a tags file") from None
+            if len(tags) != self.N:
+                raise BundleError(f"{self.source}/{meta['file']}: {len(tags)} entries for {self.N} documents")
+            self._tags = tags
+        return self._tags
 
     # -- dictionary ------------------------------------------------------------------------------
     def term_id(self, term: str) -> int:
@@ -233,9 +259,10 @@ class SearchIndex:
             acc = np.zeros(self.N)
             for tid in tids:
                 shard, lo, hi = self._postings(tid)
-                docs = shard.docs[lo:hi]
-                tf = shard.tf[lo:hi].astype(np.float64)
-                acc[docs] += float(self._idf[tid]) * ((tf * k1p1) / (tf + norm[docs]))
+                if shard.impact is None:
+                    tf = shard.tf.astype(np.float64)
+                    shard.impact = (tf * k1p1) / (tf + norm[shard.docs])
+                acc[shard.docs[lo:hi]] += float(self._idf[tid]) * shard.impact[lo:hi]
             hit = np.flatnonzero(acc)
             if len(hit) > k:
                 kth = np.partition(acc[hit], len(hit) - k)[len(hit) - k]
@@ -254,7 +281,7 @@ class SearchIndex:
                     tf = tfs[j]
                     scores[d] = get(d, 0.0) + idf * ((tf * k1p1) / (tf + norm[d]))
             ranked = heapq.nsmallest(k, scores.items(), key=lambda kv: (-kv[1], kv[0]))
-        return [Hit(self.docs[d][0], self.docs[d][1], s, d) for d, s in ranked]
+        return [Hit(self.doc_id(d), self.doc_name(d), s, d) for d, s in ranked]
 
     # -- adk-rust ----------------------------------------------------------------------------------
     def adk_scores(self, query_tokens: Sequence[str]) -> dict[int, float]:
@@ -282,12 +309,15 @@ class SearchIndex:
                 raws[d] = raws.get(d, 0.0) + _ADK_WEIGHTS[fields[j]]
         return {d: normalise(r, self._body_unique[d]) for d, r in raws.items()}
 
-    def adk_candidates(self) -> list[AdkCandidate]:
-        return [AdkCandidate(name, doc_id, tuple(tags)) for doc_id, name, tags in self.docs]
+    def adk_candidates(self, with_tags: bool = True) -> list[AdkCandidate]:
+        tags = self.doc_tags() if with_tags else [()] * self.N
+        return [AdkCandidate(self.doc_name(d), self.doc_id(d), tuple(tags[d])) for d in range(self.N)]
 
     def adk_select(self, query: str, policy: SelectionPolicy | None = None) -> list[AdkMatch]:
+        policy = policy or SelectionPolicy()
         tokens = tokenize(query)
-        return rank(self.adk_candidates(), self.adk_scores(tokens), tokens, policy or SelectionPolicy())
+        candidates = self.adk_candidates(with_tags=bool(policy.include_tags or policy.exclude_tags))
+        return rank(candidates, self.adk_scores(tokens), tokens, policy)
 
 
 __all__ = ["Hit", "SearchIndex", "directory_fetch", "f32"]

@@ -13,7 +13,7 @@ outputs, filled by ``skills``), ``staging`` and ``cache`` (incremental reuse), `
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 from ..index.emit import emit_index
 from ..memory.emit import emit_memory

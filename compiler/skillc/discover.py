@@ -17,7 +17,8 @@ from pathlib import Path
 from .model import Diagnostic, DiscoveredItem, Discovery, ItemKind, Severity
 
 SKIP_DIRS = frozenset(
-    {".git", ".hg", ".svn", "node_modules", "target", "dist", "build", "coverage", "__pycache__", ".next"}
+    {".git", ".hg", ".svn", "node_modules", "target", "dist", "build", "coverage", "__pycache__", ".next",
+     ".skillc-build"}  # .skillc-build: a build's lock, staging and previous bundle (skillc.build)
 )
 CONVENTION_FILES = ("CLAUDE.md", "AGENTS.md", "AGENT.md", "SKILLS.md", "COPILOT.md", "GEMINI.md", "SOUL.md")
 _CONVENTION_UPPER = {n.upper(): n for n in CONVENTION_FILES}

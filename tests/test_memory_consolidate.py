@@ -178,3 +178,36 @@ def test_settings_use_seed_001_names_and_reject_unknown_ones() -> None:
         settings_from_table({"retention": {"maxPerNamespace": 5}})
     with pytest.raises(ConfigError, match="between 0 and 1"):
         settings_from_table({"retention": {"minImportance": 2}})
+
+
+def test_property_nothing_lost_and_order_independent() -> None:
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    words = st.sampled_from("pnpm npm routes api tests vitest cargo check tabs spaces deploy friday".split())
+    raw = st.fixed_dictionaries({
+        "content": st.lists(words, min_size=1, max_size=6).map(" ".join),
+        "importance": st.floats(0, 1),
+        "namespace": st.sampled_from(["global", "project/a", "project/b"]),
+        "category": st.sampled_from(["preference", "fact"]),
+        "last_accessed_at": st.sampled_from(["2025-01-01", "2026-02-01", "2026-02-28"]),
+    })
+
+    @settings(max_examples=60, deadline=None)
+    @given(st.lists(raw, min_size=1, max_size=25), st.randoms(use_true_random=False),
+           st.integers(0, 5))
+    def check(raws, rnd, limit) -> None:
+        items = [{**r, "id": f"r{i}"} for i, r in enumerate(raws)]
+        es = entries(*items)
+        s = MemorySettings(max_memories_per_namespace=limit)
+        result = consolidate(es, s, AS_OF)
+        assert all_ids(result) == {r["id"] for r in items}
+        assert result.stats["kept"] + result.stats["pruned"] + result.stats.get("duplicates", 0) \
+            + result.stats.get("near_duplicates", 0) == len(items)
+        shuffled = list(es)
+        rnd.shuffle(shuffled)
+        again = consolidate(shuffled, s, AS_OF)
+        assert [c.to_json() for c in again.entries] == [c.to_json() for c in result.entries]
+        assert [c.to_json() for c in again.pruned] == [c.to_json() for c in result.pruned]
+
+    check()

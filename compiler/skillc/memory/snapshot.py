@@ -127,6 +127,10 @@ def skill_file(skill_id: str) -> str:
 def write(snapshot: Snapshot, out: Path, *, settings: MemorySettings, skills: Sequence[SkillRef] = ()) -> list[str]:
     """Write the snapshot files into ``out`` (created if missing); returns their paths relative to it."""
     out.mkdir(parents=True, exist_ok=True)
+    if (out / "skills").is_dir() and not (out / "skills").is_symlink():
+        for old in (out / "skills").glob("*.md"):  # blocks of an earlier freeze into the same folder
+            if old.is_file() and not old.is_symlink():
+                old.unlink()
     written = ["snapshot.json", "snapshot.sqlite", "prompt.md"]
     (out / "snapshot.json").write_text(dumps(snapshot.doc), encoding="utf-8", newline="\n")
     write_sqlite(snapshot.entries, out / "snapshot.sqlite")

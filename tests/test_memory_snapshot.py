@@ -224,3 +224,19 @@ def test_build_includes_the_snapshot_and_skill_blocks(tmp_path: Path) -> None:
     bad = run_skillc("build", str(repo), "--out", str(out), "--no-site", env=ENV)
     assert bad.returncode == 1 and "bad.jsonl:1" in bad.stderr and "Traceback" not in bad.stderr
     assert (mem / "snapshot.json").exists()  # the previous bundle is untouched
+
+
+def test_freeze_never_writes_through_links_in_the_output_folder(tmp_path: Path) -> None:
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    victim = outside / "victim.txt"
+    victim.write_text("keep me")
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "snapshot.json").symlink_to(victim)
+    (out / "skills").symlink_to(outside, target_is_directory=True)
+    r = run_skillc("memory", "freeze", str(DATA / "memory"), "--skills", str(DATA / "skills"), "--out", str(out),
+                   env=ENV)
+    assert r.returncode == 0, r.stderr
+    assert victim.read_text() == "keep me" and sorted(p.name for p in outside.iterdir()) == ["victim.txt"]
+    assert not (out / "snapshot.json").is_symlink() and (out / "skills" / "pdf.md").is_file()

@@ -127,11 +127,14 @@ def skill_file(skill_id: str) -> str:
 def write(snapshot: Snapshot, out: Path, *, settings: MemorySettings, skills: Sequence[SkillRef] = ()) -> list[str]:
     """Write the snapshot files into ``out`` (created if missing); returns their paths relative to it."""
     out.mkdir(parents=True, exist_ok=True)
-    if (out / "skills").is_dir() and not (out / "skills").is_symlink():
+    if (out / "skills").is_symlink():
+        (out / "skills").unlink()  # never write through a link
+    if (out / "skills").is_dir():
         for old in (out / "skills").glob("*.md"):  # blocks of an earlier freeze into the same folder
-            if old.is_file() and not old.is_symlink():
-                old.unlink()
+            _fresh(old)
     written = ["snapshot.json", "snapshot.sqlite", "prompt.md"]
+    for name in written:
+        _fresh(out / name)
     (out / "snapshot.json").write_text(dumps(snapshot.doc), encoding="utf-8", newline="\n")
     write_sqlite(snapshot.entries, out / "snapshot.sqlite")
     (out / "prompt.md").write_text(
@@ -145,6 +148,12 @@ def write(snapshot: Snapshot, out: Path, *, settings: MemorySettings, skills: Se
         (out / rel).write_text(block, encoding="utf-8", newline="\n")
         written.append(rel)
     return written
+
+
+def _fresh(path: Path) -> None:
+    """Unlink a file or link about to be written: never write through a link or into a shared inode."""
+    if path.is_symlink() or path.is_file():
+        path.unlink()
 
 
 # ---------------------------------------------------------------- SQLite
@@ -213,12 +222,9 @@ def _library_body(p: Mapping[str, Any]) -> str:
 
 
 def write_sqlite(entries: Sequence[Mapping[str, Any]], path: Path) -> None:
-    if path.exists():
-        os.chmod(path, 0o644)
-        path.unlink()
+    _fresh(path)
     tmp = path.with_name(path.name + ".tmp")
-    if tmp.exists():
-        tmp.unlink()
+    _fresh(tmp)
     con = sqlite3.connect(tmp, isolation_level=None)
     try:
         con.execute("PRAGMA page_size = 4096")

@@ -184,7 +184,7 @@ def test_property_nothing_lost_and_order_independent() -> None:
     from hypothesis import given, settings
     from hypothesis import strategies as st
 
-    words = st.sampled_from("pnpm npm routes api tests vitest cargo check tabs spaces deploy friday".split())
+    words = st.sampled_from(["pnpm", "npm", "routes", "api", "tests", "vitest", "cargo", "check", "tabs", "spaces", "deploy", "friday"])
     raw = st.fixed_dictionaries({
         "content": st.lists(words, min_size=1, max_size=6).map(" ".join),
         "importance": st.floats(0, 1),

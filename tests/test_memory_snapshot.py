@@ -240,3 +240,26 @@ def test_freeze_never_writes_through_links_in_the_output_folder(tmp_path: Path) 
     assert r.returncode == 0, r.stderr
     assert victim.read_text() == "keep me" and sorted(p.name for p in outside.iterdir()) == ["victim.txt"]
     assert not (out / "snapshot.json").is_symlink() and (out / "skills" / "pdf.md").is_file()
+
+
+def test_sqlite_ddl_is_the_seeds_own_and_the_app_can_keep_writing(tmp_path: Path) -> None:
+    seeds = PROJECT.parent / "shared" / "seeds"
+    if seeds.is_dir():
+        seed_text = " ".join("".join(p.read_text() for p in seeds.glob("00[01]_*.txt")).split())
+        for name in ("plan_cascade.sql", "talkcody.sql"):
+            for stmt in (PROJECT / "templates" / "memory" / name).read_text().split(";"):
+                body = " ".join(line for line in stmt.splitlines() if not line.lstrip().startswith("-- "))
+                if body.strip():
+                    assert " ".join(body.split()) in seed_text, stmt[:80]
+    out, _ = freeze(tmp_path)
+    copy = tmp_path / "app.sqlite"
+    copy.write_bytes((out / "snapshot.sqlite").read_bytes())
+    con = sqlite3.connect(copy)
+    con.execute("INSERT INTO memories (id, type, content, importance, namespace, metadata, created_at, updated_at) "
+                "VALUES ('new', 'semantic', 'Prefer ripgrep for searching', 0.8, '[\"global\"]', '{}', 1, 1)")
+    con.execute("DELETE FROM memories WHERE id = 'pref-pnpm'")
+    assert con.execute("SELECT count(*) FROM memories_fts WHERE memories_fts MATCH 'ripgrep'").fetchone() == (1,)
+    assert con.execute("SELECT count(*) FROM memories_fts WHERE memories_fts MATCH 'pnpm'").fetchone() == (0,)
+    con.execute("INSERT INTO project_memories (id, project_path, category, content) VALUES ('x', 'acme', 'fact', 'y')")
+    with pytest.raises(sqlite3.IntegrityError):
+        con.execute("INSERT INTO project_memories (id, project_path, category, content) VALUES ('z', 'acme', 'mood', 'y')")

@@ -111,6 +111,7 @@ def test_values_keep_their_written_form_and_unknown_keys_are_kept():
     assert fm.data["created"] == datetime.date(2026, 1, 25) and fm.scalars[("created",)].tag == "timestamp"
     assert fm.data["x-custom"] == {"a": [1, True]}
     assert fm.scalars[("x-custom", "a", 1)].text == "yes"
+    assert fm.scalars[("name",)].style is None  # plain, whichever YAML parser (C or Python) ran
 
 
 # --- framing diagnostics -------------------------------------------------------------------------

@@ -59,7 +59,7 @@ class Diagnostic:
     fix: Fix | None = None
 
     def sort_key(self) -> tuple:
-        return (self.path.encode(), self.line, self.column, self.code, self.message)
+        return (self.path.encode("utf-8", "surrogateescape"), self.line, self.column, self.code, self.message)
 
     def to_json(self) -> dict[str, Any]:
         return {

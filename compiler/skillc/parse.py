@@ -154,7 +154,7 @@ def load_yaml(text: str, line_offset: int = 0) -> tuple[Any, dict, dict, list[tu
             scalar = Scalar(
                 tag.rsplit(":", 1)[-1],
                 event.value,
-                event.style,
+                event.style or None,  # libyaml reports plain scalars as '', the Python parser as None
                 pos(event.start_mark),
                 pos(event.end_mark),
             )

@@ -1,0 +1,282 @@
+"""`skillc lint` through the installed command: PATH handling, options, config, fixes, exit codes."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from conftest import run_skillc, write_skill
+from skillc.report import gh_escape_data, gh_escape_property, render_github
+
+
+def snapshot(root: Path) -> dict:
+    """Every path under root with its bytes and modification time (to prove nothing was written)."""
+    out = {}
+    for p in sorted(root.rglob("*")):
+        st = p.lstat()
+        out[str(p)] = (p.read_bytes() if p.is_file() and not p.is_symlink() else None, st.st_mtime_ns)
+    return out
+
+
+def lint_json(*args: str, cwd: Path, env: dict | None = None) -> tuple[int, dict]:
+    proc = run_skillc("lint", "--format", "json", *args, cwd=cwd, env=env)
+    assert "Traceback" not in proc.stderr, proc.stderr
+    return proc.returncode, json.loads(proc.stdout)
+
+
+def codes(report: dict) -> list[tuple[str, str]]:
+    return [(d["path"], d["code"]) for d in report["diagnostics"]]
+
+
+# --- exit codes ----------------------------------------------------------------------------------
+
+def test_exit_codes(repo: Path):
+    write_skill(repo, "good")
+    assert run_skillc("lint", cwd=repo).returncode == 0
+    write_skill(repo, "Mismatch", name="mismatch")  # S308: a warning under the recommended profile
+    proc = run_skillc("lint", cwd=repo)
+    assert proc.returncode == 0 and "S308" in proc.stdout and "1 warning" in proc.stdout
+    assert run_skillc("lint", "--strict", cwd=repo).returncode == 1
+    assert run_skillc("lint", "--profile", "spec", cwd=repo).returncode == 1  # an error there
+    bad = run_skillc("lint", "no-such-dir", cwd=repo)
+    assert bad.returncode == 2 and "does not exist" in bad.stderr
+    unknown = run_skillc("lint", "--select", "Z9", cwd=repo)
+    assert unknown.returncode == 2 and "Z9" in unknown.stderr
+    assert run_skillc("lint", "--fix", "--diff", cwd=repo).returncode == 2
+
+
+def test_select_ignore_extend_select(repo: Path):
+    write_skill(repo, "Mismatch", name="mismatch")
+    write_skill(repo, "colon", frontmatter="name: colon\ndescription: Use when: asked\n")
+    _, r = lint_json(cwd=repo)
+    assert {c for _, c in codes(r)} == {"S308", "P209"}
+    _, r = lint_json("--select", "P2", cwd=repo)
+    assert codes(r) == [("colon/SKILL.md", "P209")]
+    _, r = lint_json("--ignore", "p209", cwd=repo)  # codes are case-insensitive
+    assert codes(r) == [("Mismatch/SKILL.md", "S308")]
+    # S314 is only in the spec profile; --extend-select adds it to recommended.
+    write_skill(repo, "tools", frontmatter="name: tools\ndescription: d\nallowed-tools: [Read, Bash]\n")
+    _, r = lint_json(cwd=repo)
+    assert ("tools/SKILL.md", "S314") not in codes(r)
+    _, r = lint_json("--extend-select", "S314", cwd=repo)
+    assert ("tools/SKILL.md", "S314") in codes(r)
+
+
+# --- PATH handling -------------------------------------------------------------------------------
+
+def test_paths_relative_to_the_single_root(repo: Path):
+    write_skill(repo, "skills/colon", frontmatter="name: colon\ndescription: Use when: asked\n")
+    _, r = lint_json("skills", cwd=repo)
+    assert codes(r) == [("colon/SKILL.md", "P209")] and r["diagnostics"][0]["skill"] == "colon"
+    _, r = lint_json(str(repo / "skills"), cwd=Path("/"))
+    assert codes(r) == [("colon/SKILL.md", "P209")]
+
+
+def test_several_roots_are_relative_to_the_current_directory(repo: Path, tmp_path: Path):
+    write_skill(repo, "a/x", frontmatter="name: x\ndescription: Use when: asked\n")
+    write_skill(repo, "b/y", frontmatter="name: y\ndescription: Use when: asked\n")
+    _, r = lint_json("a", "b", cwd=repo)
+    assert codes(r) == [("a/x/SKILL.md", "P209"), ("b/y/SKILL.md", "P209")]
+    assert r["summary"]["skills"] == 2
+    _, r = lint_json("a", ".", "a/x/SKILL.md", cwd=repo)  # nested and repeated arguments: linted once
+    assert r["summary"]["skills"] == 2
+
+
+def test_file_arguments_as_pre_commit_passes_them(repo: Path):
+    write_skill(repo, "skills/a", frontmatter="name: a\ndescription: Use when: asked\n")
+    write_skill(repo, "skills/b", frontmatter="name: b\ndescription: Use when: asked\n")
+    write_skill(repo, "skills/c")
+    (repo / "CLAUDE.md").write_text("")
+    (repo / "README.md").write_text("# not a skill\n")
+    rc, r = lint_json("skills/a/SKILL.md", "skills/c/SKILL.md", "CLAUDE.md", cwd=repo)
+    assert rc == 1
+    assert codes(r) == [("CLAUDE.md", "L904"), ("skills/a/SKILL.md", "P209")]  # b is not linted
+    assert r["summary"]["skills"] == 3
+    proc = run_skillc("lint", "README.md", "skills/c/SKILL.md", cwd=repo)
+    assert proc.returncode == 0 and "README.md is not a skill" in proc.stderr
+    # A SKILL.md outside the current directory: rooted at the folder above its skill.
+    elsewhere = repo.parent / "elsewhere"
+    elsewhere.mkdir()
+    _, r = lint_json(str(repo / "skills" / "b" / "SKILL.md"), cwd=elsewhere)
+    assert codes(r) == [("b/SKILL.md", "P209")]
+
+
+def test_assets_fixture_passed_as_a_file_is_skipped(repo: Path):
+    write_skill(repo, "s")
+    (repo / "s" / "assets" / "sample").mkdir(parents=True)
+    (repo / "s" / "assets" / "sample" / "SKILL.md").write_text("no frontmatter\n")
+    proc = run_skillc("lint", "s/assets/sample/SKILL.md", cwd=repo)
+    assert proc.returncode == 0 and "is not a skill" in proc.stderr
+
+
+# --- configuration -------------------------------------------------------------------------------
+
+def test_skills_toml_and_pyproject_configuration(repo: Path):
+    write_skill(repo, "skills/Mismatch", name="mismatch")
+    write_skill(repo, "skills/colon", frontmatter="name: colon\ndescription: Use when: asked\n")
+    (repo / "skills.toml").write_text('[lint]\nignore = ["S308"]\n[lint.per-path-ignores]\n"skills/colon/*" = ["P209"]\n')
+    rc, r = lint_json(cwd=repo)
+    assert (rc, codes(r)) == (0, [])
+    # Found from a sub-folder root too, with per-path globs relative to the config's folder.
+    rc, r = lint_json("skills", cwd=repo)
+    assert (rc, codes(r)) == (0, [])
+    (repo / "skills.toml").unlink()
+    (repo / "pyproject.toml").write_text('[project]\nname = "x"\n[tool.skillc.lint]\nselect = ["P2"]\n')
+    _, r = lint_json(cwd=repo)
+    assert codes(r) == [("skills/colon/SKILL.md", "P209")]
+    other = repo.parent / "other.toml"
+    other.write_text('[lint]\nprofile = "spec"\n')
+    rc, r = lint_json("--config", str(other), cwd=repo)
+    assert rc == 1 and ("skills/Mismatch/SKILL.md", "S308") in codes(r)
+    assert r["diagnostics"][[c for _, c in codes(r)].index("S308")]["severity"] == "error"
+
+
+def test_bad_configuration_is_one_line_naming_the_file(repo: Path):
+    write_skill(repo, "a")
+    (repo / "skills.toml").write_text('[lint]\nselect = "P2"\nbogus = 1\n')
+    proc = run_skillc("lint", cwd=repo)
+    assert proc.returncode == 2 and proc.stdout == ""
+    assert "skills.toml:3" in proc.stderr and "bogus" in proc.stderr and "Traceback" not in proc.stderr
+    (repo / "skills.toml").write_text("[lint\n")
+    proc = run_skillc("lint", cwd=repo)
+    assert proc.returncode == 2 and "invalid TOML" in proc.stderr
+
+
+# --- fixes ---------------------------------------------------------------------------------------
+
+def test_fix_applies_safe_fixes_until_stable_and_keeps_mode(repo: Path):
+    d = repo / "w"
+    d.mkdir()
+    f = d / "SKILL.md"
+    f.write_bytes(b"\xef\xbb\xbf---\r\nname: w\r\ndescription: Use when: asked\r\nversion: 2.0\r\n---\r\n# W\r\n")
+    f.chmod(0o640)
+    before = snapshot(repo)
+    diff = run_skillc("lint", "--diff", cwd=repo)
+    assert diff.returncode == 1 and "+description: 'Use when: asked'" in diff.stdout
+    assert snapshot(repo) == before  # --diff writes nothing
+    proc = run_skillc("lint", "--fix", cwd=repo)
+    assert "Fixed" in proc.stdout, proc.stdout + proc.stderr
+    assert f.read_bytes() == b"---\nname: w\ndescription: 'Use when: asked'\nversion: '2.0'\n---\n# W\n"
+    assert proc.returncode == 0 and (f.stat().st_mode & 0o777) == 0o640
+    assert sorted(p.name for p in d.iterdir()) == ["SKILL.md"]  # no temporary file left behind
+    again = run_skillc("lint", "--fix", cwd=repo)
+    assert again.returncode == 0 and "Fixed" not in again.stdout
+
+
+def test_fix_through_a_symlink_writes_the_target_and_keeps_the_link(repo: Path):
+    write_skill(repo, "real", frontmatter="name: real\ndescription: Use when: asked\n")
+    (repo / "alias").mkdir()
+    os.symlink("../real/SKILL.md", repo / "alias" / "SKILL.md")
+    assert run_skillc("lint", "--fix", cwd=repo).returncode == 0
+    assert (repo / "alias" / "SKILL.md").is_symlink()
+    assert "'Use when: asked'" in (repo / "real" / "SKILL.md").read_text()
+
+
+def test_lint_writes_nothing_without_fix(repo: Path, tmp_path: Path):
+    write_skill(repo, "a", frontmatter="name: a\ndescription: Use when: asked\n")
+    (repo / "b").mkdir()
+    (repo / "b" / "SKILL.md").write_bytes(b"\xef\xbb\xbf---\r\nname: b\r\n---\r\n")
+    before = snapshot(repo)
+    for fmt in ("text", "json", "github", "sarif"):
+        run_skillc("lint", "--format", fmt, cwd=repo)
+    assert snapshot(repo) == before
+    out = tmp_path / "report.sarif"
+    proc = run_skillc("lint", "--format", "sarif", "--output", str(out), cwd=repo)
+    assert proc.returncode == 1 and proc.stdout == "" and json.loads(out.read_text())["version"] == "2.1.0"
+    assert snapshot(repo) == before
+
+
+# --- text output ---------------------------------------------------------------------------------
+
+def test_colour_only_on_request_or_a_terminal(repo: Path):
+    write_skill(repo, "colon", frontmatter="name: colon\ndescription: Use when: asked\n")
+    plain = run_skillc("lint", cwd=repo)  # a pipe, NO_COLOR set by run_skillc
+    assert "\x1b[" not in plain.stdout
+    env = {k: v for k, v in os.environ.items() if k != "NO_COLOR"}
+    forced = run_skillc("lint", cwd=repo, env={"FORCE_COLOR": "1", "NO_COLOR": ""})
+    assert "\x1b[31m" in forced.stdout or "\x1b[1m\x1b[31m" in forced.stdout
+    assert "\x1b[" not in run_skillc("lint", cwd=repo, env={**env, "FORCE_COLOR": "1", "NO_COLOR": "1"}).stdout
+    quiet = run_skillc("lint", "-q", cwd=repo)
+    assert quiet.stdout == "Checked 1 file: 1 error, 0 warnings.\n"
+
+
+def test_github_annotation_escaping():
+    assert gh_escape_data("50% done\r\nnext") == "50%25 done%0D%0Anext"
+    assert gh_escape_property("a:b,c%d\n") == "a%3Ab%2Cc%25d%0A"
+    from skillc.model import Diagnostic, Severity
+
+    d = Diagnostic("P209", Severity.ERROR, "we:ird,dir/SKILL.md", 3, 4, "bad: value\nnext, 100%")
+    out = render_github([], [d])
+    assert out.splitlines()[0] == (
+        "::error file=we%3Aird%2Cdir/SKILL.md,line=3,col=4,title=P209::P209 bad: value%0Anext, 100%25")
+
+
+# --- bad input: every problem named, the run goes on ---------------------------------------------
+
+def test_hostile_tree_gets_a_verdict_for_every_file(repo: Path):
+    write_skill(repo, "good")
+    (repo / "binary").mkdir()
+    (repo / "binary" / "SKILL.md").write_bytes(bytes(range(256)))
+    (repo / "latin1").mkdir()
+    (repo / "latin1" / "SKILL.md").write_bytes(b"---\nname: latin1\ndescription: caf\xe9\n---\n")
+    (repo / "big").mkdir()
+    with open(repo / "big" / "SKILL.md", "wb") as fh:
+        fh.truncate(50 * 1024 * 1024)
+    write_skill(repo, "bomb", frontmatter="a: &a [x, x, x, x, x, x, x, x, x, x]\n" + "".join(
+        f"{c}: &{c} [{', '.join([f'*{p}'] * 10)}]\n" for p, c in zip("abcde", "bcdef")))
+    write_skill(repo, "deep", frontmatter="a: " + "[" * 100_000 + "]" * 100_000 + "\n")
+    write_skill(repo, "blockdeep", frontmatter="a:\n" + "- " * 50_000 + "x\n")
+    os.symlink("loop2", repo / "loop1")
+    os.symlink("loop1", repo / "loop2")
+    odd = os.fsencode(str(repo)) + b"/bad\xffname"
+    os.mkdir(odd)
+    with open(odd + b"/SKILL.md", "wb") as fh:
+        fh.write(b"---\nname: x\ndescription: Use when: asked\n---\n")
+    for fmt in ("text", "github", "sarif"):
+        proc = run_skillc("lint", "--format", fmt, cwd=repo)
+        assert proc.returncode == 1 and "Traceback" not in proc.stderr and proc.stderr == "", proc.stderr
+    rc, r = lint_json(cwd=repo)
+    assert rc == 1
+    by_path = {}
+    for path, code in codes(r):
+        by_path.setdefault(path, set()).add(code)
+    assert by_path["binary/SKILL.md"] >= {"P211"}
+    assert by_path["latin1/SKILL.md"] >= {"P211"}
+    assert by_path["big/SKILL.md"] >= {"P212"}
+    assert by_path["bomb/SKILL.md"] >= {"P213"}
+    assert by_path["deep/SKILL.md"] >= {"P213"}
+    assert by_path["blockdeep/SKILL.md"] >= {"P213"}
+    assert by_path["loop1"] == {"D103"} and by_path["loop2"] == {"D103"}
+    assert by_path["bad\\xffname/SKILL.md"] >= {"P209"}  # an undecodable name is shown, not a crash
+    assert "good/SKILL.md" not in by_path
+    assert r["summary"]["skills"] == 8
+
+
+def test_internal_error_is_one_line_with_a_hint(repo: Path, monkeypatch, capsys):
+    import skillc.commands.lint as cmd
+    from skillc.cli import main
+
+    def boom(*a, **k):
+        raise RuntimeError("simulated bug")
+
+    monkeypatch.setattr(cmd, "lint_root", boom)
+    with pytest.raises(SystemExit) as exc:
+        main(["lint", str(repo)])
+    assert exc.value.code == 2
+    err = capsys.readouterr().err.splitlines()
+    assert err == ["skillc: internal error: RuntimeError: simulated bug",
+                   "  hint: run again with --debug for a traceback, and report it"]
+    with pytest.raises(RuntimeError):
+        main(["--debug", "lint", str(repo)])
+    with pytest.raises(RuntimeError):
+        main(["lint", "--debug", str(repo)])
+
+
+def test_help_explains_paths_formats_and_exit_codes():
+    out = run_skillc("lint", "--help").stdout
+    for word in ("PATH", "--format", "sarif", "--strict", "--select", "--ignore", "--extend-select", "--fix",
+                 "--diff", "--config", "--profile", "--output", "Exit status"):
+        assert word in out, word

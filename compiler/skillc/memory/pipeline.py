@@ -24,9 +24,9 @@ class MemoryInputError(BuildError):
     """Memory files have problems (exit 1); ``problems`` lists every one with file and line."""
 
     def __init__(self, problems: Sequence[Problem]) -> None:
-        first = problems[0] if problems else None
-        more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
-        super().__init__(f"{first}{more}" if first else "memory input problems",
+        n = len(problems)
+        first = f"; the first: {problems[0]}" if n > 1 else (f": {problems[0]}" if n else "")
+        super().__init__(f"{n} problem{'s' if n != 1 else ''} in the memory files{first}",
                          hint="fix the entries, or pass --keep-going to skip or repair them")
         self.problems = tuple(problems)
 

@@ -444,7 +444,7 @@ def run_build(opts: BuildOptions, progress: Progress | None = None) -> BuildResu
                 "config_files": _shown_config_files(cfg.config_files, opts.cwd),
                 "staging": staging, "artifacts": {}, "lint_status": lint_status,
                 "lint_summary": _lint_summary(cfg.lint, len(all_skills), diagnostics),
-                "excluded_reasons": failing, "jobs": jobs,
+                "excluded_reasons": failing, "jobs": jobs, "keep_going": opts.keep_going,
                 "external": cfg.external,  # Plan Cascade detection rules, for api/index/select.json
             }
             memory = tuple(Path(p) for p in opts.memory)

@@ -7,9 +7,9 @@ printed with ratios.  Targets (issue 4): open <= 20 ms, p95 <= 2x tantivy's.
 
 from __future__ import annotations
 
+import os
 import random
 import statistics
-import os
 import time
 from pathlib import Path
 

@@ -27,14 +27,18 @@ def schema():
 
 def write_whoosh(directory: Path, docs: Sequence[IndexDoc], tokens: Sequence[DocTokens]) -> None:
     try:
-        from whoosh import index
+        from whoosh.filedb.filestore import FileStorage
     except ImportError:
         raise SkillcError("--emit whoosh needs whoosh-reloaded", hint="pip install 'skillc[whoosh]'") from None
+
+    class _FixedTimeStorage(FileStorage):
+        def file_modified(self, name):  # compound segment files record their parts' mtimes
+            return 0.0
     directory.mkdir(parents=True, exist_ok=True)
     state = random.getstate()
     random.seed(0)  # whoosh names segments with the global `random`: fixed names, deterministic bytes
     try:
-        ix = index.create_in(str(directory), schema())
+        ix = _FixedTimeStorage(str(directory)).create_index(schema())
         writer = ix.writer(limitmb=256)
         for doc, tok in zip(docs, tokens):
             writer.add_document(id=doc.id, title=doc.name, name=" ".join(tok.name),

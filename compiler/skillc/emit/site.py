@@ -1,16 +1,23 @@
 """The minimal docs page (``index.html`` from ``templates/site/``): every collection and skill with
 its provenance (repository, tier, what it shadowed), lint status and size.  Everything is
 HTML-escaped (Jinja autoescape), and a Content-Security-Policy forbids scripts: skill text is
-hostile."""
+hostile.
+
+``emit_site`` builds the full docs site (``skillc.site``: mkdocs + material, a page per skill and
+collection, provenance, lint report, memory, search) instead when mkdocs and material are
+importable; this page is the fallback of an install without the ``site`` extra, and says so in
+its footer."""
 
 from __future__ import annotations
 
+import os
 from functools import cache
 from urllib.parse import quote
 
 from .. import __version__
 from ..resolve_types import EmitContext
 from ..resources import template_dir
+from ..site import SITE_EXTRA_HINT
 from .common import write
 
 
@@ -30,9 +37,32 @@ def human_size(n: int) -> str:
     return str(n)
 
 
+def site_engine(env: dict | None = None) -> str:
+    """``mkdocs`` when mkdocs and material are importable (the ``site`` extra), else ``minimal``;
+    ``$SKILLC_SITE`` (``mkdocs`` or ``minimal``) forces one."""
+    from ..errors import ConfigError
+    from ..site import SITE_EXTRA_HINT, available
+
+    wanted = (env if env is not None else os.environ).get("SKILLC_SITE", "").strip().lower()
+    if wanted not in ("", "mkdocs", "minimal"):
+        raise ConfigError(f"SKILLC_SITE must be 'mkdocs' or 'minimal', not {wanted!r}")
+    if wanted == "minimal":
+        return "minimal"
+    if available():
+        return "mkdocs"
+    if wanted == "mkdocs":
+        raise ConfigError("SKILLC_SITE=mkdocs but mkdocs and mkdocs-material are not installed",
+                          hint=SITE_EXTRA_HINT)
+    return "minimal"
+
+
 def emit_site(ctx: EmitContext) -> None:
     if not ctx.options.get("site", True):
         return
+    if site_engine() == "mkdocs":  # the full docs site (skillc.site); else the minimal page below
+        from ..site import emit_mkdocs_site
+
+        return emit_mkdocs_site(ctx)
     res = ctx.resolution
     artifacts = ctx.options.get("artifacts") or {}
     lint = ctx.options.get("lint_status") or {}
@@ -52,5 +82,5 @@ def emit_site(ctx: EmitContext) -> None:
             "archive": quote(art.archive[0], safe="/") if art is not None and art.archive else None,
         })
     html = _environment().get_template("index.html.j2").render(
-        version=__version__, skills=rows, collections=res.collections, excluded=res.excluded)
+        version=__version__, hint=SITE_EXTRA_HINT, skills=rows, collections=res.collections, excluded=res.excluded)
     write(ctx.out, "index.html", html.encode("utf-8"))

@@ -1,0 +1,128 @@
+"""The team docs site: an mkdocs + mkdocs-material project generated from the build, built into the
+bundle's root (``index.html``, ``skills/<id>/``, ``collections/…``, ``provenance/``, ``lint/``,
+``memory/``, ``search/``, ``assets/``).
+
+    site_model(ctx)            what to show (``model.py``, pure)
+    project_files(model)       mkdocs.yml + docs/**.md as text (``pages.py``, pure; templates in ``site/``)
+    write_project(files, dir)  the mkdocs project on disk, with ``site/overrides`` and ``site/assets``
+    run_mkdocs(project, dir)   ``python -m mkdocs build`` in a child process (deterministic environment)
+    install(site_dir, out)     the built site moved into the bundle (sitemaps dropped: no site URL)
+
+``emit_mkdocs_site(ctx)`` runs them all; ``skillc.emit.site.emit_site`` calls it when mkdocs and
+material are importable (``pip install 'skillc[site]'``), else writes the minimal page.
+
+The project is written to a temporary sibling of the staging folder (``<staging>.site-*``, removed
+afterwards and swept by the next build if the process dies), so nothing lands outside the build's
+own folders.  mkdocs runs in a child process: it never sees the build's monkeypatches, log handlers
+or environment, and its clock is pinned (``SOURCE_DATE_EPOCH``, ``TZ=UTC``) so the same inputs give
+a byte-identical site.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+from typing import Mapping
+
+from ..errors import BuildError
+from ..resolve_types import EmitContext
+
+SITE_EXTRA_HINT = "pip install 'skillc[site]'"
+# Built by mkdocs but meaningless in a bundle: no site_url is known, and the search plugin is off.
+DROPPED = ("sitemap.xml", "sitemap.xml.gz", "assets/javascripts/lunr", "assets/javascripts/workers")
+RESERVED = frozenset({"api", ".well-known", "_routing", "_redirects", "_headers"})
+
+
+def available() -> bool:
+    """mkdocs and mkdocs-material are importable (the ``site`` extra)."""
+    return all(importlib.util.find_spec(m) is not None for m in ("mkdocs", "material"))
+
+
+def _data(name: str) -> Path:
+    from ..resources import data_dir
+
+    return data_dir("site") / name
+
+
+def write_project(files: Mapping[str, str], dest: Path) -> Path:
+    """Write the generated files below ``dest`` with the theme overrides and assets; returns mkdocs.yml."""
+    for rel in sorted(files):
+        path = dest / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(files[rel], encoding="utf-8", newline="\n")
+    shutil.copytree(_data("overrides"), dest / "overrides", dirs_exist_ok=True)
+    shutil.copytree(_data("assets"), dest / "docs" / "assets", dirs_exist_ok=True)
+    return dest / "mkdocs.yml"
+
+
+def mkdocs_env(epoch: int, base: Mapping[str, str] | None = None) -> dict[str, str]:
+    env = dict(os.environ if base is None else base)
+    env.update({"SOURCE_DATE_EPOCH": str(epoch), "TZ": "UTC", "LC_ALL": "C.UTF-8", "LANG": "C.UTF-8",
+                "PYTHONHASHSEED": "0", "PYTHONDONTWRITEBYTECODE": "1"})
+    env.pop("PYTHONWARNINGS", None)
+    return env
+
+
+def run_mkdocs(config: Path, site_dir: Path, epoch: int = 0) -> None:
+    """``mkdocs build`` of ``config`` into ``site_dir`` in a child process; BuildError on failure."""
+    cmd = [sys.executable, "-m", "mkdocs", "build", "--clean", "--config-file", str(config),
+           "--site-dir", str(site_dir)]
+    try:
+        proc = subprocess.run(cmd, cwd=config.parent, env=mkdocs_env(epoch), capture_output=True, text=True,
+                              errors="replace", timeout=None)
+    except OSError as exc:
+        raise BuildError(f"cannot run mkdocs for the docs site: {exc}", hint=SITE_EXTRA_HINT) from None
+    if proc.returncode != 0:
+        lines = [ln for ln in (proc.stderr or proc.stdout).splitlines() if ln.strip()]
+        errors = [ln for ln in lines if "ERROR" in ln or "Error" in ln] or lines
+        detail = errors[-1].strip() if errors else f"exit status {proc.returncode}"
+        raise BuildError(f"mkdocs could not build the docs site: {detail}",
+                         hint="rebuild with --no-site to skip it, or report the skill text that breaks it")
+
+
+def install(site_dir: Path, out: Path) -> list[str]:
+    """Move the built site into the bundle folder ``out``; returns the top-level names installed."""
+    for rel in DROPPED:
+        path = site_dir / rel
+        if path.is_dir():
+            shutil.rmtree(path)
+        elif path.exists():
+            path.unlink()
+    for folder, _, names in os.walk(site_dir / "assets"):
+        for name in names:
+            if name.endswith(".map"):  # source maps of material's minified files: 1 MB nobody needs
+                os.unlink(os.path.join(folder, name))
+    names = sorted(os.listdir(site_dir))
+    clash = [n for n in names if n in RESERVED or (out / n).exists() or (out / n).is_symlink()]
+    if clash:
+        raise BuildError(f"the docs site would overwrite {', '.join(clash)} in the bundle")
+    for name in names:
+        os.rename(site_dir / name, out / name)
+    return names
+
+
+def build_site(ctx: EmitContext, options: Mapping[str, object] | None = None) -> list[str]:
+    from .model import site_model
+    from .pages import project_files
+
+    files = project_files(site_model(ctx), options)
+    epoch = int(ctx.options.get("source_date_epoch") or ctx.options.get("epoch") or 0)
+    work = Path(tempfile.mkdtemp(prefix=f"{ctx.out.name}.site-", dir=ctx.out.parent))
+    try:
+        config = write_project(files, work / "project")
+        run_mkdocs(config, work / "site", epoch)
+        return install(work / "site", ctx.out)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def emit_mkdocs_site(ctx: EmitContext) -> None:
+    build_site(ctx)
+
+
+__all__ = ["available", "build_site", "emit_mkdocs_site", "install", "run_mkdocs", "write_project"]

@@ -1,0 +1,117 @@
+"""A Python-Markdown extension that makes hostile Markdown (skill bodies, descriptions, memories)
+safe to publish: ``markdown_extensions: [skillc.site.markdown_safe]`` in ``mkdocs.yml``.
+
+* **No raw HTML.**  Python-Markdown passes raw HTML through; this extension removes the block
+  preprocessor (``html_block``) and the inline pattern (``html``) that do it, so ``<script>``,
+  ``<img onerror=…>`` and friends are text (the serializer writes ``&lt;``).  This is the approach
+  Python-Markdown's own release notes give for the removed ``safe_mode``.
+* **No script URLs.**  Every ``href``/``src`` is checked after unescaping (Markdown escapes, HTML
+  entities, control characters and spaces removed): only ``http``, ``https`` and ``mailto`` schemes,
+  and scheme-less (relative) URLs, are kept; anything else (``javascript:``, ``data:``,
+  ``vbscript:``, ``file:``…) loses the attribute and the element gets the class ``skillc-unsafe-link``.
+* **Attribute allow-list.**  Only ``href src alt title id class start align`` and a table cell's
+  ``style="text-align: …"`` survive; element IDs that could shadow the theme's own (``__…``,
+  ``md-…``) are prefixed with ``h-``.
+* **Relative links of a skill body** point at the bundle's copy of the skill's files: a page that
+  defines the reference ``[skillc-files]: <url>`` (the site generator writes it after the body, so
+  it wins over any definition in the body) gets ``references/x.md`` rewritten to
+  ``<url>references/x.md``.
+* **Badges.**  An inline code span that is exactly ``[PREF]`` ``[CONV]`` ``[PATN]`` ``[WARN]``
+  ``[FACT]`` ``[EPIS]`` ``[PROC]`` gets the classes ``skillc-badge skillc-badge-<name>`` (seed 000's
+  memory tab colours, in ``assets/skillc/site.css``).  Cosmetic only: content may use them too.
+"""
+
+from __future__ import annotations
+
+import html
+import posixpath
+import re
+import xml.etree.ElementTree as etree
+
+from markdown import Markdown
+from markdown.extensions import Extension
+from markdown.treeprocessors import Treeprocessor, UnescapeTreeprocessor
+
+SAFE_SCHEMES = frozenset({"http", "https", "mailto"})
+BADGES = frozenset({"[PREF]", "[CONV]", "[PATN]", "[WARN]", "[FACT]", "[EPIS]", "[PROC]"})
+FILES_REFERENCE = "skillc-files"
+_ALLOWED_ATTRS = frozenset({"href", "src", "alt", "title", "id", "class", "start", "align", "style"})
+_SCHEME = re.compile(r"^([a-zA-Z][a-zA-Z0-9+.\-]*):")
+_INVISIBLE = re.compile(r"[\x00-\x20\x7f-\x9f\u200b-\u200f\u2028\u2029\ufeff]+")
+_ALIGN_STYLE = re.compile(r"^\s*text-align:\s*(left|right|center)\s*;?\s*$")
+_RESERVED_ID = re.compile(r"^(__|md-|h-)", re.I)
+_unescape = UnescapeTreeprocessor().unescape
+
+
+def url_scheme(url: str) -> str | None:
+    """The scheme a browser would see in ``url`` (lower-cased), or None for a relative URL."""
+    plain = html.unescape(_unescape(url))
+    plain = _INVISIBLE.sub("", plain)
+    m = _SCHEME.match(plain)
+    return m.group(1).lower() if m else None
+
+
+def safe_url(url: str) -> bool:
+    scheme = url_scheme(url)
+    return scheme is None or scheme in SAFE_SCHEMES
+
+
+def rebase(url: str, base: str) -> str:
+    """``url`` (relative to a skill's folder) made relative to ``base`` (the skill's files in the
+    bundle).  Absolute paths, fragments, queries and protocol-relative URLs are left alone."""
+    plain = _unescape(url)
+    if not plain or plain.startswith(("#", "/", "?", "\\")) or url_scheme(plain) is not None:
+        return url
+    m = re.search(r"[?#]", plain)
+    path, rest = (plain[:m.start()], plain[m.start():]) if m else (plain, "")
+    path = posixpath.normpath(path) if path else path
+    if path in (".", "") or path.startswith(".."):
+        return url  # outside the skill: leave it (it will not resolve; that is the author's link)
+    return base + path + rest
+
+
+class SafeTreeprocessor(Treeprocessor):
+    def run(self, root: etree.Element) -> None:
+        ref = self.md.references.get(FILES_REFERENCE) if hasattr(self.md, "references") else None
+        base = ref[0] if ref else None
+        if base is not None and not safe_url(base):
+            base = None
+        for el in root.iter():
+            for name in list(el.attrib):
+                value = el.attrib[name]
+                if name not in _ALLOWED_ATTRS or (name == "style" and not _ALIGN_STYLE.match(value)):
+                    del el.attrib[name]
+                elif name in ("href", "src"):
+                    if base is not None:
+                        value = el.attrib[name] = rebase(value, base)
+                    if not safe_url(value):
+                        del el.attrib[name]
+                        el.set("class", "skillc-unsafe-link")
+                        el.set("title", "link removed: unsafe URL scheme")
+                elif name == "id" and _RESERVED_ID.match(value):
+                    el.attrib[name] = "h-" + value
+            if el.tag == "code" and not len(el) and (el.text or "") in BADGES:
+                el.set("class", "skillc-badge skillc-badge-" + el.text.strip("[]").lower())
+        _fix_toc(getattr(self.md, "toc_tokens", None) or ())
+
+
+def _fix_toc(tokens) -> None:
+    """The table of contents (built by ``toc`` before this runs) links to the renamed IDs."""
+    for token in tokens:
+        if _RESERVED_ID.match(token.get("id", "")):
+            token["id"] = "h-" + token["id"]
+        _fix_toc(token.get("children", ()))
+
+
+class SafeExtension(Extension):
+    def extendMarkdown(self, md: Markdown) -> None:  # noqa: N802 (Python-Markdown's API)
+        if "html_block" in md.preprocessors:
+            md.preprocessors.deregister("html_block")
+        if "html" in md.inlinePatterns:
+            md.inlinePatterns.deregister("html")
+        # After inline patterns (20) and toc (5), before mkdocs' own link rewriting (0).
+        md.treeprocessors.register(SafeTreeprocessor(md), "skillc_safe", 2)
+
+
+def makeExtension(**kwargs) -> SafeExtension:  # noqa: N802 (Python-Markdown's entry point)
+    return SafeExtension(**kwargs)

@@ -93,10 +93,9 @@ def install(site_dir: Path, out: Path) -> list[str]:
             shutil.rmtree(path)
         elif path.exists():
             path.unlink()
-    for folder, _, names in os.walk(site_dir / "assets"):
-        for name in names:
-            if name.endswith(".map"):  # source maps of material's minified files: 1 MB nobody needs
-                os.unlink(os.path.join(folder, name))
+    for path in _files(site_dir / "assets"):
+        if path.endswith(".map"):  # source maps of material's minified files: 1 MB nobody needs
+            os.unlink(path)
     names = sorted(os.listdir(site_dir))
     clash = [n for n in names if n in RESERVED or (out / n).exists() or (out / n).is_symlink()]
     if clash:
@@ -104,6 +103,20 @@ def install(site_dir: Path, out: Path) -> list[str]:
     for name in names:
         os.rename(site_dir / name, out / name)
     return names
+
+
+def _files(folder: Path) -> list[str]:
+    out: list[str] = []
+    if not folder.is_dir():
+        return out
+    with os.scandir(folder) as it:
+        entries = list(it)
+    for entry in entries:
+        if entry.is_dir(follow_symlinks=False):
+            out.extend(_files(Path(entry.path)))
+        else:
+            out.append(entry.path)
+    return out
 
 
 def build_site(ctx: EmitContext, options: Mapping[str, object] | None = None) -> list[str]:
@@ -118,7 +131,8 @@ def build_site(ctx: EmitContext, options: Mapping[str, object] | None = None) ->
         run_mkdocs(config, work / "site", epoch)
         return install(work / "site", ctx.out)
     finally:
-        shutil.rmtree(work, ignore_errors=True)
+        if not os.environ.get("SKILLC_SITE_KEEP"):
+            shutil.rmtree(work, ignore_errors=True)
 
 
 def emit_mkdocs_site(ctx: EmitContext) -> None:

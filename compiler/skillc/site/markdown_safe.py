@@ -8,7 +8,7 @@ safe to publish: ``markdown_extensions: [skillc.site.markdown_safe]`` in ``mkdoc
 * **No script URLs.**  Every ``href``/``src`` is checked after unescaping (Markdown escapes, HTML
   entities, control characters and spaces removed): only ``http``, ``https`` and ``mailto`` schemes,
   and scheme-less (relative) URLs, are kept; anything else (``javascript:``, ``data:``,
-  ``vbscript:``, ``file:``…) loses the attribute and the element gets the class ``skillc-unsafe-link``.
+  ``vbscript:``, ``file:``…) turns the link or image into a ``span.skillc-unsafe-link`` holding its text.
 * **Attribute allow-list.**  Only ``href src alt title id class start align`` and a table cell's
   ``style="text-align: …"`` survive; element IDs that could shadow the theme's own (``__…``,
   ``md-…``) are prefixed with ``h-``.
@@ -85,14 +85,24 @@ class SafeTreeprocessor(Treeprocessor):
                     if base is not None:
                         value = el.attrib[name] = rebase(value, base)
                     if not safe_url(value):
-                        del el.attrib[name]
-                        el.set("class", "skillc-unsafe-link")
-                        el.set("title", "link removed: unsafe URL scheme")
+                        _neutralise(el)
+                        break
                 elif name == "id" and _RESERVED_ID.match(value):
                     el.attrib[name] = "h-" + value
             if el.tag == "code" and not len(el) and (el.text or "") in BADGES:
                 el.set("class", "skillc-badge skillc-badge-" + el.text.strip("[]").lower())
         _fix_toc(getattr(self.md, "toc_tokens", None) or ())
+
+
+def _neutralise(el: etree.Element) -> None:
+    """An ``a``/``img`` with a script URL becomes a ``span`` (mkdocs expects every ``a`` to have an href)."""
+    alt = el.get("alt") if el.tag == "img" else None
+    el.attrib.clear()
+    el.tag = "span"
+    el.set("class", "skillc-unsafe-link")
+    el.set("title", "link removed: unsafe URL scheme")
+    if alt:
+        el.text = alt
 
 
 def _fix_toc(tokens) -> None:

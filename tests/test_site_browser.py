@@ -1,0 +1,240 @@
+"""The docs site in a real browser: `skillc build` (mkdocs + material) of a fixture with a hostile
+skill, served by `skillc serve` on loopback, driven in headless chromium over the DevTools protocol.
+
+Checks what a reader relies on: the home page lists collections and skills; a skill page shows the
+winning repository, what it shadowed, lint status and size; the Search page finds a skill through
+the bundle's own index (and a memory); the hostile skill's script, ``onerror`` handler and
+``javascript:`` link never run (``document.title`` and a global stay unchanged); the site's own
+pages raise no Content-Security-Policy violation (material still works under ``script-src 'self'``).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import signal
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+from conftest import run_skillc, skillc_command
+from site_fixture import make_site_repos
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
+CHROMIUM = shutil.which("chromium") or ("/usr/bin/chromium" if os.path.exists("/usr/bin/chromium") else None)
+FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+         "--disable-background-networking", "--disable-component-update", "--disable-sync",
+         "--disable-dev-shm-usage", "--remote-debugging-port=0"]
+
+
+def _need_site_tools() -> None:
+    if CHROMIUM is None:
+        pytest.skip("chromium is not installed (tests/setup_system.sh installs it with apt)")
+    pytest.importorskip("websocket", reason="websocket-client is in the test extra")
+    from skillc.site import available
+
+    if not available():
+        pytest.skip("mkdocs + mkdocs-material are not installed (pip install 'skillc[site]')")
+
+
+class Browser:
+    """One headless chromium and one page, over the DevTools protocol (websocket-client)."""
+
+    def __init__(self, profile: Path) -> None:
+        import websocket
+
+        self.proc = subprocess.Popen([CHROMIUM, *FLAGS, f"--user-data-dir={profile}", "about:blank"],
+                                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        port_file = profile / "DevToolsActivePort"
+        deadline = time.monotonic() + 30
+        while not port_file.is_file() or not port_file.read_text().strip():
+            if self.proc.poll() is not None or time.monotonic() > deadline:
+                self.close()
+                pytest.fail("chromium did not start its DevTools endpoint")
+            time.sleep(0.05)
+        port = int(port_file.read_text().split()[0])
+        import urllib.request
+
+        deadline = time.monotonic() + 10
+        while True:
+            try:
+                targets = json.loads(urllib.request.urlopen(f"http://127.0.0.1:{port}/json/list", timeout=5).read())
+                page = next(t for t in targets if t.get("type") == "page")
+                break
+            except (OSError, StopIteration):
+                if time.monotonic() > deadline:
+                    raise
+                time.sleep(0.1)
+        self.ws = websocket.create_connection(page["webSocketDebuggerUrl"], timeout=30,
+                                              suppress_origin=True)
+        self.next_id = 0
+        self.events: list[dict] = []
+        self.call("Page.enable")
+        self.call("Runtime.enable")
+        self.call("Log.enable")
+
+    def call(self, method: str, **params) -> dict:
+        self.next_id += 1
+        mid = self.next_id
+        self.ws.send(json.dumps({"id": mid, "method": method, "params": params}))
+        while True:
+            msg = json.loads(self.ws.recv())
+            if msg.get("id") == mid:
+                if "error" in msg:
+                    raise AssertionError(f"{method}: {msg['error']}")
+                return msg.get("result", {})
+            self.events.append(msg)
+
+    def wait_event(self, method: str, timeout: float = 30) -> dict:
+        deadline = time.monotonic() + timeout
+        for i, ev in enumerate(self.events):
+            if ev.get("method") == method:
+                return self.events.pop(i)
+        self.ws.settimeout(timeout)
+        while time.monotonic() < deadline:
+            msg = json.loads(self.ws.recv())
+            if msg.get("method") == method:
+                return msg
+            self.events.append(msg)
+        raise AssertionError(f"no {method} within {timeout}s")
+
+    def goto(self, url: str) -> None:
+        self.events.clear()
+        self.call("Page.navigate", url=url)
+        self.wait_event("Page.loadEventFired")
+
+    def js(self, expression: str):
+        res = self.call("Runtime.evaluate", expression=expression, awaitPromise=True, returnByValue=True)
+        if "exceptionDetails" in res:
+            raise AssertionError(f"{expression}: {res['exceptionDetails']}")
+        return res["result"].get("value")
+
+    def wait_for(self, expression: str, timeout: float = 20):
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            value = self.js(expression)
+            if value:
+                return value
+            time.sleep(0.1)
+        raise AssertionError(f"timed out waiting for {expression}")
+
+    def csp_violations(self) -> list[str]:
+        self.js("new Promise(r => setTimeout(r, 200))")  # let queued console/log events arrive
+        out = []
+        for ev in self.events:
+            text = ""
+            if ev.get("method") == "Log.entryAdded":
+                text = ev["params"]["entry"].get("text", "")
+            elif ev.get("method") == "Runtime.consoleAPICalled":
+                text = " ".join(str(a.get("value", "")) for a in ev["params"].get("args", ()))
+            if "Content Security Policy" in text or "Content-Security-Policy" in text:
+                out.append(text)
+        return out
+
+    def close(self) -> None:
+        try:
+            self.ws.close()
+        except Exception:
+            pass
+        self.proc.terminate()
+        try:
+            self.proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory):
+    _need_site_tools()
+    tmp = tmp_path_factory.mktemp("site-browser")
+    make_site_repos(tmp)
+    r = run_skillc("build", "team", "vendor", "--out", "out", cwd=tmp,
+                   env={"SKILLC_CACHE_DIR": str(tmp / "cache"), "SOURCE_DATE_EPOCH": "1700000000"})
+    assert r.returncode == 0, r.stderr
+    assert (tmp / "out/skills/hostile/index.html").is_file(), "the mkdocs site was not built"
+    proc = subprocess.Popen([*skillc_command(), "serve", str(tmp / "out"), "--port", "0", "--quiet"], cwd=tmp,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env={**os.environ, "PYTHONUNBUFFERED": "1"})
+    m = re.search(r"http://127\.0\.0\.1:(\d+)/", proc.stdout.readline())
+    assert m, proc.stderr.read() if proc.poll() is not None else "no URL printed"
+    browser = Browser(tmp / "profile")
+    yield browser, f"http://127.0.0.1:{m.group(1)}/"
+    browser.close()
+    proc.send_signal(signal.SIGINT)
+    proc.wait(timeout=10)
+
+
+def test_home_page_lists_collections_and_skills(site):
+    browser, base = site
+    browser.goto(base)
+    links = browser.js("[...document.querySelectorAll('article a')].map(a => a.textContent.trim())")
+    for expected in ("extraction", "extraction/medical", "extraction/email", "deploy-helper", "hostile",
+                     "vendor-only"):
+        assert expected in links
+    text = browser.js("document.querySelector('article').innerText")
+    assert "5 skills in 2 collections from 2 repositories" in text
+    assert browser.csp_violations() == []  # material's own scripts run under script-src 'self'
+    assert browser.js("document.documentElement.classList.contains('js')")  # material's bundle ran
+
+
+def test_skill_page_shows_provenance_lint_and_size(site):
+    browser, base = site
+    browser.goto(base + "skills/extraction/email/")
+    rows = dict(browser.js(
+        "[...document.querySelectorAll('article table tr')].map(r => [...r.cells].map(c => c.innerText.trim()))"
+        ".filter(r => r.length == 2 && r[0])"))
+    assert rows["Source"].startswith("team (filesystem, project tier, priority 250)")
+    assert rows["Shadows"].startswith("vendor (priority 250)")
+    assert rows["Lint"] == "✓ ok"
+    assert rows["Size"].startswith("1 file, 120 bytes")
+    assert "[WARN]" in browser.js("document.querySelector('article').innerText")  # the skill's memory note
+    # The SKILL.md link reaches the bundle's copy of the file.
+    href = browser.js("[...document.querySelectorAll('article a')].find(a => a.textContent == 'SKILL.md').href")
+    assert href == base + "api/files/extraction/email/SKILL.md"
+    assert browser.js(f"fetch({json.dumps(href)}).then(r => r.status)") == 200
+
+
+def test_search_finds_a_skill_and_a_memory(site):
+    browser, base = site
+    browser.goto(base + "search/?q=kubectl%20canary")
+    hits = browser.wait_for("(() => { const a = [...document.querySelectorAll('#skillc-search-results a')];"
+                            " return a.length ? a.map(x => [x.textContent, x.href]) : null })()")
+    assert hits[0] == ["deploy-helper", base + "skills/deploy-helper/"]
+    # Typing into the box and submitting searches again (and finds a memory by its keyword).
+    browser.js("document.getElementById('skillc-search-input').value = 'pnpm';"
+               "document.getElementById('skillc-search-form').requestSubmit()")
+    status = browser.wait_for("(() => { const s = document.getElementById('skillc-search-status').textContent;"
+                              " return s.includes('pnpm') ? s : null })()")
+    assert "result" in status
+    texts = browser.js("[...document.querySelectorAll('#skillc-search-results li')].map(li => li.textContent)")
+    assert any("Always use pnpm" in t for t in texts)
+    assert browser.csp_violations() == []
+
+
+def test_hostile_skill_cannot_run_script(site):
+    browser, base = site
+    browser.goto(base + "skills/hostile/")
+    browser.js("new Promise(r => setTimeout(r, 300))")  # give an onerror handler time to fire
+    assert browser.js("document.title") == "hostile - Skills"
+    assert browser.js("typeof window.__pwned") == "undefined"
+    article = browser.js("document.querySelector('article').innerText")
+    # The hostile text is shown, literally, as text.
+    assert '<script>document.title = "pwned-script"' in article
+    assert "{baseDir} $ARGUMENTS {{ user_input }} {% raw %} ${HOME}" in article
+    assert "Hostile <img src=x onerror=alert(1)> {baseDir} $ARGUMENTS {{ x }} *not bold*" in article
+    assert browser.js("document.querySelectorAll('article script, article img, article [onerror]').length") == 0
+    # No link with a script URL survives; clicking the neutralised one does nothing.
+    assert browser.js("[...document.querySelectorAll('a[href]')].filter(a => !/^(https?:|mailto:)/.test(a.href)).length") == 0
+    browser.js("[...document.querySelectorAll('.skillc-unsafe-link')].forEach(e => e.click())")
+    assert browser.js("document.title") == "hostile - Skills"
+    # The body's relative link points at the bundle's copy of the file.
+    assert browser.js("[...document.querySelectorAll('article a')].find(a => a.textContent == 'the reference').href") \
+        == base + "api/files/hostile/references/REFERENCE.md"
+    # Memory text is hostile too.
+    browser.goto(base + "memory/")
+    assert "Tests live in Vitest <script>alert(1)</script>." in browser.js("document.querySelector('article').innerText")
+    assert browser.js("document.querySelectorAll('article script').length") == 0

@@ -1,0 +1,70 @@
+"""``skillc new ID``: create ``ID/SKILL.md`` from ``templates/new-skill/SKILL.md.j2``."""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+
+import click
+
+from ..errors import SkillcError
+
+NAME_RE = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
+
+
+def render(name: str, description: str) -> str:
+    import jinja2
+
+    from ..resources import template_dir
+
+    env = jinja2.Environment(loader=jinja2.FileSystemLoader(str(template_dir() / "new-skill")),
+                             keep_trailing_newline=True, autoescape=False, undefined=jinja2.StrictUndefined)
+    title = name.replace("-", " ").capitalize()
+    return env.get_template("SKILL.md.j2").render(name=name, description=description, title=title)
+
+
+def _quote(text: str) -> str:
+    """A YAML single-quoted scalar (always safe, whatever the text holds)."""
+    return "'" + text.replace("'", "''") + "'"
+
+
+@click.command("new")
+@click.argument("skill_id")
+@click.option("--description", "-d", default=None,
+              help="The skill's description (default: a placeholder to replace).")
+def new(skill_id: str, description: str | None) -> None:
+    """Create a new skill: ID/SKILL.md from the project template.
+
+    ID is the skill's folder, e.g. `skills/data/csv-cleanup`; its last segment becomes the `name`
+    and must be 1-64 characters of a-z, 0-9 and single hyphens. An existing SKILL.md is never
+    overwritten. Check the result with `skillc lint ID`.
+    """
+    parts = [p for p in skill_id.replace("\\", "/").split("/") if p not in ("", ".")]
+    if not parts or ".." in parts:
+        raise click.BadParameter(f"{skill_id!r} is not a folder path for a skill", param_hint="ID")
+    name = parts[-1]
+    if len(name) > 64 or not NAME_RE.match(name):
+        raise SkillcError(f"invalid skill name {name!r}: use 1-64 characters of a-z, 0-9 and single hyphens, "
+                          "not starting or ending with a hyphen",
+                          hint="e.g. `skillc new skills/data/csv-cleanup`")
+    folder = Path(*parts) if not os.path.isabs(skill_id) else Path(skill_id)
+    target = folder / "SKILL.md"
+    existing = [p for p in (folder.iterdir() if folder.is_dir() else []) if p.name.lower() == "skill.md"]
+    if existing:
+        raise SkillcError(f"{existing[0]} already exists; not overwriting it", exit_code=1)
+    text = description or f"Say what {name} does and when to use it. Use when the user asks for it."
+    if not 1 <= len(text) <= 1024:
+        raise SkillcError("the description must be 1-1,024 characters")
+    content = render(name, _quote(text))
+    folder.mkdir(parents=True, exist_ok=True)
+    try:
+        with open(target, "x", encoding="utf-8", newline="\n") as fh:  # "x": never overwrite, even racing
+            fh.write(content)
+    except FileExistsError:
+        raise SkillcError(f"{target} already exists; not overwriting it", exit_code=1) from None
+    click.echo(f"created {target.as_posix()}")
+    click.echo(f"next: edit the description and steps, then run `skillc lint {folder.as_posix()}`")
+
+
+__all__ = ["new", "render"]

@@ -1,0 +1,70 @@
+"""The embedded repository skills/ and `skillc new`."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from conftest import run_skillc
+
+PROJECT = Path(__file__).resolve().parent.parent
+
+
+def test_embedded_skills_pass_the_spec_profile_strictly():
+    proc = run_skillc("lint", "skills", "--profile", "spec", "--strict", cwd=PROJECT)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    proc = run_skillc("lint", "skills", "--strict", cwd=PROJECT)  # and the default profile
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def test_embedded_skills_have_real_bodies_and_a_nested_collection():
+    skills = sorted((PROJECT / "skills").rglob("SKILL.md"))
+    assert 5 <= len(skills) <= 8
+    for s in skills:
+        body = s.read_text("utf-8").split("---", 2)[2]
+        assert body.count("\n") >= 20 and "skillc " in body, s
+    collections = sorted(p.parent.relative_to(PROJECT / "skills").as_posix()
+                         for p in (PROJECT / "skills").rglob("COLLECTION.md"))
+    assert any("/" in c for c in collections)  # a collection inside a collection
+    for c in collections:
+        text = (PROJECT / "skills" / c / "COLLECTION.md").read_text("utf-8").strip()
+        assert text and "\n" not in text  # one line of prose
+
+
+def test_embedded_skills_use_real_commands_and_flags():
+    from skillc.cli import COMMANDS
+    from skillc.commands.lint import lint
+
+    flags = {o for p in lint.params for o in getattr(p, "opts", [])}
+    import re
+
+    for s in (PROJECT / "skills").rglob("*.md"):
+        text = s.read_text("utf-8")
+        for cmd in re.findall(r"(?:^\s*|`)skillc ([a-z]+)", text, re.M):  # commands in code, not prose
+            assert cmd in COMMANDS, (s, cmd)
+        for line in re.findall(r"skillc lint[^\n`]*", text):
+            for flag in re.findall(r"(?<![\w-])(--[a-z][a-z-]*)", line):
+                assert flag in flags, (s, flag)
+
+
+def test_new_creates_a_skill_that_lints_clean(tmp_path: Path):
+    proc = run_skillc("new", "skills/data/csv-cleanup", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    target = tmp_path / "skills" / "data" / "csv-cleanup" / "SKILL.md"
+    assert target.read_text("utf-8").startswith("---\nname: csv-cleanup\ndescription: '")
+    lint = run_skillc("lint", "skills", "--profile", "spec", "--strict", cwd=tmp_path)
+    assert lint.returncode == 0, lint.stdout
+    proc = run_skillc("new", "x/y", "-d", "Use when: it's needed", cwd=tmp_path)
+    assert "description: 'Use when: it''s needed'" in (tmp_path / "x" / "y" / "SKILL.md").read_text()
+    assert run_skillc("lint", "x", "--strict", cwd=tmp_path).returncode == 0
+
+
+def test_new_refuses_to_overwrite_and_bad_names(tmp_path: Path):
+    (tmp_path / "a").mkdir()
+    (tmp_path / "a" / "skill.md").write_text("mine\n")
+    proc = run_skillc("new", "a", cwd=tmp_path)
+    assert proc.returncode == 1 and "not overwriting" in proc.stderr
+    assert (tmp_path / "a" / "skill.md").read_text() == "mine\n"
+    for bad in ("Bad_Name", "x/-lead", "x/two--hyphens", "a" * 65, "../escape"):
+        proc = run_skillc("new", bad, cwd=tmp_path)
+        assert proc.returncode == 2 and "Traceback" not in proc.stderr, bad
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a"]

@@ -1,0 +1,186 @@
+"""The docs site `skillc build` writes (mkdocs + material, skillc.site): pages, safety, determinism,
+and the minimal fallback page."""
+
+from __future__ import annotations
+
+import html
+import json
+import re
+from pathlib import Path
+
+import pytest
+from conftest import run_skillc
+from site_fixture import make_site_repos
+
+from skillc.site.pages import md
+
+markdown = pytest.importorskip("markdown")
+
+EXTENSIONS = ["toc", "tables", "fenced_code", "admonition", "sane_lists", "skillc.site.markdown_safe"]
+
+
+def render(text: str) -> str:
+    return markdown.Markdown(extensions=EXTENSIONS).convert(text)
+
+
+def needs_mkdocs() -> None:
+    from skillc.site import available
+
+    if not available():
+        pytest.skip("mkdocs + mkdocs-material are not installed (pip install 'skillc[site]')")
+
+
+def build(tmp: Path, *args: str, **env: str):
+    return run_skillc("build", "team", "vendor", "--out", "out", *args, cwd=tmp,
+                      env={"SKILLC_CACHE_DIR": str(tmp / "cache"), "SOURCE_DATE_EPOCH": "1700000000", **env})
+
+
+# --- the Markdown the site renders --------------------------------------------------------------
+
+@pytest.mark.parametrize("source", [
+    "<script>alert(1)</script>",
+    "<img src=x onerror=alert(1)>",
+    "<div>\n<script>alert(1)</script>\n</div>",
+    "text <svg onload=alert(1)> text",
+    "<!-- <script>alert(1)</script> -->",
+    "<iframe srcdoc='<script>alert(1)</script>'></iframe>",
+])
+def test_raw_html_is_text(source: str):
+    out = render(source)
+    assert "<script" not in out and "<img" not in out and "<svg" not in out and "<iframe" not in out
+    assert "&lt;" in out
+
+
+@pytest.mark.parametrize("url", [
+    "javascript:alert(1)", "JaVaScRiPt:alert(1)", " javascript:alert(1)", "java&#x09;script:alert(1)",
+    "java&#115;cript:alert(1)", "jav\u200bascript:alert(1)", "data:text/html,hi", "vbscript:msgbox(1)",
+    "file:///etc/passwd",
+])
+def test_script_urls_are_removed(url: str):
+    for source in (f"[x]({url})", f"![x]({url})", f"[x][r]\n\n[r]: {url}", f"[x](<{url}>)"):
+        out = render(source)
+        assert "href" not in out and "src" not in out, (source, out)
+        assert "skillc-unsafe-link" in out
+
+
+def test_safe_urls_stay_and_relative_links_point_at_the_bundle_files():
+    out = render("[a](https://example.org/x) [m](mailto:a@b.c) [r](references/x.md#part) ![i](assets/p.png) "
+                 "[up](../other/SKILL.md) [top](#files)\n\n[skillc-files]: ../../api/files/a/b/\n")
+    assert 'href="https://example.org/x"' in out and 'href="mailto:a@b.c"' in out
+    assert 'href="../../api/files/a/b/references/x.md#part"' in out
+    assert 'src="../../api/files/a/b/assets/p.png"' in out
+    assert 'href="../other/SKILL.md"' in out  # outside the skill: left as the author wrote it
+    assert 'href="#files"' in out
+
+
+def test_heading_ids_cannot_shadow_the_theme():
+    out = render("# __config\n\n## md-sidebar\n")
+    assert 'id="__config"' not in out and 'id="h-__config"' in out and 'id="h-md-sidebar"' in out
+
+
+@pytest.mark.parametrize("text", [
+    "{baseDir} $ARGUMENTS {{ user }} {% raw %} ${HOME}",
+    "*not bold* _not em_ `not code` [not](link) ![not](img) # not heading",
+    "<b>&amp; 'quotes' \"too\" </textarea> & < >",
+    "| pipes | in | cells | \\ back\\slash",
+    "1. not a list",
+    "- not a list either",
+    "> not a quote",
+])
+def test_md_escape_shows_text_literally(text: str):
+    # In a paragraph and in a table cell, md(text) displays exactly the text.
+    for source, pick in ((md(text), "p"), (f"| h |\n|---|\n| {md(text)} |", "td")):
+        out = render(source)
+        inner = re.search(rf"<{pick}>(.*)</{pick}>", out, re.S).group(1)
+        assert "<" not in inner.replace("&lt;", ""), out
+        assert html.unescape(inner) == text
+
+
+# --- the built site -----------------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory) -> Path:
+    needs_mkdocs()
+    tmp = tmp_path_factory.mktemp("site")
+    make_site_repos(tmp)
+    r = build(tmp)
+    assert r.returncode == 0, r.stderr
+    return tmp / "out"
+
+
+def site_files(out: Path) -> dict[str, bytes]:
+    skip = ("api/", ".well-known/", "_routing/", "_redirects", "_headers")
+    return {p.relative_to(out).as_posix(): p.read_bytes() for p in sorted(out.rglob("*"))
+            if p.is_file() and not p.relative_to(out).as_posix().startswith(skip)}
+
+
+def test_pages_for_every_skill_collection_and_report(built: Path):
+    for page in ("index.html", "all/index.html", "collections/index.html", "collections/extraction/index.html",
+                 "collections/extraction/medical/index.html", "skills/extraction/email/index.html",
+                 "skills/extraction/medical/diagnosis/index.html", "skills/hostile/index.html",
+                 "skills/vendor-only/index.html", "provenance/index.html", "lint/index.html", "search/index.html",
+                 "memory/index.html", "memory/preference/index.html", "memory/correction/index.html", "404.html"):
+        assert (built / page).is_file(), page
+    # The bundle is still there, and mkdocs' leftovers that make no sense in it are not.
+    assert (built / "api/skills.json").is_file() and (built / "api/manifest.json").is_file()
+    for gone in ("sitemap.xml", "sitemap.xml.gz", "assets/javascripts/lunr", "search/search_index.json"):
+        assert not (built / gone).exists(), gone
+    assert not list(built.rglob("*.map"))
+    # Every site file is in the manifest (so `skillc serve` ETags and the digests cover it).
+    listed = {f["path"] for f in json.loads((built / "api/manifest.json").read_text())["files"]}
+    assert set(site_files(built)) <= listed
+    provenance = (built / "provenance/index.html").read_text()
+    assert re.search(r"extraction/email</a></td>\s*<td[^>]*><strong>team</strong> \(priority 250\)</td>\s*"
+                     r"<td[^>]*>vendor \(priority 250\)", provenance)
+    lint = (built / "lint/index.html").read_text()
+    assert "B704" in lint  # the hostile skill's broken link, reported with its skill
+
+
+def test_every_page_has_the_csp_and_no_inline_script(built: Path):
+    pages = [p for p in built.rglob("*.html") if not p.relative_to(built).as_posix().startswith("api/")]
+    assert len(pages) > 15
+    for page in pages:
+        text = page.read_text()
+        assert re.search(r"<meta http-equiv=\"Content-Security-Policy\" content=\"[^\"]*script-src 'self'", text), page
+        for tag in re.findall(r"<script\b[^>]*>", text):
+            assert "src=" in tag or 'type="application/json"' in tag, (page, tag)
+        assert "fonts.googleapis.com" not in text
+
+
+def test_hostile_text_is_escaped_in_the_html(built: Path):
+    page = (built / "skills/hostile/index.html").read_text()
+    article = page[page.index("<article"):page.index("</article>")]
+    assert not re.search(r"<(script|img|iframe|svg)\b", article)
+    assert not re.search(r"<[^>]*\son[a-z]+=", article)  # no element carries an event handler
+    assert not re.search(r"(href|src)=\"\s*javascript:", article, re.I)
+    assert "{baseDir} $ARGUMENTS {{ user_input }} {% raw %} ${HOME}" in article
+    assert "Hostile &lt;img src=x onerror=alert(1)&gt; {baseDir} $ARGUMENTS {{ x }} *not bold*" in article
+    title = re.search(r"<title>(.*?)</title>", page).group(1)
+    assert title == "hostile - Skills"
+
+
+def test_same_inputs_give_a_byte_identical_site(built: Path, tmp_path: Path):
+    make_site_repos(tmp_path)
+    r = build(tmp_path, TZ="Asia/Kolkata", LC_ALL="C", LANG="de_DE.UTF-8")
+    assert r.returncode == 0, r.stderr
+    a, b = site_files(built), site_files(tmp_path / "out")
+    assert sorted(a) == sorted(b)
+    assert [k for k in a if a[k] != b[k]] == []
+
+
+def test_minimal_page_is_the_fallback_and_says_how_to_get_the_site(tmp_path: Path):
+    make_site_repos(tmp_path)
+    r = build(tmp_path, SKILLC_SITE="minimal")
+    assert r.returncode == 0, r.stderr
+    page = (tmp_path / "out/index.html").read_text()
+    assert "skillc[site]" in page and "minimal page" in page
+    assert "extraction/email" in page and "<script" not in page
+    assert not (tmp_path / "out/skills").exists()
+
+
+def test_bad_skillc_site_value_is_a_one_line_error(tmp_path: Path):
+    make_site_repos(tmp_path)
+    r = build(tmp_path, SKILLC_SITE="sphinx")
+    assert r.returncode == 2
+    assert "SKILLC_SITE must be 'mkdocs' or 'minimal'" in r.stderr and "Traceback" not in r.stderr
+    assert not (tmp_path / "out").exists()

@@ -1,0 +1,122 @@
+"""Docs site (mkdocs + material, ``skillc.site``): what it adds to ``skillc build``.
+
+Default (part of ``benchmarks/run.py``): the pure stages only, which take seconds — building the
+page model and the Markdown of every page, and, as the baseline, the floor perf.md §4 names:
+Python-Markdown rendering those same pages with the site's extensions (no theme, no mkdocs).
+
+``--site`` (or ``SKILLC_BENCH_SITE=1``) adds the full measurement, which takes minutes at 10,000
+skills: ``skillc build`` with the site vs ``skillc build --no-site`` on the same warm cache, and the
+ratio of the site's cost to the Markdown floor::
+
+    .venv/bin/python benchmarks/bench_site.py --site --skills 10000
+    SKILLC_BENCH_SITE=1 .venv/bin/python benchmarks/run.py --only site --skills 10000
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+
+
+def _skillc() -> list[str]:
+    exe = shutil.which("skillc", path=str(Path(sys.executable).parent))
+    return [exe] if exe else [sys.executable, "-m", "skillc"]
+
+
+def _build(corpus: Path, out: Path, cache: Path, *extra: str) -> float:
+    env = {**os.environ, "SKILLC_CACHE_DIR": str(cache), "SOURCE_DATE_EPOCH": "1700000000"}
+    t0 = time.perf_counter()
+    r = subprocess.run([*_skillc(), "build", str(corpus), "--out", str(out), "--keep-going", "--quiet", "--force",
+                        *extra], env=env, capture_output=True, text=True)
+    if r.returncode != 0:
+        raise SystemExit(f"skillc build failed: {r.stderr.strip()}")
+    return time.perf_counter() - t0
+
+
+def _size(root: Path, skip: tuple[str, ...] = ("api", ".well-known", "_routing")) -> tuple[int, int]:
+    files = total = 0
+    for entry in root.iterdir():
+        if entry.name in skip:
+            continue
+        for p in ([entry] if entry.is_file() else entry.rglob("*")):
+            if p.is_file():
+                files += 1
+                total += p.stat().st_size
+    return files, total
+
+
+def run(corpus: Path, workdir: Path, full: bool | None = None) -> list[tuple[str, str]]:
+    import markdown
+
+    from skillc.build import BuildOptions, run_build
+    from skillc.resolve_types import EmitContext
+    from skillc.site.model import site_model
+    from skillc.site.pages import project_files
+
+    full = os.environ.get("SKILLC_BENCH_SITE") == "1" if full is None else full
+    rows: list[tuple[str, str]] = []
+    cache = workdir / "cache"
+    bundle = workdir / "bundle"
+    result = run_build(BuildOptions(paths=(str(corpus),), out=str(bundle), site=False, keep_going=True,
+                                    cache_dir=cache, env={"SOURCE_DATE_EPOCH": "1700000000"}))
+    n = len(result.resolution.skills)
+    ctx = EmitContext(result.resolution, bundle, 1700000000.0, options={"cwd": str(corpus.parent)})
+    t0 = time.perf_counter()
+    files = project_files(site_model(ctx))
+    t_gen = time.perf_counter() - t0
+    docs = [text for path, text in files.items() if path.endswith(".md")]
+    md = markdown.Markdown(extensions=["toc", "tables", "fenced_code", "admonition", "sane_lists",
+                                       "skillc.site.markdown_safe"])
+    t0 = time.perf_counter()
+    for text in docs:
+        md.reset().convert(text.split("\n---\n", 1)[-1] if text.startswith("---\n") else text)
+    t_floor = time.perf_counter() - t0
+    rows += [("skills", f"{n:,}"), ("pages generated", f"{len(docs):,}"),
+             ("model + page Markdown (skillc.site)", f"{t_gen:.2f} s"),
+             ("baseline: Python-Markdown floor, same pages", f"{t_floor:.2f} s ({1000 * t_floor / len(docs):.1f} ms/page)")]
+    if not full:
+        rows.append(("full mkdocs build", "skipped (pass --site or SKILLC_BENCH_SITE=1)"))
+        return rows
+    out = workdir / "out"
+    _build(corpus, out, cache, "--no-site")  # warm the cache: both timed builds below reuse it
+    t_nosite = _build(corpus, out, cache, "--no-site")
+    t_site = _build(corpus, out, cache)
+    nfiles, nbytes = _size(out)
+    site_cost = t_site - t_nosite
+    rows += [("baseline: skillc build --no-site (warm cache)", f"{t_nosite:.1f} s"),
+             ("skillc build with the docs site (warm cache)", f"{t_site:.1f} s"),
+             ("docs site cost", f"{site_cost:.1f} s ({site_cost / max(t_nosite, 1e-9):.1f}x the rest of the build)"),
+             ("docs site cost / Markdown floor", f"{site_cost / max(t_floor, 1e-9):.1f}x"),
+             ("site files, size", f"{nfiles:,} files, {nbytes / 1e6:.0f} MB")]
+    return rows
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--site", action="store_true", help="also time the full mkdocs build (minutes at 10k)")
+    parser.add_argument("--skills", type=int, default=10_000)
+    parser.add_argument("--seed", type=int, default=20261122)
+    args = parser.parse_args()
+    sys.path.insert(0, str(HERE))
+    from synthetic import make_corpus
+
+    with tempfile.TemporaryDirectory(prefix="skillc-bench-site-") as tmp:
+        work = Path(tmp)
+        make_corpus(work / "corpus", args.skills, args.seed)
+        (work / "run").mkdir()
+        rows = run(work / "corpus", work / "run", full=args.site)
+        width = max(len(k) for k, _ in rows)
+        for key, value in rows:
+            print(f"  {key:<{width}}  {value}")
+
+
+if __name__ == "__main__":
+    main()

@@ -153,6 +153,58 @@ def active_rules(config: LintConfig) -> list[Rule]:
     return [r for r in sorted(RULES.values(), key=lambda r: r.code) if config.active(r)]
 
 
+PARALLEL_MIN_ITEMS = 400  # below this, starting worker processes costs more than it saves
+_CHUNK = 64
+
+
+def _check_chunk(root: str, items: Sequence[DiscoveredItem], config: LintConfig,
+                 rules: Sequence[Rule] | None = None) -> list[tuple[Document, DiscoveredItem, list[Diagnostic]]]:
+    """Read, parse and run the document rules on some items (the per-file, order-free work)."""
+    rules = active_rules(config) if rules is None else rules
+    root_path = Path(root)
+    out = []
+    for item in items:
+        doc = read_item(root, item)
+        ctx = RuleContext(item, doc, root_path, config.settings, config.profile)
+        out.append((doc, item, [*doc.diagnostics, *check_document(ctx, rules)]))
+    return out
+
+
+def _workers() -> int:
+    env = os.environ.get("SKILLC_JOBS")
+    if env is not None:
+        return max(1, int(env)) if env.isdigit() else 1
+    try:
+        return max(1, min(len(os.sched_getaffinity(0)), 8))
+    except AttributeError:  # pragma: no cover - not Linux
+        return max(1, min(os.cpu_count() or 1, 8))
+
+
+def _check_items(root: str, items: Sequence[DiscoveredItem], config: LintConfig,
+                 rules: Sequence[Rule]) -> list[tuple[Document, DiscoveredItem, list[Diagnostic]]]:
+    """The per-file stage, on several cores for large repositories.
+
+    Each file's result depends on that file alone, so splitting the work changes nothing in the
+    output (results are re-joined in input order).  Worker processes are forked, so they share the
+    loaded rule registry; without ``fork`` (or with ``SKILLC_JOBS=1``) everything runs here.
+    """
+    import multiprocessing
+
+    jobs = _workers()
+    import threading
+
+    # Forking a process that runs other threads can deadlock the child: stay serial then.
+    if (jobs < 2 or len(items) < PARALLEL_MIN_ITEMS or threading.active_count() > 1
+            or "fork" not in multiprocessing.get_all_start_methods()):
+        return _check_chunk(root, items, config, rules)
+    from concurrent.futures import ProcessPoolExecutor
+
+    chunks = [items[i : i + _CHUNK] for i in range(0, len(items), _CHUNK)]
+    with ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("fork")) as pool:
+        parts = pool.map(_check_chunk, [root] * len(chunks), chunks, [config] * len(chunks))
+        return [r for part in parts for r in part]
+
+
 def _selected(item: DiscoveredItem, only: Collection[str]) -> bool:
     return item.path in only or (item.kind is ItemKind.SKILL and item.skill_dir in only)
 
@@ -184,16 +236,11 @@ def lint_root(root: str | os.PathLike[str], config: LintConfig = LintConfig(),
         discovery = replace(discovery, only_dirs=frozenset(dirs))
     disc = discover(root, discovery)
     root_path = Path(disc.root)
+    selected = [item for item in disc.items if only is None or _selected(item, only)]
     contexts: list[RuleContext] = []
     per_item: dict[str, list[Diagnostic]] = {}
-    for item in disc.items:
-        if only is not None and not _selected(item, only):
-            continue
-        doc = read_item(disc.root, item)
-        ctx = RuleContext(item, doc, root_path, config.settings, config.profile)
-        contexts.append(ctx)
-        diags = list(doc.diagnostics)
-        diags.extend(check_document(ctx, rules))
+    for doc, item, diags in _check_items(disc.root, selected, config, rules):
+        contexts.append(RuleContext(item, doc, root_path, config.settings, config.profile))
         per_item[item.path] = diags
     for d in check_collection(contexts, rules):
         per_item.setdefault(d.path, []).append(d)

@@ -145,6 +145,13 @@ def load_yaml(text: str, line_offset: int = 0) -> tuple[Any, dict, dict, list[tu
         etype = type(event)
         if etype is yaml.ScalarEvent:
             node_count += 1
+            if stack and stack[-1][5] and stack[-1][2] is None and not event.anchor and event.tag is None:
+                # Fast path for the most common event, a plain or quoted mapping key: only its text
+                # and position are kept (keys are never typed).
+                mark = event.start_mark
+                stack[-1][2] = event.value
+                stack[-1][6] = Position(mark.line + 1 + line_offset, mark.column + 1)
+                continue
             if event.tag is None or event.tag == "!":
                 tag = loader.resolve(yaml.ScalarNode, event.value, event.implicit)
             else:

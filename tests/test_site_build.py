@@ -184,3 +184,22 @@ def test_bad_skillc_site_value_is_a_one_line_error(tmp_path: Path):
     assert r.returncode == 2
     assert "SKILLC_SITE must be 'mkdocs' or 'minimal'" in r.stderr and "Traceback" not in r.stderr
     assert not (tmp_path / "out").exists()
+
+
+def test_unchanged_site_is_reused_and_a_change_rebuilds_it(tmp_path: Path):
+    needs_mkdocs()
+    make_site_repos(tmp_path)
+    assert build(tmp_path).returncode == 0
+    out = tmp_path / "out"
+    first = {p: (out / p).stat().st_ino for p in ("index.html", "skills/hostile/index.html", "assets/skillc/site.json")}
+    before = site_files(out)
+    r = build(tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert site_files(out) == before
+    # Hard links to the previous generation's files: mkdocs did not run again.
+    assert {p: (out / p).stat().st_ino for p in first} == first
+    (tmp_path / "team/deploy-helper/SKILL.md").write_text(
+        "---\nname: deploy-helper\ndescription: Deploy with Argo now. Use when shipping.\n---\n# Deploy\n")
+    assert build(tmp_path).returncode == 0
+    assert "Deploy with Argo now" in (out / "index.html").read_text()
+    assert (out / "index.html").stat().st_ino != first["index.html"]

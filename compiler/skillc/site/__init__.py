@@ -8,6 +8,10 @@ bundle's root (``index.html``, ``skills/<id>/``, ``collections/…``, ``provenan
     run_mkdocs(project, dir)   ``python -m mkdocs build`` in a child process (deterministic environment)
     install(site_dir, out)     the built site moved into the bundle (sitemaps dropped: no site URL)
 
+An unchanged site is not rebuilt: ``site_key`` hashes the generated project, the theme files and
+the tool versions; when the visible bundle's ``assets/skillc/site.json`` holds the same key, its
+site files are hard-linked into the staging folder (never written through: builds replace files).
+
 ``emit_mkdocs_site(ctx)`` runs them all; ``skillc.emit.site.emit_site`` calls it when mkdocs and
 material are importable (``pip install 'skillc[site]'``), else writes the minimal page.
 
@@ -20,7 +24,9 @@ a byte-identical site.
 
 from __future__ import annotations
 
+import hashlib
 import importlib.util
+import json
 import os
 import shutil
 import subprocess
@@ -35,6 +41,7 @@ from ..resolve_types import EmitContext
 SITE_EXTRA_HINT = "pip install 'skillc[site]'"
 # Built by mkdocs but meaningless in a bundle: no site_url is known, and the search plugin is off.
 DROPPED = ("sitemap.xml", "sitemap.xml.gz", "assets/javascripts/lunr", "assets/javascripts/workers")
+SITE_RECORD = "assets/skillc/site.json"  # the key the site was built from, and its files (for reuse)
 RESERVED = frozenset({"api", ".well-known", "_routing", "_redirects", "_headers"})
 
 
@@ -85,8 +92,7 @@ def run_mkdocs(config: Path, site_dir: Path, epoch: int = 0) -> None:
                          hint="rebuild with --no-site to skip it, or report the skill text that breaks it")
 
 
-def install(site_dir: Path, out: Path) -> list[str]:
-    """Move the built site into the bundle folder ``out``; returns the top-level names installed."""
+def _drop(site_dir: Path) -> None:
     for rel in DROPPED:
         path = site_dir / rel
         if path.is_dir():
@@ -96,6 +102,10 @@ def install(site_dir: Path, out: Path) -> list[str]:
     for path in _files(site_dir / "assets"):
         if path.endswith(".map"):  # source maps of material's minified files: 1 MB nobody needs
             os.unlink(path)
+
+
+def install(site_dir: Path, out: Path) -> list[str]:
+    """Move the built site into the bundle folder ``out``; returns the top-level names installed."""
     names = sorted(os.listdir(site_dir))
     clash = [n for n in names if n in RESERVED or (out / n).exists() or (out / n).is_symlink()]
     if clash:
@@ -119,16 +129,84 @@ def _files(folder: Path) -> list[str]:
     return out
 
 
+def site_key(files: Mapping[str, str], epoch: int) -> str:
+    """What the built site depends on: the generated project, the theme files, the tool versions."""
+    from importlib.metadata import version
+
+    from .. import __version__
+
+    h = hashlib.sha256()
+    for dist in ("mkdocs", "mkdocs-material", "markdown"):
+        try:
+            h.update(f"{dist}={version(dist)}\n".encode())
+        except Exception:
+            h.update(f"{dist}=?\n".encode())
+    h.update(f"skillc={__version__}\nepoch={epoch}\n".encode())
+    for rel in sorted(files):
+        h.update(rel.encode() + b"\0" + files[rel].encode("utf-8", "surrogateescape") + b"\0")
+    for folder in ("overrides", "assets"):
+        base = _data(folder)
+        for path in sorted(_files(base)):
+            h.update(os.path.relpath(path, base).encode() + b"\0")
+            with open(path, "rb") as fh:
+                h.update(hashlib.sha256(fh.read()).digest())
+    return h.hexdigest()
+
+
+def reuse(key: str, current: Path | None, out: Path) -> list[str] | None:
+    """Hard-link an unchanged site from the visible bundle (its ``SITE_RECORD`` has the same key);
+    None when there is nothing to reuse.  Linked files are never written (a build replaces files)."""
+    if current is None:
+        return None
+    try:
+        record = json.loads((current / SITE_RECORD).read_bytes())
+    except (OSError, ValueError):
+        return None
+    if not isinstance(record, dict) or record.get("key") != key or not isinstance(record.get("files"), list):
+        return None
+    linked: list[Path] = []
+    try:
+        for rel in record["files"]:
+            parts = rel.split("/") if isinstance(rel, str) else [""]
+            if parts[0] in RESERVED or any(p in ("", ".", "..") for p in parts):
+                raise OSError(f"bad path {rel!r}")
+            dest = out / rel
+            dest.parent.mkdir(parents=True, exist_ok=True)
+            os.link(current / rel, dest, follow_symlinks=False)
+            linked.append(dest)
+    except OSError:
+        for dest in linked:
+            dest.unlink(missing_ok=True)
+        return None
+    return sorted({rel.split("/")[0] for rel in record["files"]})
+
+
+def _record(site_dir: Path, key: str) -> None:
+    files = sorted(os.path.relpath(p, site_dir).replace(os.sep, "/") for p in _files(site_dir))
+    files.append(SITE_RECORD)
+    path = site_dir / SITE_RECORD
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(json.dumps({"key": key, "files": sorted(files, key=str.encode)}, ensure_ascii=False,
+                                sort_keys=True).encode() + b"\n")
+
+
 def build_site(ctx: EmitContext, options: Mapping[str, object] | None = None) -> list[str]:
     from .model import site_model
     from .pages import project_files
 
     files = project_files(site_model(ctx), options)
     epoch = int(ctx.options.get("source_date_epoch") or ctx.options.get("epoch") or 0)
+    key = site_key(files, epoch)
+    staging = ctx.options.get("staging")
+    reused = reuse(key, getattr(staging, "current_dir", None), ctx.out)
+    if reused is not None:
+        return reused
     work = Path(tempfile.mkdtemp(prefix=f"{ctx.out.name}.site-", dir=ctx.out.parent))
     try:
         config = write_project(files, work / "project")
         run_mkdocs(config, work / "site", epoch)
+        _drop(work / "site")
+        _record(work / "site", key)
         return install(work / "site", ctx.out)
     finally:
         if not os.environ.get("SKILLC_SITE_KEEP"):

@@ -20,6 +20,7 @@ import time
 from pathlib import Path
 
 import pytest
+
 from conftest import run_skillc, skillc_command
 from site_fixture import make_site_repos
 
@@ -138,8 +139,8 @@ class Browser:
     def close(self) -> None:
         try:
             self.ws.close()
-        except Exception:
-            pass
+        except OSError:
+            pass  # chromium already gone
         self.proc.terminate()
         try:
             self.proc.wait(timeout=10)

@@ -9,9 +9,9 @@ import re
 from pathlib import Path
 
 import pytest
+
 from conftest import run_skillc
 from site_fixture import make_site_repos
-
 from skillc.site.pages import md
 
 markdown = pytest.importorskip("markdown")
@@ -91,7 +91,7 @@ def test_md_escape_shows_text_literally(text: str):
     # In a paragraph and in a table cell, md(text) displays exactly the text.
     for source, pick in ((md(text), "p"), (f"| h |\n|---|\n| {md(text)} |", "td")):
         out = render(source)
-        inner = re.search(rf"<{pick}>(.*)</{pick}>", out, re.S).group(1)
+        inner = re.search(rf"<{pick}>(.*)</{pick}>", out, re.DOTALL).group(1)
         assert "<" not in inner.replace("&lt;", ""), out
         assert html.unescape(inner) == text
 
@@ -152,7 +152,7 @@ def test_hostile_text_is_escaped_in_the_html(built: Path):
     article = page[page.index("<article"):page.index("</article>")]
     assert not re.search(r"<(script|img|iframe|svg)\b", article)
     assert not re.search(r"<[^>]*\son[a-z]+=", article)  # no element carries an event handler
-    assert not re.search(r"(href|src)=\"\s*javascript:", article, re.I)
+    assert not re.search(r"(href|src)=\"\s*javascript:", article, re.IGNORECASE)
     assert "{baseDir} $ARGUMENTS {{ user_input }} {% raw %} ${HOME}" in article
     assert "Hostile &lt;img src=x onerror=alert(1)&gt; {baseDir} $ARGUMENTS {{ x }} *not bold*" in article
     title = re.search(r"<title>(.*?)</title>", page).group(1)

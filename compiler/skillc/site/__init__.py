@@ -32,8 +32,8 @@ import shutil
 import subprocess
 import sys
 import tempfile
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Mapping
 
 from ..errors import BuildError
 from ..resolve_types import EmitContext
@@ -81,7 +81,7 @@ def run_mkdocs(config: Path, site_dir: Path, epoch: int = 0) -> None:
            "--site-dir", str(site_dir)]
     try:
         proc = subprocess.run(cmd, cwd=config.parent, env=mkdocs_env(epoch), capture_output=True, text=True,
-                              errors="replace", timeout=None)
+                              errors="replace", check=False)
     except OSError as exc:
         raise BuildError(f"cannot run mkdocs for the docs site: {exc}", hint=SITE_EXTRA_HINT) from None
     if proc.returncode != 0:
@@ -139,7 +139,7 @@ def site_key(files: Mapping[str, str], epoch: int) -> str:
     for dist in ("mkdocs", "mkdocs-material", "markdown"):
         try:
             h.update(f"{dist}={version(dist)}\n".encode())
-        except Exception:
+        except ImportError:  # PackageNotFoundError
             h.update(f"{dist}=?\n".encode())
     h.update(f"skillc={__version__}\nepoch={epoch}\n".encode())
     for rel in sorted(files):

@@ -39,7 +39,7 @@ _ALLOWED_ATTRS = frozenset({"href", "src", "alt", "title", "id", "class", "start
 _SCHEME = re.compile(r"^([a-zA-Z][a-zA-Z0-9+.\-]*):")
 _INVISIBLE = re.compile(r"[\x00-\x20\x7f-\x9f\u200b-\u200f\u2028\u2029\ufeff]+")
 _ALIGN_STYLE = re.compile(r"^\s*text-align:\s*(left|right|center)\s*;?\s*$")
-_RESERVED_ID = re.compile(r"^(__|md-|h-)", re.I)
+_RESERVED_ID = re.compile(r"^(__|md-|h-)", re.IGNORECASE)
 _unescape = UnescapeTreeprocessor().unescape
 
 
@@ -114,7 +114,7 @@ def _fix_toc(tokens) -> None:
 
 
 class SafeExtension(Extension):
-    def extendMarkdown(self, md: Markdown) -> None:  # noqa: N802 (Python-Markdown's API)
+    def extendMarkdown(self, md: Markdown) -> None:
         if "html_block" in md.preprocessors:
             md.preprocessors.deregister("html_block")
         if "html" in md.inlinePatterns:
@@ -123,5 +123,5 @@ class SafeExtension(Extension):
         md.treeprocessors.register(SafeTreeprocessor(md), "skillc_safe", 2)
 
 
-def makeExtension(**kwargs) -> SafeExtension:  # noqa: N802 (Python-Markdown's entry point)
+def makeExtension(**kwargs) -> SafeExtension:
     return SafeExtension(**kwargs)

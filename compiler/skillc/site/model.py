@@ -13,9 +13,10 @@ from __future__ import annotations
 import json
 import math
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 from .. import __version__, secrets
 from ..discover import path_key
@@ -221,7 +222,7 @@ def site_model(ctx: EmitContext) -> SiteModel:
         if parent in children:
             children[parent].append(p)
     for s in skills:
-        (direct[s.collection] if s.collection in direct else top).append(s.id)
+        direct.get(s.collection, top).append(s.id)
     collections = tuple(
         CollectionInfo(c.path, redacted(c.description), c.count, tuple(children[c.path]), tuple(direct[c.path]))
         for c in sorted(res.collections, key=lambda c: path_key(c.path)))

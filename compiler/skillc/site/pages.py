@@ -22,10 +22,10 @@ URL too)::
 
 from __future__ import annotations
 
-import math
 import re
+from collections.abc import Mapping
 from functools import cache
-from typing import Any, Iterable, Mapping
+from typing import Any
 from urllib.parse import quote
 
 from ..emit.site import human_size

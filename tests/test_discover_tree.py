@@ -12,7 +12,7 @@ import pytest
 
 from conftest import skillc_command, write_skill
 from skillc.discover import DiscoveryOptions, discover, path_key
-from skillc.lint import LintConfig, lint_root
+from skillc.lint import lint_root
 from skillc.model import ItemKind, Severity
 
 

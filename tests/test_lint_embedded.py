@@ -39,7 +39,7 @@ def test_embedded_skills_use_real_commands_and_flags():
 
     for s in (PROJECT / "skills").rglob("*.md"):
         text = s.read_text("utf-8")
-        for cmd in re.findall(r"(?:^\s*|`)skillc ([a-z]+)", text, re.M):  # commands in code, not prose
+        for cmd in re.findall(r"(?:^\s*|`)skillc ([a-z]+)", text, re.MULTILINE):  # commands in code, not prose
             assert cmd in COMMANDS, (s, cmd)
         for line in re.findall(r"skillc lint[^\n`]*", text):
             for flag in re.findall(r"(?<![\w-])(--[a-z][a-z-]*)", line):

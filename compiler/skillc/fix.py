@@ -111,4 +111,4 @@ def write_fix(root: Path, fix: FileFix) -> None:
         raise
 
 
-__all__ = ["FileFix", "apply_edits", "fix_item", "write_fix", "Diagnostic"]
+__all__ = ["Diagnostic", "FileFix", "apply_edits", "fix_item", "write_fix"]

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import fnmatch
 import os
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Collection, Iterable, Sequence
 
 from .discover import DiscoveryOptions, discover, path_key
 from .model import Diagnostic, DiscoveredItem, Discovery, Document, ItemKind, Severity

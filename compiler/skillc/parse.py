@@ -33,7 +33,7 @@ MAX_YAML_DEPTH = 64
 MAX_BRACKET_DEPTH = 10_000  # pre-check before libyaml (see _flow_depth_exceeds)
 
 _FENCE = re.compile(r"^---[ \t]*$")
-_CONFLICT = re.compile(r"^(<{7}|>{7})(?: |$)", re.M)
+_CONFLICT = re.compile(r"^(<{7}|>{7})(?: |$)", re.MULTILINE)
 _CODE_FENCE = re.compile(r"^(```|~~~)")
 _SIMPLE_KV = re.compile(r"^(?P<indent> *)(?P<key>[A-Za-z0-9_.-]+):[ \t]+(?P<value>\S.*?)[ \t]*$")
 _CONSTRUCTOR = yaml.constructor.SafeConstructor()

@@ -8,7 +8,7 @@ here as surrogate escapes; every renderer shows them as ``\\xNN`` so output can 
 from __future__ import annotations
 
 import json
-from typing import Sequence
+from collections.abc import Sequence
 from urllib.parse import quote
 
 from . import __version__

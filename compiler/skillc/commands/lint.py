@@ -57,9 +57,7 @@ def _file_root(path: Path, cwd: Path) -> tuple[Path, str]:
     except ValueError:
         # Outside the current directory: root at the folder above the skill (or above .skills/).
         anchor = absolute.parent
-        if is_skill_file:
-            anchor = anchor.parent
-        elif anchor.name == ".skills":
+        if is_skill_file or anchor.name == ".skills":
             anchor = anchor.parent
         elif anchor.name == "skills" and anchor.parent.name == ".claude":
             anchor = anchor.parent.parent
@@ -244,4 +242,4 @@ def _emit(text: str, output: str | None, color: bool) -> None:
         click.echo(text, nl=False, color=color)
 
 
-__all__ = ["lint", "targets", "Target"]
+__all__ = ["Target", "lint", "targets"]

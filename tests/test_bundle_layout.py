@@ -76,6 +76,12 @@ def test_supporting_files_published_secrets_withheld(bundle: Path):
     manifest = json.loads((bundle / "api/manifest.json").read_text())
     assert {"id": "scripts-demo", "path": ".env", "reason": "credential file (never published)"} in manifest["withheld"]
     assert not any(b"ghp_abcdefghijklmnop" in p.read_bytes() for p in bundle.rglob("*") if p.is_file())
+    # the zip holds what is published, not the withheld files (deflated, so the bytes check above misses it)
+    with zipfile.ZipFile(bundle / "api/archives/scripts-demo.zip") as zf:
+        names = zf.namelist()
+        assert "scripts-demo/scripts/run.sh" in names and "scripts-demo/references/REFERENCE.md" in names
+        assert not any(n.endswith(".env") for n in names)
+        assert all(b"ghp_" not in zf.read(n) for n in names)
 
 
 def test_well_known_index_digests(bundle: Path):

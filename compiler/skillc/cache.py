@@ -29,7 +29,7 @@ from . import __version__
 from .model import Diagnostic, Document, Frontmatter, ItemKind, Position, Scalar, Severity
 from .parse import parse_document
 
-FORMAT = 1
+FORMAT = 2
 TABLES = ("parse", "lint", "render")
 
 

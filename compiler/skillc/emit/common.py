@@ -27,6 +27,9 @@ def _compact(obj: Any) -> str:
     return json.dumps(obj, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
 
 
+compact_json = _compact  # one line of canonical JSON (what json_bytes writes, without the newline)
+
+
 def json_bytes(obj: Any, *, pretty: bool = False) -> bytes:
     """Canonical JSON: sorted keys, UTF-8 (not \\u-escaped), ``\\n`` at the end.
 

@@ -7,7 +7,11 @@ For each winning skill:
   assets/…), byte for byte, except files withheld because a path is unsafe to publish or the file
   holds a likely secret (listed in the manifest);
 * ``api/archives/<id>.zip``: the skill as a Claude-compatible zip (nested by ID, so the URL needs no
-  escaped slash a static host would decode).
+  escaped slash a static host would decode) holding the published files (package_skill.py's
+  exclusions applied), deflated at zlib's default level, already-compressed formats stored.
+
+Each source file is read once: checked against the hash it was listed with, scanned, written and
+zipped from memory (the zip is written directly: the staging folder is private to the build).
 
 What a skill produced is remembered in the render cache under a key covering everything it depends
 on, so an unchanged skill is not rendered again: its files are kept or hard-linked (see
@@ -18,19 +22,28 @@ manifest.
 from __future__ import annotations
 
 import hashlib
+import io
 import os
 import re
+import stat
+import zipfile
 from dataclasses import dataclass
 
 from .. import secrets
-from ..resolve_types import EmitContext, SourceSkill
-from .common import encode_id, json_bytes, sha256_hex, wire_document
+from ..archive import excluded, zip_time
+from ..errors import BuildError
+from ..resolve_types import EmitContext, SkillFile, SourceSkill
+from .common import compact_json, encode_id, json_bytes, sha256_hex, wire_descriptor
 from .staging import Staging
 
 # Agent Skills discovery path rules: printable ASCII without \ ? # [ ], no empty/./.. segment.
 _SAFE_PATH = re.compile(r"[\x20-\x7e]+")
 _FORBIDDEN = set('\\?#[]')
 SECRET_SCAN_MAX = 1 << 20
+ZIP_LEVEL = 6  # zlib's default: level 9 costs ~2x the time for <1% smaller skill zips
+# Formats that are compressed already: stored, not deflated again.
+COMPRESSED_SUFFIXES = (".zip", ".gz", ".tgz", ".bz2", ".xz", ".zst", ".7z", ".jar", ".whl", ".png", ".jpg",
+                       ".jpeg", ".gif", ".webp", ".avif", ".woff", ".woff2", ".mp3", ".mp4", ".ogg", ".webm")
 # Never published whatever they contain (credentials by convention).
 _SECRET_NAMES = re.compile(r"(^|/)(\.env(\..*)?|\.netrc|\.npmrc|\.pypirc|id_(rsa|dsa|ecdsa|ed25519)|.*\.(pem|key|p12|pfx))$")
 
@@ -44,6 +57,7 @@ class SkillArtifacts:
     files: tuple[tuple[str, str, int], ...]  # (path relative to the skill, sha256, size), published
     archive: tuple[str, str, int] | None  # the zip
     withheld: tuple[tuple[str, str], ...]  # (path, reason) not published
+    descriptor: str = ""  # the WireSkillDescriptor as compact JSON (api/skills.json is their list)
 
     def bundle_files(self) -> list[tuple[str, str, int]]:
         doc_path, sha, size = self.document
@@ -54,7 +68,7 @@ class SkillArtifacts:
         return out
 
     def to_record(self) -> tuple:
-        return (self.id, self.document, self.files, self.archive, self.withheld)
+        return (self.id, self.document, self.files, self.archive, self.withheld, self.descriptor)
 
     @classmethod
     def from_record(cls, rec: tuple) -> SkillArtifacts:
@@ -72,19 +86,52 @@ def publishable(path: str) -> str | None:
     return None
 
 
-def _secret_in(source_path: str, size: int) -> str | None:
-    if size > SECRET_SCAN_MAX:
+def _secret_in(data: bytes) -> str | None:
+    if len(data) > SECRET_SCAN_MAX:
         return None
     try:
-        with open(source_path, "rb") as fh:
-            raw = fh.read()
-        text = raw.decode("utf-8")
-    except (OSError, UnicodeDecodeError):
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
         return None
     found = secrets.scan(text)
     if found:
         return f"likely secret ({found[0].kind}) at line {found[0].line}; not published"
     return None
+
+
+def _read(path: str, expected: SkillFile) -> tuple[bytes, bool]:
+    """A source file's bytes (checked against the hash it was listed with) and its executable bit."""
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
+    try:
+        mode = os.fstat(fd).st_mode
+        chunks = []
+        while chunk := os.read(fd, max(expected.size + 1, 1 << 16)):
+            chunks.append(chunk)
+    finally:
+        os.close(fd)
+    data = b"".join(chunks)
+    if len(data) != expected.size or hashlib.sha256(data).hexdigest() != expected.sha256:
+        raise BuildError(f"{path} changed while the build was reading it; build again")
+    return data, bool(mode & 0o111)
+
+
+def skill_zip(members: list[tuple[str, bytes, bool]], epoch: int) -> bytes:
+    """A deterministic zip of ``(archive name, bytes, executable)``: byte-ordered entries, fixed
+    times, deflate at ``ZIP_LEVEL`` (stored for formats that are compressed already)."""
+    stamp = zip_time(epoch)
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as zf:
+        for name, data, executable in sorted(members, key=lambda m: m[0].encode("utf-8", "surrogateescape")):
+            info = zipfile.ZipInfo(name, date_time=stamp)
+            info.create_system = 3
+            info.external_attr = (stat.S_IFREG | (0o755 if executable else 0o644)) << 16
+            if name.lower().endswith(COMPRESSED_SUFFIXES):
+                info.compress_type = zipfile.ZIP_STORED
+                zf.writestr(info, data)
+            else:
+                info.compress_type = zipfile.ZIP_DEFLATED
+                zf.writestr(info, data, compresslevel=ZIP_LEVEL)
+    return buf.getvalue()
 
 
 def render_key(ctx: EmitContext, skill: SourceSkill) -> str:
@@ -96,35 +143,43 @@ def render_key(ctx: EmitContext, skill: SourceSkill) -> str:
 
 
 def render_skill(ctx: EmitContext, staging: Staging, skill: SourceSkill) -> SkillArtifacts:
+    """Write one skill's files: each source file is read once (and checked against its hash), then
+    published, scanned and zipped from memory."""
     enc = encode_id(skill.id)
-    doc = json_bytes(wire_document(skill))
+    descriptor = wire_descriptor(skill)
+    doc = json_bytes({**descriptor, "body": skill.document.body})
     doc_rel = f"api/skills/{enc}"
     staging.write(doc_rel, doc)
     staging.link(doc_rel, doc_rel + ".json")
     published, withheld = [], []
-    for f in skill.files:
-        reason = publishable(f.path)
-        if reason is None and f.path != "SKILL.md":
-            reason = _secret_in(f.source_path, f.size)
-        if reason is not None and f.path != "SKILL.md":
+    zipped: list[tuple[str, bytes, bool]] = []
+    folder = skill.id.rsplit("/", 1)[-1]
+    for i, f in enumerate(skill.files):
+        main = i == 0  # SKILL.md (whatever its spelling) is always first
+        reason = None if main else publishable(f.path)
+        if reason is not None:
             withheld.append((f.path, reason))
             continue
-        staging.copy(f"api/files/{skill.id}/{f.path}", f.source_path)
+        data, executable = _read(f.source_path, f)
+        if not main:
+            reason = _secret_in(data)
+            if reason is not None:
+                withheld.append((f.path, reason))
+                continue
+        staging.write(f"api/files/{skill.id}/{f.path}", data)
         published.append((f.path, f.sha256, f.size))
+        if main:
+            zipped.append((f"{folder}/SKILL.md", data, executable))
+        elif not excluded(f.path):
+            zipped.append((f"{folder}/{f.path}", data, executable))
     archive = None
     if ctx.options.get("archives", True):
-        from ..archive import write_skill_zip
-
         zip_rel = f"api/archives/{skill.id}.zip"
-        dest = staging.out / zip_rel
-        staging._clear(dest)
-        dest.parent.mkdir(parents=True, exist_ok=True)
-        write_skill_zip(skill, dest, int(ctx.options.get("epoch", 0)))
-        with open(dest, "rb") as fh:
-            digest = hashlib.file_digest(fh, "sha256").hexdigest()
-        archive = (zip_rel, digest, os.path.getsize(dest))
+        data = skill_zip(zipped, int(ctx.options.get("epoch", 0)))  # type: ignore[call-overload]
+        staging.write(zip_rel, data)
+        archive = (zip_rel, sha256_hex(data), len(data))
     return SkillArtifacts(skill.id, (doc_rel, sha256_hex(doc), len(doc)), tuple(published), archive,
-                          tuple(withheld))
+                          tuple(withheld), compact_json(descriptor))
 
 
 def emit_skills(ctx: EmitContext) -> None:

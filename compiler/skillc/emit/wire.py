@@ -12,12 +12,17 @@ from __future__ import annotations
 
 from ..render.meerkat import DEFAULT_INVENTORY_THRESHOLD, render_inventory
 from ..resolve_types import EmitContext
-from .common import json_bytes, wire_descriptor, write
+from .common import compact_json, json_bytes, wire_descriptor, write
 
 
 def emit_lists(ctx: EmitContext) -> None:
     res = ctx.resolution
-    listing = json_bytes({"skills": [wire_descriptor(s) for s in res.skills]})
+    artifacts = ctx.options.get("artifacts") or {}
+    rows = []
+    for s in res.skills:  # each descriptor's JSON was made (or cached) with the skill's files
+        art = artifacts.get(s.id)  # type: ignore[union-attr]
+        rows.append(art.descriptor if art is not None and art.descriptor else compact_json(wire_descriptor(s)))
+    listing = ('{"skills":[' + ",".join(rows) + "]}\n").encode("utf-8")  # = json_bytes({"skills": [...]})
     write(ctx.out, "api/skills.json", listing)
     write(ctx.out, "api/skills/index.html", listing)
     collections = json_bytes(

@@ -96,9 +96,33 @@ def tokenize_doc(doc: IndexDoc) -> DocTokens:
                      [t for tag in doc.tags for t in tokenize(tag)], tokenize(doc.body))
 
 
+# What one document contributes (``analyze``): its terms with their field-weighted frequency and
+# field bits (parallel tuples, in first-seen order), its weighted length and its unique body tokens.
+# Plain tuples, so a build can cache them per document and skip tokenizing unchanged skills.
+DocTerms = tuple[tuple[str, ...], tuple[int, ...], tuple[int, ...], int, int]
+
+
+def analyze(doc: IndexDoc, toks: DocTokens | None = None) -> DocTerms:
+    toks = toks or tokenize_doc(doc)
+    w_name, w_desc, w_tags, w_body = (FIELD_WEIGHTS[f] for f in ("name", "description", "tags", "body"))
+    weighted: Counter[str] = Counter(toks.body)
+    body_unique = len(weighted)
+    bits = dict.fromkeys(weighted, 8)
+    for tokens, weight, bit in ((toks.name, w_name, 1), (toks.description, w_desc, 2), (toks.tags, w_tags, 4)):
+        for t in tokens:
+            weighted[t] += weight
+            bits[t] = bits.get(t, 0) | bit
+    length = min(len(toks.body) * w_body + len(toks.name) * w_name + len(toks.description) * w_desc
+                 + len(toks.tags) * w_tags, 0xFFFFFFFF)
+    terms = tuple(weighted)
+    return terms, tuple(min(weighted[t], MAX_TF) for t in terms), tuple(bits[t] for t in terms), length, body_unique
+
+
 def build(docs: Sequence[IndexDoc], *, k1: float = K1, b: float = B, shard_bytes: int = SHARD_BYTES,
-          keep_tokens: bool = False) -> BuiltIndex:
-    """Tokenize and invert ``docs`` (already in the order the index keeps: ID byte order)."""
+          keep_tokens: bool = False, analyzed: Sequence[DocTerms | None] | None = None) -> BuiltIndex:
+    """Tokenize and invert ``docs`` (already in the order the index keeps: ID byte order).
+
+    ``analyzed``: ``analyze(doc)`` of each document where already known (a build's cache), else None."""
     n_docs = len(docs)
     post_docs: dict[str, list[int]] = {}
     post_tf: dict[str, list[int]] = {}
@@ -106,30 +130,26 @@ def build(docs: Sequence[IndexDoc], *, k1: float = K1, b: float = B, shard_bytes
     doc_lengths = array("I")
     body_unique: list[int] = []
     kept: list[DocTokens] = []
-    w_name, w_desc, w_tags, w_body = (FIELD_WEIGHTS[f] for f in ("name", "description", "tags", "body"))
     for i, doc in enumerate(docs):
-        toks = tokenize_doc(doc)
-        if keep_tokens:
-            kept.append(toks)
-        weighted: Counter[str] = Counter(toks.body)
-        body_unique.append(len(weighted))
-        bits = dict.fromkeys(weighted, 8)
-        for tokens, weight, bit in ((toks.name, w_name, 1), (toks.description, w_desc, 2), (toks.tags, w_tags, 4)):
-            for t in tokens:
-                weighted[t] += weight
-                bits[t] = bits.get(t, 0) | bit
-        doc_lengths.append(min(len(toks.body) * w_body + len(toks.name) * w_name + len(toks.description) * w_desc
-                               + len(toks.tags) * w_tags, 0xFFFFFFFF))
-        for t, tf in weighted.items():
+        known = analyzed[i] if analyzed is not None else None
+        if known is None or keep_tokens:
+            toks = tokenize_doc(doc)
+            if keep_tokens:
+                kept.append(toks)
+            known = analyze(doc, toks)
+        terms, tfs, bits, length, unique = known
+        body_unique.append(unique)
+        doc_lengths.append(length)
+        for t, tf, bit in zip(terms, tfs, bits):
             lst = post_docs.get(t)
             if lst is None:
                 post_docs[t] = [i]
-                post_tf[t] = [min(tf, MAX_TF)]
-                post_fields[t] = [bits[t]]
+                post_tf[t] = [tf]
+                post_fields[t] = [bit]
             else:
                 lst.append(i)
-                post_tf[t].append(min(tf, MAX_TF))
-                post_fields[t].append(bits[t])
+                post_tf[t].append(tf)
+                post_fields[t].append(bit)
 
     terms = sorted(post_docs)  # code point order == UTF-8 byte order
     avgdl = (sum(doc_lengths) / n_docs) if n_docs else 0.0

@@ -11,6 +11,7 @@ Registered in ``skillc.emit.EMITTERS``.  Writes only below ``ctx.out/api/index/`
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Iterable, Mapping
 from dataclasses import asdict, is_dataclass
 from pathlib import Path
@@ -19,7 +20,7 @@ from typing import Any
 from ..resolve_types import EmitContext, SourceSkill
 from ..resources import template_dir
 from ..select import DEFAULT_MAX_SKILLS_PER_STORY, DetectRule
-from .bm25 import IndexDoc, build, dump_json
+from .bm25 import IndexDoc, analyze, build, dump_json
 
 INDEX_DIR = "api/index"
 SELECT_FILE = "select.json"
@@ -100,17 +101,45 @@ def _emits(ctx: EmitContext) -> tuple[str, ...]:
     return (value,) if isinstance(value, str) else tuple(value)
 
 
+def _built_files(ctx: EmitContext, docs: list[IndexDoc]) -> dict[str, bytes]:
+    """The index files, through the build cache (``ctx.options["cache"]``) when there is one: each
+    document's analysis is kept by its SKILL.md hash and fields, and the whole index by all of them,
+    so a rebuild tokenizes only the changed skills (and nothing when none changed)."""
+    cache = ctx.options.get("cache")
+    if cache is None:
+        return build(docs).files
+    from ..cache import key_of
+
+    keys = [key_of("index", s.document.sha256, len(d.body), d.name, d.description, d.tags)
+            for s, d in zip(ctx.resolution.skills, docs)]
+    whole = key_of("index-all", keys, [d.id for d in docs])
+    files = cache.get("index", whole)
+    if files is not None:
+        return files
+    analyzed = []
+    for key, doc in zip(keys, docs):
+        rec = cache.get("index", key)
+        if rec is None:
+            terms, tfs, bits, length, unique = analyze(doc)
+            rec = (tuple(map(sys.intern, terms)), tfs, bits, length, unique)  # shared strings: a small pickle
+            cache.put("index", key, rec)
+        analyzed.append(rec)
+    files = build(docs, analyzed=analyzed).files
+    cache.put("index", whole, files)
+    return files
+
+
 def emit_index(ctx: EmitContext) -> None:
     out: Path = ctx.out / INDEX_DIR
     out.mkdir(parents=True, exist_ok=True)
     whoosh = "whoosh" in _emits(ctx)
     docs = index_docs(ctx.resolution.skills)
-    built = build(docs, keep_tokens=whoosh)
-    for name, data in built.files.items():
+    built = build(docs, keep_tokens=True) if whoosh else None
+    for name, data in (built.files if built is not None else _built_files(ctx, docs)).items():
         (out / name).write_bytes(data)
     (out / SELECT_FILE).write_bytes(dump_json(select_data(ctx)))
     (out / JS_READER).write_bytes((template_dir() / "js" / JS_READER).read_bytes())
     if whoosh:
         from .whoosh_emit import write_whoosh
 
-        write_whoosh(out / "whoosh", docs, built.tokens)
+        write_whoosh(out / "whoosh", docs, built.tokens)  # type: ignore[union-attr]

@@ -75,6 +75,7 @@ class BuildResult:
     bytes: int
     seconds: float
     excluded: dict[str, str]
+    timings: dict[str, float] = field(default_factory=dict)  # seconds per stage (benchmarks; not in --json)
 
     def summary(self) -> dict[str, object]:
         errors = sum(1 for _, d in self.diagnostics if d.severity is Severity.ERROR)
@@ -370,6 +371,8 @@ def run_build(opts: BuildOptions, progress: Progress | None = None) -> BuildResu
     from .sources import open_source
 
     t0 = time.perf_counter()
+    timings: dict[str, float] = {}
+    lap = _Lap(timings)
     epoch = source_date_epoch(opts.env)
     as_of = float(epoch) if epoch is not None else time.time()
     cfg = load_build_config(opts.paths, opts.config, cwd=opts.cwd, home=opts.home, env=opts.env)
@@ -386,6 +389,7 @@ def run_build(opts: BuildOptions, progress: Progress | None = None) -> BuildResu
         (cfg.settings(), cfg.lint, tuple((r.name, r.type, r.tier, r.priority, r.order) for r in cfg.repositories)),
         (opts.site, opts.emit))
     cache = BuildCache(cache_root / "records" if cache_root else None, salt=config_hash)
+    lap("config+cache load")
     work = out.parent / WORK_DIR
     name = out.name
     jobs = opts.jobs or default_jobs(dict(opts.env))
@@ -400,9 +404,11 @@ def run_build(opts: BuildOptions, progress: Progress | None = None) -> BuildResu
         source_cache = (cache_root or Path(opts.env.get("TMPDIR", "/tmp")) / "skillc-nocache") / "sources"
         for repo in cfg.repositories:
             listings.append(open_source(repo, cache_dir=source_cache, lint=cfg.lint).skills(reader))
+        lap("sources")
         # 2. lint every offered skill
         all_skills = [s for lst in listings for s in lst.skills]
         per_skill = lint_skills(all_skills, reader, cfg.lint, cache, jobs)
+        lap("lint")
         diagnostics: list[tuple[str, Diagnostic]] = []
         for lst in listings:  # (the listings' own diagnostics come back through resolve)
             repo_name = lst.input.repository
@@ -435,8 +441,10 @@ def run_build(opts: BuildOptions, progress: Progress | None = None) -> BuildResu
                 ds = per_skill.get(id(s), ())
                 warnings = sum(1 for d in ds if d.severity is Severity.WARNING)
                 lint_status.setdefault(s.id, ("warning" if warnings else "ok", warnings))
+        lap("resolve")
         # 4. emit into a staging folder
         staging_dir, staging = prepare_staging(work, name, out)
+        lap("staging")
         try:
             options: dict[str, object] = {
                 "site": opts.site, "emit": opts.emit, "epoch": epoch or 0, "source_date_epoch": epoch,
@@ -458,19 +466,35 @@ def run_build(opts: BuildOptions, progress: Progress | None = None) -> BuildResu
                     options["progress"] = advance
                 fn(ctx)
                 options.pop("progress", None)
+                lap(f"emit {emitter_name}")
             produced = {p for art in options["artifacts"].values() for p, _, _ in art.bundle_files()}  # type: ignore[union-attr]
             staging.prune(produced)
             manifest = write_manifest(ctx)
+            lap("manifest")
             # 5. swap
             force_replace = out.is_dir() and opts.force and _is_foreign(out)
             swap_in(staging_dir, out, work / f"{name}.prev", keep_previous=not force_replace)
+            lap("swap")
         except BaseException:
             shutil.rmtree(staging_dir, ignore_errors=True)
             raise
         cache.save()
+        lap("cache save")
     files = manifest["files"]
     return BuildResult(out, resolution, diagnostics, cache.stats.as_dict(), len(files) + 1,
-                       sum(f["size"] for f in files), time.perf_counter() - t0, failing)
+                       sum(f["size"] for f in files), time.perf_counter() - t0, failing, timings)
+
+
+class _Lap:
+    """``lap(name)`` records the seconds since the previous lap under ``name``."""
+
+    def __init__(self, into: dict[str, float]) -> None:
+        self.into, self.last = into, time.perf_counter()
+
+    def __call__(self, name: str) -> None:
+        now = time.perf_counter()
+        self.into[name] = self.into.get(name, 0.0) + now - self.last
+        self.last = now
 
 
 def _shown_config_files(files, cwd: Path) -> tuple[tuple[str, str], ...]:

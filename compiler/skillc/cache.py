@@ -30,7 +30,7 @@ from .model import Diagnostic, Document, Frontmatter, ItemKind, Position, Scalar
 from .parse import parse_document
 
 FORMAT = 2
-TABLES = ("parse", "lint", "render")
+TABLES = ("parse", "lint", "render", "index")
 
 
 def default_cache_root(env: dict[str, str] | os._Environ = os.environ) -> Path:

@@ -23,6 +23,7 @@ import ctypes
 import ctypes.util
 import errno
 import fcntl
+import gc
 import hashlib
 import os
 import shutil
@@ -364,6 +365,20 @@ def _config_hash(cfg: object, extra: object) -> str:
 
 
 def run_build(opts: BuildOptions, progress: Progress | None = None) -> BuildResult:
+    """Build the bundle (see the module docstring).  The cyclic garbage collector is paused meanwhile:
+    a build holds millions of small acyclic objects (cache records, documents), which its full
+    collections would traverse again and again (a third of a 10,000-skill rebuild); reference
+    counting still frees them."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        return _run_build(opts, progress)
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
+def _run_build(opts: BuildOptions, progress: Progress | None = None) -> BuildResult:
     from .buildconfig import load_build_config
     from .emit import EMITTERS
     from .emit.manifest import write_manifest

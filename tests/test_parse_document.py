@@ -238,11 +238,37 @@ def test_unsupported_tags_are_refused():
     assert codes(doc) == ["P209"] and "tag" in doc.diagnostics[0].message
 
 
+@pytest.mark.parametrize("value, message", [
+    ("!!int ''", "'' is not a valid int"),
+    ("!!float ''", "'' is not a valid float"),
+    ("!!bool maybe", "'maybe' is not a valid bool"),
+    ("!!timestamp soon", "'soon' is not a valid timestamp"),
+    ("!!set x", "unsupported YAML tag"),  # a collection tag on a scalar (was a generator object)
+    ("!!omap x", "unsupported YAML tag"),
+])
+def test_explicit_scalar_tags_that_do_not_fit_the_value_are_diagnosed(value, message):
+    doc = parse(f"---\nname: s\nversion: {value}\n---\n")
+    assert codes(doc) == ["P209"] and message in doc.diagnostics[0].message
+    assert (doc.diagnostics[0].line, doc.diagnostics[0].column) == (3, 10)
+
+
+def test_positions_and_scalars_survive_pickling_to_workers():
+    import pickle
+
+    doc = parse("---\nname: s\nmetadata:\n  version: '1.0'\ntags: [a, b]\n---\nbody\n")
+    fm = pickle.loads(pickle.dumps(doc)).frontmatter
+    assert fm == doc.frontmatter
+    assert fm.keys[("metadata", "version")] == Position(4, 3) and fm.keys[("tags", 1)] == Position(5, 11)
+    assert fm.scalars[("metadata", "version")].style == "'" and fm.scalars[("tags", 0)].tag == "str"
+    assert sorted(fm.keys) == sorted(doc.frontmatter.keys) and len(fm.scalars) == len(doc.frontmatter.scalars) == 4
+
+
 # --- properties ----------------------------------------------------------------------------------
 
 TOKENS = ["---", "\n", "\r\n", ":", " ", "- ", "[", "]", "{", "}", "&a ", "*a", "!!str ", "!!binary ", "? ", "'",
           '"', "|", ">", "\t", "#", "name", "description", "2.0", "2024-13-45", "~", "\ufeff", "<<<<<<< x", "```",
-          "\x85", "\x00", "é", "---\n", ",", "<<: *a", "!foo ", "%YAML 1.1\n", "...\n", "0x", "1e999", "\ud800"]
+          "\x85", "\x00", "é", "---\n", ",", "<<: *a", "!foo ", "%YAML 1.1\n", "...\n", "0x", "1e999", "\ud800",
+          "!!int ", "!!bool ", "!!timestamp ", "!!set ", "!!float "]
 yamlish = st.lists(st.sampled_from(TOKENS) | st.text(max_size=5), max_size=60).map("".join)
 
 

@@ -13,6 +13,7 @@ import codecs
 import datetime
 import hashlib
 import re
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -22,8 +23,11 @@ from .model import Diagnostic, Document, Fix, Frontmatter, ItemKind, Position, S
 
 try:  # the C loader is several times faster; fall back when libyaml is missing
     from yaml import CSafeLoader as _Loader
+    from yaml.cyaml import CParser as _EventParser  # events only: no constructor or resolver to set up
 except ImportError:  # pragma: no cover - depends on how PyYAML was built
     from yaml import SafeLoader as _Loader  # type: ignore[assignment]
+
+    _EventParser = _Loader  # type: ignore[assignment,misc]
 
 YAML_LOADER = _Loader
 MAX_FILE_BYTES = 8 * 1024 * 1024  # a SKILL.md above this is not parsed (the largest real one is 294 KB)
@@ -33,12 +37,17 @@ MAX_YAML_DEPTH = 64
 MAX_BRACKET_DEPTH = 10_000  # pre-check before libyaml (see _flow_depth_exceeds)
 
 _FENCE = re.compile(r"^---[ \t]*$")
+_FENCE_LINE = re.compile(r"^---[ \t]*$", re.MULTILINE)
 _CONFLICT = re.compile(r"^(<{7}|>{7})(?: |$)", re.MULTILINE)
 _CODE_FENCE = re.compile(r"^(```|~~~)")
 _SIMPLE_KV = re.compile(r"^(?P<indent> *)(?P<key>[A-Za-z0-9_.-]+):[ \t]+(?P<value>\S.*?)[ \t]*$")
 _CONSTRUCTOR = yaml.constructor.SafeConstructor()
 _TAG_PREFIX = "tag:yaml.org,2002:"
-_RESOLVER = yaml.resolver.Resolver()
+_STR_TAG = _TAG_PREFIX + "str"
+_ScalarEvent, _AliasEvent = yaml.ScalarEvent, yaml.AliasEvent
+_MappingStartEvent, _MappingEndEvent = yaml.MappingStartEvent, yaml.MappingEndEvent
+_SequenceStartEvent, _SequenceEndEvent = yaml.SequenceStartEvent, yaml.SequenceEndEvent
+_DocumentStartEvent = yaml.DocumentStartEvent
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,103 +81,221 @@ class YamlLimitError(Exception):
         self.mark = mark
 
 
+# Tags a scalar may carry (``!!set``, ``!!omap``… name collections: on a scalar they are errors).
+_SCALAR_TAGS = frozenset(_TAG_PREFIX + t for t in ("null", "bool", "int", "float", "binary", "timestamp", "str"))
+
+
 def _typed_scalar(tag: str, value: str, event: Any) -> Any:
-    if tag == _TAG_PREFIX + "str":
+    if tag == _STR_TAG:
         return value
-    constructor = _CONSTRUCTOR.yaml_constructors.get(tag)
+    constructor = _CONSTRUCTOR.yaml_constructors.get(tag) if tag in _SCALAR_TAGS else None
     if constructor is None:
         raise yaml.constructor.ConstructorError(
             None, None, f"unsupported YAML tag {tag!r}; write the value as plain text", event.start_mark
         )
-    return constructor(_CONSTRUCTOR, yaml.ScalarNode(tag, value, event.start_mark, event.end_mark, event.style))
+    try:
+        return constructor(_CONSTRUCTOR, yaml.ScalarNode(tag, value, event.start_mark, event.end_mark, event.style))
+    except (IndexError, KeyError, AttributeError, TypeError):  # e.g. ``!!int ''``, ``!!bool maybe``
+        raise yaml.constructor.ConstructorError(
+            None, None, f"{value!r} is not a valid {tag.rsplit(':', 1)[-1]}", event.start_mark
+        ) from None
 
 
-def load_yaml(text: str, line_offset: int = 0) -> tuple[Any, dict, dict, list[tuple[str, Position]]]:
+class _Positions(Mapping):
+    """Key path → ``Position``, built on first access from ``(line, column)`` pairs.
+
+    Most documents never report a position, so the parser records plain tuples and only the
+    positions a rule asks for become ``Position`` objects.  Pickles (to worker processes, the build
+    cache) as a plain dict.
+    """
+
+    __slots__ = ("_raw", "_built")
+
+    def __init__(self, raw: dict[tuple, tuple[int, int]]) -> None:
+        self._raw = raw
+        self._built: dict[tuple, Position] = {}
+
+    def __getitem__(self, path: tuple) -> Position:
+        p = self._built.get(path)
+        if p is None:
+            p = self._built[path] = Position(*self._raw[path])
+        return p
+
+    def __contains__(self, path: object) -> bool:
+        return path in self._raw
+
+    def __iter__(self) -> Iterator[tuple]:
+        return iter(self._raw)
+
+    def __len__(self) -> int:
+        return len(self._raw)
+
+    def __repr__(self) -> str:
+        return repr(dict(self.items()))
+
+    def __reduce__(self) -> tuple:
+        return (dict, (dict(self.items()),))
+
+
+class _Scalars(Mapping):
+    """Path → ``Scalar``, built on first access from the parser's scalar events (see ``_Positions``)."""
+
+    __slots__ = ("_raw", "_built", "_line_base")
+
+    def __init__(self, raw: dict[tuple, tuple[str, Any]], line_base: int) -> None:
+        self._raw = raw  # path → (resolved tag, ScalarEvent)
+        self._built: dict[tuple, Scalar] = {}
+        self._line_base = line_base  # added to libyaml's 0-based line numbers
+
+    def __getitem__(self, path: tuple) -> Scalar:
+        s = self._built.get(path)
+        if s is None:
+            tag, event = self._raw[path]
+            start, end, base = event.start_mark, event.end_mark, self._line_base
+            s = self._built[path] = Scalar(
+                tag.rsplit(":", 1)[-1],
+                event.value,
+                event.style or None,  # libyaml reports plain scalars as '', the Python parser as None
+                Position(start.line + base, start.column + 1),
+                Position(end.line + base, end.column + 1),
+            )
+        return s
+
+    def __contains__(self, path: object) -> bool:
+        return path in self._raw
+
+    def __iter__(self) -> Iterator[tuple]:
+        return iter(self._raw)
+
+    def __len__(self) -> int:
+        return len(self._raw)
+
+    def __repr__(self) -> str:
+        return repr(dict(self.items()))
+
+    def __reduce__(self) -> tuple:
+        return (dict, (dict(self.items()),))
+
+
+def _resolve_tag(event: Any, implicit_resolvers: Mapping) -> str:
+    """The tag a YAML 1.1 safe loader gives a scalar (``BaseResolver.resolve``, inlined)."""
+    tag = event.tag
+    if tag is not None and tag != "!":
+        return tag
+    if event.implicit[0]:  # a plain scalar: the implicit resolvers for its first character
+        value = event.value
+        for tag, regexp in implicit_resolvers.get(value[0] if value else "", ()):
+            if regexp.match(value):
+                return tag
+        for tag, regexp in implicit_resolvers.get(None, ()):
+            if regexp.match(value):
+                return tag
+    return _STR_TAG
+
+
+def load_yaml(text: str, line_offset: int = 0) -> tuple[Any, Mapping, Mapping, list[tuple[str, Position]]]:
     """Parse one YAML document safely.
 
     Returns ``(data, key_positions, scalars, duplicate_keys)``.  Positions are 1-based and shifted by
     ``line_offset`` lines.  Raises ``yaml.YAMLError`` or ``YamlLimitError``.
     """
-    loader = YAML_LOADER(text)
-    keys: dict[tuple, Position] = {}
-    scalars: dict[tuple, Scalar] = {}
+    get_event = _EventParser(text).get_event
+    implicit_resolvers = YAML_LOADER.yaml_implicit_resolvers
+    base = line_offset + 1
+    keys: dict[tuple, tuple[int, int]] = {}
+    scalars: dict[tuple, tuple[str, Any]] = {}
     duplicates: list[tuple[str, Position]] = []
     anchors: dict[str, tuple[Any, int]] = {}
     node_count = 0
-
-    def pos(mark: Any) -> Position:
-        return Position(mark.line + 1 + line_offset, mark.column + 1)
-
     # Stack frames: [container, path, pending_key (for mappings), anchor, start_count, is_mapping, key_pos]
     stack: list[list[Any]] = []
+    frame: list[Any] | None = None  # stack[-1]
     root: Any = None
     have_root = False
 
-    def attach(value: Any, event: Any, size: int, scalar: Scalar | None) -> None:
+    def attach(value: Any, event: Any, record: Any) -> None:
+        """Put a finished node into its parent (``record``: the scalar's (tag, event), or None)."""
         nonlocal root, have_root
-        if not stack:
+        if frame is None:
             root, have_root = value, True
-            if scalar is not None:
-                scalars[()] = scalar
+            if record is not None:
+                scalars[()] = record
             return
-        frame = stack[-1]
-        container, path = frame[0], frame[1]
+        container = frame[0]
         if frame[5]:  # mapping
             if frame[2] is None:
                 # This value is a key.
-                if not isinstance(value, str) or scalar is None:
+                if record is None or not isinstance(value, str):
                     raise yaml.constructor.ConstructorError(
                         None, None, "only plain text keys are supported in frontmatter", event.start_mark
                     )
-                frame[2] = scalar.text
-                frame[6] = scalar.position
+                mark = event.start_mark
+                frame[2] = event.value
+                frame[6] = (mark.line + base, mark.column + 1)
                 return
             key, key_pos = frame[2], frame[6]
             frame[2] = None
             if key in container:
-                duplicates.append((key, key_pos))
+                duplicates.append((key, Position(*key_pos)))
                 return  # the first occurrence wins; the duplicate is reported
             container[key] = value
-            child = path + (key,)
+            child = frame[1] + (key,)
         else:
-            child = path + (len(container),)
+            child = frame[1] + (len(container),)
             container.append(value)
-            key_pos = pos(event.start_mark)
+            mark = event.start_mark
+            key_pos = (mark.line + base, mark.column + 1)
         keys[child] = key_pos
-        if scalar is not None:
-            scalars[child] = scalar
+        if record is not None:
+            scalars[child] = record
 
     while True:
-        event = loader.get_event()
+        event = get_event()
         if event is None:
             break
         etype = type(event)
-        if etype is yaml.ScalarEvent:
+        if etype is _ScalarEvent:
             node_count += 1
-            if stack and stack[-1][5] and stack[-1][2] is None and not event.anchor and event.tag is None:
-                # Fast path for the most common event, a plain or quoted mapping key: only its text
-                # and position are kept (keys are never typed).
-                mark = event.start_mark
-                stack[-1][2] = event.value
-                stack[-1][6] = Position(mark.line + 1 + line_offset, mark.column + 1)
-                continue
-            if event.tag is None or event.tag == "!":
-                tag = loader.resolve(yaml.ScalarNode, event.value, event.implicit)
+            if frame is not None and frame[5] and frame[2] is None:
+                # A mapping key, the most common event: only its text and position are kept (keys
+                # are never typed).
+                if not event.anchor and event.tag is None:
+                    mark = event.start_mark
+                    frame[2] = event.value
+                    frame[6] = (mark.line + base, mark.column + 1)
+                    continue
+                value = event.value
+                record = (_resolve_tag(event, implicit_resolvers), event)
             else:
-                tag = event.tag
-            is_key = bool(stack) and stack[-1][5] and stack[-1][2] is None
-            value = event.value if is_key else _typed_scalar(tag, event.value, event)
-            scalar = Scalar(
-                tag.rsplit(":", 1)[-1],
-                event.value,
-                event.style or None,  # libyaml reports plain scalars as '', the Python parser as None
-                pos(event.start_mark),
-                pos(event.end_mark),
-            )
+                tag = _resolve_tag(event, implicit_resolvers)
+                value = event.value if tag == _STR_TAG else _typed_scalar(tag, event.value, event)
+                record = (tag, event)
+                if frame is not None and not event.anchor:
+                    # A value in a mapping or an item of a list: attach it here (the common case).
+                    container = frame[0]
+                    if frame[5]:
+                        key = frame[2]
+                        frame[2] = None
+                        if key in container:
+                            duplicates.append((key, Position(*frame[6])))
+                        else:
+                            container[key] = value
+                            child = frame[1] + (key,)
+                            keys[child] = frame[6]
+                            scalars[child] = record
+                    else:
+                        child = frame[1] + (len(container),)
+                        container.append(value)
+                        mark = event.start_mark
+                        keys[child] = (mark.line + base, mark.column + 1)
+                        scalars[child] = record
+                    if node_count > MAX_YAML_NODES:
+                        raise YamlLimitError(f"YAML has more than {MAX_YAML_NODES} nodes", event.start_mark)
+                    continue
             if event.anchor:
                 anchors[event.anchor] = (value, 1)
-            attach(value, event, 1, scalar)
-        elif etype is yaml.MappingStartEvent or etype is yaml.SequenceStartEvent:
+            attach(value, event, record)
+        elif etype is _MappingStartEvent or etype is _SequenceStartEvent:
             node_count += 1
             if len(stack) >= MAX_YAML_DEPTH:
                 raise YamlLimitError(f"YAML nesting deeper than {MAX_YAML_DEPTH} levels", event.start_mark)
@@ -176,24 +303,24 @@ def load_yaml(text: str, line_offset: int = 0) -> tuple[Any, dict, dict, list[tu
                 raise yaml.constructor.ConstructorError(
                     None, None, f"unsupported YAML tag {event.tag!r}", event.start_mark
                 )
-            is_map = etype is yaml.MappingStartEvent
-            if stack and stack[-1][5] and stack[-1][2] is None:
-                raise yaml.constructor.ConstructorError(
-                    None, None, "only plain text keys are supported in frontmatter", event.start_mark
-                )
-            if stack:
-                parent = stack[-1]
-                path = parent[1] + ((parent[2],) if parent[5] else (len(parent[0]),))
+            is_map = etype is _MappingStartEvent
+            if frame is not None:
+                if frame[5] and frame[2] is None:
+                    raise yaml.constructor.ConstructorError(
+                        None, None, "only plain text keys are supported in frontmatter", event.start_mark
+                    )
+                path = frame[1] + ((frame[2],) if frame[5] else (len(frame[0]),))
             else:
                 path = ()
-            stack.append([{} if is_map else [], path, None, event.anchor, node_count, is_map, None])
-        elif etype is yaml.MappingEndEvent or etype is yaml.SequenceEndEvent:
-            frame = stack.pop()
-            size = node_count - frame[4] + 1
-            if frame[3]:
-                anchors[frame[3]] = (frame[0], size)
-            attach(frame[0], event, size, None)
-        elif etype is yaml.AliasEvent:
+            frame = [{} if is_map else [], path, None, event.anchor, node_count, is_map, None]
+            stack.append(frame)
+        elif etype is _MappingEndEvent or etype is _SequenceEndEvent:
+            done = stack.pop()
+            frame = stack[-1] if stack else None
+            if done[3]:
+                anchors[done[3]] = (done[0], node_count - done[4] + 1)
+            attach(done[0], event, None)
+        elif etype is _AliasEvent:
             if event.anchor not in anchors:
                 raise yaml.composer.ComposerError(
                     None, None, f"found undefined alias {event.anchor!r}", event.start_mark
@@ -204,14 +331,14 @@ def load_yaml(text: str, line_offset: int = 0) -> tuple[Any, dict, dict, list[tu
                 raise YamlLimitError(
                     f"YAML aliases expand to more than {MAX_YAML_NODES} nodes (an alias bomb?)", event.start_mark
                 )
-            attach(value, event, size, None)
-        elif etype is yaml.DocumentStartEvent and have_root:
+            attach(value, event, None)
+        elif etype is _DocumentStartEvent and have_root:
             raise yaml.composer.ComposerError(
                 None, None, "expected a single document in the frontmatter", event.start_mark
             )
         if node_count > MAX_YAML_NODES:
             raise YamlLimitError(f"YAML has more than {MAX_YAML_NODES} nodes", event.start_mark)
-    return root, keys, scalars, duplicates
+    return root, _Positions(keys), _Scalars(scalars, base), duplicates
 
 
 def _flow_depth_exceeds(text: str, limit: int) -> bool:
@@ -305,16 +432,18 @@ def _parse_text(original: str, digest: str, size: int, ctx: _Ctx, kind: ItemKind
         text = text.replace("\r\n", "\n")
     # Exact offsets for quoting fixes only hold when nothing was normalised; --fix loops until stable.
     exact = offset == 0 and len(text) == len(original)
-    for m in _CONFLICT.finditer(text):
-        line, _ = line_col(text, m.start())
-        diags.append(_diag(ctx, "P205", Severity.ERROR, line, 1, "git merge-conflict marker; resolve the conflict"))
+    if "<<<<<<<" in text or ">>>>>>>" in text:
+        for m in _CONFLICT.finditer(text):
+            line, _ = line_col(text, m.start())
+            diags.append(_diag(ctx, "P205", Severity.ERROR, line, 1, "git merge-conflict marker; resolve the conflict"))
 
-    lines = text.split("\n")
-    has_fm = bool(lines) and bool(_FENCE.match(lines[0]))
+    # The frontmatter is found without splitting the whole file into lines: the body is most of it.
+    first_end = text.find("\n")
     frontmatter: Frontmatter | None = None
     body_line = 1
-    body = original[offset:]
-    if not has_fm:
+    if not _FENCE.match(text if first_end < 0 else text[:first_end]):
+        lines = text.split("\n")
+        body = original[offset:]
         first_nonblank = next((i for i, l in enumerate(lines) if l.strip()), None)
         required = kind is not ItemKind.CONVENTION
         if first_nonblank is not None and _CODE_FENCE.match(lines[first_nonblank]) and first_nonblank + 1 < len(lines) and _FENCE.match(lines[first_nonblank + 1]):
@@ -330,29 +459,35 @@ def _parse_text(original: str, digest: str, size: int, ctx: _Ctx, kind: ItemKind
             diags.append(_diag(ctx, "P201", Severity.ERROR, 1, 1, "missing YAML frontmatter (a '---' line must open the file)" + hint))
         return Document(ctx.path, kind, digest, size, original, None, body, body_line, tuple(diags))
 
-    close = next((i for i in range(1, len(lines)) if _FENCE.match(lines[i])), None)
-    if close is None:
+    fm_offset = first_end + 1  # offset of the frontmatter text inside `text`
+    closing = _FENCE_LINE.search(text, fm_offset) if first_end >= 0 else None
+    if closing is None:
         diags.append(_diag(ctx, "P202", Severity.ERROR, 1, 1, "frontmatter opened on line 1 is never closed with '---'"))
         return Document(ctx.path, kind, digest, size, original, None, "", 1, tuple(diags))
-    fm_text = "\n".join(lines[1:close])
+    close = text.count("\n", 0, closing.start())  # 0-based line index of the closing fence
+    fm_text = text[fm_offset : closing.start() - 1] if closing.start() > fm_offset else ""
     # Body: everything after the closing fence line, byte-exact from the original text.
-    orig_lines = original[offset:].split("\n")
-    body = "\n".join(orig_lines[close + 1 :])
+    if closing.end() >= len(text):
+        body = ""
+    elif len(text) == len(original) - offset:  # nothing normalised: offsets in `text` hold in `original`
+        body = original[offset + closing.end() + 1 :]
+    else:
+        body = "\n".join(original[offset:].split("\n")[close + 1 :])
     body_line = close + 2
-    fm_offset = len(lines[0]) + 1  # offset of the frontmatter text inside `text`
 
     def finish() -> Document:
         return Document(ctx.path, kind, digest, size, original, frontmatter, body, body_line, tuple(diags))
 
     if any(d.code == "P205" and d.line <= close for d in diags):
         return finish()
-    if len(fm_text.encode("utf-8")) > MAX_FRONTMATTER_BYTES:
+    if len(fm_text) > MAX_FRONTMATTER_BYTES // 4 and len(fm_text.encode("utf-8")) > MAX_FRONTMATTER_BYTES:
         diags.append(_diag(ctx, "P213", Severity.ERROR, 2, 1, f"frontmatter is over {MAX_FRONTMATTER_BYTES:,} bytes"))
         return finish()
-    tab_lines = [i for i, l in enumerate(lines[1:close], start=2) if l[: len(l) - len(l.lstrip(" \t"))].count("\t")]
+    fm_lines = fm_text.split("\n") if "\t" in fm_text else ()
+    tab_lines = [i for i, l in enumerate(fm_lines, start=2) if l[: len(l) - len(l.lstrip(" \t"))].count("\t")]
     if tab_lines:
         for ln in tab_lines[:5]:
-            diags.append(_diag(ctx, "P207", Severity.ERROR, ln, lines[ln - 1].index("\t") + 1,
+            diags.append(_diag(ctx, "P207", Severity.ERROR, ln, fm_lines[ln - 2].index("\t") + 1,
                                "tab character in indentation; YAML allows only spaces"))
         return finish()
     if _flow_depth_exceeds(fm_text, MAX_BRACKET_DEPTH):

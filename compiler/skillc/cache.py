@@ -7,7 +7,9 @@ Every record is keyed by a SHA-256 that covers what it depends on:
 * a **lint** record by the skill's digest (every file of the skill), the tool version and the hash
   of the lint configuration;
 * a **render** record (the bundle files one skill produces: wire document, supporting files, zip)
-  by the skill's digest, its ID, repository, tier, the tool version and the build configuration.
+  by the skill's digest, its ID, repository, tier, the tool version and the build configuration;
+* an **index** record (one skill's search-index analysis: terms, weighted frequencies, field bits)
+  by its SKILL.md hash and indexed fields, and the whole index by all of those and the IDs.
 
 Records are plain Python values (no dataclasses: those unpickle slower than a YAML parse), kept in
 one pickle per table below ``root`` and rewritten atomically at the end of a successful build with
@@ -185,6 +187,8 @@ class BuildCache:
             return
         self.root.mkdir(parents=True, exist_ok=True)
         for table in TABLES:
+            if self._new[table].keys() == self._old[table].keys():
+                continue  # the same records (a key is a content hash): the file on disk is already right
             fd, tmp = tempfile.mkstemp(prefix=f".{table}.", dir=self.root)
             try:
                 with os.fdopen(fd, "wb") as fh:

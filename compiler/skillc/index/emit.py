@@ -115,6 +115,8 @@ def _built_files(ctx: EmitContext, docs: list[IndexDoc]) -> dict[str, bytes]:
     whole = key_of("index-all", keys, [d.id for d in docs])
     files = cache.get("index", whole)
     if files is not None:
+        for key in keys:  # kept for the next build, which may change one skill
+            cache.get("index", key)
         return files
     analyzed = []
     for key, doc in zip(keys, docs):

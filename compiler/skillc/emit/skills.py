@@ -115,6 +115,17 @@ def _read(path: str, expected: SkillFile) -> tuple[bytes, bool]:
     return data, bool(mode & 0o111)
 
 
+def _main_bytes(skill: SourceSkill, f: SkillFile) -> tuple[bytes, bool]:
+    """SKILL.md's bytes from the parsed document when they hash the same (no second read), else read."""
+    try:
+        data = skill.document.text.encode("utf-8")
+    except UnicodeEncodeError:
+        return _read(f.source_path, f)
+    if len(data) == f.size and hashlib.sha256(data).hexdigest() == f.sha256:
+        return data, bool(os.stat(f.source_path).st_mode & 0o111)
+    return _read(f.source_path, f)
+
+
 def skill_zip(members: list[tuple[str, bytes, bool]], epoch: int) -> bytes:
     """A deterministic zip of ``(archive name, bytes, executable)``: byte-ordered entries, fixed
     times, deflate at ``ZIP_LEVEL`` (stored for formats that are compressed already)."""
@@ -160,7 +171,7 @@ def render_skill(ctx: EmitContext, staging: Staging, skill: SourceSkill) -> Skil
         if reason is not None:
             withheld.append((f.path, reason))
             continue
-        data, executable = _read(f.source_path, f)
+        data, executable = _main_bytes(skill, f) if main else _read(f.source_path, f)
         if not main:
             reason = _secret_in(data)
             if reason is not None:

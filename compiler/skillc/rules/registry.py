@@ -48,10 +48,12 @@ class RuleContext:
     root: Path  # absolute root being linted
     settings: LintSettings
     profile: str
+    # The frontmatter mapping ({} without one): read by most rules, so an attribute, not a property.
+    meta: Mapping[str, Any] = field(init=False, repr=False, compare=False)
+    _skill_dir: Path | None = field(init=False, default=None, repr=False, compare=False)
 
-    @property
-    def meta(self) -> Mapping[str, Any]:
-        return self.document.meta
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "meta", self.document.meta)
 
     @property
     def skill_id(self) -> str:
@@ -59,7 +61,11 @@ class RuleContext:
 
     @property
     def skill_dir(self) -> Path:
-        return self.root / self.item.skill_dir if self.item.skill_dir else self.root
+        path = self._skill_dir
+        if path is None:  # built once: pathlib joins cost microseconds, and several rules ask
+            path = self.root / self.item.skill_dir if self.item.skill_dir else self.root
+            object.__setattr__(self, "_skill_dir", path)
+        return path
 
     def key(self, *path: Any) -> Position:
         fm = self.document.frontmatter

@@ -12,6 +12,7 @@ import bisect
 import os
 import posixpath
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 from urllib.parse import unquote
 
@@ -118,10 +119,13 @@ def read_text(path: str) -> str | None:
 
 # ------------------------------------------------------------------------------------- links
 
-_FENCE_LINE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
+_FENCE_LINES = re.compile(r"^ {0,3}(`{3,}|~{3,})", re.M)
 _CODE_SPAN = re.compile(r"(`+)(?:(?!\1).)+?\1", re.S)
-_INLINE_LINK = re.compile(r"!?\[(?:[^\[\]]|\[[^\]]*\])*\]\(\s*(<[^>\n]*>|[^\s()]*(?:\([^\s()]*\)[^\s()]*)*)(?:\s+(?:\"[^\"]*\"|'[^']*'|\([^)]*\)))?\s*\)")
+# An image's `!` is not part of the pattern: only group 1 is used, and a pattern that opens with a
+# literal `[` lets the regex engine skip ahead to each `[` (10x faster on long bodies).
+_INLINE_LINK = re.compile(r"\[(?:[^\[\]]|\[[^\]]*\])*\]\(\s*(<[^>\n]*>|[^\s()]*(?:\([^\s()]*\)[^\s()]*)*)(?:\s+(?:\"[^\"]*\"|'[^']*'|\([^)]*\)))?\s*\)")
 _REF_DEF = re.compile(r"^ {0,3}\[(?!\^)[^\]]+\]:\s*(<[^>\n]*>|\S+)", re.M)
+_REF_DEF_START = re.compile(r"\n {0,3}\[")  # where a definition can start: a fast literal scan
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
 _PLACEHOLDER = re.compile(r"[{}$<>%]|\bbaseDir\b")
 
@@ -134,25 +138,86 @@ class Link:
     column: int
 
 
+def _blank(text: str) -> str:
+    """``text`` with every character but newlines replaced by a space."""
+    if "\n" not in text:
+        return " " * len(text)
+    return "\n".join(" " * len(line) for line in text.split("\n"))
+
+
+def _fence_lines(text: str) -> Iterator[re.Match[str]]:
+    """``_FENCE_LINES.finditer(text)``, trying the pattern only on lines with ``` or ~~~ near their start
+    (a multi-line ``^`` pattern would be tried at every character)."""
+    starts = set()
+    for marker in ("```", "~~~"):
+        pos = text.find(marker)
+        while pos >= 0:
+            line_start = text.rfind("\n", 0, pos) + 1
+            if pos - line_start <= 3:
+                starts.add(line_start)
+            pos = text.find(marker, pos + 3)  # an occurrence starting before pos + 3 is on this line
+    for line_start in sorted(starts):
+        m = _FENCE_LINES.match(text, line_start)
+        if m:
+            yield m
+
+
 def _mask_code(text: str) -> str:
     """Blank out fenced code blocks and code spans, keeping offsets (newlines kept)."""
     if "`" not in text and "~~~" not in text:
         return text
-    lines = text.split("\n")
-    fence: str | None = None
-    for i, line in enumerate(lines):
-        m = _FENCE_LINE.match(line)
-        if fence is None and m:
-            fence = m.group(1)[0] * len(m.group(1))
-            lines[i] = " " * len(line)
-        elif fence is not None:
-            if m and m.group(1).startswith(fence):
+    masked = text
+    if "```" in text or "~~~" in text:
+        # Fence lines found by one multi-line search; a block runs from its opening line to the
+        # closing line (one that opens with at least as many of the same character), or to the end.
+        blocks: list[tuple[int, int]] = []
+        fence: str | None = None
+        start = 0
+        for m in _fence_lines(text):
+            if fence is None:
+                fence = m.group(1)[0] * len(m.group(1))
+                start = m.start()
+            elif m.group(1).startswith(fence):
                 fence = None
-            lines[i] = " " * len(line)
-    masked = "\n".join(lines)
+                end = text.find("\n", m.end())
+                blocks.append((start, len(text) if end < 0 else end))
+        if fence is not None:
+            blocks.append((start, len(text)))
+        if blocks:
+            parts, pos = [], 0
+            for start, end in blocks:
+                parts.append(text[pos:start])
+                parts.append(_blank(text[start:end]))
+                pos = end
+            parts.append(text[pos:])
+            masked = "".join(parts)
     if "`" in masked:
-        masked = _CODE_SPAN.sub(lambda m: re.sub(r"[^\n]", " ", m.group(0)), masked)
+        masked = _CODE_SPAN.sub(lambda m: _blank(m.group(0)), masked)
     return masked
+
+
+def _ref_defs(masked: str) -> Iterator[re.Match[str]]:
+    """``_REF_DEF.finditer(masked)``, trying the pattern only at lines that open with ``[``.
+
+    A multi-line ``^`` pattern cannot be searched for by a literal prefix, so the regex engine
+    would try it at every character; a definition spanning lines hides the line starts it covers.
+    """
+    if "]:" not in masked:
+        return
+    end = 0
+    for cand in _REF_DEF_START.finditer("\n" + masked):
+        pos = cand.start()  # the "\n" found is masked[pos - 1] (or the one put in front): a line starts at pos
+        if pos < end:
+            continue
+        m = _REF_DEF.match(masked, pos)
+        if m:
+            yield m
+            end = m.end()
+
+
+def _link_matches(masked: str) -> Iterator[re.Match[str]]:
+    yield from _INLINE_LINK.finditer(masked)
+    yield from _ref_defs(masked)
 
 
 def local_links(text: str) -> list[Link]:
@@ -162,22 +227,21 @@ def local_links(text: str) -> list[Link]:
     masked = _mask_code(text)
     out: list[Link] = []
     starts: list[int] | None = None
-    for regex in (_INLINE_LINK, _REF_DEF):
-        for m in regex.finditer(masked):
-            raw = m.group(1).strip()
-            if raw.startswith("<") and raw.endswith(">"):
-                raw = raw[1:-1].strip()
-            if not raw or raw.startswith(("#", "//", "?")) or _SCHEME.match(raw) or _PLACEHOLDER.search(raw):
-                continue
-            path = unquote(raw.split("#", 1)[0].split("?", 1)[0])
-            if not path:
-                continue
-            if starts is None:
-                starts = [0]
-                starts.extend(nl.end() for nl in re.finditer("\n", text))
-            offset = m.start(1)
-            line = bisect.bisect_right(starts, offset)
-            out.append(Link(raw, path, line, offset - starts[line - 1] + 1))
+    for m in _link_matches(masked):
+        raw = m.group(1).strip()
+        if raw.startswith("<") and raw.endswith(">"):
+            raw = raw[1:-1].strip()
+        if not raw or raw.startswith(("#", "//", "?")) or _SCHEME.match(raw) or _PLACEHOLDER.search(raw):
+            continue
+        path = unquote(raw.split("#", 1)[0].split("?", 1)[0])
+        if not path:
+            continue
+        if starts is None:
+            starts = [0]
+            starts.extend(nl.end() for nl in re.finditer("\n", text))
+        offset = m.start(1)
+        line = bisect.bisect_right(starts, offset)
+        out.append(Link(raw, path, line, offset - starts[line - 1] + 1))
     out.sort(key=lambda link: (link.line, link.column))
     return out
 

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import fnmatch
 import os
-import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -113,6 +112,7 @@ def discover(root: str | os.PathLike[str], options: DiscoveryOptions = Discovery
         return Discovery(root_abs, (), tuple(diagnostics))
 
     wanted = None if options.only_dirs is None else frozenset(a for d in options.only_dirs for a in _ancestors(d))
+    exclude, skip_dirs = options.exclude, options.skip_dirs
 
     # Iterative walk: (absolute dir, relative posix path, parts, inside a skill, inside a skill's resource dir)
     stack: list[tuple[str, str, tuple[str, ...], bool, bool]] = [(root_abs, "", (), False, False)]
@@ -126,15 +126,17 @@ def discover(root: str | os.PathLike[str], options: DiscoveryOptions = Discovery
             continue
         files: dict[str, os.DirEntry] = {}
         subdirs: list[os.DirEntry] = []
+        prefix = f"{dir_rel}/" if dir_rel else ""
         for entry in entries:
             name = entry.name
-            rel = f"{dir_rel}/{name}" if dir_rel else name
-            if options.exclude and _excluded(rel, options.exclude):
+            if exclude and _excluded(prefix + name, exclude):
                 continue
             try:
+                # The type comes from the directory listing (d_type): no stat call per entry.
                 if entry.is_symlink():
-                    if name in options.skip_dirs:
+                    if name in skip_dirs:
                         continue
+                    rel = prefix + name
                     target_rel = check_link(entry.path, rel)
                     if target_rel is None:
                         continue
@@ -144,15 +146,13 @@ def discover(root: str | os.PathLike[str], options: DiscoveryOptions = Discovery
                         file_links.append((rel, target_rel))
                         files[name] = entry
                     continue
-                mode = entry.stat(follow_symlinks=False).st_mode
+                if entry.is_dir(follow_symlinks=False):
+                    if name not in skip_dirs and (wanted is None or prefix + name in wanted):
+                        subdirs.append(entry)
+                elif entry.is_file(follow_symlinks=False):
+                    files[name] = entry
             except OSError as exc:
-                diag("D105", Severity.ERROR, rel, f"cannot read: {exc.strerror or exc}")
-                continue
-            if stat.S_ISDIR(mode):
-                if name not in options.skip_dirs and (wanted is None or rel in wanted):
-                    subdirs.append(entry)
-            elif stat.S_ISREG(mode):
-                files[name] = entry
+                diag("D105", Severity.ERROR, prefix + name, f"cannot read: {exc.strerror or exc}")
 
         skill_file = None
         if "SKILL.md" in files:

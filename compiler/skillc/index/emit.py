@@ -118,15 +118,14 @@ def _built_files(ctx: EmitContext, docs: list[IndexDoc]) -> dict[str, bytes]:
         for key in keys:  # kept for the next build, which may change one skill
             cache.get("index", key)
         return files
-    from ..parallel import fork_map
-
-    analyzed = [cache.get("index", key) for key in keys]
-    todo = [i for i, rec in enumerate(analyzed) if rec is None]
-    jobs = int(ctx.options.get("jobs", 1) or 1)  # type: ignore[call-overload]
-    for i, (terms, tfs, bits, length, unique) in zip(todo, fork_map(lambda i: analyze(docs[i]), todo, jobs)):
-        rec = (tuple(map(sys.intern, terms)), tfs, bits, length, unique)  # shared strings: a small pickle
-        cache.put("index", keys[i], rec)
-        analyzed[i] = rec
+    analyzed = []
+    for key, doc in zip(keys, docs):  # (in one process: sending 10,000 analyses back from workers costs more)
+        rec = cache.get("index", key)
+        if rec is None:
+            terms, tfs, bits, length, unique = analyze(doc)
+            rec = (tuple(map(sys.intern, terms)), tfs, bits, length, unique)  # shared strings: a small pickle
+            cache.put("index", key, rec)
+        analyzed.append(rec)
     files = build(docs, analyzed=analyzed).files
     cache.put("index", whole, files)
     return files

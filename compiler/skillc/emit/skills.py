@@ -101,14 +101,17 @@ def _secret_in(data: bytes) -> str | None:
 
 def _read(path: str, expected: SkillFile) -> tuple[bytes, bool]:
     """A source file's bytes (checked against the hash it was listed with) and its executable bit."""
-    fd = os.open(path, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
     try:
-        mode = os.fstat(fd).st_mode
-        chunks = []
-        while chunk := os.read(fd, max(expected.size + 1, 1 << 16)):
-            chunks.append(chunk)
-    finally:
-        os.close(fd)
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
+        try:
+            mode = os.fstat(fd).st_mode
+            chunks = []
+            while chunk := os.read(fd, max(expected.size + 1, 1 << 16)):
+                chunks.append(chunk)
+        finally:
+            os.close(fd)
+    except OSError as exc:
+        raise BuildError(f"{path}: cannot read ({exc.strerror or exc}) while publishing it") from None
     data = b"".join(chunks)
     if len(data) != expected.size or hashlib.sha256(data).hexdigest() != expected.sha256:
         raise BuildError(f"{path} changed while the build was reading it; build again")

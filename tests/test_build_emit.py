@@ -1,0 +1,71 @@
+"""Per-skill outputs of `skillc build`: what goes into each skill's zip, and files that change mid-build."""
+
+from __future__ import annotations
+
+import hashlib
+import stat
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from bundle_contract import build_env
+from conftest import run_skillc, write_skill
+
+PNG = bytes.fromhex("89504e470d0a1a0a0000000d4948445200000001000000010806000000") + bytes(range(256)) * 8
+
+
+def _repo(root: Path) -> Path:
+    skill = write_skill(root, "tools/packer", body="# Packer\n\nRun `scripts/pack.sh`; see the logo.\n").parent
+    (skill / "scripts").mkdir()
+    (skill / "scripts/pack.sh").write_text("#!/bin/sh\necho packed\n")
+    (skill / "scripts/pack.sh").chmod(0o755)
+    (skill / "assets").mkdir()
+    (skill / "assets/logo.png").write_bytes(PNG)
+    (skill / "notes.md").write_text("# Notes\n\n" + "Repeated words compress well. " * 200 + "\n")
+    (skill / "__pycache__").mkdir()
+    (skill / "__pycache__/x.pyc").write_bytes(b"\0junk")
+    return root
+
+
+def test_zip_members_modes_and_compression(tmp_path: Path):
+    _repo(tmp_path / "repo")
+    r = run_skillc("build", "repo", "--out", "out", "--no-site", cwd=tmp_path, env=build_env(tmp_path))
+    assert r.returncode == 0, r.stderr
+    out = tmp_path / "out"
+    data = (out / "api/archives/tools/packer.zip").read_bytes()
+    with zipfile.ZipFile(out / "api/archives/tools/packer.zip") as zf:
+        infos = {i.filename: i for i in zf.infolist()}
+        assert list(infos) == sorted(infos, key=str.encode)  # byte order
+        assert set(infos) == {"packer/SKILL.md", "packer/assets/logo.png", "packer/notes.md", "packer/scripts/pack.sh"}
+        assert stat.S_IMODE(infos["packer/scripts/pack.sh"].external_attr >> 16) == 0o755
+        assert stat.S_IMODE(infos["packer/notes.md"].external_attr >> 16) == 0o644
+        assert infos["packer/assets/logo.png"].compress_type == zipfile.ZIP_STORED  # compressed already
+        assert infos["packer/notes.md"].compress_type == zipfile.ZIP_DEFLATED
+        assert infos["packer/notes.md"].compress_size < infos["packer/notes.md"].file_size // 10
+        for name in infos:  # the zip holds the published bytes
+            assert zf.read(name) == (out / "api/files/tools/packer" / name.split("/", 1)[1]).read_bytes()
+    # The well-known index points at this zip with its digest.
+    index = (out / ".well-known/agent-skills/index.json").read_text()
+    assert "sha256:" + hashlib.sha256(data).hexdigest() in index
+
+
+def test_a_file_changed_after_listing_fails_the_build_cleanly(tmp_path: Path):
+    """What render publishes is checked against the hash the file was listed (and manifested) with."""
+    from skillc.build import BuildOptions
+    from skillc.buildconfig import load_build_config
+    from skillc.emit.skills import render_skill
+    from skillc.emit.staging import Staging
+    from skillc.errors import BuildError
+    from skillc.resolve_types import EmitContext, Resolution
+    from skillc.sources import open_source
+
+    repo = _repo(tmp_path / "repo")
+    opts = BuildOptions(paths=(str(repo),), cwd=tmp_path)
+    cfg = load_build_config(opts.paths, None, cwd=tmp_path, home=tmp_path, env={})
+    (skill,) = open_source(cfg.repositories[0], cache_dir=tmp_path / "c", lint=cfg.lint).skills().skills
+    (repo / "tools/packer/notes.md").write_text("# Notes\n\nEdited after the listing.\n")
+    out = tmp_path / "staging"
+    ctx = EmitContext(Resolution((skill,), (), (), (), ()), out, 0.0)
+    with pytest.raises(BuildError, match="notes.md changed while the build was reading it"):
+        render_skill(ctx, Staging(out), skill)

@@ -23,6 +23,7 @@ import hashlib
 import os
 import pickle
 import tempfile
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -86,13 +87,59 @@ def _pos(p: Position) -> tuple[int, int]:
     return (p.line, p.column)
 
 
+class _Lazy(Mapping):
+    """A read-only mapping whose values are built from compact records on first access (a cached
+    document's key positions and scalars: most are never asked for).  Pickles as a plain dict."""
+
+    __slots__ = ("_raw", "_built", "_make")
+
+    def __init__(self, raw: dict, make: Any) -> None:
+        self._raw, self._built, self._make = raw, {}, make
+
+    def __getitem__(self, key: Any) -> Any:
+        value = self._built.get(key)
+        if value is None:
+            value = self._built[key] = self._make(self._raw[key])
+        return value
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._raw
+
+    def __iter__(self) -> Iterator:
+        return iter(self._raw)
+
+    def __len__(self) -> int:
+        return len(self._raw)
+
+    def __repr__(self) -> str:
+        return repr(dict(self.items()))
+
+    def __reduce__(self) -> tuple:
+        return (dict, (dict(self.items()),))
+
+
+def _position_in(t: tuple[int, int]) -> Position:
+    return Position(*t)
+
+
+def _scalar_in(t: tuple) -> Scalar:
+    return Scalar(t[0], t[1], t[2], Position(*t[3]), Position(*t[4]))
+
+
+def _positions_out(keys: Mapping) -> dict:
+    raw = getattr(keys, "_raw", None)  # the parser's lazy mapping already holds (line, column) pairs
+    if isinstance(raw, dict) and all(isinstance(v, tuple) for v in raw.values()):
+        return dict(raw)
+    return {k: _pos(v) for k, v in keys.items()}
+
+
 def _document_out(doc: Document, raw_text: str | None) -> tuple:
     fm = doc.frontmatter
     fm_rec = None
     if fm is not None:
         fm_rec = (
             fm.data,
-            {k: _pos(v) for k, v in fm.keys.items()},
+            _positions_out(fm.keys),
             {k: (s.tag, s.text, s.style, _pos(s.position), _pos(s.end)) for k, s in fm.scalars.items()},
             fm.start_line,
             fm.end_line,
@@ -110,13 +157,7 @@ def _document_in(rec: tuple, path: str, digest: str, raw: bytes) -> Document:
     fm = None
     if fm_rec is not None:
         data, keys, scalars, start, end = fm_rec
-        fm = Frontmatter(
-            data,
-            {k: Position(*v) for k, v in keys.items()},
-            {k: Scalar(t, x, st, Position(*p), Position(*e)) for k, (t, x, st, p, e) in scalars.items()},
-            start,
-            end,
-        )
+        fm = Frontmatter(data, _Lazy(keys, _position_in), _Lazy(scalars, _scalar_in), start, end)
     return Document(path, ItemKind(kind), digest, size, text, fm, body, body_line, diagnostics_in(diags))
 
 

@@ -134,31 +134,37 @@ class _Positions(Mapping):
         return repr(dict(self.items()))
 
     def __reduce__(self) -> tuple:
-        return (dict, (dict(self.items()),))
+        return (_Positions, (self._raw,))  # plain tuples: cheap to pickle, still lazy on the other side
 
 
 class _Scalars(Mapping):
-    """Path → ``Scalar``, built on first access from the parser's scalar events (see ``_Positions``)."""
+    """Path → ``Scalar``, built on first access (see ``_Positions``).
+
+    Each raw entry is either the parser's ``(resolved tag, ScalarEvent)`` or, after pickling, a
+    record ``(tag suffix, text, style, line, column, end line, end column)``.
+    """
 
     __slots__ = ("_raw", "_built", "_line_base")
 
-    def __init__(self, raw: dict[tuple, tuple[str, Any]], line_base: int) -> None:
-        self._raw = raw  # path → (resolved tag, ScalarEvent)
+    def __init__(self, raw: dict[tuple, tuple], line_base: int) -> None:
+        self._raw = raw
         self._built: dict[tuple, Scalar] = {}
-        self._line_base = line_base  # added to libyaml's 0-based line numbers
+        self._line_base = line_base  # added to libyaml's 0-based line numbers (events only)
+
+    def _record(self, raw: tuple) -> tuple:
+        if len(raw) != 2:
+            return raw
+        tag, event = raw
+        start, end, base = event.start_mark, event.end_mark, self._line_base
+        # libyaml reports plain scalars' style as '', the Python parser as None
+        return (tag.rsplit(":", 1)[-1], event.value, event.style or None,
+                start.line + base, start.column + 1, end.line + base, end.column + 1)
 
     def __getitem__(self, path: tuple) -> Scalar:
         s = self._built.get(path)
         if s is None:
-            tag, event = self._raw[path]
-            start, end, base = event.start_mark, event.end_mark, self._line_base
-            s = self._built[path] = Scalar(
-                tag.rsplit(":", 1)[-1],
-                event.value,
-                event.style or None,  # libyaml reports plain scalars as '', the Python parser as None
-                Position(start.line + base, start.column + 1),
-                Position(end.line + base, end.column + 1),
-            )
+            tag, text, style, line, column, end_line, end_column = self._record(self._raw[path])
+            s = self._built[path] = Scalar(tag, text, style, Position(line, column), Position(end_line, end_column))
         return s
 
     def __contains__(self, path: object) -> bool:
@@ -174,7 +180,7 @@ class _Scalars(Mapping):
         return repr(dict(self.items()))
 
     def __reduce__(self) -> tuple:
-        return (dict, (dict(self.items()),))
+        return (_Scalars, ({path: self._record(raw) for path, raw in self._raw.items()}, 0))
 
 
 def _resolve_tag(event: Any, implicit_resolvers: Mapping) -> str:

@@ -91,7 +91,7 @@ class _Lazy(Mapping):
     """A read-only mapping whose values are built from compact records on first access (a cached
     document's key positions and scalars: most are never asked for).  Pickles as a plain dict."""
 
-    __slots__ = ("_raw", "_built", "_make")
+    __slots__ = ("_built", "_make", "_raw")
 
     def __init__(self, raw: dict, make: Any) -> None:
         self._raw, self._built, self._make = raw, {}, make

@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 
 from conftest import run_skillc, write_skill
-from skillc.lint import PARALLEL_MIN_ITEMS, _document_from_record, _document_record, read_item
 from skillc.discover import discover
+from skillc.lint import PARALLEL_MIN_ITEMS, _document_from_record, _document_record, read_item
 
 GHP = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"  # a well-formed GitHub token, split to stay out of scanners
 
@@ -32,9 +32,9 @@ VARIANTS: list[tuple[str, str, dict[str, str]]] = [
     ("unclosed", "---\nname: {n}\ndescription: never closed\n", {}),
     ("tabs", "---\nname: {n}\n\tdescription: tab\n---\nb\n", {}),
     ("conflict", "---\nname: {n}\ndescription: c\n---\n<<<<<<< HEAD\na\n=======\nb\n>>>>>>> x\n", {}),
-    ("links", "---\nname: {n}\ndescription: Links.\n---\nSee [r](references/r.md), [gone](reference/x.md) and "
-              "[up](../other/SKILL.md).\n", {"references/r.md": "Then [more](more.md).\n",
-                                           "references/more.md": "x\n"}),
+    ("links", ("---\nname: {n}\ndescription: Links.\n---\nSee [r](references/r.md), [gone](reference/x.md) and "
+               "[up](../other/SKILL.md).\n"), {"references/r.md": "Then [more](more.md).\n",
+                                             "references/more.md": "x\n"}),
     ("secret", "---\nname: {n}\ndescription: Secret.\n---\nexport GITHUB_TOKEN=" + GHP + "\n",
      {"scripts/run.sh": "curl -H 'Authorization: token " + GHP + "'\n"}),
     ("same-name", "---\nname: shared-name\ndescription: Same name as others.\n---\nb\n", {}),

@@ -189,10 +189,9 @@ def discover(root: str | os.PathLike[str], options: DiscoveryOptions = Discovery
             if entry.is_symlink() or name == skill_file:
                 continue
             rel = f"{dir_rel}/{name}" if dir_rel else name
-            if options.conventions and name.upper() in _CONVENTION_UPPER:
-                if name.upper() != "SOUL.MD" or not dir_rel:
-                    items[rel] = DiscoveredItem(ItemKind.CONVENTION, rel, dir_rel, name)
-                    continue
+            if options.conventions and name.upper() in _CONVENTION_UPPER and (name.upper() != "SOUL.MD" or not dir_rel):
+                items[rel] = DiscoveredItem(ItemKind.CONVENTION, rel, dir_rel, name)
+                continue
             if (
                 options.lightweight
                 and not inside

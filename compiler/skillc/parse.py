@@ -109,7 +109,7 @@ class _Positions(Mapping):
     cache) as a plain dict.
     """
 
-    __slots__ = ("_raw", "_built")
+    __slots__ = ("_built", "_raw")
 
     def __init__(self, raw: dict[tuple, tuple[int, int]]) -> None:
         self._raw = raw
@@ -144,7 +144,7 @@ class _Scalars(Mapping):
     record ``(tag suffix, text, style, line, column, end line, end column)``.
     """
 
-    __slots__ = ("_raw", "_built", "_line_base")
+    __slots__ = ("_built", "_line_base", "_raw")
 
     def __init__(self, raw: dict[tuple, tuple], line_base: int) -> None:
         self._raw = raw

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
+from ..jsonio import compact_json, json_bytes  # noqa: F401  (re-exported for the emitters)
 from ..resolve_types import SourceSkill
 
 WIRE_SCOPES = ("builtin", "project", "user")
@@ -23,30 +24,7 @@ _WIRE_KEYS = frozenset({"name", "description", "metadata", "requires_capabilitie
 SKILLC_PREFIX = "skillc."  # metadata keys skillc adds itself (provenance)
 
 
-def _compact(obj: Any) -> str:
-    return json.dumps(obj, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
-
-
-compact_json = _compact  # one line of canonical JSON (what json_bytes writes, without the newline)
-
-
-def json_bytes(obj: Any, *, pretty: bool = False) -> bytes:
-    """Canonical JSON: sorted keys, UTF-8 (not \\u-escaped), ``\\n`` at the end.
-
-    ``pretty`` (for the big documents people diff: manifest, discovery index) puts each top-level
-    key, and each item of a top-level list, on its own line; every piece is written by the C
-    encoder (``indent=`` would fall back to the pure-Python one, 10x slower on 10,000 skills)."""
-    if not pretty or not isinstance(obj, dict):
-        return (_compact(obj) + "\n").encode("utf-8")
-    rows = []
-    for key in sorted(obj):
-        value = obj[key]
-        if isinstance(value, list) and value:
-            inner = ",\n".join("    " + _compact(v) for v in value)
-            rows.append(f"  {_compact(key)}: [\n{inner}\n  ]")
-        else:
-            rows.append(f"  {_compact(key)}: {_compact(value)}")
-    return ("{\n" + ",\n".join(rows) + "\n}\n").encode("utf-8")
+_compact = compact_json
 
 
 def encode_id(skill_id: str) -> str:

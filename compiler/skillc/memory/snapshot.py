@@ -32,6 +32,7 @@ from typing import Any
 from urllib.parse import quote
 
 from ..discover import path_key
+from ..jsonio import json_bytes
 from ..resources import template_dir
 from .consolidate import consolidate
 from .load import Problem
@@ -98,21 +99,9 @@ def prepare(entries: Iterable[MemoryEntry], *, settings: MemorySettings, as_of: 
     return Snapshot(doc, tuple(audit_sorted))
 
 
-def _compact(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
-
-
 def dumps(doc: Mapping[str, Any]) -> str:
     """Sorted keys, one array item per line (line-oriented diffs in git; the C encoder stays fast)."""
-    lines = []
-    for key in sorted(doc):
-        value = doc[key]
-        if isinstance(value, list) and value:
-            items = ",\n".join("  " + _compact(v) for v in value)
-            lines.append(f" {_compact(key)}: [\n{items}\n ]")
-        else:
-            lines.append(f" {_compact(key)}: {_compact(value)}")
-    return "{\n" + ",\n".join(lines) + "\n}\n"
+    return json_bytes(doc, pretty=True).decode("utf-8")
 
 
 def skill_notes(entries: Iterable[Mapping[str, Any]], skill: SkillRef) -> list[Mapping[str, Any]]:

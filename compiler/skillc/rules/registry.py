@@ -148,11 +148,12 @@ def declare(
     kinds: frozenset[ItemKind] = frozenset(ItemKind),
     fix: str | None = None,
     severity_by_profile: Mapping[str, Severity] | None = None,
+    check: Callable[..., Iterable[Any]] | None = None,
 ) -> Rule:
-    """Declare a rule emitted by the discovery or parse stage."""
+    """Declare a rule; without ``check`` it is emitted by a stage (discovery, parse, resolve)."""
     return _register(
         Rule(code, name, summary, _dedent(rationale), _dedent(bad), _dedent(good), severity, profiles, scope,
-             kinds, fix, None, dict(severity_by_profile or {}))
+             kinds, fix, check, dict(severity_by_profile or {}))
     )
 
 
@@ -174,10 +175,9 @@ def rule(
     """Register a check function as a rule."""
 
     def wrap(check: Callable[..., Iterable[Any]]) -> Callable[..., Iterable[Any]]:
-        _register(
-            Rule(code, name, summary, _dedent(rationale), _dedent(bad), _dedent(good), severity, profiles, scope,
-                 kinds, fix, check, dict(severity_by_profile or {}))
-        )
+        declare(code, name, summary, rationale=rationale, bad=bad, good=good, severity=severity,
+                profiles=profiles, scope=scope, kinds=kinds, fix=fix, severity_by_profile=severity_by_profile,
+                check=check)
         return check
 
     return wrap

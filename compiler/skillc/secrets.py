@@ -28,7 +28,7 @@ from __future__ import annotations
 import bisect
 import re
 from dataclasses import dataclass
-from typing import Callable, Pattern
+from typing import Callable, Iterator, Pattern
 
 __all__ = ["SecretMatch", "KINDS", "scan", "redact", "is_placeholder"]
 
@@ -178,6 +178,9 @@ class _Pattern:
     lower: bool = False  # match the key case-insensitively (on lower-cased text, which is faster than (?i))
     assignment: bool = False  # needs `<trigger>[a-z_-]*["'`]?\s*[:=]` somewhere (a cheap check before the regex)
     prefilter: Pattern[str] | None = None  # instead of triggers: a literal search in the original text
+    # (lower-case patterns) every match starts with one of these literals: the regex is tried only
+    # where they occur instead of at every character (the key alternations have no literal prefix)
+    starts: tuple[str, ...] = ()
 
 
 _ASSIGN_KEYS = (
@@ -215,10 +218,11 @@ PATTERNS: tuple[_Pattern, ...] = (
         ("://",), _ok_url, "v", "pw"),
     _Pattern("password-assignment", re.compile(
         r"(?<![a-z0-9])(?P<key>pass(?:word|wd)?|pwd)[\"'`]?[ \t]*(?::=|[:=])[ \t]*" + _VALUE),
-        ("pass", "pwd"), _ok_generic, "value", lower=True, assignment=True),
+        ("pass", "pwd"), _ok_generic, "value", lower=True, assignment=True, starts=("pass", "pwd")),
     _Pattern("secret-assignment", re.compile(
         r"(?<![a-z0-9])" + _ASSIGN_KEYS + r"[\"'`]?[ \t]*(?::=|[:=])[ \t]*" + _VALUE),
-        ("secret", "token", "key"), _ok_generic, "value", lower=True, assignment=True),
+        ("secret", "token", "key"), _ok_generic, "value", lower=True, assignment=True,
+        starts=("pass", "pwd", "secret", "token", "api", "access", "auth", "client", "private")),  # _ASSIGN_KEYS
 )
 
 # `FROM_TOKEN=0x…`, `SPL_TOKEN=EPjF…`: a token here is a currency, not a credential.
@@ -233,15 +237,39 @@ _TRIGGERS: tuple[str, ...] = tuple(sorted({t for p in PATTERNS for t in p.trigge
 _AFTER_KEY = re.compile(r"[a-z0-9_\-]*[\"'`]?\s*[:=]")
 
 
-def _assigned(low: str, triggers: tuple[str, ...]) -> bool:
-    """Some occurrence of a trigger in ``low`` is followed by what an assignment needs."""
+def _assigned(low: str, triggers: tuple[str, ...], last: int | None = None) -> bool:
+    """Some occurrence of a trigger in ``low`` is followed by what an assignment needs.
+
+    ``last``: the offset of the last ``:`` or ``=`` in ``low``; an occurrence after it cannot be
+    followed by one (prose mentions "token" often, and rarely after its last colon).
+    """
+    if last is None:
+        last = max(low.rfind(":"), low.rfind("="))
     for t in triggers:
         pos = low.find(t)
-        while pos >= 0:
+        while 0 <= pos and pos + len(t) <= last:
             if _AFTER_KEY.match(low, pos + len(t)):
                 return True
             pos = low.find(t, pos + 1)
     return False
+
+
+def _matches_at(regex: Pattern[str], text: str, starts: tuple[str, ...]) -> Iterator[re.Match[str]]:
+    """``regex.finditer(text)`` for a regex whose every match starts with one of ``starts``."""
+    positions = []
+    for literal in starts:
+        pos = text.find(literal)
+        while pos >= 0:
+            positions.append(pos)
+            pos = text.find(literal, pos + 1)
+    end = 0
+    for pos in sorted(positions):
+        if pos < end:  # inside the previous match (finditer resumes after it)
+            continue
+        m = regex.match(text, pos)
+        if m:
+            yield m
+            end = m.end()
 
 
 class _Rematch:
@@ -276,17 +304,23 @@ def scan(text: str) -> list[SecretMatch]:
     found: list[tuple[int, int, str]] = []
     taken: list[tuple[int, int]] = []
     present = {t for t in _TRIGGERS if t in low}
+    last_assign: int | None = None
     for pat in PATTERNS:
         if pat.prefilter is not None:
             if not pat.prefilter.search(text):
                 continue
         elif present.isdisjoint(pat.triggers):
             continue
-        if pat.assignment and not _assigned(low, pat.triggers):
-            continue
+        if pat.assignment:
+            if last_assign is None:
+                last_assign = max(low.rfind(":"), low.rfind("="))
+            if not _assigned(low, pat.triggers, last_assign):
+                continue
         haystack = low if pat.lower and same_length else text
         regex = re.compile(pat.regex.pattern, re.I) if pat.lower and not same_length else pat.regex
-        for m in regex.finditer(haystack):
+        found_here = (_matches_at(regex, haystack, pat.starts) if pat.starts and haystack is low
+                      else regex.finditer(haystack))
+        for m in found_here:
             if haystack is not text:
                 m = _Rematch(m, text)
             value = m.group(pat.group)

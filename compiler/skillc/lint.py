@@ -88,17 +88,28 @@ def read_item(root: str, item: DiscoveredItem) -> Document:
     skill = item.skill_dir if item.kind is ItemKind.SKILL else item.path
     full = os.path.join(root, item.path)
     try:
-        size = os.stat(full).st_size
-        if size > MAX_FILE_BYTES:
-            with open(full, "rb") as fh:  # hash in chunks, never hold it all
-                import hashlib
+        # One open, fstat and read on the descriptor: half the cost of stat + open() + read() on
+        # small files (no path walked twice, no buffered file object).
+        fd = os.open(full, os.O_RDONLY)
+        try:
+            size = os.fstat(fd).st_size
+            if size > MAX_FILE_BYTES:
+                with open(fd, "rb", closefd=False) as fh:  # hash in chunks, never hold it all
+                    import hashlib
 
-                digest = hashlib.file_digest(fh, "sha256").hexdigest()
-            d = Diagnostic("P212", Severity.ERROR, item.path, 0, 0,
-                           f"file is {size:,} bytes; files over {MAX_FILE_BYTES:,} bytes are not parsed", skill)
-            return Document(item.path, item.kind, digest, size, "", None, "", 1, (d,))
-        with open(full, "rb") as fh:
-            raw = fh.read()
+                    digest = hashlib.file_digest(fh, "sha256").hexdigest()
+                d = Diagnostic("P212", Severity.ERROR, item.path, 0, 0,
+                               f"file is {size:,} bytes; files over {MAX_FILE_BYTES:,} bytes are not parsed", skill)
+                return Document(item.path, item.kind, digest, size, "", None, "", 1, (d,))
+            raw = os.read(fd, size + 1)
+            more = os.read(fd, 1 << 20) if raw else b""  # to the end, as read() would (a file still growing)
+            if more:
+                parts = [raw, more]
+                while more := os.read(fd, 1 << 20):
+                    parts.append(more)
+                raw = b"".join(parts)
+        finally:
+            os.close(fd)
     except OSError as exc:
         d = Diagnostic("D105", Severity.ERROR, item.path, 0, 0, f"cannot read: {exc.strerror or exc}", skill)
         return Document(item.path, item.kind, "", 0, "", None, "", 1, (d,))

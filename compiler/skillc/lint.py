@@ -102,10 +102,9 @@ def read_item(root: str, item: DiscoveredItem) -> Document:
                                f"file is {size:,} bytes; files over {MAX_FILE_BYTES:,} bytes are not parsed", skill)
                 return Document(item.path, item.kind, digest, size, "", None, "", 1, (d,))
             raw = os.read(fd, size + 1)
-            more = os.read(fd, 1 << 20) if raw else b""  # to the end, as read() would (a file still growing)
-            if more:
-                parts = [raw, more]
-                while more := os.read(fd, 1 << 20):
+            if len(raw) != size:  # the file changed since fstat: read to its end, as read() would
+                parts = [raw]
+                while more := os.read(fd, 1 << 16):
                     parts.append(more)
                 raw = b"".join(parts)
         finally:

@@ -270,18 +270,22 @@ def _remove(path: Path) -> None:
 # --- lint ----------------------------------------------------------------------------------------
 
 class Reader:
-    """The ``read`` callback sources call: cached parse, and where each document came from."""
+    """The ``read`` callback sources call: cached parse, and where each document came from.
+
+    A source that passes the file's ``stat`` (``st=``) lets the cache skip reading an unchanged
+    file; ``file_digest(path, stat)`` hashes supporting files through the same stat cache."""
 
     def __init__(self, cache: BuildCache) -> None:
         self.cache = cache
         self.origin: dict[int, tuple[str, DiscoveredItem]] = {}
+        self.file_digest = cache.file_digest
 
-    def __call__(self, root: str, item: DiscoveredItem) -> Document:
+    def __call__(self, root: str, item: DiscoveredItem, st: os.stat_result | None = None) -> Document:
         from .lint import read_item
 
         skill = item.skill_dir if item.kind is ItemKind.SKILL else item.path
         try:
-            doc = self.cache.read_document(root, item.path, item.kind, skill)
+            doc = self.cache.read_document(root, item.path, item.kind, skill, st)
         except OSError:
             doc = read_item(root, item)  # the D105 diagnostic
         self.origin[id(doc)] = (root, item)

@@ -9,12 +9,19 @@ Every record is keyed by a SHA-256 that covers what it depends on:
 * a **render** record (the bundle files one skill produces: wire document, supporting files, zip)
   by the skill's digest, its ID, repository, tier, the tool version and the build configuration;
 * an **index** record (one skill's search-index analysis: terms, weighted frequencies, field bits)
-  by its SKILL.md hash and indexed fields, and the whole index by all of those and the IDs.
+  by its SKILL.md hash and indexed fields, and the whole index by all of those and the IDs;
+* a **stat** record (``file_digest``) maps a source file's path to the SHA-256 of its bytes and the
+  ``stat`` it had when hashed (device, inode, size, mtime_ns, ctime_ns), so an unchanged file is
+  neither read nor hashed again.  See ``file_digest`` for when a stat is trusted.
 
 Records are plain Python values (no dataclasses: those unpickle slower than a YAML parse), kept in
-one pickle per table below ``root`` and rewritten atomically at the end of a successful build with
-only the records that build used.  ``stats`` counts hits and misses; ``skillc build --json``
-reports them (``parsed``, ``cached``…).  A cache that cannot be read is ignored, never trusted.
+one pickle per table below ``root``.  A build keeps exactly the records it used: the new ones go
+into a small *delta* file beside the table (``<table>.delta.pickle``, tied to its table by a random
+token), and the table itself is rewritten (compacted) only when a fifth of what it holds went
+unused or the delta grew past a fifth of it, so a rebuild that changed one skill writes kilobytes,
+not the whole cache.  Every file is replaced atomically.  ``stats`` counts hits and misses;
+``skillc build --json`` reports them (``parsed``, ``cached``…).  A cache that cannot be read is
+ignored, never trusted.
 """
 
 from __future__ import annotations
@@ -22,7 +29,9 @@ from __future__ import annotations
 import hashlib
 import os
 import pickle
+import stat as stat_module
 import tempfile
+import time
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -32,8 +41,16 @@ from . import __version__
 from .model import Diagnostic, Document, Frontmatter, ItemKind, Position, Scalar, Severity
 from .parse import parse_document
 
-FORMAT = 2
-TABLES = ("parse", "lint", "render", "index")
+FORMAT = 3
+TABLES = ("parse", "lint", "render", "index", "stat")
+COMPACT_SHARE = 0.2  # rewrite a table when this share of it went unused (or its delta is this big)
+# A stat is trusted only for a file last modified (mtime or ctime) this long before the start of the
+# build that hashed it: file times come from a coarse kernel clock (a jiffy behind the one
+# ``time.time_ns`` reads), and an edit in the same tick as the hashing leaves the stat unchanged.
+RACY_NS = 1_000_000_000
+# File systems that keep whole milliseconds or coarser (FAT: 2 s, exFAT: 10 ms, HFS+: 1 s) round
+# times down: a longer margin.
+COARSE_RACY_NS = 3_000_000_000
 
 
 def default_cache_root(env: dict[str, str] | os._Environ = os.environ) -> Path:
@@ -60,6 +77,8 @@ class CacheStats:
     lint_cached: int = 0
     rendered: int = 0  # skills whose bundle files were produced again
     render_cached: int = 0
+    hashed: int = 0  # source files read and hashed (SKILL.md and supporting files)
+    stat_cached: int = 0  # source files whose hash came from their unchanged stat
 
     def as_dict(self) -> dict[str, int]:
         return dict(self.__dict__)
@@ -133,7 +152,8 @@ def _positions_out(keys: Mapping) -> dict:
     return {k: _pos(v) for k, v in keys.items()}
 
 
-def _document_out(doc: Document, raw_text: str | None) -> tuple:
+def _document_out(doc: Document) -> tuple:
+    """A parse record: the document with its text (so a file whose stat did not change is not read)."""
     fm = doc.frontmatter
     fm_rec = None
     if fm is not None:
@@ -144,15 +164,13 @@ def _document_out(doc: Document, raw_text: str | None) -> tuple:
             fm.start_line,
             fm.end_line,
         )
-    text_rec = None if raw_text is not None and doc.text == raw_text else doc.text
     full = doc.text
     body_rec: Any = len(doc.body) if full.endswith(doc.body) else doc.body
-    return (doc.kind.value, doc.size, fm_rec, text_rec, body_rec, doc.body_line, diagnostics_out(doc.diagnostics))
+    return (doc.kind.value, doc.size, fm_rec, full, body_rec, doc.body_line, diagnostics_out(doc.diagnostics))
 
 
-def _document_in(rec: tuple, path: str, digest: str, raw: bytes) -> Document:
-    kind, size, fm_rec, text_rec, body_rec, body_line, diags = rec
-    text = raw.decode("utf-8") if text_rec is None else text_rec
+def _document_in(rec: tuple, path: str, digest: str) -> Document:
+    kind, size, fm_rec, text, body_rec, body_line, diags = rec
     body = (text[len(text) - body_rec:] if body_rec else "") if isinstance(body_rec, int) else body_rec
     fm = None
     if fm_rec is not None:
@@ -161,26 +179,58 @@ def _document_in(rec: tuple, path: str, digest: str, raw: bytes) -> Document:
     return Document(path, ItemKind(kind), digest, size, text, fm, body, body_line, diagnostics_in(diags))
 
 
-class BuildCache:
-    """Load once, look up many times, ``save()`` once.  ``root=None`` disables caching (counts still)."""
+def _signature(st: os.stat_result) -> tuple[int, int, int, int, int]:
+    return (st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_dev)
 
-    def __init__(self, root: Path | None, salt: str = "") -> None:
+
+def _settled(sig: tuple[int, int, int, int, int], hashed_ns: int) -> bool:
+    """Whether a file with this stat, hashed by a build that started at ``hashed_ns``, cannot have
+    changed since without its stat changing (it was last modified well before that build began)."""
+    mtime, ctime = sig[2], sig[3]
+    margin = COARSE_RACY_NS if not mtime % 1_000_000 or not ctime % 1_000_000 else RACY_NS
+    return max(mtime, ctime) < hashed_ns - margin
+
+
+class BuildCache:
+    """Load once, look up many times, ``save()`` once.  ``root=None`` disables caching (counts still).
+
+    ``started_ns`` is when the build began (``time.time_ns()`` by default): stat records made now
+    carry it, and ``file_digest`` trusts a stat only for a file that had settled before it."""
+
+    def __init__(self, root: Path | None, salt: str = "", started_ns: int | None = None) -> None:
         self.root = root
         self.salt = f"{__version__}|{FORMAT}|{salt}"
+        self.started_ns = time.time_ns() if started_ns is None else started_ns
         self.stats = CacheStats()
         self._old: dict[str, dict] = {t: {} for t in TABLES}
         self._new: dict[str, dict] = {t: {} for t in TABLES}
+        self._base: dict[str, tuple[str, int]] = {}  # table -> (token, records in its table file)
+        self._delta_keys: dict[str, frozenset] = {}  # table -> keys loaded from its delta file
         if root is not None:
             for table in TABLES:
-                self._old[table] = self._load(root / f"{table}.pickle")
+                self._old[table] = self._load(root, table)
 
-    def _load(self, path: Path) -> dict:
+    def _load(self, root: Path, table: str) -> dict:
+        base = self._read(root / f"{table}.pickle")
+        if base is None:
+            return {}
+        token, data = base
+        self._base[table] = (token, len(data))
+        delta = self._read(root / f"{table}.delta.pickle")
+        if delta is not None and delta[0] == token:
+            data.update(delta[1])
+            self._delta_keys[table] = frozenset(delta[1])
+        return data
+
+    def _read(self, path: Path) -> tuple[str, dict] | None:
         try:
             with open(path, "rb") as fh:
-                salt, data = pickle.load(fh)
+                salt, token, data = pickle.load(fh)
         except (OSError, EOFError, pickle.UnpicklingError, ValueError, TypeError, AttributeError, ImportError):
-            return {}
-        return data if salt == self.salt and isinstance(data, dict) else {}
+            return None
+        if salt != self.salt or not isinstance(token, str) or not isinstance(data, dict):
+            return None
+        return token, data
 
     def get(self, table: str, key: str) -> Any:
         value = self._old[table].get(key)
@@ -193,48 +243,115 @@ class BuildCache:
     def put(self, table: str, key: str, value: Any) -> None:
         self._new[table][key] = value
 
+    # --- source files --------------------------------------------------------------------------------
+    def file_digest(self, path: str, st: os.stat_result | None = None) -> tuple[str, int]:
+        """``(sha256 hex, size)`` of the regular file at ``path`` (``st``: its ``stat``, if known).
+
+        The bytes are read and hashed unless the file's stat (device, inode, size, mtime_ns,
+        ctime_ns) equals the one recorded when it was hashed *and* the file was last modified
+        (mtime or ctime: an edit that restores the mtime still moves the ctime) at least
+        ``RACY_NS`` before the build that hashed it began; otherwise the stat is ambiguous (an edit
+        in the same clock tick as the hashing keeps it) and the file is hashed again.  Raises
+        ``OSError`` when the file cannot be read."""
+        if st is not None:
+            rec = self._stat_record(path, st)
+            if rec is not None:
+                self.stats.stat_cached += 1
+                return rec[1], rec[2]
+        with open(path, "rb") as fh:
+            digest = hashlib.file_digest(fh, "sha256").hexdigest()
+            sig = _signature(os.fstat(fh.fileno()))  # of the file read (the path may have been replaced)
+        self.stats.hashed += 1
+        self._new["stat"][path] = (sig, digest, sig[1], self.started_ns)
+        return digest, sig[1]
+
+    def _stat_record(self, path: str, st: os.stat_result) -> tuple | None:
+        """The stat record ``(signature, sha256, size, hashed_ns)`` of ``path`` if it can be trusted."""
+        rec = self._old["stat"].get(path)
+        if rec is not None and rec[0] == _signature(st) and _settled(rec[0], rec[3]):
+            self._new["stat"][path] = rec
+            return rec
+        return None
+
     # --- the parse stage ---------------------------------------------------------------------------
-    def read_document(self, root: str, path: str, kind: ItemKind, skill: str | None) -> Document:
-        """Read and parse one file, or rebuild its ``Document`` from the parse cache."""
+    def read_document(self, root: str, path: str, kind: ItemKind, skill: str | None,
+                      st: os.stat_result | None = None) -> Document:
+        """Read and parse one file, or rebuild its ``Document`` from the parse cache.
+
+        With ``st`` (the file's ``stat``) and a settled stat record for it, the file is not even
+        read: the record gives its hash, and the parse record its text."""
         from .parse import MAX_FILE_BYTES
 
         full = os.path.join(root, path)
+        if st is not None and stat_module.S_ISREG(st.st_mode) and st.st_size <= MAX_FILE_BYTES:
+            hit = self._stat_record(full, st)
+            if hit is not None:
+                digest = hit[1]
+                rec = self.get("parse", key_of("parse", digest, path, kind.value, skill))
+                if rec is not None:
+                    try:
+                        doc = _document_in(rec, path, digest)
+                    except (ValueError, TypeError):
+                        doc = None
+                    if doc is not None:
+                        self.stats.stat_cached += 1
+                        self.stats.cached += 1
+                        return doc
         with open(full, "rb") as fh:
             raw = fh.read(MAX_FILE_BYTES + 1)
+            sig = _signature(os.fstat(fh.fileno()))
         digest = hashlib.sha256(raw).hexdigest()
+        self.stats.hashed += 1
         key = key_of("parse", digest, path, kind.value, skill)
-        rec = self.get("parse", key) if len(raw) <= MAX_FILE_BYTES else None
+        small = len(raw) <= MAX_FILE_BYTES
+        if small and sig[1] == len(raw):
+            self._new["stat"][full] = (sig, digest, sig[1], self.started_ns)
+        rec = self.get("parse", key) if small else None
         if rec is not None:
             try:
-                doc = _document_in(rec, path, digest, raw)
-            except (UnicodeDecodeError, ValueError, TypeError):
+                doc = _document_in(rec, path, digest)
+            except (ValueError, TypeError):
                 doc = None
             if doc is not None:
                 self.stats.cached += 1
                 return doc
         self.stats.parsed += 1
         doc = parse_document(raw, path, kind, skill)
-        if len(raw) <= MAX_FILE_BYTES:
-            try:
-                raw_text = raw.decode("utf-8")
-            except UnicodeDecodeError:
-                raw_text = None
-            self.put("parse", key, _document_out(doc, raw_text))
+        if small:
+            self.put("parse", key, _document_out(doc))
         return doc
 
     def save(self) -> None:
-        """Keep exactly the records this build used (so the cache never grows without bound)."""
+        """Keep exactly the records this build used (so the cache never grows without bound): those
+        its table file does not hold go into the delta file; the table is rewritten instead when a
+        fifth of it went unused or the delta would outgrow a fifth of it."""
         if self.root is None:
             return
         self.root.mkdir(parents=True, exist_ok=True)
         for table in TABLES:
-            if self._new[table].keys() == self._old[table].keys():
-                continue  # the same records (a key is a content hash): the file on disk is already right
-            fd, tmp = tempfile.mkstemp(prefix=f".{table}.", dir=self.root)
-            try:
-                with os.fdopen(fd, "wb") as fh:
-                    pickle.dump((self.salt, self._new[table]), fh, protocol=pickle.HIGHEST_PROTOCOL)
-                os.replace(tmp, self.root / f"{table}.pickle")
-            except BaseException:
-                Path(tmp).unlink(missing_ok=True)
-                raise
+            new, old = self._new[table], self._old[table]
+            token, in_base = self._base.get(table, ("", 0))
+            delta_keys = self._delta_keys.get(table, frozenset())
+            base_path, delta_path = self.root / f"{table}.pickle", self.root / f"{table}.delta.pickle"
+            if token:
+                if len(new) == len(old) and all(old.get(k) is v for k, v in new.items()):
+                    continue  # exactly the records the files hold: nothing to write
+                # What the table file does not hold as it is: new records, changed ones, delta ones.
+                delta = {k: v for k, v in new.items() if k in delta_keys or old.get(k) is not v}
+                unused = sum(1 for k in old if k not in new and k not in delta_keys)
+                limit = COMPACT_SHARE * max(in_base, 1)
+                if unused <= limit and len(delta) <= limit:
+                    self._write(delta_path, token, delta)
+                    continue
+            self._write(base_path, os.urandom(8).hex(), new)
+            delta_path.unlink(missing_ok=True)
+
+    def _write(self, path: Path, token: str, data: dict) -> None:
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=self.root)
+        try:
+            with os.fdopen(fd, "wb") as fh:
+                pickle.dump((self.salt, token, data), fh, protocol=pickle.HIGHEST_PROTOCOL)
+            os.replace(tmp, path)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise

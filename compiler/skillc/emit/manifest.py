@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+from json.encoder import encode_basestring  # what json.dumps(ensure_ascii=False) quotes strings with
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -26,8 +27,21 @@ MANIFEST_VERSION = 1
 WIRE_FORMAT = "meerkat-skills-api/2.0"
 
 
-def walk_files(root: Path) -> list[str]:
-    """Every regular file below ``root`` (posix paths, byte order); links and specials are refused."""
+# Folders that hold exactly the per-skill files the ``skills`` emitter reports (its artifacts): a
+# fresh staging folder gets nothing else there, and a recycled one is pruned to them
+# (``Staging.prune``).  The manifest lists them from the artifacts instead of walking 10,000 skill
+# folders again.
+PER_SKILL_DIRS = ("api/files", "api/archives")
+_PER_SKILL_PREFIXES = tuple(d + "/" for d in PER_SKILL_DIRS)
+
+
+def _path_key(rel: str) -> bytes:
+    return rel.encode("utf-8", "surrogateescape")
+
+
+def walk_files(root: Path, skip: tuple[str, ...] = ()) -> list[str]:
+    """Every regular file below ``root`` (posix paths, byte order) but those below the ``skip``
+    folders; links and specials are refused."""
     out: list[str] = []
     stack = [(str(root), "")]
     while stack:
@@ -36,18 +50,23 @@ def walk_files(root: Path) -> list[str]:
             for e in it:
                 r = f"{rel}/{e.name}" if rel else e.name
                 if e.is_dir(follow_symlinks=False):
-                    stack.append((e.path, r))
+                    if r not in skip:
+                        stack.append((e.path, r))
                 elif e.is_file(follow_symlinks=False):
                     out.append(r)
                 else:
                     raise OSError(f"{r}: not a regular file (symbolic link or special file) in the bundle")
-    out.sort(key=lambda p: p.encode("utf-8", "surrogateescape"))
+    out.sort(key=_path_key)
     return out
 
 
-def file_entries(root: Path, known: Mapping[str, tuple[str, int]]) -> list[dict[str, Any]]:
-    entries = []
-    for rel in walk_files(root):
+def file_entries(root: Path, known: Mapping[str, tuple[str, int]],
+                 per_skill: Mapping[str, tuple[str, int]] | None = None) -> list[dict[str, Any]]:
+    """The manifest's ``files``: everything below ``root`` but the manifest, with SHA-256 and size
+    (from ``known`` where given, else read).  With ``per_skill`` (path -> (sha256, size) of every
+    file below ``PER_SKILL_DIRS``), those folders are not walked: their files are these."""
+    rows: list[tuple[str, tuple[str, int]]] = []
+    for rel in walk_files(root, PER_SKILL_DIRS if per_skill is not None else ()):
         if rel == MANIFEST:
             continue
         hit = known.get(rel)
@@ -55,8 +74,11 @@ def file_entries(root: Path, known: Mapping[str, tuple[str, int]]) -> list[dict[
             with open(root / rel, "rb") as fh:
                 size = os.fstat(fh.fileno()).st_size
                 hit = (hashlib.file_digest(fh, "sha256").hexdigest(), size)
-        entries.append({"path": rel, "sha256": hit[0], "size": hit[1]})
-    return entries
+        rows.append((rel, hit))
+    if per_skill is not None:
+        rows.extend(per_skill.items())
+        rows.sort(key=lambda r: _path_key(r[0]))
+    return [{"path": rel, "sha256": hit[0], "size": hit[1]} for rel, hit in rows]
 
 
 def shown_location(kind: str, location: str, ctx: EmitContext) -> str:
@@ -76,10 +98,11 @@ def manifest_document(ctx: EmitContext) -> dict[str, Any]:
     res = ctx.resolution
     artifacts = ctx.options.get("artifacts") or {}
     known: dict[str, tuple[str, int]] = {}
+    per_skill: dict[str, tuple[str, int]] = {}
     withheld = []
     for art in artifacts.values():
         for path, sha, size in art.bundle_files():
-            known[path] = (sha, size)
+            (per_skill if path.startswith(_PER_SKILL_PREFIXES) else known)[path] = (sha, size)
         withheld.extend({"id": art.id, "path": p, "reason": r} for p, r in art.withheld)
     epoch = ctx.options.get("source_date_epoch")
     return {
@@ -112,13 +135,27 @@ def manifest_document(ctx: EmitContext) -> dict[str, Any]:
                      for e in res.excluded],
         "withheld": sorted(withheld, key=lambda w: (w["id"].encode(), w["path"].encode())),
         "lint": ctx.options.get("lint_summary", {}),
-        "files": file_entries(ctx.out, known),
+        "files": file_entries(ctx.out, known, per_skill if ctx.options.get("staging") is not None else None),
     }
+
+
+def manifest_bytes(doc: Mapping[str, Any]) -> bytes:
+    """``json_bytes(doc, pretty=True)``, with the ``files`` rows (43,000 at 10,000 skills) written
+    directly rather than each through ``json.dumps``: the same bytes, a fifth of the time."""
+    files = doc.get("files")
+    if not files:
+        return json_bytes(doc, pretty=True)
+    head = json_bytes({**doc, "files": []}, pretty=True)
+    marker = b'\n  "files": []'  # the one top-level line of that key (values never hold a raw newline)
+    enc = encode_basestring
+    rows = ",\n".join(f'    {{"path":{enc(f["path"])},"sha256":{enc(f["sha256"])},"size":{int(f["size"])}}}'
+                      for f in files)
+    return head.replace(marker, f'\n  "files": [\n{rows}\n  ]'.encode("utf-8"))
 
 
 def write_manifest(ctx: EmitContext) -> dict[str, Any]:
     doc = manifest_document(ctx)
-    write(ctx.out, MANIFEST, json_bytes(doc, pretty=True))
+    write(ctx.out, MANIFEST, manifest_bytes(doc))
     return doc
 
 

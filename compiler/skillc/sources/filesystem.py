@@ -7,6 +7,7 @@ import hashlib
 import os
 import stat
 from pathlib import Path, PurePosixPath
+from typing import Callable
 
 from ..discover import SKIP_DIRS, DiscoveryOptions, discover, path_key
 from ..lint import LintConfig, read_item
@@ -29,11 +30,22 @@ def id_selected(skill_id: str, include: tuple[str, ...], exclude: tuple[str, ...
     return (not include or hit(include)) and not hit(exclude)
 
 
-def skill_files(root_abs: str, skill_dir: str, nested: set[str], skill_file: str) -> list[SkillFile]:
+FileDigest = Callable[[str, os.stat_result], tuple[str, int]]  # (path, stat) -> (sha256 hex, size)
+
+
+def hash_file(path: str, st: os.stat_result) -> tuple[str, int]:
+    """SHA-256 and size of a file, read in chunks."""
+    with open(path, "rb") as fh:
+        return hashlib.file_digest(fh, "sha256").hexdigest(), os.fstat(fh.fileno()).st_size
+
+
+def skill_files(root_abs: str, skill_dir: str, nested: set[str], skill_file: str,
+                digest: FileDigest = hash_file) -> list[SkillFile]:
     """The supporting files of one skill (everything but its SKILL.md), in byte order.
 
     Skips VCS/build folders, OS junk, nested skills (they are skills of their own), directory
-    links, and file links that resolve outside the repository root.
+    links, and file links that resolve outside the repository root.  ``digest(path, stat)`` gives
+    each file's hash (the build's passes through its stat cache).
     """
     base = os.path.join(root_abs, skill_dir) if skill_dir else root_abs
     out: list[SkillFile] = []
@@ -70,9 +82,8 @@ def skill_files(root_abs: str, skill_dir: str, nested: set[str], skill_file: str
             if (not rel_dir and entry.name == skill_file) or entry.name in SKIP_FILES \
                     or entry.name.endswith(SKIP_SUFFIXES):
                 continue
-            with open(path_on_disk, "rb") as fh:
-                digest = hashlib.file_digest(fh, "sha256").hexdigest()
-            out.append(SkillFile(rel, digest, st.st_size, path_on_disk))
+            sha, size = digest(path_on_disk, st)
+            out.append(SkillFile(rel, sha, size, path_on_disk))
     out.sort(key=lambda f: path_key(f.path))
     return out
 
@@ -94,15 +105,25 @@ def list_directory(repo: Repository, root: Path, read: ReadItem | None, lint: Li
     if any(i.skill_dir == "" for i in skills_items):
         prefix = root_name or Path(disc.root).name
     nested = {i.skill_dir for i in skills_items}
+    # The build's reader hashes through its stat cache and, given a file's stat, may not read it.
+    digest: FileDigest | None = getattr(read, "file_digest", None)
+    root_abs = disc.root  # already a real path, and discovery follows no directory link below it
+    filtering = bool(repo.include or repo.exclude)
     out: list[SourceSkill] = []
     for item in skills_items:
         skill_id = f"{prefix}/{item.skill_dir}".strip("/") if prefix else item.skill_dir
-        if not id_selected(skill_id, repo.include, repo.exclude):
+        if filtering and not id_selected(skill_id, repo.include, repo.exclude):
             continue
-        doc = read(disc.root, item)
-        full = os.path.join(disc.root, item.path)
-        main = SkillFile(item.file_name, doc.sha256, doc.size, os.path.realpath(full))
-        files = [main, *skill_files(disc.root, item.skill_dir, nested, item.file_name)]
+        full = f"{root_abs}/{item.path}"
+        try:
+            st: os.stat_result | None = os.lstat(full)
+        except OSError:
+            st = None  # the reader reports it (D105)
+        if st is not None and stat.S_ISLNK(st.st_mode):
+            full, st = os.path.realpath(full), None  # SKILL.md links to a file elsewhere in the repository
+        doc = read(root_abs, item, st=st) if digest is not None else read(root_abs, item)
+        main = SkillFile(item.file_name, doc.sha256, doc.size, full)
+        files = [main, *skill_files(root_abs, item.skill_dir, nested, item.file_name, digest or hash_file)]
         out.append(SourceSkill(skill_id, repo, doc, tuple(files)))
     out.sort(key=lambda s: path_key(s.id))
     docs = {(f"{prefix}/{k}" if prefix else k): v for k, v in disc.collection_docs.items()}

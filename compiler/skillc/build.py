@@ -114,8 +114,9 @@ def _inside(child: str, parent: str) -> bool:
     return child == parent or child.startswith(parent.rstrip(os.sep) + os.sep)
 
 
-def check_output(out: Path, repo_paths: Sequence[tuple[str, Path]], force: bool) -> None:
-    """Refuse an output folder that would read or destroy an input, or hold a stranger's files."""
+def check_output(out: Path, repo_paths: Sequence[tuple[str, Path]], force: bool) -> dict | None:
+    """Refuse an output folder that would read or destroy an input, or hold a stranger's files.
+    Returns the manifest of the bundle already there (None when there is none)."""
     real_out = os.path.realpath(out)
     if out.exists() and not out.is_dir():
         raise BuildError(f"output {out} exists and is not a folder", hint="choose another --out")
@@ -131,12 +132,15 @@ def check_output(out: Path, repo_paths: Sequence[tuple[str, Path]], force: bool)
                     f"output folder {out} is inside input repository {name!r} ({repo}): the next build "
                     "would read the bundle as skills",
                     hint=f"choose an --out outside it, or a folder discovery skips ({', '.join(sorted(SKIP_DIRS))})")
-    if out.is_dir() and not force:
-        from .emit.manifest import read_manifest
+    if not out.is_dir():
+        return None
+    from .emit.manifest import read_manifest
 
-        if any(True for _ in os.scandir(out)) and read_manifest(out) is None:
-            raise BuildError(f"output folder {out} is not empty and holds no skillc bundle (no api/manifest.json); "
-                             "refusing to replace it", hint="use --force to replace it, or choose another --out")
+    manifest = read_manifest(out)
+    if manifest is None and not force and any(True for _ in os.scandir(out)):
+        raise BuildError(f"output folder {out} is not empty and holds no skillc bundle (no api/manifest.json); "
+                         "refusing to replace it", hint="use --force to replace it, or choose another --out")
+    return manifest
 
 
 # --- lock, staging, swap -------------------------------------------------------------------------
@@ -226,8 +230,9 @@ def clean_stale(work: Path, name: str) -> None:
 _MANAGED = ("api/skills/", "api/files/", "api/archives/")
 
 
-def prepare_staging(work: Path, name: str, current: Path) -> tuple[Path, Staging]:
-    """A staging folder: the previous generation recycled when it is a sound bundle, else empty."""
+def prepare_staging(work: Path, name: str, current: Path, current_manifest: dict | None = None) -> tuple[Path, Staging]:
+    """A staging folder: the previous generation recycled when it is a sound bundle, else empty.
+    ``current_manifest``: the visible bundle's (``check_output`` read it)."""
     from .emit.manifest import manifest_entries, read_manifest
     from .emit.staging import Staging
 
@@ -252,12 +257,10 @@ def prepare_staging(work: Path, name: str, current: Path) -> tuple[Path, Staging
             shutil.rmtree(prev)
     if not recycled:
         staging.mkdir(parents=True)
-    cur_doc = None
-    if current.is_dir():
-        from .emit.manifest import read_manifest as _rm
-
-        cur_doc = _rm(current)
-    return staging, Staging(staging, recycled, current if cur_doc else None, manifest_entries(cur_doc))
+    # The visible bundle's manifest is read only if a file is not in the recycled generation (the
+    # first rebuild after a full one, or after a change): in a steady rebuild it is never needed.
+    return staging, Staging(staging, recycled, current if current_manifest is not None else None,
+                            load_current=lambda: manifest_entries(current_manifest))
 
 
 def _remove(path: Path) -> None:
@@ -401,7 +404,7 @@ def _run_build(opts: BuildOptions, progress: Progress | None = None) -> BuildRes
     out = Path(os.path.abspath(out))
     local = [(r.name, (Path(r.location) if Path(r.location).is_absolute() else opts.cwd / r.location))
              for r in cfg.repositories if r.type in ("filesystem", "embedded")]
-    check_output(out, local, opts.force)
+    current_manifest = check_output(out, local, opts.force)
 
     cache_root = (opts.cache_dir or default_cache_root(opts.env)) if opts.use_cache else None
     config_hash = _config_hash(
@@ -462,7 +465,7 @@ def _run_build(opts: BuildOptions, progress: Progress | None = None) -> BuildRes
                 lint_status.setdefault(s.id, ("warning" if warnings else "ok", warnings))
         lap("resolve")
         # 4. emit into a staging folder
-        staging_dir, staging = prepare_staging(work, name, out)
+        staging_dir, staging = prepare_staging(work, name, out, current_manifest)
         lap("staging")
         try:
             options: dict[str, object] = {
@@ -491,7 +494,7 @@ def _run_build(opts: BuildOptions, progress: Progress | None = None) -> BuildRes
             manifest = write_manifest(ctx)
             lap("manifest")
             # 5. swap
-            force_replace = out.is_dir() and opts.force and _is_foreign(out)
+            force_replace = out.is_dir() and opts.force and current_manifest is None
             swap_in(staging_dir, out, work / f"{name}.prev", keep_previous=not force_replace)
             lap("swap")
         except BaseException:
@@ -522,12 +525,6 @@ def _shown_config_files(files, cwd: Path) -> tuple[tuple[str, str], ...]:
         rel = os.path.relpath(path, cwd) if os.path.isabs(path) else path
         out.append((Path(rel).as_posix() if not rel.startswith("..") else path, digest))
     return tuple(out)
-
-
-def _is_foreign(out: Path) -> bool:
-    from .emit.manifest import read_manifest
-
-    return read_manifest(out) is None
 
 
 def _without(listings, failing: Mapping[str, str]):

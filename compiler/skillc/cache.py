@@ -38,10 +38,10 @@ from pathlib import Path
 from typing import Any
 
 from . import __version__
-from .model import Diagnostic, Document, Frontmatter, ItemKind, Position, Scalar, Severity
+from .model import Diagnostic, Document, Frontmatter, ItemKind, Severity
 from .parse import parse_document
 
-FORMAT = 3
+FORMAT = 4
 TABLES = ("parse", "lint", "render", "index", "stat")
 COMPACT_SHARE = 0.2  # rewrite a table when this share of it went unused (or its delta is this big)
 # A stat is trusted only for a file last modified (mtime or ctime) this long before the start of the
@@ -102,68 +102,49 @@ def diagnostics_in(rows) -> tuple[Diagnostic, ...]:
     return tuple(_diag_in(t) for t in rows)
 
 
-def _pos(p: Position) -> tuple[int, int]:
-    return (p.line, p.column)
+class _Unpickled(Mapping):
+    """One of a cached document's position maps (key positions, scalars), unpickled from the parse
+    record on first use: most cached documents are never asked for a position, and unpickling
+    10,000 documents' maps of small tuples was most of the time a rebuild spent loading the cache."""
 
+    __slots__ = ("_blob", "_index", "_map")
 
-class _Lazy(Mapping):
-    """A read-only mapping whose values are built from compact records on first access (a cached
-    document's key positions and scalars: most are never asked for).  Pickles as a plain dict."""
+    def __init__(self, blob: bytes, index: int) -> None:
+        self._blob, self._index, self._map = blob, index, None
 
-    __slots__ = ("_built", "_make", "_raw")
-
-    def __init__(self, raw: dict, make: Any) -> None:
-        self._raw, self._built, self._make = raw, {}, make
+    def _get(self) -> Mapping:
+        m = self._map
+        if m is None:
+            m = self._map = pickle.loads(self._blob)[self._index]
+        return m
 
     def __getitem__(self, key: Any) -> Any:
-        value = self._built.get(key)
-        if value is None:
-            value = self._built[key] = self._make(self._raw[key])
-        return value
+        return self._get()[key]
 
     def __contains__(self, key: object) -> bool:
-        return key in self._raw
+        return key in self._get()
 
     def __iter__(self) -> Iterator:
-        return iter(self._raw)
+        return iter(self._get())
 
     def __len__(self) -> int:
-        return len(self._raw)
+        return len(self._get())
 
     def __repr__(self) -> str:
         return repr(dict(self.items()))
 
     def __reduce__(self) -> tuple:
-        return (dict, (dict(self.items()),))
-
-
-def _position_in(t: tuple[int, int]) -> Position:
-    return Position(*t)
-
-
-def _scalar_in(t: tuple) -> Scalar:
-    return Scalar(t[0], t[1], t[2], Position(*t[3]), Position(*t[4]))
-
-
-def _positions_out(keys: Mapping) -> dict:
-    raw = getattr(keys, "_raw", None)  # the parser's lazy mapping already holds (line, column) pairs
-    if isinstance(raw, dict) and all(isinstance(v, tuple) for v in raw.values()):
-        return dict(raw)
-    return {k: _pos(v) for k, v in keys.items()}
+        return (_Unpickled, (self._blob, self._index))  # still lazy in a worker process
 
 
 def _document_out(doc: Document) -> tuple:
-    """A parse record: the document with its text (so a file whose stat did not change is not read)."""
+    """A parse record: the document with its text (so a file whose stat did not change is not read);
+    the frontmatter's key positions and scalars as one pickle (the parser's maps pickle compactly)."""
     fm = doc.frontmatter
     fm_rec = None
     if fm is not None:
-        fm_rec = (
-            fm.data,
-            _positions_out(fm.keys),
-            {k: (s.tag, s.text, s.style, _pos(s.position), _pos(s.end)) for k, s in fm.scalars.items()},
-            fm.start_line,
-            fm.end_line,
-        )
+        maps = pickle.dumps((fm.keys, fm.scalars), protocol=pickle.HIGHEST_PROTOCOL)
+        fm_rec = (fm.data, maps, fm.start_line, fm.end_line)
     full = doc.text
     body_rec: Any = len(doc.body) if full.endswith(doc.body) else doc.body
     return (doc.kind.value, doc.size, fm_rec, full, body_rec, doc.body_line, diagnostics_out(doc.diagnostics))
@@ -174,8 +155,8 @@ def _document_in(rec: tuple, path: str, digest: str) -> Document:
     body = (text[len(text) - body_rec:] if body_rec else "") if isinstance(body_rec, int) else body_rec
     fm = None
     if fm_rec is not None:
-        data, keys, scalars, start, end = fm_rec
-        fm = Frontmatter(data, _Lazy(keys, _position_in), _Lazy(scalars, _scalar_in), start, end)
+        data, maps, start, end = fm_rec
+        fm = Frontmatter(data, _Unpickled(maps, 0), _Unpickled(maps, 1), start, end)
     return Document(path, ItemKind(kind), digest, size, text, fm, body, body_line, diagnostics_in(diags))
 
 

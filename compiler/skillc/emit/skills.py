@@ -28,13 +28,15 @@ import re
 import stat
 import zipfile
 from dataclasses import dataclass
+from json.encoder import encode_basestring  # json.dumps(ensure_ascii=False)'s string quoting
 
 from .. import secrets
 from ..archive import excluded, zip_time
 from ..errors import BuildError
 from ..resolve_types import EmitContext, SkillFile, SourceSkill
-from .common import compact_json, encode_id, json_bytes, sha256_hex, wire_descriptor
+from .common import compact_json, encode_id, sha256_hex, wire_descriptor
 from .staging import Staging
+from .wellknown import index_entry
 
 # Agent Skills discovery path rules: printable ASCII without \ ? # [ ], no empty/./.. segment.
 _SAFE_PATH = re.compile(r"[\x20-\x7e]+")
@@ -58,6 +60,7 @@ class SkillArtifacts:
     archive: tuple[str, str, int] | None  # the zip
     withheld: tuple[tuple[str, str], ...]  # (path, reason) not published
     descriptor: str = ""  # the WireSkillDescriptor as compact JSON (api/skills.json is their list)
+    index_row: str = ""  # the skill's .well-known/agent-skills/index.json entry as compact JSON
 
     def bundle_files(self) -> list[tuple[str, str, int]]:
         doc_path, sha, size = self.document
@@ -68,7 +71,7 @@ class SkillArtifacts:
         return out
 
     def to_record(self) -> tuple:
-        return (self.id, self.document, self.files, self.archive, self.withheld, self.descriptor)
+        return (self.id, self.document, self.files, self.archive, self.withheld, self.descriptor, self.index_row)
 
     @classmethod
     def from_record(cls, rec: tuple) -> SkillArtifacts:
@@ -148,6 +151,33 @@ def skill_zip(members: list[tuple[str, bytes, bool]], epoch: int) -> bytes:
     return buf.getvalue()
 
 
+def document_bytes(descriptor_json: str, body: str) -> bytes:
+    """``json_bytes({**descriptor, "body": body})`` from the descriptor's compact JSON: ``body`` sorts
+    before every descriptor key, so the document is the descriptor with one member put in front."""
+    return f'{{"body":{encode_basestring(body)},{descriptor_json[1:]}\n'.encode()
+
+
+def planned_paths(skill: SourceSkill) -> list[str]:
+    """The bundle paths ``render_skill`` may write for ``skill`` (to make their folders first)."""
+    paths = [f"api/skills/{encode_id(skill.id)}", f"api/archives/{skill.id}.zip"]
+    paths.extend(f"api/files/{skill.id}/{f.path}" for i, f in enumerate(skill.files)
+                 if i == 0 or publishable(f.path) is None)
+    return paths
+
+
+def _remove_empty_dirs(staging: Staging, art: SkillArtifacts) -> None:
+    """Folders made for files that were withheld after reading (a likely secret) and hold nothing."""
+    top = f"api/files/{art.id}"
+    for path, _ in art.withheld:
+        d = f"{top}/{path}".rpartition("/")[0]
+        while d != top:
+            try:
+                os.rmdir(f"{os.fspath(staging.out)}/{d}")
+            except OSError:
+                break
+            d = d.rpartition("/")[0]
+
+
 def render_key(ctx: EmitContext, skill: SourceSkill) -> str:
     from ..cache import key_of
 
@@ -160,8 +190,8 @@ def render_skill(ctx: EmitContext, staging: Staging, skill: SourceSkill) -> Skil
     """Write one skill's files: each source file is read once (and checked against its hash), then
     published, scanned and zipped from memory."""
     enc = encode_id(skill.id)
-    descriptor = wire_descriptor(skill)
-    doc = json_bytes({**descriptor, "body": skill.document.body})
+    descriptor = compact_json(wire_descriptor(skill))
+    doc = document_bytes(descriptor, skill.document.body)
     doc_rel = f"api/skills/{enc}"
     staging.write(doc_rel, doc)
     staging.link(doc_rel, doc_rel + ".json")
@@ -192,8 +222,18 @@ def render_skill(ctx: EmitContext, staging: Staging, skill: SourceSkill) -> Skil
         data = skill_zip(zipped, int(ctx.options.get("epoch", 0)))  # type: ignore[call-overload]
         staging.write(zip_rel, data)
         archive = (zip_rel, sha256_hex(data), len(data))
-    return SkillArtifacts(skill.id, (doc_rel, sha256_hex(doc), len(doc)), tuple(published), archive,
-                          tuple(withheld), compact_json(descriptor))
+    files = tuple(published)
+    index_row = compact_json(index_entry(skill.id, skill.description, files, archive))
+    return SkillArtifacts(skill.id, (doc_rel, sha256_hex(doc), len(doc)), files, archive, tuple(withheld),
+                          descriptor, index_row)
+
+
+def _reused(cache, artifacts: dict, art: SkillArtifacts, progress) -> None:
+    if cache is not None:
+        cache.stats.render_cached += 1
+    artifacts[art.id] = art
+    if progress is not None:
+        progress(1)
 
 
 def emit_skills(ctx: EmitContext) -> None:
@@ -202,17 +242,23 @@ def emit_skills(ctx: EmitContext) -> None:
     cache = ctx.options.get("cache")
     artifacts: dict = ctx.options.setdefault("artifacts", {})  # type: ignore[union-attr]
     progress = ctx.options.get("progress")
-    todo = []
+    todo, reuse = [], []
     for skill in ctx.resolution.skills:
         key = render_key(ctx, skill)
         rec = cache.get("render", key) if cache is not None else None
         art = SkillArtifacts.from_record(rec) if rec is not None else None
-        if art is not None and all(staging.provide(p, (s, n)) for p, s, n in art.bundle_files()):
-            if cache is not None:
-                cache.stats.render_cached += 1
-            artifacts[skill.id] = art
-            if progress is not None:
-                progress(1)
+        if art is not None and staging.recycling and all(staging.provide(p, (s, n)) for p, s, n in art.bundle_files()):
+            _reused(cache, artifacts, art, progress)  # every file still in the recycled generation
+        elif art is not None:
+            reuse.append((skill, key, art))
+        else:
+            todo.append((skill, key))
+    # Every folder the other skills' files go in, made in one sorted pass (a fresh staging folder has none).
+    staging.ensure_dirs([p for _, _, art in reuse for p, _, _ in art.bundle_files()]
+                        + [p for skill, _ in todo for p in planned_paths(skill)])
+    for skill, key, art in reuse:
+        if all(staging.provide(p, (s, n)) for p, s, n in art.bundle_files()):
+            _reused(cache, artifacts, art, progress)
         else:
             todo.append((skill, key))
     # Rendering is independent per skill: forked workers write their files, return their records.
@@ -224,6 +270,8 @@ def emit_skills(ctx: EmitContext) -> None:
         if cache is not None:
             cache.stats.rendered += 1
             cache.put("render", key, art.to_record())
+        if art.withheld:
+            _remove_empty_dirs(staging, art)
         artifacts[skill.id] = art
     # Deterministic order whatever was reused or rendered.
     ordered = {s.id: artifacts[s.id] for s in ctx.resolution.skills}

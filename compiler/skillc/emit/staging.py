@@ -5,18 +5,26 @@ or *recycled* (the generation the previous build swapped out, brought up to date
 per-skill file whose content is already known (by its SHA-256, from the manifests) is kept where it
 is in a recycled staging directory, or hard-linked from the visible bundle, instead of being
 rendered again.  Files are always replaced, never rewritten in place, because a recycled file may
-share its inode with the visible bundle.
+share its inode with the visible bundle: a new file is created with ``O_EXCL``, and a name that is
+taken is unlinked first.
+
+At 10,000 skills the bundle holds 43,000 files in 13,000 folders, and creating them is most of
+what a build costs (a folder costs more than a file, a hard link a fifth of either): so paths are
+plain strings, each call is one system call when nothing is in the way, and ``ensure_dirs`` makes
+every folder a batch of files needs in one sorted pass instead of discovering them one failed
+``open`` at a time.
 """
 
 from __future__ import annotations
 
 import os
 import shutil
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 Entry = tuple[str, int]  # (sha256 hex, size)
-_CREATE = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_CLOEXEC", 0)
+_CREATE = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0)
 
 
 @dataclass
@@ -24,59 +32,61 @@ class Staging:
     out: Path
     recycled: dict[str, Entry] = field(default_factory=dict)  # what the recycled staging dir holds
     current_dir: Path | None = None  # the visible bundle
-    current: dict[str, Entry] = field(default_factory=dict)  # what the visible bundle holds
+    current: dict[str, Entry] | None = None  # what the visible bundle holds (None: read on first need)
+    load_current: Callable[[], dict[str, Entry]] | None = None  # reads it (the manifest of current_dir)
     kept: int = 0
     linked: int = 0
     written: int = 0
 
+    def __post_init__(self) -> None:
+        self._root = os.fspath(self.out)
+
     @property
     def recycling(self) -> bool:
         return bool(self.recycled)
+
+    def _current_entries(self) -> dict[str, Entry]:
+        if self.current is None:
+            self.current = self.load_current() if self.load_current is not None else {}
+        return self.current
 
     def provide(self, rel: str, entry: Entry) -> bool:
         """Make ``out/rel`` hold the file ``entry`` describes without producing it; False if unknown."""
         if self.recycled.get(rel) == entry:
             self.kept += 1
             return True
-        if self.current_dir is not None and self.current.get(rel) == entry:
-            dest = f"{self._root}/{rel}"
-            source = f"{os.fspath(self.current_dir)}/{rel}"
-            self._unlink(dest)
-            try:
-                os.link(source, dest)
-            except FileNotFoundError:
-                try:
-                    os.makedirs(dest.rsplit("/", 1)[0], exist_ok=True)
-                    os.link(source, dest)
-                except OSError:
-                    return False
-            except OSError:
-                return False
-            self.linked += 1
-            return True
-        return False
+        if self.current_dir is None or self._current_entries().get(rel) != entry:
+            return False
+        dest = f"{self._root}/{rel}"
+        try:
+            self._place(dest, lambda: os.link(f"{os.fspath(self.current_dir)}/{rel}", dest))
+        except OSError:
+            return False
+        self.linked += 1
+        return True
 
-    def _clear(self, dest: Path) -> None:
-        # A file already there may be a hard link into the visible bundle: unlink, never truncate.
-        if self.recycled or self.current_dir is not None:
+    def ensure_dirs(self, rels: Iterable[str]) -> int:
+        """Create (parents first) every folder the files ``rels`` need that does not exist yet;
+        returns how many were made."""
+        need: set[str] = set()
+        for rel in rels:
+            d = rel.rpartition("/")[0]
+            while d and d not in need:
+                need.add(d)
+                d = d.rpartition("/")[0]
+        made = 0
+        for d in sorted(need):  # a parent sorts before its children
             try:
-                os.unlink(dest)
-            except FileNotFoundError:
+                os.mkdir(f"{self._root}/{d}")
+                made += 1
+            except FileExistsError:
                 pass
-            except IsADirectoryError:
-                shutil.rmtree(dest)
+        return made
 
     def write(self, rel: str, data: bytes) -> None:
-        """Write ``out/rel`` as a new file (string paths and one ``open``: at 10,000 skills the
-        per-file overhead is most of the cost of a build)."""
+        """Write ``out/rel`` as a new file."""
         dest = f"{self._root}/{rel}"
-        if self.recycled or self.current_dir is not None:
-            self._unlink(dest)
-        try:
-            fd = os.open(dest, _CREATE, 0o644)
-        except FileNotFoundError:
-            os.makedirs(dest.rsplit("/", 1)[0], exist_ok=True)
-            fd = os.open(dest, _CREATE, 0o644)
+        fd = self._place(dest, lambda: os.open(dest, _CREATE, 0o644))
         try:
             view = memoryview(data)
             while view:
@@ -94,13 +104,20 @@ class Staging:
     def link(self, existing: str, rel: str) -> None:
         """``out/rel`` becomes another name of ``out/existing`` (same bytes)."""
         dest = f"{self._root}/{rel}"
-        if self.recycled or self.current_dir is not None:
-            self._unlink(dest)
-        os.link(f"{self._root}/{existing}", dest)
+        self._place(dest, lambda: os.link(f"{self._root}/{existing}", dest))
 
-    @property
-    def _root(self) -> str:
-        return os.fspath(self.out)
+    @staticmethod
+    def _place(dest: str, make: Callable):
+        """``make()`` a new file at ``dest``: a name in the way is removed first (never truncated),
+        a missing folder is created."""
+        try:
+            return make()
+        except FileExistsError:
+            Staging._unlink(dest)
+            return make()
+        except FileNotFoundError:
+            os.makedirs(dest.rpartition("/")[0], exist_ok=True)
+            return make()
 
     @staticmethod
     def _unlink(dest: str) -> None:

@@ -12,33 +12,42 @@ from __future__ import annotations
 from urllib.parse import quote
 
 from ..resolve_types import EmitContext
-from .common import json_bytes, skill_digest, write
+from .common import compact_json, pretty_json_rows, skill_digest, write
 
 INDEX = ".well-known/agent-skills/index.json"
 VERSION = "0.2.0"
 
 
-def index_document(ctx: EmitContext) -> dict:
+def index_entry(skill_id: str, description: str, files, archive: tuple[str, str, int] | None) -> dict:
+    """One skill's entry: ``files`` are ``(path, sha256, size)`` of what is published."""
+    files = sorted(files, key=lambda f: (f[0] != "SKILL.md", f[0].encode("utf-8")))  # SKILL.md first
+    entry = {
+        "name": skill_id,
+        "description": description,
+        "digest": skill_digest((p, s) for p, s, _ in files),
+        "files": [{"path": p, "digest": "sha256:" + s} for p, s, _ in files],
+    }
+    if archive is not None:
+        # Relative to the index, so a bundle served below a path prefix still resolves it.
+        entry["package"] = {"url": "../../" + quote(archive[0], safe="/"), "digest": "sha256:" + archive[1]}
+    return entry
+
+
+def index_rows(ctx: EmitContext) -> list[str]:
+    """Each skill's entry as compact JSON (made with its files and cached: ``SkillArtifacts.index_row``)."""
     artifacts = ctx.options.get("artifacts") or {}
-    skills = []
+    rows = []
     for skill in ctx.resolution.skills:
         art = artifacts.get(skill.id)
-        files = list(art.files) if art is not None else [(f.path, f.sha256, f.size) for f in skill.files]
-        # SKILL.md first, then byte order (the digest itself is order-independent).
-        files.sort(key=lambda f: (f[0] != "SKILL.md", f[0].encode("utf-8")))
-        entry = {
-            "name": skill.id,
-            "description": skill.description,
-            "digest": skill_digest((p, s) for p, s, _ in files),
-            "files": [{"path": p, "digest": "sha256:" + s} for p, s, _ in files],
-        }
-        if art is not None and art.archive is not None:
-            # Relative to the index, so a bundle served below a path prefix still resolves it.
-            url = "../../" + quote(art.archive[0], safe="/")
-            entry["package"] = {"url": url, "digest": "sha256:" + art.archive[1]}
-        skills.append(entry)
-    return {"version": VERSION, "skills": skills}
+        if art is not None and art.index_row:
+            rows.append(art.index_row)
+        elif art is not None:
+            rows.append(compact_json(index_entry(skill.id, skill.description, art.files, art.archive)))
+        else:
+            files = [(f.path, f.sha256, f.size) for f in skill.files]
+            rows.append(compact_json(index_entry(skill.id, skill.description, files, None)))
+    return rows
 
 
 def emit_well_known(ctx: EmitContext) -> None:
-    write(ctx.out, INDEX, json_bytes(index_document(ctx), pretty=True))
+    write(ctx.out, INDEX, pretty_json_rows({"version": VERSION}, "skills", index_rows(ctx)))

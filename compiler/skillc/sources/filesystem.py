@@ -6,8 +6,8 @@ import fnmatch
 import hashlib
 import os
 import stat
+from collections.abc import Callable
 from pathlib import Path, PurePosixPath
-from typing import Callable
 
 from ..discover import SKIP_DIRS, DiscoveryOptions, discover, path_key
 from ..lint import LintConfig, read_item
@@ -180,5 +180,12 @@ class EmbeddedSource(FilesystemSource):
     """skillc's own ``skills/`` folder (the ``builtin`` tier)."""
 
 
-__all__ = ["FilesystemSource", "EmbeddedSource", "list_directory", "skill_files", "id_selected", "display",
-           "skills_root_of"]
+__all__ = [
+    "EmbeddedSource",
+    "FilesystemSource",
+    "display",
+    "id_selected",
+    "list_directory",
+    "skill_files",
+    "skills_root_of",
+]

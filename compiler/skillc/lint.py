@@ -5,6 +5,7 @@ from __future__ import annotations
 import fnmatch
 import gc
 import os
+import stat
 from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -90,9 +91,13 @@ def read_item(root: str, item: DiscoveredItem) -> Document:
     try:
         # One open, fstat and read on the descriptor: half the cost of stat + open() + read() on
         # small files (no path walked twice, no buffered file object).
-        fd = os.open(full, os.O_RDONLY)
+        fd = os.open(full, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))  # a FIFO must not block the run
         try:
-            size = os.fstat(fd).st_size
+            st = os.fstat(fd)
+            if not stat.S_ISREG(st.st_mode):  # a link to a FIFO or a device: never read it
+                d = Diagnostic("D105", Severity.ERROR, item.path, 0, 0, "cannot read: not a regular file", skill)
+                return Document(item.path, item.kind, "", 0, "", None, "", 1, (d,))
+            size = st.st_size
             if size > MAX_FILE_BYTES:
                 with open(fd, "rb", closefd=False) as fh:  # hash in chunks, never hold it all
                     import hashlib

@@ -131,11 +131,11 @@ def _findings_to_diagnostics(rule: Rule, ctx: RuleContext, findings: Iterable[Fi
 
 # (rules list, kind) -> the document-scope rules for that kind, in order.  A lint run passes the same
 # list for every file; filtering it once per run instead of per file matters at ~50 rules a file.
-_PLANS: dict[tuple[int, ItemKind], tuple[Sequence[Rule], tuple[tuple[Callable, Rule], ...]]] = {}
+_PLANS: dict[tuple[int, int, ItemKind], tuple[Sequence[Rule], tuple[tuple[Callable, Rule], ...]]] = {}
 
 
 def _document_rules(rules: Sequence[Rule], kind: ItemKind) -> tuple[tuple[Callable, Rule], ...]:
-    key = (id(rules), kind)
+    key = (id(rules), len(rules), kind)
     cached = _PLANS.get(key)
     if cached is not None and cached[0] is rules:
         return cached[1]

@@ -207,6 +207,7 @@ def load_yaml(text: str, line_offset: int = 0) -> tuple[Any, Mapping, Mapping, l
     """
     get_event = _EventParser(text).get_event
     implicit_resolvers = YAML_LOADER.yaml_implicit_resolvers
+    wildcard = implicit_resolvers.get(None)
     base = line_offset + 1
     keys: dict[tuple, tuple[int, int]] = {}
     scalars: dict[tuple, tuple[str, Any]] = {}
@@ -216,14 +217,12 @@ def load_yaml(text: str, line_offset: int = 0) -> tuple[Any, Mapping, Mapping, l
     # Stack frames: [container, path, pending_key (for mappings), anchor, start_count, is_mapping, key_pos]
     stack: list[list[Any]] = []
     frame: list[Any] | None = None  # stack[-1]
-    root: Any = None
-    have_root = False
+    root: list[Any] = []  # the document's value, once complete
 
-    def attach(value: Any, event: Any, record: Any) -> None:
+    def attach(value: Any, event: Any, record: Any, frame: list[Any] | None) -> None:
         """Put a finished node into its parent (``record``: the scalar's (tag, event), or None)."""
-        nonlocal root, have_root
         if frame is None:
-            root, have_root = value, True
+            root.append(value)
             if record is not None:
                 scalars[()] = record
             return
@@ -255,6 +254,7 @@ def load_yaml(text: str, line_offset: int = 0) -> tuple[Any, Mapping, Mapping, l
         if record is not None:
             scalars[child] = record
 
+    key_map, scalar_map = keys, scalars  # local names for the hot path (the closure holds cells)
     while True:
         event = get_event()
         if event is None:
@@ -262,10 +262,11 @@ def load_yaml(text: str, line_offset: int = 0) -> tuple[Any, Mapping, Mapping, l
         etype = type(event)
         if etype is _ScalarEvent:
             node_count += 1
+            tag = event.tag
             if frame is not None and frame[5] and frame[2] is None:
                 # A mapping key, the most common event: only its text and position are kept (keys
                 # are never typed).
-                if not event.anchor and event.tag is None:
+                if tag is None and not event.anchor:
                     mark = event.start_mark
                     frame[2] = event.value
                     frame[6] = (mark.line + base, mark.column + 1)
@@ -273,8 +274,19 @@ def load_yaml(text: str, line_offset: int = 0) -> tuple[Any, Mapping, Mapping, l
                 value = event.value
                 record = (_resolve_tag(event, implicit_resolvers), event)
             else:
-                tag = _resolve_tag(event, implicit_resolvers)
-                value = event.value if tag == _STR_TAG else _typed_scalar(tag, event.value, event)
+                value = event.value
+                if tag is None or tag == "!":  # resolved as BaseResolver.resolve does (inlined)
+                    tag = _STR_TAG
+                    if event.implicit[0]:  # plain: the implicit resolvers for its first character
+                        for candidate, regexp in implicit_resolvers.get(value[0] if value else "", ()):
+                            if regexp.match(value):
+                                tag = candidate
+                                break
+                        else:
+                            if wildcard:
+                                tag = _resolve_tag(event, implicit_resolvers)
+                if tag != _STR_TAG:
+                    value = _typed_scalar(tag, value, event)
                 record = (tag, event)
                 if frame is not None and not event.anchor:
                     # A value in a mapping or an item of a list: attach it here (the common case).
@@ -287,20 +299,20 @@ def load_yaml(text: str, line_offset: int = 0) -> tuple[Any, Mapping, Mapping, l
                         else:
                             container[key] = value
                             child = frame[1] + (key,)
-                            keys[child] = frame[6]
-                            scalars[child] = record
+                            key_map[child] = frame[6]
+                            scalar_map[child] = record
                     else:
                         child = frame[1] + (len(container),)
                         container.append(value)
                         mark = event.start_mark
-                        keys[child] = (mark.line + base, mark.column + 1)
-                        scalars[child] = record
+                        key_map[child] = (mark.line + base, mark.column + 1)
+                        scalar_map[child] = record
                     if node_count > MAX_YAML_NODES:
                         raise YamlLimitError(f"YAML has more than {MAX_YAML_NODES} nodes", event.start_mark)
                     continue
             if event.anchor:
                 anchors[event.anchor] = (value, 1)
-            attach(value, event, record)
+            attach(value, event, record, frame)
         elif etype is _MappingStartEvent or etype is _SequenceStartEvent:
             node_count += 1
             if len(stack) >= MAX_YAML_DEPTH:
@@ -325,7 +337,7 @@ def load_yaml(text: str, line_offset: int = 0) -> tuple[Any, Mapping, Mapping, l
             frame = stack[-1] if stack else None
             if done[3]:
                 anchors[done[3]] = (done[0], node_count - done[4] + 1)
-            attach(done[0], event, None)
+            attach(done[0], event, None, frame)
         elif etype is _AliasEvent:
             if event.anchor not in anchors:
                 raise yaml.composer.ComposerError(
@@ -337,14 +349,14 @@ def load_yaml(text: str, line_offset: int = 0) -> tuple[Any, Mapping, Mapping, l
                 raise YamlLimitError(
                     f"YAML aliases expand to more than {MAX_YAML_NODES} nodes (an alias bomb?)", event.start_mark
                 )
-            attach(value, event, None)
-        elif etype is _DocumentStartEvent and have_root:
+            attach(value, event, None, frame)
+        elif etype is _DocumentStartEvent and root:
             raise yaml.composer.ComposerError(
                 None, None, "expected a single document in the frontmatter", event.start_mark
             )
         if node_count > MAX_YAML_NODES:
             raise YamlLimitError(f"YAML has more than {MAX_YAML_NODES} nodes", event.start_mark)
-    return root, _Positions(keys), _Scalars(scalars, base), duplicates
+    return (root[0] if root else None), _Positions(keys), _Scalars(scalars, base), duplicates
 
 
 def _flow_depth_exceeds(text: str, limit: int) -> bool:

@@ -12,7 +12,6 @@ from pathlib import Path
 
 import pytest
 
-from conftest import write_skill
 from skillc.lint import LintConfig
 from skillc.resolve_types import Repository, Tier
 from skillc.sources import SourceError, open_source

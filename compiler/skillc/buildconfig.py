@@ -357,7 +357,7 @@ def _parse_skills_toml(cfg: ConfigFile, level: str, env: Mapping[str, str]) -> _
     for i, entry in enumerate(data.get("repositories", [])):
         where = ("repositories", i)
 
-        def err(key: str | None, message: str) -> ConfigError:
+        def err(key: str | None, message: str, where=where, entry=entry) -> ConfigError:
             return _toml_error(cfg, (*where, key) if key else where, f"repository {entry['name']!r}: {message}")
 
         if entry["name"] in names:

@@ -462,7 +462,7 @@ def _parse_text(original: str, digest: str, size: int, ctx: _Ctx, kind: ItemKind
     if not _FENCE.match(text if first_end < 0 else text[:first_end]):
         lines = text.split("\n")
         body = original[offset:]
-        first_nonblank = next((i for i, l in enumerate(lines) if l.strip()), None)
+        first_nonblank = next((i for i, line in enumerate(lines) if line.strip()), None)
         required = kind is not ItemKind.CONVENTION
         if first_nonblank is not None and _CODE_FENCE.match(lines[first_nonblank]) and first_nonblank + 1 < len(lines) and _FENCE.match(lines[first_nonblank + 1]):
             diags.append(_diag(ctx, "P206", Severity.ERROR, first_nonblank + 1, 1,
@@ -502,7 +502,7 @@ def _parse_text(original: str, digest: str, size: int, ctx: _Ctx, kind: ItemKind
         diags.append(_diag(ctx, "P213", Severity.ERROR, 2, 1, f"frontmatter is over {MAX_FRONTMATTER_BYTES:,} bytes"))
         return finish()
     fm_lines = fm_text.split("\n") if "\t" in fm_text else ()
-    tab_lines = [i for i, l in enumerate(fm_lines, start=2) if l[: len(l) - len(l.lstrip(" \t"))].count("\t")]
+    tab_lines = [i for i, line in enumerate(fm_lines, start=2) if "\t" in line[: len(line) - len(line.lstrip(" \t"))]]
     if tab_lines:
         for ln in tab_lines[:5]:
             diags.append(_diag(ctx, "P207", Severity.ERROR, ln, fm_lines[ln - 2].index("\t") + 1,

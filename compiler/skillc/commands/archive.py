@@ -18,7 +18,15 @@ from typing import Iterable, Sequence
 
 import click
 
-from ..archive import ArchiveError, check_zip, excluded, extract_zip, skill_members, source_date_epoch, write_zip
+from ..archive import (
+    ArchiveError,
+    check_zip,
+    excluded,
+    extract_zip,
+    skill_members,
+    source_date_epoch,
+    write_zip,
+)
 from ..config import find_config, lint_config, read_config_file
 from ..errors import SkillcError
 from ..lint import LintConfig, lint_root
@@ -79,8 +87,8 @@ def _emit(as_json: bool, payload: dict, text: str) -> None:
 
 
 def _skill_of_dir(skill_dir: Path, cfg: LintConfig) -> SourceSkill:
-    from ..sources.filesystem import list_directory
     from ..resolve_types import SourceInput
+    from ..sources.filesystem import list_directory
 
     repo = Repository("pack", "filesystem", str(skill_dir), Tier.PROJECT, Tier.PROJECT.default_priority)
     listing = list_directory(repo, skill_dir, None, cfg, SourceInput("pack", "filesystem", str(skill_dir)))

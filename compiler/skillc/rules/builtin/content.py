@@ -404,7 +404,7 @@ def link_escapes_skill(ctx: RuleContext):
 def nested_reference(ctx: RuleContext):
     files = None
     seen: set[str] = set()
-    for link, pos, rel in _body_links(ctx):
+    for _link, pos, rel in _body_links(ctx):
         if not rel or not rel.lower().endswith(MARKDOWN_EXTENSIONS) or rel in seen:
             continue
         seen.add(rel)

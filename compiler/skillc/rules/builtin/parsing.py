@@ -1,6 +1,6 @@
 """Rules emitted by the parse stage (codes P2xx)."""
 
-from ...model import ItemKind, Severity
+from ...model import Severity
 from ..registry import declare
 
 declare(

@@ -8,6 +8,7 @@ import hashlib
 import json
 import os
 import shutil
+import time
 from pathlib import Path
 
 from bundle_contract import build_env, make_sample_repo
@@ -181,17 +182,57 @@ def test_rebuilds_publish_and_list_what_a_fresh_build_does(tmp_path: Path):
     assert_same_tree(tmp_path / "out", tmp_path / "fresh")
 
 
-def test_a_same_size_edit_right_after_a_build_is_published(tmp_path: Path):
+def _wait_until_settled(root: Path) -> None:
+    """Until every file and folder below ``root`` changed more than ``RACY_NS`` ago (a build that
+    begins then may trust their stats)."""
+    newest = max(max(st.st_mtime_ns, st.st_ctime_ns) for st in (p.stat() for p in [root, *root.rglob("*")]))
+    while time.time_ns() <= newest + RACY_NS + SECOND // 10:
+        time.sleep(0.05)
+
+
+def test_a_same_size_edit_after_a_build_is_published(tmp_path: Path):
     repo = tmp_path / "repo"
     write_skill(repo, "one", body="# One\n\nAlpha.\n")
+    write_skill(repo, "two")
     (repo / "one/references").mkdir()
     (repo / "one/references/notes.md").write_text("alpha\n")
-    for _ in range(2):  # the second build sees settled stats if the clock allows; either way
-        build_json(tmp_path, "repo", "--out", "out")
+    _wait_until_settled(repo)
+    build_json(tmp_path, "repo", "--out", "out")
+    again = build_json(tmp_path, "repo", "--out", "out")
+    assert (again["hashed"], again["stat_cached"], again["listed"]) == (0, 3, 0)  # nothing read or listed
     skill, notes = repo / "one/SKILL.md", repo / "one/references/notes.md"
     _same_size_edit(skill, skill.read_bytes(), skill.read_bytes().replace(b"Alpha", b"Omega"), keep_mtime=True)
     _same_size_edit(notes, notes.read_bytes(), b"omega\n", keep_mtime=True)
     result = build_json(tmp_path, "repo", "--out", "out")
-    assert result["parsed"] == 1
+    assert (result["parsed"], result["hashed"]) == (1, 2)
     assert json.loads((tmp_path / "out/api/skills/one").read_text())["body"] == "# One\n\nOmega.\n"
     assert (tmp_path / "out/api/files/one/references/notes.md").read_text() == "omega\n"
+
+
+def test_a_remembered_skill_listing_sees_added_removed_and_nested(tmp_path: Path):
+    from skillc.sources.filesystem import skill_files
+
+    root = tmp_path / "repo"
+    write_skill(root, "s")
+    (root / "s/references").mkdir()
+    (root / "s/references/a.md").write_text("a\n")
+    (root / "s/sub").mkdir()
+    (root / "s/sub/x.txt").write_text("x\n")
+
+    def listing(nested=frozenset()) -> tuple[list[str], BuildCache]:
+        newest = max(max(st.st_mtime_ns, st.st_ctime_ns) for st in (p.stat() for p in [root, *root.rglob("*")]))
+        cache = BuildCache(tmp_path / "cache", started_ns=newest + RACY_NS + SECOND)
+        files = skill_files(str(root), "s", set(nested), "SKILL.md", cache.file_digest, cache)
+        cache.save()
+        return [f.path for f in files], cache
+
+    assert listing()[0] == ["references/a.md", "sub/x.txt"]
+    paths, cache = listing()
+    assert paths == ["references/a.md", "sub/x.txt"] and (cache.stats.listed, cache.stats.hashed) == (0, 0)
+    (root / "s/references/b.md").write_text("b\n")
+    assert listing()[0] == ["references/a.md", "references/b.md", "sub/x.txt"]
+    (root / "s/references/a.md").unlink()
+    assert listing()[0] == ["references/b.md", "sub/x.txt"]
+    write_skill(root, "s/sub")  # sub/ becomes a skill of its own: no longer part of s
+    assert listing({"s/sub"})[0] == ["references/b.md"]
+    assert listing()[0] == ["references/b.md", "sub/SKILL.md", "sub/x.txt"]

@@ -12,7 +12,9 @@ Every record is keyed by a SHA-256 that covers what it depends on:
   by its SKILL.md hash and indexed fields, and the whole index by all of those and the IDs;
 * a **stat** record (``file_digest``) maps a source file's path to the SHA-256 of its bytes and the
   ``stat`` it had when hashed (device, inode, size, mtime_ns, ctime_ns), so an unchanged file is
-  neither read nor hashed again.  See ``file_digest`` for when a stat is trusted.
+  neither read nor hashed again.  See ``file_digest`` for when a stat is trusted;
+* a **listing** record (``sources.filesystem.skill_files``) keeps a skill folder's file list with
+  the stat of every folder read, so an unchanged skill's folders are not listed again.
 
 Records are plain Python values (no dataclasses: those unpickle slower than a YAML parse), kept in
 one pickle per table below ``root``.  A build keeps exactly the records it used: the new ones go
@@ -42,7 +44,7 @@ from .model import Diagnostic, Document, Frontmatter, ItemKind, Severity
 from .parse import parse_document
 
 FORMAT = 4
-TABLES = ("parse", "lint", "render", "index", "stat")
+TABLES = ("parse", "lint", "render", "index", "stat", "listing")
 COMPACT_SHARE = 0.2  # rewrite a table when this share of it went unused (or its delta is this big)
 # A stat is trusted only for a file last modified (mtime or ctime) this long before the start of the
 # build that hashed it: file times come from a coarse kernel clock (a jiffy behind the one
@@ -79,6 +81,7 @@ class CacheStats:
     render_cached: int = 0
     hashed: int = 0  # source files read and hashed (SKILL.md and supporting files)
     stat_cached: int = 0  # source files whose hash came from their unchanged stat
+    listed: int = 0  # skill folders listed (the others' listings were remembered)
 
     def as_dict(self) -> dict[str, int]:
         return dict(self.__dict__)
@@ -160,11 +163,11 @@ def _document_in(rec: tuple, path: str, digest: str) -> Document:
     return Document(path, ItemKind(kind), digest, size, text, fm, body, body_line, diagnostics_in(diags))
 
 
-def _signature(st: os.stat_result) -> tuple[int, int, int, int, int]:
+def stat_signature(st: os.stat_result) -> tuple[int, int, int, int, int]:
     return (st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_dev)
 
 
-def _settled(sig: tuple[int, int, int, int, int], hashed_ns: int) -> bool:
+def stat_settled(sig: tuple[int, int, int, int, int], hashed_ns: int) -> bool:
     """Whether a file with this stat, hashed by a build that started at ``hashed_ns``, cannot have
     changed since without its stat changing (it was last modified well before that build began)."""
     mtime, ctime = sig[2], sig[3]
@@ -241,7 +244,7 @@ class BuildCache:
                 return rec[1], rec[2]
         with open(path, "rb") as fh:
             digest = hashlib.file_digest(fh, "sha256").hexdigest()
-            sig = _signature(os.fstat(fh.fileno()))  # of the file read (the path may have been replaced)
+            sig = stat_signature(os.fstat(fh.fileno()))  # of the file read (the path may have been replaced)
         self.stats.hashed += 1
         self._new["stat"][path] = (sig, digest, sig[1], self.started_ns)
         return digest, sig[1]
@@ -249,7 +252,7 @@ class BuildCache:
     def _stat_record(self, path: str, st: os.stat_result) -> tuple | None:
         """The stat record ``(signature, sha256, size, hashed_ns)`` of ``path`` if it can be trusted."""
         rec = self._old["stat"].get(path)
-        if rec is not None and rec[0] == _signature(st) and _settled(rec[0], rec[3]):
+        if rec is not None and rec[0] == stat_signature(st) and stat_settled(rec[0], rec[3]):
             self._new["stat"][path] = rec
             return rec
         return None
@@ -280,7 +283,7 @@ class BuildCache:
                         return doc
         with open(full, "rb") as fh:
             raw = fh.read(MAX_FILE_BYTES + 1)
-            sig = _signature(os.fstat(fh.fileno()))
+            sig = stat_signature(os.fstat(fh.fileno()))
         digest = hashlib.sha256(raw).hexdigest()
         self.stats.hashed += 1
         key = key_of("parse", digest, path, kind.value, skill)

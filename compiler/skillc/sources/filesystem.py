@@ -9,6 +9,7 @@ import stat
 from collections.abc import Callable
 from pathlib import Path, PurePosixPath
 
+from ..cache import BuildCache, stat_settled, stat_signature
 from ..discover import SKIP_DIRS, DiscoveryOptions, discover, path_key
 from ..lint import LintConfig, read_item
 from ..model import Diagnostic, ItemKind, Severity
@@ -40,15 +41,29 @@ def hash_file(path: str, st: os.stat_result) -> tuple[str, int]:
 
 
 def skill_files(root_abs: str, skill_dir: str, nested: set[str], skill_file: str,
-                digest: FileDigest = hash_file) -> list[SkillFile]:
+                digest: FileDigest = hash_file, cache: BuildCache | None = None) -> list[SkillFile]:
     """The supporting files of one skill (everything but its SKILL.md), in byte order.
 
     Skips VCS/build folders, OS junk, nested skills (they are skills of their own), directory
     links, and file links that resolve outside the repository root.  ``digest(path, stat)`` gives
-    each file's hash (the build's passes through its stat cache).
+    each file's hash (the build's passes through its stat cache).  With ``cache``, a listing is
+    remembered with the stat of every folder it read, and used again (no folder listed, each file
+    only stat'ed) while those stats are unchanged and settled (see ``BuildCache.file_digest``).
     """
     base = os.path.join(root_abs, skill_dir) if skill_dir else root_abs
+    if cache is not None:
+        hit = _remembered_listing(cache, base, skill_dir, nested, digest)
+        if hit is not None:
+            return hit
+        cache.stats.listed += 1
     out: list[SkillFile] = []
+    dirs: list[tuple[str, tuple]] = []  # (folder relative to the skill, its stat signature) of every folder read
+    skipped: list[str] = []  # folders left out because they are nested skills
+    clean = cache is not None  # no link and no error: the listing may be remembered
+    try:
+        dirs.append(("", stat_signature(os.stat(base))))  # before listing it: a later change moves its times
+    except OSError:
+        clean = False
     stack = [(base, "")]
     while stack:
         dir_abs, rel_dir = stack.pop()
@@ -56,12 +71,14 @@ def skill_files(root_abs: str, skill_dir: str, nested: set[str], skill_file: str
             with os.scandir(dir_abs) as it:
                 entries = list(it)
         except OSError:
+            clean = False
             continue
         for entry in entries:
             rel = f"{rel_dir}/{entry.name}" if rel_dir else entry.name
             repo_rel = f"{skill_dir}/{rel}" if skill_dir else rel
             try:
                 if entry.is_symlink():
+                    clean = False
                     target = os.path.realpath(entry.path)
                     if not target.startswith(root_abs + os.sep) or not os.path.isfile(target):
                         continue  # a link out of the repository, a dangling link or a directory link
@@ -71,10 +88,15 @@ def skill_files(root_abs: str, skill_dir: str, nested: set[str], skill_file: str
                     st = entry.stat(follow_symlinks=False)
                     path_on_disk = entry.path
             except OSError:
+                clean = False
                 continue
             if stat.S_ISDIR(st.st_mode):
-                if entry.name in SKIP_DIRS or repo_rel in nested:
+                if entry.name in SKIP_DIRS:
                     continue
+                if repo_rel in nested:
+                    skipped.append(rel)
+                    continue
+                dirs.append((rel, stat_signature(st)))
                 stack.append((entry.path, rel))
                 continue
             if not stat.S_ISREG(st.st_mode):
@@ -85,6 +107,37 @@ def skill_files(root_abs: str, skill_dir: str, nested: set[str], skill_file: str
             sha, size = digest(path_on_disk, st)
             out.append(SkillFile(rel, sha, size, path_on_disk))
     out.sort(key=lambda f: path_key(f.path))
+    if clean and cache is not None:
+        cache.put("listing", base, (tuple(dirs), tuple(f.path for f in out), tuple(skipped), cache.started_ns))
+    return out
+
+
+def _remembered_listing(cache: BuildCache, base: str, skill_dir: str, nested: set[str],
+                        digest: FileDigest) -> list[SkillFile] | None:
+    """The files of a remembered listing, or None when a folder changed (or may have: racy stat),
+    a nested skill appeared or went, or a file is no longer a regular file."""
+    rec = cache.get("listing", base)
+    if rec is None:
+        return None
+    dirs, files, skipped, listed_ns = rec
+    prefix = f"{skill_dir}/" if skill_dir else ""
+    try:
+        for rel, sig in dirs:
+            if (rel and prefix + rel in nested) or not stat_settled(sig, listed_ns) \
+                    or stat_signature(os.stat(f"{base}/{rel}" if rel else base)) != sig:
+                return None
+        if any(prefix + rel not in nested for rel in skipped):
+            return None
+        out = []
+        for rel in files:
+            path = f"{base}/{rel}"
+            st = os.lstat(path)
+            if not stat.S_ISREG(st.st_mode):
+                return None
+            sha, size = digest(path, st)
+            out.append(SkillFile(rel, sha, size, path))
+    except OSError:
+        return None
     return out
 
 
@@ -107,6 +160,7 @@ def list_directory(repo: Repository, root: Path, read: ReadItem | None, lint: Li
     nested = {i.skill_dir for i in skills_items}
     # The build's reader hashes through its stat cache and, given a file's stat, may not read it.
     digest: FileDigest | None = getattr(read, "file_digest", None)
+    cache: BuildCache | None = getattr(read, "cache", None)  # remembers listings too
     root_abs = disc.root  # already a real path, and discovery follows no directory link below it
     filtering = bool(repo.include or repo.exclude)
     out: list[SourceSkill] = []
@@ -123,7 +177,7 @@ def list_directory(repo: Repository, root: Path, read: ReadItem | None, lint: Li
             full, st = os.path.realpath(full), None  # SKILL.md links to a file elsewhere in the repository
         doc = read(root_abs, item, st=st) if digest is not None else read(root_abs, item)
         main = SkillFile(item.file_name, doc.sha256, doc.size, full)
-        files = [main, *skill_files(root_abs, item.skill_dir, nested, item.file_name, digest or hash_file)]
+        files = [main, *skill_files(root_abs, item.skill_dir, nested, item.file_name, digest or hash_file, cache)]
         out.append(SourceSkill(skill_id, repo, doc, tuple(files)))
     out.sort(key=lambda s: path_key(s.id))
     docs = {(f"{prefix}/{k}" if prefix else k): v for k, v in disc.collection_docs.items()}

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import io
 import stat
 import zipfile
 from pathlib import Path
@@ -69,3 +70,27 @@ def test_a_file_changed_after_listing_fails_the_build_cleanly(tmp_path: Path):
     ctx = EmitContext(Resolution((skill,), (), (), (), ()), out, 0.0)
     with pytest.raises(BuildError, match="notes.md changed while the build was reading it"):
         render_skill(ctx, Staging(out), skill)
+
+
+def test_skill_zip_writes_what_zipfile_writes():
+    """The zip writer is byte for byte the ``zipfile`` one (names ASCII or not, empty, stored and
+    deflated members, executable bits, any SOURCE_DATE_EPOCH), and ``zipfile`` reads it back."""
+    import random
+
+    from skillc.emit.skills import skill_zip, zipfile_skill_zip
+
+    rng = random.Random(20261122)
+    names = ["pkg/SKILL.md", "pkg/assets/logo.png", "pkg/références/é.md", "pkg/scripts/run.sh", "pkg/empty",
+             "pkg/data/archive.ZIP", "pkg/notes.txt"]
+    for _ in range(300):
+        members = []
+        for name in rng.sample(names, rng.randint(0, len(names))):
+            noise = bytes(rng.getrandbits(8) for _ in range(rng.randint(0, 400)))
+            data = noise if rng.random() < 0.3 else b"words that repeat " * rng.randint(0, 300)
+            members.append((name, data, rng.random() < 0.3))
+        epoch = rng.choice([0, 1_700_000_000, 315_532_800, 4_354_819_198])
+        data = skill_zip(members, epoch)
+        assert data == zipfile_skill_zip(members, epoch)
+        with zipfile.ZipFile(io.BytesIO(data)) as zf:
+            assert zf.testzip() is None
+            assert {i.filename: zf.read(i) for i in zf.infolist()} == {n: d for n, d, _ in members}

@@ -299,15 +299,20 @@ def emit_skills(ctx: EmitContext) -> None:
     # Every folder the other skills' files go in, made in one sorted pass (a fresh staging folder has none).
     staging.ensure_dirs([p for _, _, art in reuse for p, _, _ in art.bundle_files()]
                         + [p for skill, _ in todo for p in planned_paths(skill)])
-    for skill, key, art in reuse:
-        if all(staging.provide(p, (s, n)) for p, s, n in art.bundle_files()):
-            _reused(cache, artifacts, art, progress)
-        else:
-            todo.append((skill, key))
-    # Rendering is independent per skill: forked workers write their files, return their records.
+    # Linking the rest from the visible bundle (the first rebuild after a full build: every file)
+    # and rendering are independent per skill: forked workers do them, and return what they did.
     from ..parallel import fork_map
 
     jobs = int(ctx.options.get("jobs", 1) or 1)  # type: ignore[call-overload]
+    if reuse:
+        staging.current_entries()  # read once, before the workers fork
+    provided = fork_map(lambda entry: all(staging.provide(p, (s, n)) for p, s, n in entry[2].bundle_files()),
+                        reuse, jobs)
+    for (skill, key, art), ok in zip(reuse, provided):
+        if ok:
+            _reused(cache, artifacts, art, progress)
+        else:
+            todo.append((skill, key))
     done = fork_map(lambda entry: render_skill(ctx, staging, entry[0]), todo, jobs, progress)
     for (skill, key), art in zip(todo, done):
         if cache is not None:

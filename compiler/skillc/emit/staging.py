@@ -45,7 +45,8 @@ class Staging:
     def recycling(self) -> bool:
         return bool(self.recycled)
 
-    def _current_entries(self) -> dict[str, Entry]:
+    def current_entries(self) -> dict[str, Entry]:
+        """What the visible bundle holds (its manifest, read on first use)."""
         if self.current is None:
             self.current = self.load_current() if self.load_current is not None else {}
         return self.current
@@ -55,7 +56,7 @@ class Staging:
         if self.recycled.get(rel) == entry:
             self.kept += 1
             return True
-        if self.current_dir is None or self._current_entries().get(rel) != entry:
+        if self.current_dir is None or self.current_entries().get(rel) != entry:
             return False
         dest = f"{self._root}/{rel}"
         try:

@@ -304,8 +304,9 @@ def lint_skills(skills: Sequence[SourceSkill], reader: Reader, config: LintConfi
     rules = active_rules(config)
     config_key = repr(canonical(config))
     out: dict[int, list[Diagnostic]] = {}
-    contexts: list[tuple[SourceSkill, RuleContext]] = []
+    contexts: list[tuple[str, SourceSkill, RuleContext]] = []
     todo: list[tuple[SourceSkill, RuleContext, str]] = []
+    roots: dict[str, Path] = {}  # one Path per repository root, not one per skill
     for skill in skills:
         origin = reader.origin.get(id(skill.document))
         doc = skill.document
@@ -316,8 +317,11 @@ def lint_skills(skills: Sequence[SourceSkill], reader: Reader, config: LintConfi
             doc = replace(doc, path=src.name)
         else:
             root, item = origin
-        ctx = RuleContext(item, doc, Path(root), config.settings, config.profile)
-        contexts.append((skill, ctx))
+        root_path = roots.get(root)
+        if root_path is None:
+            root_path = roots[root] = Path(root)
+        ctx = RuleContext(item, doc, root_path, config.settings, config.profile)
+        contexts.append((root, skill, ctx))
         key = key_of("lint", config_key, item.path, tuple((f.path, f.sha256) for f in skill.files))
         rec = cache.get("lint", key)
         if rec is not None:
@@ -336,8 +340,8 @@ def lint_skills(skills: Sequence[SourceSkill], reader: Reader, config: LintConfi
         out[id(skill)] = diags
     # Collection rules (duplicate names, description budget…) run per repository, like `skillc lint`.
     groups: dict[str, list[tuple[SourceSkill, RuleContext]]] = {}
-    for skill, ctx in contexts:
-        groups.setdefault(ctx.root.as_posix(), []).append((skill, ctx))
+    for root, skill, ctx in contexts:
+        groups.setdefault(root, []).append((skill, ctx))
     for group in groups.values():
         by_path = {ctx.item.path: skill for skill, ctx in group}
         for d in finalize(check_collection([c for _, c in group], rules), config):
@@ -467,8 +471,9 @@ def _run_build(opts: BuildOptions, progress: Progress | None = None) -> BuildRes
         # 4. emit into a staging folder
         staging_dir, staging = prepare_staging(work, name, out, current_manifest)
         lap("staging")
+        options: dict[str, object] = {}
         try:
-            options: dict[str, object] = {
+            options = {
                 "site": opts.site, "emit": opts.emit, "epoch": epoch or 0, "source_date_epoch": epoch,
                 "config_hash": config_hash, "cwd": str(opts.cwd), "cache": cache,
                 "config_files": _shown_config_files(cfg.config_files, opts.cwd),
@@ -480,7 +485,7 @@ def _run_build(opts: BuildOptions, progress: Progress | None = None) -> BuildRes
             memory = tuple(Path(p) for p in opts.memory)
             ctx = EmitContext(resolution, staging_dir, as_of, memory, cache_root / "emit" if cache_root else None,
                               options)
-            for emitter_name, fn in EMITTERS:
+            for emitter_name, fn in sorted(EMITTERS, key=_emit_order):
                 advance = None
                 if emitter_name == "skills" and progress is not None:
                     advance = progress("Publishing skills", len(resolution.skills))
@@ -489,7 +494,10 @@ def _run_build(opts: BuildOptions, progress: Progress | None = None) -> BuildRes
                 fn(ctx)
                 options.pop("progress", None)
                 lap(f"emit {emitter_name}")
-            produced = {p for art in options["artifacts"].values() for p, _, _ in art.bundle_files()}  # type: ignore[union-attr]
+                if emitter_name == OVERLAPPED:  # now wait for the skills' files
+                    _wait_artifacts(options)
+                    lap("emit skills")
+            produced = {p for art in _wait_artifacts(options).values() for p, _, _ in art.bundle_files()}
             staging.prune(produced)
             manifest = write_manifest(ctx)
             lap("manifest")
@@ -498,6 +506,9 @@ def _run_build(opts: BuildOptions, progress: Progress | None = None) -> BuildRes
             swap_in(staging_dir, out, work / f"{name}.prev", keep_previous=not force_replace)
             lap("swap")
         except BaseException:
+            pending = options.get("artifacts")
+            if hasattr(pending, "cancel"):
+                pending.cancel()  # type: ignore[union-attr]
             shutil.rmtree(staging_dir, ignore_errors=True)
             raise
         cache.save()
@@ -505,6 +516,22 @@ def _run_build(opts: BuildOptions, progress: Progress | None = None) -> BuildRes
     files = manifest["files"]
     return BuildResult(out, resolution, diagnostics, cache.stats.as_dict(), len(files) + 1,
                        sum(f["size"] for f in files), time.perf_counter() - t0, failing, timings)
+
+
+# The search index needs only the resolution and the cache, not the skills' bundle files: it is
+# computed while the forked workers write those (``emit_skills`` returns before they finish, and the
+# artifacts wait for them when first read, so any emitter that reads them is still right).
+OVERLAPPED = "index"
+
+
+def _emit_order(emitter: tuple[str, object]) -> int:
+    return {"skills": 0, OVERLAPPED: 1}.get(emitter[0], 2)  # (a stable sort keeps the others' order)
+
+
+def _wait_artifacts(options: Mapping[str, object]) -> Mapping:
+    artifacts = options.get("artifacts") or {}
+    wait = getattr(artifacts, "wait", None)
+    return wait() if wait is not None else artifacts  # type: ignore[return-value]
 
 
 class _Lap:

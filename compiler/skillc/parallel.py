@@ -3,20 +3,27 @@
 Workers are forked after the inputs are in memory, so nothing but the (small) results is pickled.
 Falls back to a plain loop with one job, few items, or where ``fork`` is unavailable.  Results come
 back in input order, so the output does not depend on scheduling.
+
+``fork_map_async`` starts the same work and returns at once: the caller does something else (the
+build computes the search index while the workers write the skills' files) and collects the
+results with ``.result()``.
 """
 
 from __future__ import annotations
 
+import itertools
 import multiprocessing
 import os
+import threading
 from collections.abc import Callable, Sequence
-from typing import TypeVar
+from typing import Generic, TypeVar
 
 T = TypeVar("T")
 R = TypeVar("R")
 
 MIN_ITEMS = 64
-_WORK: tuple[Callable, Sequence] | None = None
+_WORK: dict[int, tuple[Callable, Sequence]] = {}  # job id -> (fn, items), inherited by forked workers
+_JOB_IDS = itertools.count()
 _CLOSE_IN_CHILD: list[int] = []  # fds (the build lock) a worker must not keep open
 
 
@@ -35,33 +42,101 @@ def _init() -> None:
             pass
 
 
-def _chunk(bounds: tuple[int, int]) -> list:
-    fn, items = _WORK  # type: ignore[misc]
-    return [fn(items[i]) for i in range(*bounds)]
+def _chunk(task: tuple[int, int, int]) -> list:
+    job, lo, hi = task
+    fn, items = _WORK[job]
+    return [fn(items[i]) for i in range(lo, hi)]
+
+
+def _serial(fn: Callable[[T], R], items: Sequence[T], jobs: int) -> bool:
+    return jobs <= 1 or len(items) < MIN_ITEMS or "fork" not in multiprocessing.get_all_start_methods()
+
+
+class Pending(Generic[R]):
+    """Results being computed by forked workers; ``result()`` waits for them (in input order) and
+    re-raises a worker's exception; ``cancel()`` stops the workers."""
+
+    def __init__(self, fn: Callable[[T], R], items: Sequence[T], jobs: int,
+                 advance: Callable[[int], None] | None) -> None:
+        self._results: list[R] = []
+        self._error: BaseException | None = None
+        self._pool = None
+        self._thread: threading.Thread | None = None
+        self._job = -1
+        if _serial(fn, items, jobs):
+            self._items = (fn, items, advance)
+            return
+        self._items = None
+        n = len(items)
+        size = max(16, n // (jobs * 8))
+        self._job = job = next(_JOB_IDS)
+        tasks = [(job, lo, min(n, lo + size)) for lo in range(0, n, size)]
+        _WORK[job] = (fn, items)
+        try:
+            self._pool = multiprocessing.get_context("fork").Pool(jobs, initializer=_init)
+        except BaseException:
+            del _WORK[job]
+            raise
+        self._thread = threading.Thread(target=self._collect, args=(tasks, advance), daemon=True)
+        self._thread.start()
+
+    def _collect(self, tasks: list[tuple[int, int, int]], advance: Callable[[int], None] | None) -> None:
+        try:
+            for (_, lo, hi), part in zip(tasks, self._pool.imap(_chunk, tasks)):  # type: ignore[union-attr]
+                self._results.extend(part)
+                if advance:
+                    advance(hi - lo)
+        except BaseException as exc:  # re-raised by result()
+            self._error = exc
+
+    def result(self) -> list[R]:
+        if self._items is not None:  # serial: the work happens now, in this process
+            fn, items, advance = self._items
+            self._items = None
+            for item in items:
+                self._results.append(fn(item))
+                if advance:
+                    advance(1)
+            return self._results
+        if self._thread is not None:
+            self._thread.join()
+            self._thread = None
+            self._close(terminate=self._error is not None)
+        if self._error is not None:
+            raise self._error
+        return self._results
+
+    def cancel(self) -> None:
+        self._items = None
+        if self._pool is not None:
+            self._close(terminate=True)
+        if self._thread is not None:
+            self._thread.join(timeout=5)  # (waiting on a terminated pool's results: it is a daemon)
+            self._thread = None
+
+    def _close(self, terminate: bool) -> None:
+        pool, self._pool = self._pool, None
+        if pool is not None:
+            if terminate:
+                pool.terminate()
+            else:
+                pool.close()
+            pool.join()
+        _WORK.pop(self._job, None)
+
+
+def fork_map_async(fn: Callable[[T], R], items: Sequence[T], jobs: int,
+                   advance: Callable[[int], None] | None = None) -> Pending[R]:
+    """Start ``fork_map`` and return at once (with one job or few items the work is done by
+    ``result()``, in this process)."""
+    return Pending(fn, items, jobs, advance)
 
 
 def fork_map(fn: Callable[[T], R], items: Sequence[T], jobs: int,
              advance: Callable[[int], None] | None = None) -> list[R]:
-    global _WORK
-    n = len(items)
-    if jobs <= 1 or n < MIN_ITEMS or "fork" not in multiprocessing.get_all_start_methods():
-        out = []
-        for item in items:
-            out.append(fn(item))
-            if advance:
-                advance(1)
-        return out
-    size = max(16, n // (jobs * 8))
-    chunks = [(lo, min(n, lo + size)) for lo in range(0, n, size)]
-    _WORK = (fn, items)
+    pending = Pending(fn, items, jobs, advance)
     try:
-        ctx = multiprocessing.get_context("fork")
-        results: list[R] = []
-        with ctx.Pool(jobs, initializer=_init) as pool:
-            for (lo, hi), part in zip(chunks, pool.imap(_chunk, chunks)):
-                results.extend(part)
-                if advance:
-                    advance(hi - lo)
-        return results
-    finally:
-        _WORK = None
+        return pending.result()
+    except BaseException:
+        pending.cancel()
+        raise

@@ -29,6 +29,7 @@ import stat
 import struct
 import zipfile
 import zlib
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from json.encoder import encode_basestring  # json.dumps(ensure_ascii=False)'s string quoting
 
@@ -279,11 +280,40 @@ def _reused(cache, artifacts: dict, art: SkillArtifacts, progress) -> None:
         progress(1)
 
 
+class PendingArtifacts(Mapping):
+    """``ctx.options["artifacts"]`` while the workers still write the skills' files: the first look
+    at it waits for them (so an emitter that reads the artifacts always sees all of them), and
+    ``cancel()`` stops them (a build that fails meanwhile)."""
+
+    def __init__(self, finish: Callable[[], dict], cancel: Callable[[], None]) -> None:
+        self._finish, self._cancel, self._data = finish, cancel, None
+
+    def wait(self) -> dict:
+        if self._data is None:
+            self._data = self._finish()
+        return self._data
+
+    def cancel(self) -> None:
+        if self._data is None:
+            self._cancel()
+
+    def __getitem__(self, key):
+        return self.wait()[key]
+
+    def __iter__(self):
+        return iter(self.wait())
+
+    def __len__(self) -> int:
+        return len(self.wait())
+
+
 def emit_skills(ctx: EmitContext) -> None:
-    """Write (or reuse) every skill's files; record them in ``ctx.options["artifacts"]``."""
+    """Write (or reuse) every skill's files; record them in ``ctx.options["artifacts"]``.  The
+    forked workers may still be writing when this returns: the artifacts are then a
+    ``PendingArtifacts`` that waits for them when first read."""
     staging: Staging = ctx.options.get("staging") or Staging(ctx.out)
     cache = ctx.options.get("cache")
-    artifacts: dict = ctx.options.setdefault("artifacts", {})  # type: ignore[union-attr]
+    artifacts: dict = {}
     progress = ctx.options.get("progress")
     todo, reuse = [], []
     for skill in ctx.resolution.skills:
@@ -301,7 +331,7 @@ def emit_skills(ctx: EmitContext) -> None:
                         + [p for skill, _ in todo for p in planned_paths(skill)])
     # Linking the rest from the visible bundle (the first rebuild after a full build: every file)
     # and rendering are independent per skill: forked workers do them, and return what they did.
-    from ..parallel import fork_map
+    from ..parallel import fork_map, fork_map_async
 
     jobs = int(ctx.options.get("jobs", 1) or 1)  # type: ignore[call-overload]
     if reuse:
@@ -313,15 +343,17 @@ def emit_skills(ctx: EmitContext) -> None:
             _reused(cache, artifacts, art, progress)
         else:
             todo.append((skill, key))
-    done = fork_map(lambda entry: render_skill(ctx, staging, entry[0]), todo, jobs, progress)
-    for (skill, key), art in zip(todo, done):
-        if cache is not None:
-            cache.stats.rendered += 1
-            cache.put("render", key, art.to_record())
-        if art.withheld:
-            _remove_empty_dirs(staging, art)
-        artifacts[skill.id] = art
-    # Deterministic order whatever was reused or rendered.
-    ordered = {s.id: artifacts[s.id] for s in ctx.resolution.skills}
-    artifacts.clear()
-    artifacts.update(ordered)
+    pending = fork_map_async(lambda entry: render_skill(ctx, staging, entry[0]), todo, jobs, progress)
+
+    def finish() -> dict:
+        for (skill, key), art in zip(todo, pending.result()):
+            if cache is not None:
+                cache.stats.rendered += 1
+                cache.put("render", key, art.to_record())
+            if art.withheld:
+                _remove_empty_dirs(staging, art)
+            artifacts[skill.id] = art
+        # Deterministic order whatever was reused or rendered.
+        return {s.id: artifacts[s.id] for s in ctx.resolution.skills}
+
+    ctx.options["artifacts"] = PendingArtifacts(finish, pending.cancel) if todo else finish()  # type: ignore[index]

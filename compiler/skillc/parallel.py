@@ -110,9 +110,7 @@ class Pending(Generic[R]):
         self._items = None
         if self._pool is not None:
             self._close(terminate=True)
-        if self._thread is not None:
-            self._thread.join(timeout=5)  # (waiting on a terminated pool's results: it is a daemon)
-            self._thread = None
+        self._thread = None  # (a daemon, left waiting on the terminated pool's results)
 
     def _close(self, terminate: bool) -> None:
         pool, self._pool = self._pool, None

@@ -1,0 +1,35 @@
+"""The build's forked map: results in input order, a worker's error raised to the caller, and the
+asynchronous form returning before the work is done."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from skillc.errors import BuildError
+from skillc.parallel import fork_map, fork_map_async
+
+
+def _square_and_pid(x: int) -> tuple[int, int]:
+    return x * x, os.getpid()
+
+
+def test_results_come_back_in_order_from_other_processes():
+    out = fork_map(_square_and_pid, list(range(500)), jobs=2)
+    assert [v for v, _ in out] == [x * x for x in range(500)]
+    assert {pid for _, pid in out} - {os.getpid()}  # the work was done by forked workers
+
+
+def test_async_map_returns_at_once_and_raises_a_worker_error_on_result():
+    def fail_on_300(x: int) -> int:
+        if x == 300:
+            raise BuildError(f"item {x} is broken")
+        return x
+
+    pending = fork_map_async(fail_on_300, list(range(500)), jobs=2)
+    with pytest.raises(BuildError, match="item 300 is broken"):
+        pending.result()
+    ok = fork_map_async(lambda x: -x, list(range(200)), jobs=2)
+    ok.cancel()  # a build that fails meanwhile stops the workers without waiting for them
+    assert fork_map_async(lambda x: -x, list(range(10)), jobs=2).result() == [-x for x in range(10)]

@@ -302,7 +302,7 @@ def lint_skills(skills: Sequence[SourceSkill], reader: Reader, config: LintConfi
     from .rules.registry import RuleContext
 
     rules = active_rules(config)
-    config_key = repr(canonical(config))
+    config_key = key_of("lint-config", repr(canonical(config)))  # hashed once, not with every skill
     out: dict[int, list[Diagnostic]] = {}
     contexts: list[tuple[str, SourceSkill, RuleContext]] = []
     todo: list[tuple[SourceSkill, RuleContext, str]] = []

@@ -330,23 +330,28 @@ def emit_skills(ctx: EmitContext) -> None:
     staging.ensure_dirs([p for _, _, art in reuse for p, _, _ in art.bundle_files()]
                         + [p for skill, _ in todo for p in planned_paths(skill)])
     # Linking the rest from the visible bundle (the first rebuild after a full build: every file)
-    # and rendering are independent per skill: forked workers do them, and return what they did.
-    from ..parallel import fork_map, fork_map_async
+    # or rendering them is independent per skill: forked workers do it and return what they made
+    # (None: linked), while the build goes on with the search index.
+    from ..parallel import fork_map_async
 
     jobs = int(ctx.options.get("jobs", 1) or 1)  # type: ignore[call-overload]
     if reuse:
         staging.current_entries()  # read once, before the workers fork
-    provided = fork_map(lambda entry: all(staging.provide(p, (s, n)) for p, s, n in entry[2].bundle_files()),
-                        reuse, jobs)
-    for (skill, key, art), ok in zip(reuse, provided):
-        if ok:
-            _reused(cache, artifacts, art, progress)
-        else:
-            todo.append((skill, key))
-    pending = fork_map_async(lambda entry: render_skill(ctx, staging, entry[0]), todo, jobs, progress)
+    work = reuse + [(skill, key, None) for skill, key in todo]
+
+    def produce(entry: tuple[SourceSkill, str, SkillArtifacts | None]) -> SkillArtifacts | None:
+        skill, _, art = entry
+        if art is not None and all(staging.provide(p, (s, n)) for p, s, n in art.bundle_files()):
+            return None
+        return render_skill(ctx, staging, skill)
+
+    pending = fork_map_async(produce, work, jobs, progress)
 
     def finish() -> dict:
-        for (skill, key), art in zip(todo, pending.result()):
+        for (skill, key, old), art in zip(work, pending.result()):
+            if art is None:
+                _reused(cache, artifacts, old, None)  # type: ignore[arg-type]
+                continue
             if cache is not None:
                 cache.stats.rendered += 1
                 cache.put("render", key, art.to_record())
@@ -356,4 +361,4 @@ def emit_skills(ctx: EmitContext) -> None:
         # Deterministic order whatever was reused or rendered.
         return {s.id: artifacts[s.id] for s in ctx.resolution.skills}
 
-    ctx.options["artifacts"] = PendingArtifacts(finish, pending.cancel) if todo else finish()  # type: ignore[index]
+    ctx.options["artifacts"] = PendingArtifacts(finish, pending.cancel) if work else finish()  # type: ignore[index]

@@ -27,11 +27,12 @@ MANIFEST_VERSION = 1
 WIRE_FORMAT = "meerkat-skills-api/2.0"
 
 
-# Folders that hold exactly the per-skill files the ``skills`` emitter reports (its artifacts): a
-# fresh staging folder gets nothing else there, and a recycled one is pruned to them
-# (``Staging.prune``).  The manifest lists them from the artifacts instead of walking 10,000 skill
-# folders again.
-PER_SKILL_DIRS = ("api/files", "api/archives")
+# Folders that hold exactly the per-skill files the ``skills`` emitter reports (its artifacts) and
+# the ``SHARED_FILES`` other emitters put there: a fresh staging folder gets nothing else, and a
+# recycled one is pruned to them (``Staging.prune``).  The manifest lists them from the artifacts
+# instead of walking 10,000 skill folders (and a folder of 20,000 documents) again.
+PER_SKILL_DIRS = ("api/files", "api/archives", "api/skills")
+SHARED_FILES = ("api/skills/index.html",)  # emit.wire.emit_lists: the skills list, for hosts without routing
 _PER_SKILL_PREFIXES = tuple(d + "/" for d in PER_SKILL_DIRS)
 
 
@@ -77,6 +78,10 @@ def file_entries(root: Path, known: Mapping[str, tuple[str, int]],
         rows.append((rel, hit))
     if per_skill is not None:
         rows.extend(per_skill.items())
+        for rel in SHARED_FILES:
+            if rel not in per_skill and os.path.isfile(root / rel):
+                with open(root / rel, "rb") as fh:
+                    rows.append((rel, (hashlib.file_digest(fh, "sha256").hexdigest(), os.fstat(fh.fileno()).st_size)))
         rows.sort(key=lambda r: _path_key(r[0]))
     return [{"path": rel, "sha256": hit[0], "size": hit[1]} for rel, hit in rows]
 

@@ -75,14 +75,52 @@ def test_documents_cross_worker_processes_unchanged(big_repo: Path):
 
 def test_parallel_lint_reports_exactly_what_serial_lint_does(big_repo: Path):
     outputs = {}
-    for jobs in ("1", "2"):
+    for jobs in ("1", "2", "3"):  # this process and one worker, or two workers, share the chunks
         proc = run_skillc("lint", str(big_repo), "--format", "json", "--select", "ALL",
                           env={"SKILLC_JOBS": jobs})
         assert proc.returncode == 1 and "Traceback" not in proc.stderr, proc.stderr
         outputs[jobs] = json.loads(proc.stdout)
-    serial, parallel = outputs["1"], outputs["2"]
-    assert parallel == serial
+    serial = outputs["1"]
+    assert outputs["2"] == serial and outputs["3"] == serial
     found = {d["code"] for d in serial["diagnostics"]}
     # The corpus really exercises parse, link, secret and collection rules on both paths.
     assert {"P204", "P209", "P208", "P201", "P202", "P207", "P205", "P211", "B704", "B705", "B706", "B707",
             "C801"} <= found, sorted(found)
+
+
+def test_discovery_listing_is_what_rules_would_list(big_repo: Path):
+    """Rules read a skill's files from discovery's listing; it must equal listing the folder."""
+    from skillc.rules.builtin.content import _list_skill
+
+    disc = discover(big_repo)
+    listed = [item for item in disc.items if item.listing is not None]
+    assert len(listed) == len(disc.items)
+    for item in listed:
+        files, dirs, links = item.listing
+        own = _list_skill(str(big_repo / item.skill_dir))
+        assert (frozenset(files) | frozenset(links), frozenset(dirs) | {""}, frozenset(links)) == \
+            (own.files, own.dirs, own.links), item.path
+    # an exclusion prunes the walk: rules then list the folders themselves
+    from skillc.discover import DiscoveryOptions
+
+    assert all(i.listing is None for i in discover(big_repo, DiscoveryOptions(exclude=("**/nothing",))).items)
+
+
+def test_discovery_listing_of_nested_skills_and_links(tmp_path: Path):
+    from skillc.rules.builtin.content import _list_skill
+
+    outer = tmp_path / "outer"
+    write_skill(tmp_path, "outer")
+    write_skill(tmp_path, "outer/inner")  # a nested skill: listed as a folder, not entered
+    (outer / "references").mkdir()
+    (outer / "references" / "a.md").write_text("a\n")
+    (outer / "node_modules").mkdir()  # skipped
+    (outer / "node_modules" / "x.js").write_text("x\n")
+    (outer / "link.md").symlink_to("references/a.md")
+    (outer / "gone.md").symlink_to("missing.md")
+    item = next(i for i in discover(tmp_path).items if i.skill_dir == "outer")
+    files, dirs, links = item.listing
+    assert files == ("SKILL.md", "references/a.md") and dirs == ("inner", "references")
+    assert links == ("gone.md", "link.md")
+    own = _list_skill(str(outer))
+    assert (own.files, own.dirs, own.links) == (frozenset(files + links), frozenset(dirs + ("",)), frozenset(links))

@@ -26,6 +26,8 @@ RESOURCE_DIRS = frozenset({"assets", "references", "scripts"})
 # adk-rust skips lightweight files under these components (case-insensitive).
 _LIGHTWEIGHT_EXCLUDED = frozenset({"references", "agents", "scripts"})
 MAX_COLLECTION_BYTES = 64 * 1024  # COLLECTION.md is one line of prose; never read a huge one whole
+SKILL_FILE_NAMES = ("SKILL.md", "skill.md", "Skill.md")
+MAX_LISTED_FILES = 2000  # files listed per skill folder (rules see at most this many)
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,6 +69,39 @@ def _ancestors(rel: str) -> list[str]:
     """``"a/b"`` → ``["", "a", "a/b"]``: the directories a walk passes through to reach ``rel``."""
     parts = rel.split("/") if rel else []
     return ["/".join(parts[:i]) for i in range(len(parts) + 1)]
+
+
+def _skill_listing(listings: dict[str, tuple[list[str], list[str], list[str], bool]],
+                   skill_dir: str) -> tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]] | None:
+    """A skill folder's (files, folders, links) from the walk's listings; a nested skill's folder is
+    listed as a folder but not entered.  None when the folder holds MAX_LISTED_FILES or more (rules
+    then list it themselves, and stop there)."""
+    top = listings.get(skill_dir)
+    if top is None:
+        return None
+    if not top[1] and not top[2] and len(top[0]) < MAX_LISTED_FILES:  # the common case: a flat folder
+        return tuple(sorted(top[0])), (), ()
+    files: list[str] = []
+    dirs: list[str] = []
+    links: list[str] = []
+    stack = [""]
+    while stack:
+        rel = stack.pop()
+        listed = listings.get(f"{skill_dir}/{rel}" if skill_dir and rel else rel or skill_dir)
+        if listed is None:
+            return None
+        names, subdirs, linked, has_skill_file = listed
+        if rel and has_skill_file:
+            continue  # a nested skill: its files are its own
+        prefix = f"{rel}/" if rel else ""
+        files.extend(prefix + n for n in names)
+        links.extend(prefix + n for n in linked)
+        for d in subdirs:
+            dirs.append(prefix + d)
+            stack.append(prefix + d)
+        if len(files) + len(links) >= MAX_LISTED_FILES:
+            return None
+    return tuple(sorted(files)), tuple(sorted(dirs)), tuple(sorted(links))
 
 
 def discover(root: str | os.PathLike[str], options: DiscoveryOptions = DiscoveryOptions()) -> Discovery:
@@ -113,6 +148,10 @@ def discover(root: str | os.PathLike[str], options: DiscoveryOptions = Discovery
 
     wanted = None if options.only_dirs is None else frozenset(a for d in options.only_dirs for a in _ancestors(d))
     exclude, skip_dirs = options.exclude, options.skip_dirs
+    # The folders inside skills as listed: dir → (files, subfolders, symbolic links, holds a SKILL.md).
+    # Only a whole, unfiltered walk lists skills completely (exclusions and `only_dirs` prune it).
+    listings: dict[str, tuple[list[str], list[str], list[str], bool]] | None = (
+        {} if wanted is None and not exclude and skip_dirs == SKIP_DIRS else None)
 
     # Iterative walk: (absolute dir, relative posix path, parts, inside a skill, inside a skill's resource dir)
     stack: list[tuple[str, str, tuple[str, ...], bool, bool]] = [(root_abs, "", (), False, False)]
@@ -126,6 +165,7 @@ def discover(root: str | os.PathLike[str], options: DiscoveryOptions = Discovery
             continue
         files: dict[str, os.DirEntry] = {}
         subdirs: list[os.DirEntry] = []
+        links: list[str] = []
         prefix = f"{dir_rel}/" if dir_rel else ""
         for entry in entries:
             name = entry.name
@@ -134,6 +174,7 @@ def discover(root: str | os.PathLike[str], options: DiscoveryOptions = Discovery
             try:
                 # The type comes from the directory listing (d_type): no stat call per entry.
                 if entry.is_symlink():
+                    links.append(name)
                     if name in skip_dirs:
                         continue
                     rel = prefix + name
@@ -185,6 +226,9 @@ def discover(root: str | os.PathLike[str], options: DiscoveryOptions = Discovery
                 diag("D105", Severity.WARNING, f"{dir_rel}/COLLECTION.md", "cannot read: not valid UTF-8 text")
 
         inside = in_skill or is_skill
+        if inside and listings is not None:
+            listings[dir_rel] = ([n for n, e in files.items() if not e.is_symlink()], [e.name for e in subdirs],
+                                 links, any(e.name in SKILL_FILE_NAMES for e in entries))
         for name, entry in files.items():
             if entry.is_symlink() or name == skill_file:
                 continue
@@ -230,10 +274,10 @@ def discover(root: str | os.PathLike[str], options: DiscoveryOptions = Discovery
     final = []
     for path in sorted(items, key=path_key):
         item = items[path]
-        if path in aliases:
-            item = DiscoveredItem(
-                item.kind, item.path, item.skill_dir, item.file_name, tuple(sorted(aliases[path], key=path_key))
-            )
+        listing = _skill_listing(listings, item.skill_dir) if listings is not None and item.kind is ItemKind.SKILL else None
+        if path in aliases or listing is not None:
+            item = DiscoveredItem(item.kind, item.path, item.skill_dir, item.file_name,
+                                  tuple(sorted(aliases.get(path, ()), key=path_key)), listing)
         final.append(item)
     for item in final:
         if item.kind is ItemKind.SKILL and item.file_name != "SKILL.md":

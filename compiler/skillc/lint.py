@@ -235,10 +235,32 @@ def _document_from_record(r: tuple) -> Document:
                     tuple(map(_diagnostic_from_record, diags)))
 
 
-def _check_chunk_in_worker(root: str, items: Sequence[DiscoveredItem], config: LintConfig) -> list[tuple]:
-    # The parent rebuilds each context from the document (see _document_record).
-    return [(_document_record(ctx.document), tuple(map(_diagnostic_record, diags)))
-            for ctx, diags in _check_chunk(root, items, config)]
+# The work shared with forked workers: (root, items in chunks, config, rules, claims), where claims is
+# a shared [front, back] pair: workers take chunks from the front, this process from the back.
+_SHARED: list = []
+
+
+def _claim(claims, front: bool) -> int | None:
+    with claims.get_lock():
+        lo, hi = claims[0], claims[1]
+        if lo >= hi:
+            return None
+        if front:
+            claims[0] = lo + 1
+            return lo
+        claims[1] = hi - 1
+        return hi - 1
+
+
+def _worker_loop() -> list[tuple[int, list[tuple]]]:
+    """In a forked worker: check chunks from the front until none is left; results as plain records
+    (the parent rebuilds each context from the document: see _document_record)."""
+    root, chunks, config, rules, claims = _SHARED
+    out = []
+    while (i := _claim(claims, front=True)) is not None:
+        out.append((i, [(_document_record(ctx.document), tuple(map(_diagnostic_record, diags)))
+                        for ctx, diags in _check_chunk(root, chunks[i], config, rules)]))
+    return out
 
 
 def _workers() -> int:
@@ -268,16 +290,28 @@ def _check_items(root: str, items: Sequence[DiscoveredItem], config: LintConfig,
     if (jobs < 2 or len(items) < PARALLEL_MIN_ITEMS or threading.active_count() > 1
             or "fork" not in multiprocessing.get_all_start_methods()):
         return _check_chunk(root, items, config, rules)
-    from concurrent.futures import ProcessPoolExecutor
-
     chunks = [items[i : i + _CHUNK] for i in range(0, len(items), _CHUNK)]
-    root_path = Path(root)
-    settings, profile = config.settings, config.profile
-    with ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("fork")) as pool:
-        parts = pool.map(_check_chunk_in_worker, [root] * len(chunks), chunks, [config] * len(chunks))
-        return [(RuleContext(item, _document_from_record(doc), root_path, settings, profile),
-                 list(map(_diagnostic_from_record, diags)))
-                for chunk, part in zip(chunks, parts) for item, (doc, diags) in zip(chunk, part)]
+    context = multiprocessing.get_context("fork")
+    claims = context.Array("i", [0, len(chunks)])
+    # This process works too (from the back of the list) rather than waiting: with N cores, N-1
+    # workers plus this one keep every core busy, and only the workers' share is pickled back.
+    _SHARED[:] = [root, chunks, config, rules, claims]
+    try:
+        with context.Pool(jobs - 1) as pool:
+            pending = [pool.apply_async(_worker_loop) for _ in range(jobs - 1)]
+            done: dict[int, list[tuple[RuleContext, list[Diagnostic]]]] = {}
+            while (i := _claim(claims, front=False)) is not None:
+                done[i] = _check_chunk(root, chunks[i], config, rules)
+            root_path = Path(root)
+            settings, profile = config.settings, config.profile
+            for waiting in pending:
+                for i, records in waiting.get():
+                    done[i] = [(RuleContext(item, _document_from_record(doc), root_path, settings, profile),
+                                list(map(_diagnostic_from_record, diags)))
+                               for item, (doc, diags) in zip(chunks[i], records)]
+    finally:
+        _SHARED.clear()
+    return [pair for i in range(len(chunks)) for pair in done[i]]
 
 
 def _selected(item: DiscoveredItem, only: Collection[str]) -> bool:

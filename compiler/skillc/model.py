@@ -148,6 +148,10 @@ class DiscoveredItem:
     skill_dir: str  # posix path of the directory the skill is (for SKILL kind); "" for the root
     file_name: str
     aliases: tuple[str, ...] = ()  # other paths (symlinks inside the root) that reach this item
+    # A skill's folder as discovery listed it, so rules need not list it again: (files, folders,
+    # symbolic links), posix paths relative to the skill folder, nested skills' contents and skipped
+    # folders left out.  None when discovery did not list it whole (see discover.py).
+    listing: tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]] | None = None
 
 
 @dataclass(frozen=True, slots=True)

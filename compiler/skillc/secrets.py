@@ -231,7 +231,10 @@ _CURRENCY_KEY = re.compile(r"(?i)(?:from|to|in|out|sell|buy|dst|src|dest|spl|inp
 
 # Every trigger, checked with `in` (a fast substring search; one regex alternation of them all is ~10x slower;
 # the many short case-sensitive prefixes of AWS and GitHub tokens are one literal regex each instead).
-_TRIGGERS: tuple[str, ...] = tuple(sorted({t for p in PATTERNS for t in p.triggers}))
+# A trigger that contains another is looked for only where the shorter one was found (a miss costs
+# a scan of the whole text; most texts hold neither).
+_IMPLIED = {"sk-ant-": "sk-", "private key": "key"}
+_TRIGGERS: tuple[str, ...] = tuple(sorted({t for p in PATTERNS for t in p.triggers} - _IMPLIED.keys()))
 # What follows a trigger in a `key = value` assignment (the key's rest, a quote, blanks, `:` or `=`):
 # a necessary condition of the assignment patterns, tested at each occurrence before running them.
 _AFTER_KEY = re.compile(r"[a-z0-9_\-]*[\"'`]?\s*[:=]")
@@ -304,6 +307,7 @@ def scan(text: str) -> list[SecretMatch]:
     found: list[tuple[int, int, str]] = []
     taken: list[tuple[int, int]] = []
     present = {t for t in _TRIGGERS if t in low}
+    present.update(t for t, base in _IMPLIED.items() if base in present and t in low)
     last_assign: int | None = None
     for pat in PATTERNS:
         if pat.prefilter is not None:

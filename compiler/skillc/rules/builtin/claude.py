@@ -79,7 +79,7 @@ def claude_plugin_manifest(ctx: RuleContext):
 )
 def claude_skill_too_large(ctx: RuleContext):
     files = skill_files(ctx)
-    total = sum(files.sizes.values())
+    total = sum(files.size(rel) for rel in files.files)
     if total > MAX_SKILL_BYTES:
         yield Finding(f"the skill's files total {total / 1024 / 1024:.1f} MB, over the 8 MB upload limit "
                       "(the Claude API's documented limit; it has changed before, so re-check it)", None)

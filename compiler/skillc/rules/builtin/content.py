@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from urllib.parse import unquote
 
 from ... import secrets
-from ...discover import SKIP_DIRS
+from ...discover import MAX_LISTED_FILES, SKILL_FILE_NAMES, SKIP_DIRS
 from ...model import ItemKind, Position, Severity
 from ..registry import Finding, RuleContext, rule
 
@@ -26,7 +26,6 @@ REC_SPEC = frozenset({"recommended", "spec"})
 SKILL = frozenset({ItemKind.SKILL})
 SKILL_AND_LIGHT = frozenset({ItemKind.SKILL, ItemKind.LIGHTWEIGHT})
 
-MAX_LISTED_FILES = 2000  # files listed per skill folder
 MAX_SCANNED_FILES = 200  # text files scanned for secrets per skill
 MAX_SCAN_BYTES = 1024 * 1024  # bytes read per file for the secret scan and reference parsing
 MARKDOWN_EXTENSIONS = (".md", ".markdown", ".mdx")
@@ -51,10 +50,20 @@ def estimate_tokens(text: str) -> int:
 
 @dataclass(frozen=True, slots=True)
 class SkillFiles:
-    files: frozenset[str]  # posix paths relative to the skill folder
+    files: frozenset[str]  # posix paths relative to the skill folder (symbolic links included, as names)
     dirs: frozenset[str]
-    sizes: dict[str, int]
+    links: frozenset[str]  # the files that are symbolic links: never read
     truncated: bool
+    base: str  # the skill folder's absolute path
+
+    def size(self, rel: str) -> int:
+        """A file's size in bytes (0 for a link or a file that is gone); stat on demand: few rules ask."""
+        if rel in self.links:
+            return 0
+        try:
+            return os.lstat(os.path.join(self.base, rel)).st_size
+        except OSError:
+            return 0
 
 
 _cache: list = [None, None]  # (key, document) → SkillFiles; one entry: rules run skill by skill
@@ -67,14 +76,26 @@ def _skill_path(ctx: RuleContext) -> str:
 
 
 def skill_files(ctx: RuleContext) -> SkillFiles:
-    """The regular files and folders of a skill (nested skills' subtrees and VCS/build folders skipped)."""
+    """The regular files and folders of a skill (nested skills' subtrees and VCS/build folders skipped):
+    discovery's listing when it has one, else the folder is listed here."""
     key = (str(ctx.root), ctx.item.skill_dir)
     if _cache[0] is not None and _cache[0][0] == key and _cache[0][1] is ctx.document:
         return _cache[1]
     base = _skill_path(ctx)
+    listing = ctx.item.listing
+    if listing is not None:
+        files, dirs, links = listing
+        result = SkillFiles(frozenset(files).union(links), frozenset(dirs).union(("",)), frozenset(links), False, base)
+    else:
+        result = _list_skill(base)
+    _cache[0], _cache[1] = (key, ctx.document), result
+    return result
+
+
+def _list_skill(base: str) -> SkillFiles:
     files: set[str] = set()
     dirs: set[str] = {""}
-    sizes: dict[str, int] = {}
+    links: set[str] = set()
     truncated = False
     stack = [""]
     while stack and not truncated:
@@ -85,7 +106,7 @@ def skill_files(ctx: RuleContext) -> SkillFiles:
             continue
         with it:
             entries = sorted(it, key=lambda e: e.name)
-        if rel and any(e.name in ("SKILL.md", "skill.md", "Skill.md") for e in entries):
+        if rel and any(e.name in SKILL_FILE_NAMES for e in entries):
             dirs.add(rel)
             continue  # a nested skill: its files are its own
         for e in entries:
@@ -97,30 +118,48 @@ def skill_files(ctx: RuleContext) -> SkillFiles:
                         stack.append(child)
                 elif e.is_file(follow_symlinks=False):
                     files.add(child)
-                    sizes[child] = e.stat(follow_symlinks=False).st_size
                 elif e.is_symlink():
                     files.add(child)  # a link exists as a name; discovery reports where it leads
-                    sizes[child] = 0
+                    links.add(child)
             except OSError:
                 continue
             if len(files) >= MAX_LISTED_FILES:
                 truncated = True
                 break
-    result = SkillFiles(frozenset(files), frozenset(dirs), sizes, truncated)
-    _cache[0], _cache[1] = (key, ctx.document), result
-    return result
+    return SkillFiles(frozenset(files), frozenset(dirs), frozenset(links), truncated, base)
 
 
 def read_text(path: str) -> str | None:
     """Up to MAX_SCAN_BYTES of a file as text, or None for binary/unreadable files."""
     try:
-        with open(path, "rb") as fh:
-            raw = fh.read(MAX_SCAN_BYTES)
+        # os.open + os.read: a third of the cost of open().read() on the small files skills hold
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))  # a FIFO must not block the run
     except OSError:
         return None
+    try:
+        raw = os.read(fd, MAX_SCAN_BYTES)
+        while 0 < len(raw) < MAX_SCAN_BYTES and (more := os.read(fd, MAX_SCAN_BYTES - len(raw))):
+            raw += more
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
     if b"\0" in raw[:8192]:
         return None
     return raw.decode("utf-8", "replace")
+
+
+_texts: list = [None, {}]  # (document, {rel: text}): B706 and B707 read a skill's files once
+
+
+def skill_text(ctx: RuleContext, rel: str) -> str | None:
+    """``read_text`` of a file of the skill, remembered while the rules look at the same document."""
+    if _texts[0] is not ctx.document:
+        _texts[0], _texts[1] = ctx.document, {}
+    cache = _texts[1]
+    if rel not in cache:
+        cache[rel] = read_text(os.path.join(_skill_path(ctx), rel))
+    return cache[rel]
 
 
 # ------------------------------------------------------------------------------------- links
@@ -412,7 +451,7 @@ def nested_reference(ctx: RuleContext):
             files = skill_files(ctx)
         if rel not in files.files:
             continue
-        text = read_text(os.path.join(_skill_path(ctx), rel))
+        text = skill_text(ctx, rel)
         if not text:
             continue
         source_dir = posixpath.dirname(rel)
@@ -453,12 +492,12 @@ def secret_in_skill(ctx: RuleContext):
     own = ctx.item.file_name
     scanned = 0
     for rel in sorted(files.files):
-        if rel == own or files.sizes.get(rel, 0) == 0:
+        if rel == own or rel in files.links:
             continue
         if scanned >= MAX_SCANNED_FILES:
             break
         scanned += 1
-        text = read_text(os.path.join(_skill_path(ctx), rel))
+        text = skill_text(ctx, rel)
         if not text:
             continue
         for m in secrets.scan(text):

@@ -86,7 +86,11 @@ def test_skill_zip_writes_what_zipfile_writes():
         members = []
         for name in rng.sample(names, rng.randint(0, len(names))):
             noise = bytes(rng.getrandbits(8) for _ in range(rng.randint(0, 400)))
-            data = noise if rng.random() < 0.3 else b"words that repeat " * rng.randint(0, 300)
+            # sizes on both sides of every deflate window size the writer picks (512 B to 32 KiB)
+            data = noise if rng.random() < 0.3 else b"words that repeat " * rng.randint(0, 3000)
+            if rng.random() < 0.3:  # lengths near a window size (plus zlib's 262-byte lookahead)
+                size = max(0, 2 ** rng.randint(9, 15) + rng.randint(-300, 300) - 262)
+                data = bytes(rng.choice(b"abcdefgh \n#") for _ in range(size))
             members.append((name, data, rng.random() < 0.3))
         epoch = rng.choice([0, 1_700_000_000, 315_532_800, 4_354_819_198])
         data = skill_zip(members, epoch)

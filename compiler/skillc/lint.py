@@ -131,15 +131,15 @@ def _findings_to_diagnostics(rule: Rule, ctx: RuleContext, findings: Iterable[Fi
 
 # (rules list, kind) -> the document-scope rules for that kind, in order.  A lint run passes the same
 # list for every file; filtering it once per run instead of per file matters at ~50 rules a file.
-_PLANS: dict[tuple[int, int, ItemKind], tuple[Sequence[Rule], tuple[tuple[Callable, Rule], ...]]] = {}
+_PLANS: dict[tuple[int, int, ItemKind], tuple[Sequence[Rule], tuple[tuple[Callable, Rule, frozenset[str] | None], ...]]] = {}
 
 
-def _document_rules(rules: Sequence[Rule], kind: ItemKind) -> tuple[tuple[Callable, Rule], ...]:
+def _document_rules(rules: Sequence[Rule], kind: ItemKind) -> tuple[tuple[Callable, Rule, frozenset[str] | None], ...]:
     key = (id(rules), len(rules), kind)
     cached = _PLANS.get(key)
     if cached is not None and cached[0] is rules:
         return cached[1]
-    plan = tuple((r.check, r) for r in rules if r.scope == "document" and kind in r.kinds)
+    plan = tuple((r.check, r, r.keys) for r in rules if r.scope == "document" and kind in r.kinds)
     if len(_PLANS) > 64:
         _PLANS.clear()
     _PLANS[key] = (rules, plan)  # holding ``rules`` keeps its id from being reused while cached
@@ -149,7 +149,10 @@ def _document_rules(rules: Sequence[Rule], kind: ItemKind) -> tuple[tuple[Callab
 def check_document(ctx: RuleContext, rules: Sequence[Rule]) -> list[Diagnostic]:
     """Run document-scope rules on one context (pure: no I/O beyond what a rule reads)."""
     out: list[Diagnostic] = []
-    for check, rule in _document_rules(rules, ctx.item.kind):
+    meta = ctx.meta
+    for check, rule, keys in _document_rules(rules, ctx.item.kind):
+        if keys is not None and keys.isdisjoint(meta):
+            continue  # none of the keys it reads: it cannot find anything
         for finding in check(ctx):  # most rules find nothing: no per-rule work before a finding
             out.extend(_findings_to_diagnostics(rule, ctx, (finding,)))
     return out

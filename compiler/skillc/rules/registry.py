@@ -95,6 +95,9 @@ class Rule:
     fix: str | None = None  # description of the safe fix, when there is one
     check: Callable[..., Iterable[Any]] | None = None
     severity_by_profile: Mapping[str, Severity] = field(default_factory=dict)
+    # The frontmatter keys the check looks at: it cannot find anything in a file whose frontmatter
+    # has none of them, so lint does not call it there (most skills have no hooks, steps or memory).
+    keys: frozenset[str] | None = None
 
     def severity_for(self, profile: str) -> Severity:
         return self.severity_by_profile.get(profile, self.severity)
@@ -149,11 +152,12 @@ def declare(
     fix: str | None = None,
     severity_by_profile: Mapping[str, Severity] | None = None,
     check: Callable[..., Iterable[Any]] | None = None,
+    keys: Iterable[str] | None = None,
 ) -> Rule:
     """Declare a rule; without ``check`` it is emitted by a stage (discovery, parse, resolve)."""
     return _register(
         Rule(code, name, summary, _dedent(rationale), _dedent(bad), _dedent(good), severity, profiles, scope,
-             kinds, fix, check, dict(severity_by_profile or {}))
+             kinds, fix, check, dict(severity_by_profile or {}), None if keys is None else frozenset(keys))
     )
 
 
@@ -171,13 +175,14 @@ def rule(
     kinds: frozenset[ItemKind] = frozenset({ItemKind.SKILL}),
     fix: str | None = None,
     severity_by_profile: Mapping[str, Severity] | None = None,
+    keys: Iterable[str] | None = None,
 ) -> Callable[[Callable[..., Iterable[Any]]], Callable[..., Iterable[Any]]]:
-    """Register a check function as a rule."""
+    """Register a check function as a rule (``keys``: see ``Rule.keys``)."""
 
     def wrap(check: Callable[..., Iterable[Any]]) -> Callable[..., Iterable[Any]]:
         declare(code, name, summary, rationale=rationale, bad=bad, good=good, severity=severity,
                 profiles=profiles, scope=scope, kinds=kinds, fix=fix, severity_by_profile=severity_by_profile,
-                check=check)
+                check=check, keys=keys)
         return check
 
     return wrap

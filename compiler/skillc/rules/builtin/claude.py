@@ -25,7 +25,7 @@ QUICK_VALIDATE_NAME = re.compile(r"^[a-z0-9-]+$")
 @rule(
     "K001", "claude-reserved-word", "`name` contains a reserved word (`anthropic` or `claude`).",
     rationale="The Claude API rejects skill names containing the reserved words `anthropic` and `claude`.",
-    bad="name: claude-helper", good="name: code-helper", profiles=CLAUDE, kinds=SKILL,
+    bad="name: claude-helper", good="name: code-helper", profiles=CLAUDE, kinds=SKILL, keys=("name",),
 )
 def claude_reserved_word(ctx: RuleContext):
     name = ctx.meta.get("name")
@@ -42,7 +42,7 @@ def claude_reserved_word(ctx: RuleContext):
         tags in the name and description (they would break the `<available_skills>` prompt block).
     """,
     bad="description: Fill <path> with the output file.", good="description: Fill PATH with the output file.",
-    profiles=CLAUDE, kinds=SKILL,
+    profiles=CLAUDE, kinds=SKILL, keys=("name", "description"),
 )
 def claude_angle_brackets(ctx: RuleContext):
     for key in ("name", "description"):
@@ -92,7 +92,7 @@ def claude_skill_too_large(ctx: RuleContext):
         `^[a-z0-9-]+$`, must not start or end with `-` or contain `--`, and must be at most 64
         characters. Unlike skills-ref, there is no NFKC normalisation and no Unicode letters.
     """,
-    bad="name: PDF_Tools", good="name: pdf-tools", profiles=CLAUDE, kinds=SKILL,
+    bad="name: PDF_Tools", good="name: pdf-tools", profiles=CLAUDE, kinds=SKILL, keys=("name",),
 )
 def claude_name_format(ctx: RuleContext):
     name = ctx.meta.get("name")

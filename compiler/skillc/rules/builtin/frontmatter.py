@@ -87,7 +87,7 @@ def unknown_frontmatter_key(ctx: RuleContext):
         `--fix` quotes it.
     """,
     bad="version: 2.0", good="version: '2.0'", profiles=REC, fix="quote the value as written",
-    kinds=frozenset({ItemKind.SKILL}),
+    kinds=frozenset({ItemKind.SKILL}), keys=("version",),
 )
 def version_not_string(ctx: RuleContext):
     if "version" not in ctx.meta or isinstance(ctx.meta["version"], str):
@@ -141,7 +141,7 @@ def implicit_date(ctx: RuleContext):
         Formats A and B define `tags` as a list of strings (block or flow style: `tags: [pdf, ocr]`).
         A comma string is one tag to every loader that follows the format.
     """,
-    bad="tags: pdf, ocr", good="tags: [pdf, ocr]", profiles=REC, kinds=SKILL_AND_LIGHT,
+    bad="tags: pdf, ocr", good="tags: [pdf, ocr]", profiles=REC, kinds=SKILL_AND_LIGHT, keys=("tags",),
 )
 def tags_invalid(ctx: RuleContext):
     if "tags" not in ctx.meta:
@@ -218,7 +218,7 @@ def split_tools(value: str) -> tuple[list[str], str, bool]:
         reports the list form in the `spec` profile).
     """,
     bad="allowed-tools: Read, Bash(git:*", good="allowed-tools: Read Bash(git:*)", profiles=REC,
-    kinds=frozenset({ItemKind.SKILL}),
+    kinds=frozenset({ItemKind.SKILL}), keys=("allowed-tools",),
 )
 def allowed_tools_invalid(ctx: RuleContext):
     if "allowed-tools" not in ctx.meta:
@@ -256,7 +256,7 @@ def allowed_tools_invalid(ctx: RuleContext):
         `Read,` as a tool name. Write it space-separated or as a YAML list.
     """,
     bad="allowed-tools: Read, Write, Bash(git:*)", good="allowed-tools: Read Write Bash(git:*)",
-    severity=Severity.WARNING, profiles=REC, kinds=frozenset({ItemKind.SKILL}),
+    severity=Severity.WARNING, profiles=REC, kinds=frozenset({ItemKind.SKILL}), keys=("allowed-tools",),
 )
 def allowed_tools_comma(ctx: RuleContext):
     value = ctx.meta.get("allowed-tools")
@@ -297,7 +297,7 @@ def _is_type_issue(issue: schema.SchemaIssue) -> bool:
                 - type: command
                   command: ./check.sh
     """,
-    profiles=REC, kinds=frozenset({ItemKind.SKILL}),
+    profiles=REC, kinds=frozenset({ItemKind.SKILL}), keys=("hooks",),
 )
 def hooks_invalid(ctx: RuleContext):
     if "hooks" not in ctx.meta:
@@ -321,7 +321,7 @@ def hooks_invalid(ctx: RuleContext):
         hooks:
           PreToolUse: []
     """,
-    severity=Severity.WARNING, profiles=REC, kinds=frozenset({ItemKind.SKILL}),
+    severity=Severity.WARNING, profiles=REC, kinds=frozenset({ItemKind.SKILL}), keys=("hooks",),
 )
 def hook_event_unknown(ctx: RuleContext):
     hooks = ctx.meta.get("hooks")
@@ -353,7 +353,7 @@ def _matchers(ctx: RuleContext) -> Iterator[tuple[tuple, str]]:
         close to the Rust and JavaScript dialects for these patterns) and reports the error's column.
     """,
     bad="matcher: \"Write|Edit(\"", good="matcher: \"Write|Edit\"", profiles=REC,
-    kinds=frozenset({ItemKind.SKILL}),
+    kinds=frozenset({ItemKind.SKILL}), keys=("hooks",),
 )
 def hook_matcher_invalid_regex(ctx: RuleContext):
     for path, pattern in _matchers(ctx):
@@ -374,7 +374,7 @@ def hook_matcher_invalid_regex(ctx: RuleContext):
     "F411", "hook-type-not-command", "A hook action's `type` is not `command`.",
     rationale="Format A has one hook type, `command` (a shell command); any other type is dropped by the loader.",
     bad="- type: shell\n  command: ./check.sh", good="- type: command\n  command: ./check.sh", profiles=REC,
-    kinds=frozenset({ItemKind.SKILL}),
+    kinds=frozenset({ItemKind.SKILL}), keys=("hooks",),
 )
 def hook_type_not_command(ctx: RuleContext):
     if "hooks" not in ctx.meta:

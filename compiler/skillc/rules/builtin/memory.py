@@ -53,7 +53,7 @@ def _issues(ctx: RuleContext, keys: tuple[str, ...] | None) -> list[schema.Schem
         skill-memory:
           enabled: true
     """,
-    profiles=REC, kinds=frozenset({ItemKind.SKILL}),
+    profiles=REC, kinds=frozenset({ItemKind.SKILL}), keys=(KEY,),
 )
 def skill_memory_invalid(ctx: RuleContext):
     if KEY not in ctx.meta:
@@ -90,7 +90,7 @@ def skill_memory_invalid(ctx: RuleContext):
           enabled: true
           max_tokens: 2000
     """,
-    profiles=REC, kinds=frozenset({ItemKind.SKILL}),
+    profiles=REC, kinds=frozenset({ItemKind.SKILL}), keys=(KEY,),
 )
 def skill_memory_budget_invalid(ctx: RuleContext):
     for issue in _issues(ctx, BUDGET_KEYS):
@@ -110,7 +110,7 @@ def skill_memory_budget_invalid(ctx: RuleContext):
           enabled: true
           dedup_threshold: 0.92
     """,
-    profiles=REC, kinds=frozenset({ItemKind.SKILL}),
+    profiles=REC, kinds=frozenset({ItemKind.SKILL}), keys=(KEY,),
 )
 def skill_memory_threshold_invalid(ctx: RuleContext):
     for issue in _issues(ctx, ("dedup_threshold",)):
@@ -139,7 +139,7 @@ def skill_memory_threshold_invalid(ctx: RuleContext):
           ranking_recency: 0.3
           ranking_hit: 0
     """,
-    profiles=REC, kinds=frozenset({ItemKind.SKILL}),
+    profiles=REC, kinds=frozenset({ItemKind.SKILL}), keys=(KEY,),
 )
 def skill_memory_ranking_invalid(ctx: RuleContext):
     issues = _issues(ctx, WEIGHT_KEYS)
@@ -170,7 +170,7 @@ def skill_memory_ranking_invalid(ctx: RuleContext):
           enabled: true
           max_tokens: 2000
     """,
-    severity=Severity.ERROR, profiles=REC, kinds=frozenset({ItemKind.SKILL}),
+    severity=Severity.ERROR, profiles=REC, kinds=frozenset({ItemKind.SKILL}), keys=(KEY,),
 )
 def skill_memory_unknown_key(ctx: RuleContext):
     value = ctx.meta.get(KEY)

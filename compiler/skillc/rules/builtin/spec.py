@@ -52,7 +52,7 @@ def name_missing(ctx: RuleContext):
 @rule(
     "S302", "name-not-string", "`name` is empty or not a string.",
     rationale="The specification requires 1-64 characters of text; YAML can silently make `name: 2024` a number.",
-    bad="name: 2024", good="name: report-2024",
+    bad="name: 2024", good="name: report-2024", keys=("name",),
 )
 def name_not_string(ctx: RuleContext):
     name = ctx.meta.get("name", "")
@@ -68,7 +68,7 @@ def name_not_string(ctx: RuleContext):
         stripping and NFKC normalisation (so `ﬁ` counts as two).
     """,
     bad="name: " + "a" * 65, good="name: pdf-processing",
-    profiles=NOT_CLAUDE,
+    profiles=NOT_CLAUDE, keys=("name",),
 )
 def name_too_long(ctx: RuleContext):
     name = skill_name(ctx)
@@ -80,7 +80,7 @@ def name_too_long(ctx: RuleContext):
     "S304", "name-not-lowercase", "`name` contains upper-case letters.",
     rationale="The specification allows lowercase letters, digits and hyphens only (402 real skills use Title Case).",
     bad="name: PDF-Processing", good="name: pdf-processing",
-    profiles=NOT_CLAUDE,
+    profiles=NOT_CLAUDE, keys=("name",),
 )
 def name_not_lowercase(ctx: RuleContext):
     name = skill_name(ctx)
@@ -92,7 +92,7 @@ def name_not_lowercase(ctx: RuleContext):
     "S305", "name-hyphen-edge", "`name` starts or ends with a hyphen.",
     rationale="The specification: \"Must not start or end with a hyphen\".",
     bad="name: -pdf", good="name: pdf",
-    profiles=NOT_CLAUDE,
+    profiles=NOT_CLAUDE, keys=("name",),
 )
 def name_hyphen_edge(ctx: RuleContext):
     name = skill_name(ctx)
@@ -104,7 +104,7 @@ def name_hyphen_edge(ctx: RuleContext):
     "S306", "name-consecutive-hyphens", "`name` contains `--`.",
     rationale="The specification: \"Must not contain consecutive hyphens\".",
     bad="name: pdf--processing", good="name: pdf-processing",
-    profiles=NOT_CLAUDE,
+    profiles=NOT_CLAUDE, keys=("name",),
 )
 def name_consecutive_hyphens(ctx: RuleContext):
     name = skill_name(ctx)
@@ -121,7 +121,7 @@ def name_consecutive_hyphens(ctx: RuleContext):
         names cannot be invoked. Upper case is reported by S304 instead.
     """,
     bad="name: pdf_processing", good="name: pdf-processing",
-    profiles=NOT_CLAUDE,
+    profiles=NOT_CLAUDE, keys=("name",),
 )
 def name_invalid_characters(ctx: RuleContext):
     name = skill_name(ctx)
@@ -147,7 +147,7 @@ def name_invalid_characters(ctx: RuleContext):
     """,
     bad="pdf-tools/SKILL.md with name: pdf", good="pdf/SKILL.md with name: pdf",
     severity_by_profile=RECOMMENDED_WARNS,
-    profiles=NOT_CLAUDE,
+    profiles=NOT_CLAUDE, keys=("name",),
 )
 def name_directory_mismatch(ctx: RuleContext):
     name = skill_name(ctx)
@@ -182,7 +182,7 @@ def description_missing(ctx: RuleContext):
 @rule(
     "S310", "description-not-string", "`description` is empty or not a string.",
     rationale="The specification requires 1-1024 characters of text.",
-    bad="description:", good="description: Extract text and tables from PDF files.",
+    bad="description:", good="description: Extract text and tables from PDF files.", keys=("description",),
 )
 def description_not_string(ctx: RuleContext):
     if "description" not in ctx.meta:
@@ -200,7 +200,7 @@ def description_not_string(ctx: RuleContext):
         trailing newline a block scalar adds; skillc follows skills-ref (so both agree on the
         boundary) and counts code points.
     """,
-    bad="description: (1,500 characters of prose)", good="description: (a few sentences, under 1,024 characters)",
+    bad="description: (1,500 characters of prose)", good="description: (a few sentences, under 1,024 characters)", keys=("description",),
 )
 def description_too_long(ctx: RuleContext):
     value = ctx.meta.get("description")
@@ -214,7 +214,7 @@ def description_too_long(ctx: RuleContext):
         The specification: "Must be 1-500 characters if provided". skills-ref accepts an empty
         string; skillc follows the specification and reports it.
     """,
-    bad="compatibility: [{platform: linux}]", good="compatibility: Requires git and jq",
+    bad="compatibility: [{platform: linux}]", good="compatibility: Requires git and jq", keys=("compatibility",),
 )
 def compatibility_invalid(ctx: RuleContext):
     if "compatibility" not in ctx.meta:
@@ -248,7 +248,7 @@ def compatibility_invalid(ctx: RuleContext):
     """,
     severity_by_profile=RECOMMENDED_WARNS,
     fix="quote numbers, booleans and dates written as plain scalars",
-    profiles=NOT_CLAUDE,
+    profiles=NOT_CLAUDE, keys=("metadata",),
 )
 def metadata_not_string_map(ctx: RuleContext):
     if "metadata" not in ctx.meta:
@@ -285,7 +285,7 @@ def metadata_not_string_map(ctx: RuleContext):
           - Bash(git:*)
     """,
     good="allowed-tools: Read Bash(git:*)",
-    profiles=frozenset({"spec"}),
+    profiles=frozenset({"spec"}), keys=("allowed-tools",),
 )
 def allowed_tools_not_string(ctx: RuleContext):
     if "allowed-tools" in ctx.meta and not isinstance(ctx.meta["allowed-tools"], str):
@@ -298,7 +298,7 @@ def allowed_tools_not_string(ctx: RuleContext):
     "S315", "license-not-string", "`license` is not a string.",
     rationale="The specification describes a license name or a bundled file name; skills-ref does not check it.",
     bad="license: {name: MIT}", good="license: MIT",
-    profiles=NOT_CLAUDE,
+    profiles=NOT_CLAUDE, keys=("license",),
 )
 def license_not_string(ctx: RuleContext):
     if "license" in ctx.meta and not isinstance(ctx.meta["license"], str):

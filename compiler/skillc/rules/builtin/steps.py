@@ -110,7 +110,7 @@ _STEP_DOC = """
         inputs:
           query: {type: string, required: true}
     """,
-    profiles=REC, kinds=SKILL,
+    profiles=REC, kinds=SKILL, keys=("inputs",),
 )
 def step_inputs_invalid(ctx: RuleContext):
     if "inputs" not in ctx.meta:
@@ -139,7 +139,7 @@ def step_inputs_invalid(ctx: RuleContext):
         steps:
           tool: search_notes
     """,
-    good=_STEP_DOC, profiles=REC, kinds=SKILL,
+    good=_STEP_DOC, profiles=REC, kinds=SKILL, keys=("steps",),
 )
 def steps_invalid(ctx: RuleContext):
     if "steps" not in ctx.meta:
@@ -157,7 +157,7 @@ def steps_invalid(ctx: RuleContext):
           - tool: search_notes
             script: scripts/search.py
     """,
-    good=_STEP_DOC, profiles=REC, kinds=SKILL,
+    good=_STEP_DOC, profiles=REC, kinds=SKILL, keys=("steps",),
 )
 def step_tool_or_script(ctx: RuleContext):
     for i, step in _steps(ctx):
@@ -181,7 +181,7 @@ def step_tool_or_script(ctx: RuleContext):
           - tool: search_notes
             args: {query: "{{ qurey }}"}
     """,
-    good=_STEP_DOC, profiles=REC, kinds=SKILL,
+    good=_STEP_DOC, profiles=REC, kinds=SKILL, keys=("steps",),
 )
 def step_placeholder_undeclared(ctx: RuleContext):
     declared = declared_inputs(ctx.meta)
@@ -202,7 +202,7 @@ def step_placeholder_undeclared(ctx: RuleContext):
         cannot know the host's tools.
     """,
     bad="tools = [\"search_notes\"] and a step with tool: search_note",
-    good="tools = [\"search_notes\"] and a step with tool: search_notes", profiles=REC, kinds=SKILL,
+    good="tools = [\"search_notes\"] and a step with tool: search_notes", profiles=REC, kinds=SKILL, keys=("steps",),
 )
 def step_tool_unknown(ctx: RuleContext):
     tools = ctx.settings.tools
@@ -234,7 +234,7 @@ def step_tool_unknown(ctx: RuleContext):
         steps:
           - tool: summarise_text
     """,
-    profiles=REC, kinds=SKILL,
+    profiles=REC, kinds=SKILL, keys=("steps",),
 )
 def step_calls_skill_tool(ctx: RuleContext):
     for i, step in _steps(ctx):
@@ -251,7 +251,7 @@ def step_calls_skill_tool(ctx: RuleContext):
         names matching `^[a-zA-Z0-9_-]{1,64}$`: so the skill name must be at most 58 characters of
         those, and should not itself start with `skill_` (`skill_skill_…`).
     """,
-    bad="a step skill named skill_search", good="a step skill named search-notes", profiles=REC, kinds=SKILL,
+    bad="a step skill named skill_search", good="a step skill named search-notes", profiles=REC, kinds=SKILL, keys=("steps",),
 )
 def step_skill_tool_name_invalid(ctx: RuleContext):
     if "steps" not in ctx.meta:
@@ -278,7 +278,7 @@ def step_skill_tool_name_invalid(ctx: RuleContext):
           - tool: search_notes
             args: {query: "{{ query }}"}
     """,
-    good=_STEP_DOC, severity=Severity.WARNING, profiles=REC, kinds=SKILL,
+    good=_STEP_DOC, severity=Severity.WARNING, profiles=REC, kinds=SKILL, keys=("steps",),
 )
 def step_input_unused(ctx: RuleContext):
     if "steps" not in ctx.meta:
@@ -304,7 +304,7 @@ def step_input_unused(ctx: RuleContext):
         steps:
           - script: scripts/run.sh
     """,
-    profiles=REC, kinds=SKILL,
+    profiles=REC, kinds=SKILL, keys=("steps",),
 )
 def step_script_invalid(ctx: RuleContext):
     for i, step in _steps(ctx):

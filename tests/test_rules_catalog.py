@@ -194,3 +194,26 @@ def test_every_rule_has_a_case():
     checked = {c.code for c in CASES}
     missing = [r.code for r in by_code_order() if r.scope in ("document", "collection") and r.code not in checked]
     assert not missing, f"rules without a failing/passing test case: {missing}"
+
+
+def test_rules_that_name_their_keys_find_nothing_without_them(corpora: Path):
+    """A rule declared with ``keys=`` is skipped on files without those keys: on real skills, with
+    the gate bypassed, it must indeed find nothing there (the declaration is the rule's truth)."""
+    from skillc.discover import discover
+    from skillc.lint import read_item
+    from skillc.rules.registry import RuleContext, load_all
+
+    gated = [r for r in load_all().values() if r.keys is not None]
+    assert {"F408", "M601", "S313", "T502"} <= {r.code for r in gated}
+    settings = LintSettings(tools=("search_notes",))  # so the tool check (T505) runs
+    checked = 0
+    for name in ("openclaw__skills", "K-Dense-AI__claude-scientific-skills", "github__awesome-copilot"):
+        disc = discover(corpora / name)
+        for item in disc.items[:600]:
+            doc = read_item(disc.root, item)
+            ctx = RuleContext(item, doc, Path(disc.root), settings, "recommended")
+            for r in gated:
+                if item.kind in r.kinds and r.keys.isdisjoint(ctx.meta):
+                    assert list(r.check(ctx)) == [], (r.code, item.path)
+                    checked += 1
+    assert checked > 10_000

@@ -5,6 +5,7 @@ from __future__ import annotations
 import fnmatch
 import gc
 import os
+import queue
 import stat
 from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass, field, replace
@@ -255,15 +256,22 @@ def _claim(claims, front: bool) -> int | None:
         return hi - 1
 
 
-def _worker_loop() -> list[tuple[int, list[tuple]]]:
-    """In a forked worker: check chunks from the front until none is left; results as plain records
-    (the parent rebuilds each context from the document: see _document_record)."""
-    root, chunks, config, rules, claims = _SHARED
-    out = []
-    while (i := _claim(claims, front=True)) is not None:
-        out.append((i, [(_document_record(ctx.document), tuple(map(_diagnostic_record, diags)))
-                        for ctx, diags in _check_chunk(root, chunks[i], config, rules)]))
-    return out
+def _worker_loop(worker: int) -> None:
+    """In a forked worker: check chunks from the front until none is left, sending each chunk's
+    results as soon as they are ready (as plain records: the parent rebuilds each context from the
+    document, see _document_record), then ``None``; an error is sent as its text."""
+    root, chunks, config, rules, claims, results = _SHARED
+    try:
+        while (i := _claim(claims, front=True)) is not None:
+            results.put((i, [(_document_record(ctx.document), tuple(map(_diagnostic_record, diags)))
+                             for ctx, diags in _check_chunk(root, chunks[i], config, rules)]))
+    except BaseException as exc:  # noqa: BLE001 - reported by the parent, which raises it
+        import traceback
+
+        results.put((-1, f"lint worker {worker} failed: {exc!r}\n{traceback.format_exc()}"))
+    results.put(None)
+    results.close()
+    results.join_thread()
 
 
 def _workers() -> int:
@@ -296,24 +304,49 @@ def _check_items(root: str, items: Sequence[DiscoveredItem], config: LintConfig,
     chunks = [items[i : i + _CHUNK] for i in range(0, len(items), _CHUNK)]
     context = multiprocessing.get_context("fork")
     claims = context.Array("i", [0, len(chunks)])
+    results = context.Queue()
     # This process works too (from the back of the list) rather than waiting: with N cores, N-1
     # workers plus this one keep every core busy, and only the workers' share is pickled back.
-    _SHARED[:] = [root, chunks, config, rules, claims]
+    # Workers send each chunk when done, so receiving overlaps with the work.
+    _SHARED[:] = [root, chunks, config, rules, claims, results]
+    workers = [context.Process(target=_worker_loop, args=(n,), daemon=True) for n in range(jobs - 1)]
+    root_path = Path(root)
+    settings, profile = config.settings, config.profile
+    done: dict[int, list[tuple[RuleContext, list[Diagnostic]]]] = {}
+    running = len(workers)
+
+    def receive(message) -> None:
+        nonlocal running
+        if message is None:
+            running -= 1
+            return
+        i, records = message
+        if i < 0:
+            raise RuntimeError(records)
+        done[i] = [(RuleContext(item, _document_from_record(doc), root_path, settings, profile),
+                    list(map(_diagnostic_from_record, diags)))
+                   for item, (doc, diags) in zip(chunks[i], records)]
+
     try:
-        with context.Pool(jobs - 1) as pool:
-            pending = [pool.apply_async(_worker_loop) for _ in range(jobs - 1)]
-            done: dict[int, list[tuple[RuleContext, list[Diagnostic]]]] = {}
-            while (i := _claim(claims, front=False)) is not None:
-                done[i] = _check_chunk(root, chunks[i], config, rules)
-            root_path = Path(root)
-            settings, profile = config.settings, config.profile
-            for waiting in pending:
-                for i, records in waiting.get():
-                    done[i] = [(RuleContext(item, _document_from_record(doc), root_path, settings, profile),
-                                list(map(_diagnostic_from_record, diags)))
-                               for item, (doc, diags) in zip(chunks[i], records)]
+        for w in workers:
+            w.start()
+        while (i := _claim(claims, front=False)) is not None:
+            done[i] = _check_chunk(root, chunks[i], config, rules)
+            while not results.empty():
+                receive(results.get())
+        while running:
+            try:
+                receive(results.get(timeout=1))
+            except queue.Empty:  # a worker killed (out of memory, a signal) sends nothing more
+                if not any(w.is_alive() for w in workers) and results.empty():
+                    raise RuntimeError("a lint worker process died") from None
     finally:
         _SHARED.clear()
+        for w in workers:
+            if w.is_alive():
+                w.kill()
+            w.join()
+        results.close()
     return [pair for i in range(len(chunks)) for pair in done[i]]
 
 

@@ -178,8 +178,9 @@ class _Pattern:
     lower: bool = False  # match the key case-insensitively (on lower-cased text, which is faster than (?i))
     assignment: bool = False  # needs `<trigger>[a-z_-]*["'`]?\s*[:=]` somewhere (a cheap check before the regex)
     prefilter: Pattern[str] | None = None  # instead of triggers: a literal search in the original text
-    # (lower-case patterns) every match starts with one of these literals: the regex is tried only
-    # where they occur instead of at every character (the key alternations have no literal prefix)
+    # Every match starts with one of these literals (lower-case for `lower` patterns): the regex is
+    # tried only where they occur instead of at every character (a pattern that opens with `\b`, a
+    # group or `(?i)` has no literal prefix the regex engine could search for by itself)
     starts: tuple[str, ...] = ()
 
 
@@ -199,20 +200,26 @@ PATTERNS: tuple[_Pattern, ...] = (
              (), _ok_token, prefilter=re.compile("A(?:KIA|SIA|BIA|CCA|GPA|IDA|ROA|IPA|NPA|NVA)")),
     _Pattern("aws-secret-access-key", re.compile(
         r"(?i)aws_?secret(?:_?access)?_?key[\"']?\s*[:=]\s*[\"']?(?P<v>[A-Za-z0-9/+=]{40})(?![A-Za-z0-9/+=])"),
-        ("secret",), _ok_token, "v", assignment=True),
-    _Pattern("gcp-api-key", re.compile(r"\bAIza[0-9A-Za-z_\-]{35}(?![0-9A-Za-z_\-])"), ("aiza",), _ok_token),
+        ("secret",), _ok_token, "v", lower=True, assignment=True, starts=("aws",)),
+    _Pattern("gcp-api-key", re.compile(r"\bAIza[0-9A-Za-z_\-]{35}(?![0-9A-Za-z_\-])"), ("aiza",), _ok_token,
+             starts=("AIza",)),
     _Pattern("github-token", re.compile(
         r"\b(?:gh[pousr]_[A-Za-z0-9]{36,255}|github_pat_[A-Za-z0-9_]{50,255})\b"),
-             (), _ok_token, prefilter=re.compile("gh[pousr]_|github_pat_")),
-    _Pattern("slack-token", re.compile(r"\bxox[abprs]-(?:[0-9]+-)+[A-Za-z0-9]{8,}[A-Za-z0-9-]*"), ("xox",), _ok_token),
-    _Pattern("anthropic-api-key", re.compile(r"\bsk-ant-[A-Za-z0-9_\-]{20,}"), ("sk-ant-",), _ok_token),
-    _Pattern("stripe-secret-key", re.compile(r"\b(?:sk|rk)_live_[A-Za-z0-9]{16,}"), ("_live_",), _ok_token),
+             (), _ok_token, prefilter=re.compile("gh[pousr]_|github_pat_"),
+             starts=("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_")),
+    _Pattern("slack-token", re.compile(r"\bxox[abprs]-(?:[0-9]+-)+[A-Za-z0-9]{8,}[A-Za-z0-9-]*"), ("xox",), _ok_token,
+             starts=("xox",)),
+    _Pattern("anthropic-api-key", re.compile(r"\bsk-ant-[A-Za-z0-9_\-]{20,}"), ("sk-ant-",), _ok_token,
+             starts=("sk-ant-",)),
+    _Pattern("stripe-secret-key", re.compile(r"\b(?:sk|rk)_live_[A-Za-z0-9]{16,}"), ("_live_",), _ok_token,
+             starts=("sk_live_", "rk_live_")),
     _Pattern("openai-api-key", re.compile(r"\bsk-(?!ant-)(?:proj-|svcacct-|admin-)?[A-Za-z0-9_\-]{20,}"), ("sk-",),
-             _ok_openai),
-    _Pattern("jwt", re.compile(r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{16,}"), ("eyj",), _ok_token),
+             _ok_openai, starts=("sk-",)),
+    _Pattern("jwt", re.compile(r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{16,}"), ("eyj",), _ok_token,
+             starts=("eyJ",)),
     _Pattern("bearer-token", re.compile(
         r"(?i)authorization[\"']?\s*[:=]\s*[\"']?(?:bearer|token)\s+(?P<v>[A-Za-z0-9._~+/\-]+=*)"),
-        ("authorization",), _ok_bearer, "v"),
+        ("authorization",), _ok_bearer, "v", lower=True, starts=("authorization",)),
     _Pattern("url-credentials", re.compile(
         r"://(?P<v>[^\s:/@'\"<>`]+:(?P<pw>[^\s/'\"<>`]+)@[^\s/@'\"<>`]+)"),
         ("://",), _ok_url, "v", "pw"),
@@ -322,7 +329,8 @@ def scan(text: str) -> list[SecretMatch]:
                 continue
         haystack = low if pat.lower and same_length else text
         regex = re.compile(pat.regex.pattern, re.I) if pat.lower and not same_length else pat.regex
-        found_here = (_matches_at(regex, haystack, pat.starts) if pat.starts and haystack is low
+        # (a lower-case pattern on the original text, after a length-changing lower(), has no literals)
+        found_here = (_matches_at(regex, haystack, pat.starts) if pat.starts and (haystack is low or not pat.lower)
                       else regex.finditer(haystack))
         for m in found_here:
             if haystack is not text:

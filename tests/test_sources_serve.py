@@ -62,3 +62,70 @@ def test_export_from_the_url_and_from_the_bundle_directory(tmp_path, served):
     assert r.returncode == 0, r.stderr
     with zipfile.ZipFile(out2) as zf:
         assert "pdf/SKILL.md" in zf.namelist()
+
+
+def _remote(tmp_path: Path, api: str):
+    repo = Repository("remote", "http", api, Tier.USER, 150, refresh_seconds=0)
+    return open_source(repo, cache_dir=tmp_path / "cache", lint=LintConfig()).skills()
+
+
+def test_http_source_fetches_whole_skills_from_a_skillc_bundle(tmp_path, served):
+    dist, api = served
+    listing = _remote(tmp_path, api)
+    pdf = {s.id: s for s in listing.skills}["pdf"]
+    assert [f.path for f in pdf.files] == ["SKILL.md", "references/guide.md"]
+    local = tmp_path / "repo" / "pdf"
+    # the original SKILL.md (every frontmatter key), and the reference, byte for byte
+    assert Path(pdf.files[0].source_path).read_bytes() == (local / "SKILL.md").read_bytes()
+    assert Path(pdf.files[1].source_path).read_bytes() == b"guide\n"
+    assert not listing.diagnostics
+    # a build from the remote registry republishes the whole skill, zip included
+    (tmp_path / "skills.toml").write_text(f'[[repositories]]\nname = "remote"\ntype = "http"\nurl = "{api}"\n'
+                                          "refresh_seconds = 0\n")
+    r = run_skillc("build", "--out", "mirror", "--no-site", cwd=tmp_path,
+                   env={"SKILLC_CACHE_DIR": str(tmp_path / "c2")})
+    assert r.returncode == 0, r.stderr
+    assert (tmp_path / "mirror/api/files/pdf/references/guide.md").read_bytes() == b"guide\n"
+    with zipfile.ZipFile(tmp_path / "mirror/api/archives/pdf.zip") as zf:
+        assert sorted(zf.namelist()) == ["pdf/SKILL.md", "pdf/references/guide.md"]
+
+
+def test_http_source_leaves_out_files_that_do_not_match_the_manifest(tmp_path, served):
+    dist, api = served
+    first = _remote(tmp_path, api)
+    assert [f.path for f in {s.id: s for s in first.skills}["pdf"].files] == ["SKILL.md", "references/guide.md"]
+    # unchanged in the manifest: the next sync reuses the fetched copy even if the server lost it
+    (dist / "api/files/pdf/references/guide.md").unlink()
+    again = _remote(tmp_path, api)
+    assert [f.path for f in {s.id: s for s in again.skills}["pdf"].files] == ["SKILL.md", "references/guide.md"]
+    # a fresh cache must fetch it: 404, reported and left out, the skill still built
+    gone = _remote(tmp_path / "fresh", api)
+    assert [f.path for f in {s.id: s for s in gone.skills}["pdf"].files] == ["SKILL.md"]
+    assert [(d.code, d.path) for d in gone.diagnostics] == [("R108", "pdf")]
+    assert "references/guide.md: answered 404" in gone.diagnostics[0].message
+    # bytes that differ from the manifest are never republished
+    (dist / "api/files/pdf/references/guide.md").write_bytes(b"tampered\n")
+    bad = _remote(tmp_path / "fresh2", api)
+    assert [f.path for f in {s.id: s for s in bad.skills}["pdf"].files] == ["SKILL.md"]
+    assert "where the manifest lists" in bad.diagnostics[0].message
+
+
+def test_http_source_refuses_hostile_manifest_paths(tmp_path, served):
+    import json
+
+    dist, api = served
+    manifest_path = dist / "api/manifest.json"
+    manifest = json.loads(manifest_path.read_text())
+    sha = "0" * 64
+    manifest["files"] += [{"path": "api/files/pdf/../../../../etc/passwd", "sha256": sha, "size": 3},
+                          {"path": "api/files/pdf/references/guide.md/x", "sha256": sha, "size": 3},
+                          {"path": "api/files/pdf/a\\b", "sha256": sha, "size": 3},
+                          {"path": "api/files/pdf/huge", "sha256": sha, "size": 10**12}]
+    manifest_path.write_text(json.dumps(manifest))
+    listing = _remote(tmp_path, api)
+    pdf = {s.id: s for s in listing.skills}["pdf"]
+    assert [f.path for f in pdf.files] == ["SKILL.md", "references/guide.md"]
+    messages = " | ".join(d.message for d in listing.diagnostics)
+    assert "not a safe path" in messages and all(d.code == "R108" for d in listing.diagnostics)
+    assert "would pass" in messages and "guide.md/x: answered 404" in messages
+    assert not list(tmp_path.rglob("passwd"))

@@ -7,6 +7,11 @@ document (descriptor + ``body``), ``GET {base}/skill-collections`` (optional) de
 
 Each document becomes a local ``SKILL.md`` (frontmatter rebuilt from the descriptor, then the body)
 under ``cache_dir/http/…``, so remote skills go through the same parser and rules as local ones.
+From another skillc bundle (its ``{base}/manifest.json`` is a skillc manifest) the skills come
+whole: every file the manifest lists under ``api/files/<id>/`` (the original SKILL.md, and
+``references/``, ``scripts/``, ``assets/``…) is fetched from ``{base}/files/<id>/<path>`` and kept
+only when its SHA-256 and size match the manifest (R108 otherwise); unchanged files are reused
+from the previous fetch without a request.
 The cache lives ``refresh_seconds`` (Meerkat's TTL); after that documents are revalidated with
 ``If-None-Match`` (a skillc server answers 304).  Auth: ``auth_token`` alone sends
 ``Authorization: Bearer …``, with ``auth_header`` it sends ``{auth_header}: {token}``; credentials
@@ -36,9 +41,10 @@ from ..lint import LintConfig, read_item
 from ..model import Diagnostic, DiscoveredItem, ItemKind, Severity
 from ..resolve_types import Repository, SkillFile, SourceInput, SourceSkill
 from . import ReadItem, SourceError, SourceListing
-from .filesystem import display, id_selected
+from .filesystem import display, hash_file, id_selected, skill_files
 
 MAX_RESPONSE_BYTES = 64 * 1024 * 1024
+MAX_SKILL_BYTES = 256 * 1024 * 1024  # all the files fetched for one skill from a remote bundle
 TIMEOUT = 30
 _AUTO_DESCRIPTION = re.compile(r"^\d+ skills?$")
 
@@ -128,9 +134,40 @@ def _check_descriptor(repo: Repository, url: str, d: Any, body: bool = False) ->
     return d
 
 
+def _inside(path: Path, parent: Path) -> bool:
+    return os.path.realpath(path) == os.path.realpath(parent) or \
+        os.path.realpath(path).startswith(os.path.realpath(parent) + os.sep)
+
+
 def _safe_id(skill_id: str) -> bool:
     parts = skill_id.split("/")
     return all(p not in ("", ".", "..") and "\\" not in p and "\x00" not in p for p in parts)
+
+
+def published_files(manifest: Any, skill_ids: set[str]) -> dict[str, dict[str, tuple[str, int]]]:
+    """What a skillc bundle publishes for each skill, from its manifest: ``{id: {path in the skill:
+    (sha256, size)}}``.  A file belongs to the deepest skill ID its path starts with (a nested
+    skill's files are its own).  Rows that are not well-formed are left out; ``{}`` for anything
+    that is not a skillc manifest."""
+    from ..emit.manifest import KIND
+
+    if not isinstance(manifest, dict) or manifest.get("kind") != KIND or not isinstance(manifest.get("files"), list):
+        return {}
+    out: dict[str, dict[str, tuple[str, int]]] = {}
+    for row in manifest["files"]:
+        if not isinstance(row, dict):
+            continue
+        path, sha, size = row.get("path"), row.get("sha256"), row.get("size")
+        if not (isinstance(path, str) and path.startswith("api/files/") and isinstance(sha, str)
+                and isinstance(size, int) and not isinstance(size, bool) and size >= 0):
+            continue
+        parts = path[len("api/files/"):].split("/")
+        for k in range(len(parts) - 1, 0, -1):
+            skill_id = "/".join(parts[:k])
+            if skill_id in skill_ids:
+                out.setdefault(skill_id, {})["/".join(parts[k:])] = (sha.lower(), size)
+                break
+    return out
 
 
 def skill_text(doc: dict[str, Any]) -> str:
@@ -179,6 +216,15 @@ class HttpSource:
         if not isinstance(listing, dict) or not isinstance(listing.get("skills"), list):
             raise SourceError(f"repository {repo.name!r}: {list_url} must answer {{\"skills\": [...]}}")
         descriptors = [_check_descriptor(repo, list_url, d) for d in listing["skills"]]
+        manifest_url = self._url("manifest.json")
+        mstatus, mbody, mheaders = request(repo, manifest_url)
+        manifest = None
+        if 200 <= mstatus < 300:
+            try:
+                manifest = _json(repo, manifest_url, mbody, mheaders)
+            except SourceError:
+                manifest = None  # any wire server: the documents alone, as Meerkat reads them
+        files = published_files(manifest, {d["id"] for d in descriptors})
         old_docs: dict[str, dict] = state.get("docs", {})
         docs: dict[str, dict] = {}
         tmp = Path(tempfile.mkdtemp(prefix=".sync-", dir=self.dir))
@@ -205,11 +251,14 @@ class HttpSource:
                 target.parent.mkdir(parents=True, exist_ok=True)
                 if status == 304 and etag:
                     shutil.copyfile(cached_file, target)
-                    docs[skill_id] = cached
-                    continue
-                doc = _check_descriptor(repo, url, _json(repo, url, body, headers), body=True)
-                target.write_text(skill_text(doc), "utf-8", newline="")
-                docs[skill_id] = {"etag": headers.get("etag")}
+                    entry = {"etag": etag}
+                else:
+                    doc = _check_descriptor(repo, url, _json(repo, url, body, headers), body=True)
+                    target.write_text(skill_text(doc), "utf-8", newline="")
+                    entry = {"etag": headers.get("etag")}
+                if files.get(skill_id):
+                    entry["files"] = self._fetch_files(skill_id, files[skill_id], cached or {}, tmp / "tree", diags)
+                docs[skill_id] = entry
             collections: dict[str, str] = {}
             cstatus, cbody, cheaders = request(repo, self._url("skill-collections"))
             if 200 <= cstatus < 300:
@@ -231,6 +280,59 @@ class HttpSource:
         state_file.write_text(json.dumps(state, sort_keys=True), "utf-8")
         return state, diags
 
+    def _fetch_files(self, skill_id: str, listed: dict[str, tuple[str, int]], cached: dict, tree: Path,
+                     diags: list[Diagnostic]) -> dict[str, str]:
+        """Fetch the files a skillc bundle lists for one skill into ``tree/<id>/``, each checked
+        against the manifest (a file fetched before with the same SHA-256 is copied, not fetched);
+        return ``{path: sha256}`` of those kept.  The original SKILL.md replaces the one rebuilt
+        from the wire document (it keeps every frontmatter key)."""
+        repo = self.repository
+        old_files: dict[str, str] = cached.get("files", {}) if isinstance(cached.get("files"), dict) else {}
+        kept: dict[str, str] = {}
+        total = 0
+
+        def leave_out(rel: str, why: str) -> None:
+            diags.append(Diagnostic("R108", Severity.WARNING, skill_id, 0, 0,
+                                    f"{display(repo)}/files/{skill_id}/{rel}: {why}; left out"))
+
+        for rel, (sha, size) in sorted(listed.items()):
+            if not _safe_id(rel):
+                leave_out(repr(rel), "not a safe path")
+                continue
+            if size > MAX_RESPONSE_BYTES or total + size > MAX_SKILL_BYTES:
+                leave_out(rel, f"the skill's files would pass {MAX_SKILL_BYTES:,} bytes")
+                continue
+            target = tree / skill_id / rel
+            previous = self.dir / "tree" / skill_id / rel
+            data = None
+            if old_files.get(rel) == sha and previous.is_file() and not previous.is_symlink():
+                data = previous.read_bytes()
+            if data is None or hashlib.sha256(data).hexdigest() != sha:
+                segments = [urllib.parse.quote(seg, safe="") for seg in f"{skill_id}/{rel}".split("/")]
+                try:
+                    status, data, _ = request(repo, self._url("files", *segments), accept="*/*")
+                except SourceError as exc:
+                    leave_out(rel, str(exc).split(": ", 1)[-1])
+                    continue
+                problem = ("answered 404" if status == 404 else
+                           f"answered HTTP {status}" if not 200 <= status < 300 else
+                           f"{len(data):,} bytes where the manifest lists {size:,}" if len(data) != size else
+                           "SHA-256 differs from the manifest" if hashlib.sha256(data).hexdigest() != sha else None)
+                if problem is not None:
+                    leave_out(rel, problem)
+                    continue
+            try:
+                target.parent.mkdir(parents=True, exist_ok=True)
+                if not _inside(target.parent, tree / skill_id):  # (a safe path cannot leave it; belt and braces)
+                    raise OSError("outside the skill folder")
+                target.write_bytes(data)
+            except OSError as exc:  # e.g. a manifest listing both `x` and `x/y`
+                leave_out(rel, f"cannot be written ({exc.strerror or exc})")
+                continue
+            total += size
+            kept[rel] = sha
+        return kept
+
     def skills(self, read: ReadItem | None = None) -> SourceListing:
         read = read or read_item
         repo = self.repository
@@ -240,11 +342,15 @@ class HttpSource:
             state, diags = self._sync()
             tree = self.dir / "tree"
             out: list[SourceSkill] = []
-            for skill_id in sorted(state.get("docs", {}), key=path_key):
+            ids = set(state.get("docs", {}))
+            digest = getattr(read, "file_digest", None) or hash_file
+            for skill_id in sorted(ids, key=path_key):
                 item = DiscoveredItem(ItemKind.SKILL, f"{skill_id}/SKILL.md", skill_id, "SKILL.md")
                 doc = read(str(tree), item)
                 main = SkillFile("SKILL.md", doc.sha256, doc.size, str(tree / skill_id / "SKILL.md"))
-                out.append(SourceSkill(skill_id, repo, doc, (main,)))
+                others = skill_files(str(tree), skill_id, ids, "SKILL.md", digest) \
+                    if state["docs"][skill_id].get("files") else []
+                out.append(SourceSkill(skill_id, repo, doc, (main, *others)))
         source_input = SourceInput(repo.name, "http", display(repo), state.get("resolved"))
         if not out:
             diags.append(Diagnostic("R107", Severity.WARNING, "", 0, 0, f"repository {repo.name!r} offers no skill"))

@@ -64,6 +64,20 @@ declare(
     scope="resolve",
 )
 declare(
+    "R108", "remote-file-unverified",
+    "A remote skillc bundle lists a skill's file but does not serve it with the listed SHA-256.",
+    rationale="""
+        From another skillc bundle, the http source fetches every file of a skill (`references/`,
+        `scripts/`, `assets/`…) that the bundle's `manifest.json` lists under `api/files/<id>/`,
+        and checks each against the manifest's SHA-256 and size. A file that is missing (404),
+        differs, or has an unsafe path is left out of the build, so a registry never republishes
+        bytes it could not verify; the skill itself is still built.
+    """,
+    bad="GET /api/files/pdf/references/guide.md -> bytes whose SHA-256 differs from the manifest",
+    good="GET /api/files/pdf/references/guide.md -> the bytes the manifest lists",
+    severity=Severity.WARNING, scope="resolve",
+)
+declare(
     "R107", "empty-repository", "A configured repository offers no skill.",
     rationale="""
         Usually a wrong `path` or `skills_root`, or include/exclude globs that match nothing; the

@@ -275,7 +275,10 @@ class HttpSource:
             os.replace(tmp / "tree", self.dir / "tree")
         finally:
             shutil.rmtree(tmp, ignore_errors=True)
-        state = {"fetched_at": time.time(), "resolved": "sha256:" + hashlib.sha256(body_of(listing)).hexdigest(),
+        # What was fetched: the list, and the files the remote bundle's manifest lists (they can
+        # change while the list does not)
+        resolved = hashlib.sha256(body_of(listing) + (body_of(files) if files else b"")).hexdigest()
+        state = {"fetched_at": time.time(), "resolved": "sha256:" + resolved,
                  "docs": docs, "collections": collections, "url": display(repo)}
         state_file.write_text(json.dumps(state, sort_keys=True), "utf-8")
         return state, diags

@@ -1,16 +1,17 @@
 #!/usr/bin/env bash
-# Installs the system programs the tests use for real (git, nginx, node, headless chromium) when
+# Installs the system programs the tests use for real (git, nginx, caddy, node, headless chromium) when
 # they are missing. Runs from `nox -s tests` (and so from .ci/run); needs root or passwordless sudo
 # for apt-get, otherwise the tests that need a missing program are skipped with a reason.
 set -u
 need=()
 command -v git >/dev/null 2>&1 || need+=(git)
 command -v nginx >/dev/null 2>&1 || [ -x /usr/sbin/nginx ] || need+=(nginx-light)
+command -v caddy >/dev/null 2>&1 || need+=(caddy)
 command -v node >/dev/null 2>&1 || need+=(nodejs)
 command -v chromium >/dev/null 2>&1 || need+=(chromium)
 command -v sqlite3 >/dev/null 2>&1 || need+=(sqlite3)
 if [ ${#need[@]} -eq 0 ]; then
-  echo "setup_system: git, nginx, node, chromium and sqlite3 are present"
+  echo "setup_system: git, nginx, caddy, node, chromium and sqlite3 are present"
   exit 0
 fi
 SUDO=""

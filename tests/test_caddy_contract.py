@@ -1,0 +1,78 @@
+"""The generated Caddyfile, served by a real Caddy 2 on loopback, passes the contract client."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import time
+
+import pytest
+
+from bundle_contract import build_env, check_contract, fetch, make_sample_repo
+from conftest import run_skillc
+from skillc.emit.routing import render_routing
+from test_nginx_contract import free_port
+
+pytestmark = pytest.mark.caddy
+
+
+@pytest.fixture(scope="module")
+def caddy_bundle(tmp_path_factory):
+    exe = shutil.which("caddy")
+    if exe is None:
+        pytest.skip("caddy is not installed (tests/setup_system.sh installs it with apt; it could not run here)")
+    tmp = tmp_path_factory.mktemp("caddy")
+    make_sample_repo(tmp / "repo")
+    r = run_skillc("build", "repo", "--out", "out", cwd=tmp, env=build_env(tmp))
+    assert r.returncode == 0, r.stderr
+    bundle = tmp / "out"
+    assert (bundle / "_routing/Caddyfile").read_text() == render_routing("Caddyfile")
+    port = free_port()
+    site = render_routing("Caddyfile", root=str(bundle), listen=f"127.0.0.1:{port}")
+    conf = tmp / "Caddyfile"
+    # Global options for a test: no admin endpoint, no automatic HTTPS, nothing written outside tmp.
+    conf.write_text("{\n\tadmin off\n\tauto_https off\n}\n" + site)
+    env = {**os.environ, "HOME": str(tmp), "XDG_DATA_HOME": str(tmp / "data"), "XDG_CONFIG_HOME": str(tmp / "config")}
+    proc = subprocess.Popen([exe, "run", "--config", str(conf), "--adapter", "caddyfile"], env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    base = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 15
+    while True:
+        if proc.poll() is not None:
+            pytest.fail(f"caddy exited: {proc.stdout.read()}")
+        try:
+            fetch(base, "/api/manifest.json")
+            break
+        except OSError:
+            if time.monotonic() > deadline:
+                proc.kill()
+                pytest.fail("caddy did not start")
+            time.sleep(0.1)
+    yield bundle, base
+    proc.terminate()
+    proc.wait(timeout=10)
+
+
+def test_contract_through_caddy(caddy_bundle):
+    bundle, base = caddy_bundle
+    counts = check_contract(base, bundle)
+    assert counts == {"skills": 5, "files": 7, "packages": 5}
+
+
+def test_caddy_answers_like_skillc_serve(caddy_bundle):
+    bundle, base = caddy_bundle
+    for path in ("/api/skills", "/api/skills/formatting%2Fmarkdown", "/api/skill-collections",
+                 "/.well-known/agent-skills/index.json"):
+        status, headers, body = fetch(base, path)
+        assert status == 200 and headers["content-type"].startswith("application/json"), (path, headers)
+        assert headers.get("access-control-allow-origin") == "*"
+
+
+@pytest.mark.parametrize("path", ["/api/skills/..", "/api/skills/%2e%2e", "/api/skills/..%2F..%2Fetc%2Fpasswd",
+                                  "/.well-known/agent-skills/%2e%2e/%2e%2e/etc/passwd", "/api/nothing-here"])
+def test_caddy_no_escapes(caddy_bundle, path):
+    bundle, base = caddy_bundle
+    status, headers, body = fetch(base, path)
+    assert status in (400, 404), (path, status)
+    assert b"root:" not in body

@@ -239,8 +239,9 @@ def _document_from_record(r: tuple) -> Document:
                     tuple(map(_diagnostic_from_record, diags)))
 
 
-# The work shared with forked workers: (root, items in chunks, config, rules, claims), where claims is
-# a shared [front, back] pair: workers take chunks from the front, this process from the back.
+# The work shared with forked workers: (root, items in chunks, config, rules, claims, results queue),
+# where claims is a shared [front, back] pair: workers take chunks from the front, this process
+# from the back.
 _SHARED: list = []
 
 

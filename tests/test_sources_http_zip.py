@@ -33,6 +33,7 @@ class Registry(http.server.BaseHTTPRequestHandler):
     hits: list = []
     html = False
     missing: set = set()
+    manifest_status = 0  # answer GET /api/manifest.json with this status (0: 404 like any wire server)
 
     def log_message(self, *args):  # keep test output quiet
         pass
@@ -53,6 +54,8 @@ class Registry(http.server.BaseHTTPRequestHandler):
             return self._send(401, {"error": "unauthorized"})
         if self.html:
             return self._send(200, b"<!doctype html><html>hello</html>", "text/html")
+        if self.path == "/api/manifest.json" and self.manifest_status:
+            return self._send(self.manifest_status, b"<html>internal error</html>", "text/html")
         if self.path == "/api/skills":
             return self._send(200, {"skills": [{k: v for k, v in d.items() if k != "body"} for d in self.skills.values()]})
         if self.path == "/api/skill-collections":
@@ -76,7 +79,8 @@ class Registry(http.server.BaseHTTPRequestHandler):
 
 @pytest.fixture
 def server():
-    handler = type("H", (Registry,), {"hits": [], "require": None, "html": False, "missing": set(), "skills": dict(SKILLS)})
+    handler = type("H", (Registry,), {"hits": [], "require": None, "html": False, "missing": set(), "skills": dict(SKILLS),
+                                      "manifest_status": 0})
     srv = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
     thread = threading.Thread(target=srv.serve_forever, daemon=True)
     thread.start()
@@ -105,6 +109,17 @@ def test_http_lists_then_loads_each_document(tmp_path, server):
     assert listing.collection_docs == {"extraction": "Entity extraction"}  # "1 skill" is not a description
     assert listing.input.resolved.startswith("sha256:")
     assert Path(email.files[0].source_path).read_text().startswith("---\nname: email\n")
+
+
+@pytest.mark.parametrize("status", [200, 403, 500])
+def test_http_server_without_a_skillc_manifest_gives_documents_alone(tmp_path, server, status):
+    """Only a skillc bundle's manifest adds files; HTML, an error or a refusal there changes nothing."""
+    srv, handler, url = server
+    handler.manifest_status = status
+    listing = listing_of(http_repo(url, refresh_seconds=0), tmp_path / "cache")
+    assert [s.id for s in listing.skills] == ["extraction/email", "formatting/markdown"]
+    assert all([f.path for f in s.files] == ["SKILL.md"] for s in listing.skills)
+    assert "/api/manifest.json" in handler.hits and not listing.diagnostics
 
 
 def test_http_ttl_cache_and_revalidation(tmp_path, server):

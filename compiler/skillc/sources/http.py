@@ -217,13 +217,13 @@ class HttpSource:
             raise SourceError(f"repository {repo.name!r}: {list_url} must answer {{\"skills\": [...]}}")
         descriptors = [_check_descriptor(repo, list_url, d) for d in listing["skills"]]
         manifest_url = self._url("manifest.json")
-        mstatus, mbody, mheaders = request(repo, manifest_url)
         manifest = None
-        if 200 <= mstatus < 300:
-            try:
+        try:  # any wire server that has no skillc manifest (404, 401, HTML…): the documents alone
+            mstatus, mbody, mheaders = request(repo, manifest_url)
+            if 200 <= mstatus < 300:
                 manifest = _json(repo, manifest_url, mbody, mheaders)
-            except SourceError:
-                manifest = None  # any wire server: the documents alone, as Meerkat reads them
+        except SourceError:
+            manifest = None
         files = published_files(manifest, {d["id"] for d in descriptors})
         old_docs: dict[str, dict] = state.get("docs", {})
         docs: dict[str, dict] = {}

@@ -280,3 +280,12 @@ def test_help_explains_paths_formats_and_exit_codes():
     for word in ("PATH", "--format", "sarif", "--strict", "--select", "--ignore", "--extend-select", "--fix",
                  "--diff", "--config", "--profile", "--output", "Exit status"):
         assert word in out, word
+
+
+def test_only_serve_keeps_the_cyclic_collector():
+    """`skillc` runs batch commands without the cyclic GC (cli.run); `serve` runs until stopped and keeps it."""
+    from skillc.cli import _command_name
+
+    assert _command_name(["--debug", "serve", "dist"]) == "serve"
+    assert _command_name(["lint", "serve"]) == "lint"  # a folder named serve is not the command
+    assert _command_name(["--version"]) is None

@@ -88,6 +88,47 @@ def test_parallel_lint_reports_exactly_what_serial_lint_does(big_repo: Path):
             "C801"} <= found, sorted(found)
 
 
+def test_summary_documents_give_the_same_report(big_repo: Path, monkeypatch):
+    """``lint_root(documents=False)`` (the report without --fix) sends workers' documents back as
+    summaries: the collection rules must report exactly what they do on whole documents."""
+    from dataclasses import replace
+
+    from skillc.lint import LintConfig, collection_keys, lint_root
+    from skillc.rules.registry import LintSettings
+
+    config = LintConfig(select=("ALL",), settings=replace(LintSettings(), description_budget=2_000))
+    for jobs in ("1", "2"):
+        monkeypatch.setenv("SKILLC_JOBS", jobs)
+        whole = lint_root(big_repo, config)
+        lean = lint_root(big_repo, config, documents=False)
+        assert lean.diagnostics == whole.diagnostics
+        assert {"C801", "C802"} <= {d.code for d in lean.diagnostics}
+        assert [li.item for li in lean.items] == [li.item for li in whole.items]
+        summaries = 0
+        for li, full in zip(lean.items, whole.items):
+            if li.document == full.document:
+                continue  # linted in this process: the document is at hand, kept whole
+            summaries += 1
+            assert li.document.text == "" and li.document.body == ""
+            if full.document.frontmatter is None:
+                assert li.document.frontmatter is None
+                continue
+            fm = li.document.frontmatter
+            assert set(fm.data) == set(full.document.meta) & {"name", "description"}
+            for key in fm.data:
+                assert fm.data[key] == full.document.meta[key]
+                assert fm.value_position(key) == full.document.frontmatter.value_position(key)
+                assert fm.position(key) == full.document.frontmatter.position(key)
+        assert (summaries > 0) == (jobs != "1")
+    assert collection_keys([r for r in config_rules(config) if r.scope == "collection"]) == {"name", "description"}
+
+
+def config_rules(config):
+    from skillc.lint import active_rules
+
+    return active_rules(config)
+
+
 def test_discovery_listing_is_what_rules_would_list(big_repo: Path):
     """Rules read a skill's files from discovery's listing; it must equal listing the folder."""
     from skillc.rules.builtin.content import _list_skill

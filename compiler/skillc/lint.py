@@ -7,13 +7,20 @@ import gc
 import os
 import queue
 import stat
-from collections.abc import Callable, Collection, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from .discover import DiscoveryOptions, discover, path_key
 from .model import Diagnostic, DiscoveredItem, Discovery, Document, Frontmatter, ItemKind, Severity
-from .parse import MAX_FILE_BYTES, parse_document
+from .parse import (
+    MAX_FILE_BYTES,
+    parse_document,
+    positions_from_record,
+    positions_record,
+    scalars_from_record,
+    scalars_record,
+)
 from .rules.registry import PROFILES, RULES, Finding, LintSettings, Rule, RuleContext, load_all, matches
 
 
@@ -212,7 +219,8 @@ def _check_chunk(root: str, items: Sequence[DiscoveredItem], config: LintConfig,
 # Results cross from worker processes as plain tuples: pickling frozen slotted dataclasses runs
 # Python code per object (~70 us to dump and ~120 us to load a document with its positions),
 # more than linting the file.  The body is sent as its length when it ends the text (it nearly
-# always does); frontmatter positions stay lazy tuples (parse._Positions, parse._Scalars).
+# always does); frontmatter positions cross as plain dicts of tuples and stay lazy on the other side
+# (parse.positions_record, parse.scalars_record).
 
 def _diagnostic_record(d: Diagnostic) -> tuple:
     return (d.code, d.severity.value, d.path, d.line, d.column, d.message, d.skill, d.fix)
@@ -222,9 +230,34 @@ def _diagnostic_from_record(r: tuple) -> Diagnostic:
     return Diagnostic(r[0], Severity(r[1]), r[2], r[3], r[4], r[5], r[6], r[7])
 
 
-def _document_record(doc: Document) -> tuple:
+def collection_keys(rules: Sequence[Rule]) -> frozenset[str] | None:
+    """The frontmatter keys the collection rules among ``rules`` read, or None when one of them
+    does not declare its keys (it then needs whole documents)."""
+    keys: set[str] = set()
+    for rule in rules:
+        if rule.scope == "collection":
+            if rule.keys is None:
+                return None
+            keys |= rule.keys
+    return frozenset(keys)
+
+
+def summary(doc: Document, keys: Collection[str]) -> Document:
+    """``doc`` reduced to what collection rules read: the top-level frontmatter ``keys`` (values,
+    key and value positions); no text, no body (see ``lint_root(documents=False)``)."""
+    return _document_from_record(_document_record(doc, keys))
+
+
+def _document_record(doc: Document, keys: Collection[str] | None = None) -> tuple:
+    """``doc`` as plain tuples; with ``keys``, its ``summary`` (the diagnostics are sent apart)."""
     fm = doc.frontmatter
-    fm_rec = None if fm is None else (fm.data, fm.keys, fm.scalars, fm.start_line, fm.end_line)
+    if keys is not None:
+        paths = None if fm is None else [(k,) for k in keys if k in fm.data]
+        fm_rec = None if fm is None else ({p[0]: fm.data[p[0]] for p in paths}, positions_record(fm.keys, paths),
+                                          scalars_record(fm.scalars, paths), fm.start_line, fm.end_line)
+        return (doc.path, doc.kind.value, doc.sha256, doc.size, "", fm_rec, "", doc.body_line, ())
+    fm_rec = None if fm is None else (fm.data, positions_record(fm.keys), scalars_record(fm.scalars), fm.start_line,
+                                      fm.end_line)
     body: str | int = len(doc.body) if doc.text.endswith(doc.body) else doc.body
     return (doc.path, doc.kind.value, doc.sha256, doc.size, doc.text, fm_rec, body, doc.body_line,
             tuple(map(_diagnostic_record, doc.diagnostics)))
@@ -234,14 +267,18 @@ def _document_from_record(r: tuple) -> Document:
     path, kind, digest, size, text, fm_rec, body, body_line, diags = r
     if isinstance(body, int):
         body = text[len(text) - body:] if body else ""
-    fm = None if fm_rec is None else Frontmatter(*fm_rec)
+    if fm_rec is None:
+        fm = None
+    else:
+        data, keys, scalars, start_line, end_line = fm_rec
+        fm = Frontmatter(data, positions_from_record(keys), scalars_from_record(scalars), start_line, end_line)
     return Document(path, ItemKind(kind), digest, size, text, fm, body, body_line,
                     tuple(map(_diagnostic_from_record, diags)))
 
 
-# The work shared with forked workers: (root, items in chunks, config, rules, claims, results queue),
-# where claims is a shared [front, back] pair: workers take chunks from the front, this process
-# from the back.
+# The work shared with forked workers: (root, items in chunks, config, rules, claims, results queue,
+# keys), where claims is a shared [front, back] pair: workers take chunks from the front, this
+# process from the back, and keys (when not None) reduces the documents sent back to ``summary``.
 _SHARED: list = []
 
 
@@ -261,10 +298,10 @@ def _worker_loop(worker: int) -> None:
     """In a forked worker: check chunks from the front until none is left, sending each chunk's
     results as soon as they are ready (as plain records: the parent rebuilds each context from the
     document, see _document_record), then ``None``; an error is sent as its text."""
-    root, chunks, config, rules, claims, results = _SHARED
+    root, chunks, config, rules, claims, results, keys = _SHARED
     try:
         while (i := _claim(claims, front=True)) is not None:
-            results.put((i, [(_document_record(ctx.document), tuple(map(_diagnostic_record, diags)))
+            results.put((i, [(_document_record(ctx.document, keys), tuple(map(_diagnostic_record, diags)))
                              for ctx, diags in _check_chunk(root, chunks[i], config, rules)]))
     except BaseException as exc:  # noqa: BLE001 - reported by the parent, which raises it
         import traceback
@@ -286,12 +323,14 @@ def _workers() -> int:
 
 
 def _check_items(root: str, items: Sequence[DiscoveredItem], config: LintConfig,
-                 rules: Sequence[Rule]) -> list[tuple[RuleContext, list[Diagnostic]]]:
+                 rules: Sequence[Rule], keys: frozenset[str] | None = None) -> list[tuple[RuleContext, list[Diagnostic]]]:
     """The per-file stage, on several cores for large repositories.
 
     Each file's result depends on that file alone, so splitting the work changes nothing in the
     output (results are re-joined in input order).  Worker processes are forked, so they share the
     loaded rule registry; without ``fork`` (or with ``SKILLC_JOBS=1``) everything runs here.
+    ``keys``: workers send back ``summary(document, keys)`` instead of whole documents (the
+    frontmatter's positions are most of what crossing between processes costs).
     """
     import multiprocessing
 
@@ -309,7 +348,7 @@ def _check_items(root: str, items: Sequence[DiscoveredItem], config: LintConfig,
     # This process works too (from the back of the list) rather than waiting: with N cores, N-1
     # workers plus this one keep every core busy, and only the workers' share is pickled back.
     # Workers send each chunk when done, so receiving overlaps with the work.
-    _SHARED[:] = [root, chunks, config, rules, claims, results]
+    _SHARED[:] = [root, chunks, config, rules, claims, results, keys]
     workers = [context.Process(target=_worker_loop, args=(n,), daemon=True) for n in range(jobs - 1)]
     root_path = Path(root)
     settings, profile = config.settings, config.profile
@@ -367,7 +406,7 @@ def _concerns(diag: Diagnostic, only: Collection[str]) -> bool:
 
 
 def lint_root(root: str | os.PathLike[str], config: LintConfig = LintConfig(),
-              only: Collection[str] | None = None) -> LintResult:
+              only: Collection[str] | None = None, *, documents: bool = True) -> LintResult:
     """Lint everything under ``root``.
 
     ``only`` selects what to lint: skill directories (relative posix paths, ``""`` for a skill at
@@ -377,18 +416,25 @@ def lint_root(root: str | os.PathLike[str], config: LintConfig = LintConfig(),
     The cyclic garbage collector is paused meanwhile: a lint holds every document and its
     frontmatter (many small acyclic objects) until the end, which repeated full collections would
     traverse again and again (~10-15% of a 10,000-skill lint); reference counting still frees them.
+
+    ``documents=False``: for a caller that needs only the diagnostics (the report, not ``--fix``).
+    An item's document may then be its ``summary`` (no text or body, only the frontmatter keys the
+    collection rules read): worker processes send those back at a fraction of a whole document's
+    cost.
     """
     was_enabled = gc.isenabled()
     gc.disable()
     try:
-        return _lint_root(root, config, only)
+        return _lint_root(root, config, only, documents)
     finally:
         if was_enabled:
             gc.enable()
 
 
-def _lint_root(root: str | os.PathLike[str], config: LintConfig, only: Collection[str] | None) -> LintResult:
+def _lint_root(root: str | os.PathLike[str], config: LintConfig, only: Collection[str] | None,
+               documents: bool = True) -> LintResult:
     rules = active_rules(config)
+    keys = None if documents else collection_keys(rules)
     discovery = config.discovery
     if only is not None:
         only = frozenset(only)
@@ -398,7 +444,7 @@ def _lint_root(root: str | os.PathLike[str], config: LintConfig, only: Collectio
     selected = [item for item in disc.items if only is None or _selected(item, only)]
     contexts: list[RuleContext] = []
     per_item: dict[str, list[Diagnostic]] = {}
-    for ctx, diags in _check_items(disc.root, selected, config, rules):
+    for ctx, diags in _check_items(disc.root, selected, config, rules, keys):
         contexts.append(ctx)
         per_item[ctx.item.path] = diags
     for d in check_collection(contexts, rules):

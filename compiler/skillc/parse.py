@@ -13,7 +13,7 @@ import codecs
 import datetime
 import hashlib
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -181,6 +181,35 @@ class _Scalars(Mapping):
 
     def __reduce__(self) -> tuple:
         return (_Scalars, ({path: self._record(raw) for path, raw in self._raw.items()}, 0))
+
+
+def positions_record(keys: Mapping[tuple, Position],
+                     paths: Iterable[tuple] | None = None) -> dict[tuple, tuple[int, int]]:
+    """Key positions (of ``paths`` only, when given) as a plain dict of ``(line, column)``: what
+    crosses between processes (pickling the mapping objects runs Python code for each; a dict of
+    tuples does not)."""
+    if isinstance(keys, _Positions):
+        raw = keys._raw
+        return raw if paths is None else {p: raw[p] for p in paths if p in raw}
+    return {path: (p.line, p.column) for path, p in keys.items() if paths is None or path in paths}
+
+
+def scalars_record(scalars: Mapping[tuple, Scalar], paths: Iterable[tuple] | None = None) -> dict[tuple, tuple]:
+    """Scalars (at ``paths`` only, when given) as a plain dict of ``(tag, text, style, line,
+    column, end line, end column)``."""
+    if isinstance(scalars, _Scalars):
+        raw, record = scalars._raw, scalars._record
+        return {p: record(raw[p]) for p in (raw if paths is None else paths) if p in raw}
+    return {path: (s.tag, s.text, s.style, s.position.line, s.position.column, s.end.line, s.end.column)
+            for path, s in scalars.items() if paths is None or path in paths}
+
+
+def positions_from_record(raw: dict[tuple, tuple[int, int]]) -> Mapping[tuple, Position]:
+    return _Positions(raw)
+
+
+def scalars_from_record(raw: dict[tuple, tuple]) -> Mapping[tuple, Scalar]:
+    return _Scalars(raw, 0)
 
 
 def _resolve_tag(event: Any, implicit_resolvers: Mapping) -> str:

@@ -175,7 +175,7 @@ def lint(paths, config_path, profile, fmt, output, strict, select, extend_select
     file_fixes = []
     for tgt in tgts:
         cfg = _config_for(tgt.root, config_path, overrides)
-        result = lint_root(tgt.root, cfg, tgt.only)
+        result = lint_root(tgt.root, cfg, tgt.only, documents=fix or diff)  # fixes need the texts
         if tgt.only is not None:
             _note_unmatched(tgt, result)
         if fix or diff:

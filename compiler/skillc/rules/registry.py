@@ -95,8 +95,10 @@ class Rule:
     fix: str | None = None  # description of the safe fix, when there is one
     check: Callable[..., Iterable[Any]] | None = None
     severity_by_profile: Mapping[str, Severity] = field(default_factory=dict)
-    # The frontmatter keys the check looks at: it cannot find anything in a file whose frontmatter
-    # has none of them, so lint does not call it there (most skills have no hooks, steps or memory).
+    # The frontmatter keys the check looks at.  A document rule cannot find anything in a file whose
+    # frontmatter has none of them, so lint does not call it there (most skills have no hooks, steps
+    # or memory); a collection rule reads only these top-level keys of each document, so lint may
+    # hand it summaries (``lint.summary``) instead of whole documents.
     keys: frozenset[str] | None = None
 
     def severity_for(self, profile: str) -> Severity:

@@ -30,7 +30,7 @@ def _name(ctx: RuleContext) -> str | None:
     """,
     bad="engineering/status/SKILL.md and research/status/SKILL.md, both name: status",
     good="name: engineering-status and name: research-status",
-    severity=Severity.WARNING, profiles=REC, scope="collection", kinds=NAMED,
+    severity=Severity.WARNING, profiles=REC, scope="collection", kinds=NAMED, keys=("name",),
 )
 def duplicate_skill_name(ctxs: Sequence[RuleContext]):
     groups: dict[str, list[RuleContext]] = {}
@@ -60,7 +60,7 @@ def duplicate_skill_name(ctxs: Sequence[RuleContext]):
     """,
     bad="120 skills with 300-character descriptions (36,000 characters)",
     good="40 skills with 300-character descriptions (12,000 characters), or several roots",
-    severity=Severity.WARNING, profiles=REC, scope="collection", kinds=NAMED,
+    severity=Severity.WARNING, profiles=REC, scope="collection", kinds=NAMED, keys=("description",),
 )
 def description_budget_exceeded(ctxs: Sequence[RuleContext]):
     if not ctxs:

@@ -9,6 +9,7 @@ written scalar forms).
 from __future__ import annotations
 
 import json
+import os
 import pickle
 from pathlib import Path
 
@@ -165,3 +166,47 @@ def test_discovery_listing_of_nested_skills_and_links(tmp_path: Path):
     assert links == ("gone.md", "link.md")
     own = _list_skill(str(outer))
     assert (own.files, own.dirs, own.links) == (frozenset(files + links), frozenset(dirs + ("",)), frozenset(links))
+
+
+def test_discovery_hands_over_each_item_once_its_folder_is_walked(tmp_path: Path):
+    """``discover(on_item=…)`` (lint checks items while the walk goes on): every item once, a skill
+    only with its whole listing, the same items the walk returns (which add their aliases)."""
+    write_skill(tmp_path, "a/outer")
+    write_skill(tmp_path, "a/outer/inner")
+    (tmp_path / "a" / "outer" / "references").mkdir()
+    (tmp_path / "a" / "outer" / "references" / "r.md").write_text("r\n")
+    write_skill(tmp_path, "b/solo")
+    (tmp_path / "CLAUDE.md").write_text("# Conventions\n")
+    (tmp_path / ".skills").mkdir()
+    (tmp_path / ".skills" / "light.md").write_text("---\nname: light\ndescription: L.\n---\nx\n")
+    (tmp_path / "alias").symlink_to("a")
+    seen = []
+    disc = discover(tmp_path, on_item=seen.append)
+    paths = [i.path for i in seen]
+    assert sorted(paths) == sorted(i.path for i in disc.items) and len(set(paths)) == len(paths)
+    final = {i.path: i for i in disc.items}
+    for item in seen:
+        assert (item.kind, item.skill_dir, item.file_name, item.listing) == \
+            (final[item.path].kind, final[item.path].skill_dir, final[item.path].file_name, final[item.path].listing)
+    assert paths.index("a/outer/inner/SKILL.md") < paths.index("a/outer/SKILL.md")  # its folder is done first
+    assert final["a/outer/SKILL.md"].listing[0] == ("SKILL.md", "references/r.md")
+    assert final["a/outer/SKILL.md"].aliases == ("alias/outer",)
+
+
+def test_a_dead_worker_fails_the_lint_instead_of_hanging(big_repo: Path, monkeypatch):
+    import skillc.lint as lint
+
+    parent = os.getpid()
+    real = lint._check_chunk
+
+    def dies_in_a_worker(*args, **kwargs):
+        if os.getpid() != parent:
+            os._exit(9)  # as the kernel's OOM killer would
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(lint, "_check_chunk", dies_in_a_worker)
+    monkeypatch.setenv("SKILLC_JOBS", "2")
+    with pytest.raises(RuntimeError, match="worker process died"):
+        lint.lint_root(big_repo)
+    monkeypatch.setattr(lint, "_check_chunk", real)
+    assert lint.lint_root(big_repo).items  # and the next lint in this process works

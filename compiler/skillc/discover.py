@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import fnmatch
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -104,8 +105,13 @@ def _skill_listing(listings: dict[str, tuple[list[str], list[str], list[str], bo
     return tuple(sorted(files)), tuple(sorted(dirs)), tuple(sorted(links))
 
 
-def discover(root: str | os.PathLike[str], options: DiscoveryOptions = DiscoveryOptions()) -> Discovery:
-    """Walk ``root`` and return what it holds, sorted by relative path bytes."""
+def discover(root: str | os.PathLike[str], options: DiscoveryOptions = DiscoveryOptions(),
+             on_item: Callable[[DiscoveredItem], None] | None = None) -> Discovery:
+    """Walk ``root`` and return what it holds, sorted by relative path bytes.
+
+    ``on_item`` is called with each item as soon as it is complete (a skill once its folder has been
+    walked, with its listing), in walk order, so a caller can start on it while the walk goes on.
+    Only the returned items carry their ``aliases`` (known at the end)."""
     root_path = Path(root)
     root_abs = os.path.realpath(root_path)
     diagnostics: list[Diagnostic] = []
@@ -155,7 +161,23 @@ def discover(root: str | os.PathLike[str], options: DiscoveryOptions = Discovery
 
     # Iterative walk: (absolute dir, relative posix path, parts, inside a skill, inside a skill's resource dir)
     stack: list[tuple[str, str, tuple[str, ...], bool, bool]] = [(root_abs, "", (), False, False)]
+    # Skills whose folders are still being walked: (stack size when the skill's folder was taken
+    # off the stack, item path).  The walk is depth first, so a folder's subtree is done when the
+    # stack is back to that size.
+    walking: list[tuple[int, str]] = []
+
+    def complete(rel: str) -> None:
+        item = items[rel]
+        if item.kind is ItemKind.SKILL:
+            listing = _skill_listing(listings, item.skill_dir) if listings is not None else None
+            if listing is not None:
+                item = items[rel] = DiscoveredItem(item.kind, item.path, item.skill_dir, item.file_name, (), listing)
+        if on_item is not None:
+            on_item(item)
+
     while stack:
+        while walking and len(stack) <= walking[-1][0]:
+            complete(walking.pop()[1])
         dir_abs, dir_rel, parts, in_skill, in_resource = stack.pop()
         try:
             with os.scandir(dir_abs) as it:
@@ -216,6 +238,7 @@ def discover(root: str | os.PathLike[str], options: DiscoveryOptions = Discovery
                     is_skill = False
             if is_skill:
                 items[rel] = DiscoveredItem(ItemKind.SKILL, rel, dir_rel, skill_file)
+                walking.append((len(stack), rel))
         if "COLLECTION.md" in files and dir_rel and not files["COLLECTION.md"].is_symlink():
             try:
                 with open(files["COLLECTION.md"].path, "rb") as fh:
@@ -235,6 +258,7 @@ def discover(root: str | os.PathLike[str], options: DiscoveryOptions = Discovery
             rel = f"{dir_rel}/{name}" if dir_rel else name
             if options.conventions and name.upper() in _CONVENTION_UPPER and (name.upper() != "SOUL.MD" or not dir_rel):
                 items[rel] = DiscoveredItem(ItemKind.CONVENTION, rel, dir_rel, name)
+                complete(rel)
                 continue
             if (
                 options.lightweight
@@ -244,10 +268,14 @@ def discover(root: str | os.PathLike[str], options: DiscoveryOptions = Discovery
                 and _lightweight_dir(parts)
             ):
                 items[rel] = DiscoveredItem(ItemKind.LIGHTWEIGHT, rel, dir_rel, name)
+                complete(rel)
         for entry in subdirs:
             rel = f"{dir_rel}/{entry.name}" if dir_rel else entry.name
             resource = in_resource or (is_skill and entry.name in RESOURCE_DIRS)
             stack.append((entry.path, rel, parts + (entry.name,), inside, resource))
+
+    while walking:
+        complete(walking.pop()[1])
 
     # Attach aliases: a linked directory aliases every skill at or below its target.
     aliases: dict[str, list[str]] = {}
@@ -274,10 +302,9 @@ def discover(root: str | os.PathLike[str], options: DiscoveryOptions = Discovery
     final = []
     for path in sorted(items, key=path_key):
         item = items[path]
-        listing = _skill_listing(listings, item.skill_dir) if listings is not None and item.kind is ItemKind.SKILL else None
-        if path in aliases or listing is not None:
+        if path in aliases:
             item = DiscoveredItem(item.kind, item.path, item.skill_dir, item.file_name,
-                                  tuple(sorted(aliases.get(path, ()), key=path_key)), listing)
+                                  tuple(sorted(aliases[path], key=path_key)), item.listing)
         final.append(item)
     for item in final:
         if item.kind is ItemKind.SKILL and item.file_name != "SKILL.md":

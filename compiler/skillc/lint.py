@@ -276,33 +276,46 @@ def _document_from_record(r: tuple) -> Document:
                     tuple(map(_diagnostic_from_record, diags)))
 
 
-# The work shared with forked workers: (root, items in chunks, config, rules, claims, results queue,
-# keys), where claims is a shared [front, back] pair: workers take chunks from the front, this
-# process from the back, and keys (when not None) reduces the documents sent back to ``summary``.
+# The state forked workers share with this process (set before they start):
+# (root, items so far, config, rules, claims, results queue, keys, the worker's item feeds).
+# ``claims`` is the next chunk index to check (shared by every process); each worker reads the items
+# found after it started from its own feed, and ``keys`` (when not None) reduces the documents sent
+# back to their ``summary``.
 _SHARED: list = []
 
 
-def _claim(claims, front: bool) -> int | None:
+def _claim(claims) -> int:
     with claims.get_lock():
-        lo, hi = claims[0], claims[1]
-        if lo >= hi:
-            return None
-        if front:
-            claims[0] = lo + 1
-            return lo
-        claims[1] = hi - 1
-        return hi - 1
+        i = claims.value
+        claims.value = i + 1
+        return i
+
+
+def _item_record(item: DiscoveredItem) -> tuple:
+    return (item.kind.value, item.path, item.skill_dir, item.file_name, item.listing)
+
+
+def _item_from_record(r: tuple) -> DiscoveredItem:
+    return DiscoveredItem(ItemKind(r[0]), r[1], r[2], r[3], (), r[4])
 
 
 def _worker_loop(worker: int) -> None:
-    """In a forked worker: check chunks from the front until none is left, sending each chunk's
-    results as soon as they are ready (as plain records: the parent rebuilds each context from the
-    document, see _document_record), then ``None``; an error is sent as its text."""
-    root, chunks, config, rules, claims, results, keys = _SHARED
+    """In a forked worker: claim chunks until none is left, waiting on the feed for items discovery
+    has not handed over yet, and send each chunk's results as soon as they are ready (as plain
+    records: the parent rebuilds each context from the document, see _document_record), then
+    ``None``; an error is sent as its text."""
+    root, items, config, rules, claims, results, keys, feeds = _SHARED
+    feed, total = feeds[worker], None
     try:
-        while (i := _claim(claims, front=True)) is not None:
-            results.put((i, [(_document_record(ctx.document, keys), tuple(map(_diagnostic_record, diags)))
-                             for ctx, diags in _check_chunk(root, chunks[i], config, rules)]))
+        while True:
+            lo = _claim(claims) * _CHUNK
+            while total is None and len(items) < lo + _CHUNK:
+                batch, total = feed.get()
+                items.extend(map(_item_from_record, batch))
+            if total is not None and lo >= total:
+                break
+            results.put((lo // _CHUNK, [(_document_record(ctx.document, keys), tuple(map(_diagnostic_record, diags)))
+                                        for ctx, diags in _check_chunk(root, items[lo : lo + _CHUNK], config, rules)]))
     except BaseException as exc:  # noqa: BLE001 - reported by the parent, which raises it
         import traceback
 
@@ -322,72 +335,122 @@ def _workers() -> int:
         return max(1, min(os.cpu_count() or 1, 8))
 
 
-def _check_items(root: str, items: Sequence[DiscoveredItem], config: LintConfig,
-                 rules: Sequence[Rule], keys: frozenset[str] | None = None) -> list[tuple[RuleContext, list[Diagnostic]]]:
-    """The per-file stage, on several cores for large repositories.
+class _Checker:
+    """The per-file stage (read, parse, document rules), fed item by item (``add``) while discovery
+    walks, on several cores for large repositories; ``finish()`` returns the results in the order
+    the items came.
 
     Each file's result depends on that file alone, so splitting the work changes nothing in the
-    output (results are re-joined in input order).  Worker processes are forked, so they share the
-    loaded rule registry; without ``fork`` (or with ``SKILLC_JOBS=1``) everything runs here.
-    ``keys``: workers send back ``summary(document, keys)`` instead of whole documents (the
-    frontmatter's positions are most of what crossing between processes costs).
+    output.  Once ``PARALLEL_MIN_ITEMS`` items have come, worker processes are forked (they share
+    the loaded rule registry and the items so far); later items reach them through a feed per
+    worker, so they check while the walk goes on.  Every process, this one too once the walk is
+    done, claims chunks of ``_CHUNK`` items from one shared counter.  Without ``fork``, with
+    ``SKILLC_JOBS=1``, or with other threads running (forking them can deadlock the child),
+    everything runs here.  ``keys``: workers send back ``summary(document, keys)`` instead of whole
+    documents (the frontmatter's positions are most of what crossing between processes costs).
     """
-    import multiprocessing
 
-    jobs = _workers()
-    import threading
+    def __init__(self, root: str, config: LintConfig, rules: Sequence[Rule], keys: frozenset[str] | None) -> None:
+        import multiprocessing
+        import threading
 
-    # Forking a process that runs other threads can deadlock the child: stay serial then.
-    if (jobs < 2 or len(items) < PARALLEL_MIN_ITEMS or threading.active_count() > 1
-            or "fork" not in multiprocessing.get_all_start_methods()):
-        return _check_chunk(root, items, config, rules)
-    chunks = [items[i : i + _CHUNK] for i in range(0, len(items), _CHUNK)]
-    context = multiprocessing.get_context("fork")
-    claims = context.Array("i", [0, len(chunks)])
-    results = context.Queue()
-    # This process works too (from the back of the list) rather than waiting: with N cores, N-1
-    # workers plus this one keep every core busy, and only the workers' share is pickled back.
-    # Workers send each chunk when done, so receiving overlaps with the work.
-    _SHARED[:] = [root, chunks, config, rules, claims, results, keys]
-    workers = [context.Process(target=_worker_loop, args=(n,), daemon=True) for n in range(jobs - 1)]
-    root_path = Path(root)
-    settings, profile = config.settings, config.profile
-    done: dict[int, list[tuple[RuleContext, list[Diagnostic]]]] = {}
-    running = len(workers)
+        self.root, self.config, self.rules, self.keys = root, config, rules, keys
+        self.items: list[DiscoveredItem] = []
+        self.jobs = _workers()
+        self.parallel = (self.jobs >= 2 and threading.active_count() == 1
+                         and "fork" in multiprocessing.get_all_start_methods())
+        self.workers: list = []
+        self.sent = 0  # items the workers know
 
-    def receive(message) -> None:
-        nonlocal running
-        if message is None:
-            running -= 1
-            return
-        i, records = message
-        if i < 0:
-            raise RuntimeError(records)
-        done[i] = [(RuleContext(item, _document_from_record(doc), root_path, settings, profile),
-                    list(map(_diagnostic_from_record, diags)))
-                   for item, (doc, diags) in zip(chunks[i], records)]
+    def add(self, item: DiscoveredItem) -> None:
+        self.items.append(item)
+        if self.workers:
+            if len(self.items) - self.sent >= _CHUNK:
+                self._feed(None)
+        elif self.parallel and len(self.items) >= PARALLEL_MIN_ITEMS:
+            self._start()
 
-    try:
-        for w in workers:
-            w.start()
-        while (i := _claim(claims, front=False)) is not None:
-            done[i] = _check_chunk(root, chunks[i], config, rules)
-            while not results.empty():
-                receive(results.get())
-        while running:
-            try:
-                receive(results.get(timeout=1))
-            except queue.Empty:  # a worker killed (out of memory, a signal) sends nothing more
-                if not any(w.is_alive() for w in workers) and results.empty():
-                    raise RuntimeError("a lint worker process died") from None
-    finally:
-        _SHARED.clear()
-        for w in workers:
+    def _start(self) -> None:
+        import multiprocessing
+
+        context = multiprocessing.get_context("fork")
+        self.claims = context.Value("i", 0)
+        self.results = context.Queue()
+        # (a Queue, not a pipe written here: its thread buffers what a busy worker has not read yet,
+        # so the walk never waits for the workers)
+        self.feeds = [context.Queue() for _ in range(self.jobs - 1)]
+        # This process works too once the walk is done: with N cores, N-1 workers plus this one.
+        _SHARED[:] = [self.root, self.items, self.config, self.rules, self.claims, self.results, self.keys, self.feeds]
+        self.sent = len(self.items)
+        self.workers = [context.Process(target=_worker_loop, args=(n,), daemon=True) for n in range(self.jobs - 1)]
+        try:
+            for w in self.workers:
+                w.start()
+        finally:
+            _SHARED.clear()
+
+    def _feed(self, total: int | None) -> None:
+        batch = [_item_record(item) for item in self.items[self.sent :]]
+        self.sent = len(self.items)
+        for feed in self.feeds:
+            feed.put((batch, total))
+
+    def finish(self) -> list[tuple[RuleContext, list[Diagnostic]]]:
+        if not self.workers:
+            return _check_chunk(self.root, self.items, self.config, self.rules)
+        items = self.items
+        total = len(items)
+        self._feed(total)
+        root_path = Path(self.root)
+        settings, profile = self.config.settings, self.config.profile
+        done: dict[int, list[tuple[RuleContext, list[Diagnostic]]]] = {}
+        running = len(self.workers)
+        results = self.results
+
+        def receive(message) -> None:
+            nonlocal running
+            if message is None:
+                running -= 1
+                return
+            i, records = message
+            if i < 0:
+                raise RuntimeError(records)
+            done[i] = [(RuleContext(item, _document_from_record(doc), root_path, settings, profile),
+                        list(map(_diagnostic_from_record, diags)))
+                       for item, (doc, diags) in zip(items[i * _CHUNK : (i + 1) * _CHUNK], records)]
+
+        try:
+            while (lo := _claim(self.claims) * _CHUNK) < total:
+                done[lo // _CHUNK] = _check_chunk(self.root, items[lo : lo + _CHUNK], self.config, self.rules)
+                while not results.empty():
+                    receive(results.get())
+            while running:
+                try:
+                    receive(results.get(timeout=1))
+                except queue.Empty:  # a worker killed (out of memory, a signal) sends nothing more
+                    if not any(w.is_alive() for w in self.workers) and results.empty():
+                        raise RuntimeError("a lint worker process died") from None
+            self.stop(finished=True)
+        finally:
+            self.stop()
+        return [pair for i in range((total + _CHUNK - 1) // _CHUNK) for pair in done[i]]
+
+    def stop(self, finished: bool = False) -> None:
+        """End the workers and close the queues.  ``finished``: every worker read its whole feed,
+        so this waits for the feeds' threads (a later lint in this process then forks again)."""
+        for w in self.workers:
             if w.is_alive():
                 w.kill()
             w.join()
-        results.close()
-    return [pair for i in range(len(chunks)) for pair in done[i]]
+        if self.workers:
+            self.results.close()
+            for feed in self.feeds:
+                feed.close()
+                if finished:
+                    feed.join_thread()
+                else:
+                    feed.cancel_join_thread()  # what a killed worker never read is dropped
+        self.workers = []
 
 
 def _selected(item: DiscoveredItem, only: Collection[str]) -> bool:
@@ -436,17 +499,31 @@ def _lint_root(root: str | os.PathLike[str], config: LintConfig, only: Collectio
     rules = active_rules(config)
     keys = None if documents else collection_keys(rules)
     discovery = config.discovery
-    if only is not None:
-        only = frozenset(only)
-        dirs = set(only) | {o.rsplit("/", 1)[0] if "/" in o else "" for o in only}
-        discovery = replace(discovery, only_dirs=frozenset(dirs))
-    disc = discover(root, discovery)
-    selected = [item for item in disc.items if only is None or _selected(item, only)]
+    checker = _Checker(os.path.realpath(root), config, rules, keys)
+    try:
+        if only is None:  # check each item as soon as discovery has it
+            disc = discover(root, discovery, on_item=checker.add)
+        else:
+            only = frozenset(only)
+            dirs = set(only) | {o.rsplit("/", 1)[0] if "/" in o else "" for o in only}
+            disc = discover(root, replace(discovery, only_dirs=frozenset(dirs)))
+            for item in disc.items:
+                if _selected(item, only):
+                    checker.add(item)
+        checked = checker.finish()
+    except BaseException:
+        checker.stop()
+        raise
+    final = {item.path: item for item in disc.items}  # with their aliases, known at the end of the walk
     contexts: list[RuleContext] = []
     per_item: dict[str, list[Diagnostic]] = {}
-    for ctx, diags in _check_items(disc.root, selected, config, rules, keys):
+    for ctx, diags in checked:
+        item = final[ctx.item.path]
+        if item.aliases:
+            ctx = RuleContext(item, ctx.document, ctx.root, ctx.settings, ctx.profile)
         contexts.append(ctx)
         per_item[ctx.item.path] = diags
+    contexts.sort(key=lambda c: path_key(c.item.path))  # the walk's order is not byte order
     for d in check_collection(contexts, rules):
         per_item.setdefault(d.path, []).append(d)
     loose = [d for d in disc.diagnostics if only is None or _concerns(d, only)]
@@ -458,5 +535,4 @@ def _lint_root(root: str | os.PathLike[str], config: LintConfig, only: Collectio
         items.append(LintedItem(ctx.item, ctx.document, tuple(diags)))
         all_diags.extend(diags)
     all_diags.sort(key=Diagnostic.sort_key)
-    items.sort(key=lambda li: path_key(li.item.path))
     return LintResult(disc.root, tuple(items), tuple(all_diags), disc)

@@ -439,6 +439,8 @@ class _Checker:
         """End the workers and close the queues.  ``finished``: every worker read its whole feed,
         so this waits for the feeds' threads (a later lint in this process then forks again)."""
         for w in self.workers:
+            if w.pid is None:
+                continue  # never started (forking an earlier one failed)
             if w.is_alive():
                 w.kill()
             w.join()

@@ -5,11 +5,14 @@ from __future__ import annotations
 
 import json
 import random
+import re
 import shutil
 import subprocess
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from skillc.index import BundleError
 from skillc.index.adk import score_text
@@ -112,13 +115,24 @@ def test_js_reader_returns_the_same_top_10(built, tmp_path):
     assert any(len(r) == 10 for r in js)
 
 
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet=st.characters(max_codepoint=0x7F), max_size=200))
+def test_ascii_text_tokenizes_into_lowercased_letter_and_digit_runs(text):
+    # The fast ASCII path (str.translate + split) must agree with the rule as adk-rust states it,
+    # including for the ASCII control characters str.split() treats as spaces (\x1c-\x1f).
+    from skillc.index.tokenize import tokenize
+
+    assert tokenize(text) == [t.lower() for t in re.findall(r"[A-Za-z0-9]+", text)]
+
+
 def test_js_tokenizer_matches_python(tmp_path):
     node = shutil.which("node")
     if node is None:
         pytest.skip("node is not installed")
     from skillc.index.tokenize import tokenize
 
-    texts = ["code_search-v2.0", "déjà vu", "打开 Safari 浏览器", "हिन्दी", "ÀB Ωmega x² ½", "hi 👋 there", "İstanbul ǅ"]
+    texts = ["code_search-v2.0", "déjà vu", "打开 Safari 浏览器", "हिन्दी", "ÀB Ωmega x² ½", "hi 👋 there", "İstanbul ǅ",
+             "ASCII_only: Foo-Bar.baz/v2\x1cQ\x1fz\tX\x0bY"]
     script = (f"const S=require({json.dumps(str(JS_READER))});"
               "console.log(JSON.stringify(JSON.parse(process.argv[1]).map(S.tokenize)))")
     proc = subprocess.run([node, "-e", script, json.dumps(texts)], capture_output=True, text=True, timeout=60,
@@ -204,3 +218,24 @@ def test_scores_are_textbook_bm25_over_field_weighted_tf():
         hits = SearchIndex.open(tmp, numpy=False).search("deploy", 10)
     assert [h.id for h in hits] == ["a", "b"]
     assert {h.id: h.score for h in hits} == pytest.approx(expected, rel=1e-12)
+
+
+def test_analysis_weights_fields_caps_tf_and_keeps_first_seen_order():
+    from skillc.index.bm25 import FIELD_BITS, FIELD_WEIGHTS, MAX_TF, analyze
+
+    doc = IndexDoc("a/b", "pdf tools", "Merge PDF files", ("pdf", "docs"), "merge " * 70_000 + "table pdf")
+    terms, tfs, bits, length, unique = analyze(doc)
+    fields = {"name": ["pdf", "tools"], "description": ["merge", "pdf", "files"], "tags": ["pdf", "docs"],
+              "body": ["merge"] * 70_000 + ["table", "pdf"]}
+    expected_tf: dict[str, int] = {}
+    expected_bits: dict[str, int] = {}
+    for f in ("body", "name", "description", "tags"):  # body first: its terms lead, in first-seen order
+        for t in fields[f]:
+            expected_tf[t] = expected_tf.get(t, 0) + FIELD_WEIGHTS[f]
+            expected_bits[t] = expected_bits.get(t, 0) | FIELD_BITS[f]
+    assert terms == ("merge", "table", "pdf", "tools", "files", "docs")
+    assert dict(zip(terms, tfs)) == {t: min(v, MAX_TF) for t, v in expected_tf.items()}
+    assert tfs[0] == MAX_TF  # 70,002 weighted occurrences, capped
+    assert dict(zip(terms, bits)) == expected_bits
+    assert length == sum(len(v) * FIELD_WEIGHTS[f] for f, v in fields.items())
+    assert unique == 3

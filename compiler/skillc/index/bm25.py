@@ -104,18 +104,21 @@ DocTerms = tuple[tuple[str, ...], tuple[int, ...], tuple[int, ...], int, int]
 
 def analyze(doc: IndexDoc, toks: DocTokens | None = None) -> DocTerms:
     toks = toks or tokenize_doc(doc)
-    w_name, w_desc, w_tags, w_body = (FIELD_WEIGHTS[f] for f in ("name", "description", "tags", "body"))
     weighted: Counter[str] = Counter(toks.body)
     body_unique = len(weighted)
     bits = dict.fromkeys(weighted, 8)
-    for tokens, weight, bit in ((toks.name, w_name, 1), (toks.description, w_desc, 2), (toks.tags, w_tags, 4)):
-        for t in tokens:
+    for tokens, field_name, bit in ((toks.name, "name", 1), (toks.description, "description", 2), (toks.tags, "tags", 4)):
+        weight = FIELD_WEIGHTS[field_name]
+        for t in tokens:  # a new term goes last in both dicts, so their orders stay the same
             weighted[t] += weight
             bits[t] = bits.get(t, 0) | bit
-    length = min(len(toks.body) * w_body + len(toks.name) * w_name + len(toks.description) * w_desc
-                 + len(toks.tags) * w_tags, 0xFFFFFFFF)
-    terms = tuple(weighted)
-    return terms, tuple(min(weighted[t], MAX_TF) for t in terms), tuple(bits[t] for t in terms), length, body_unique
+    length = min(len(toks.body) * FIELD_WEIGHTS["body"] + len(toks.name) * FIELD_WEIGHTS["name"]
+                 + len(toks.description) * FIELD_WEIGHTS["description"] + len(toks.tags) * FIELD_WEIGHTS["tags"],
+                 0xFFFFFFFF)
+    tfs = tuple(weighted.values())
+    if tfs and max(tfs) > MAX_TF:
+        tfs = tuple(min(tf, MAX_TF) for tf in tfs)
+    return tuple(weighted), tfs, tuple(bits.values()), length, body_unique
 
 
 def build(docs: Sequence[IndexDoc], *, k1: float = K1, b: float = B, shard_bytes: int = SHARD_BYTES,

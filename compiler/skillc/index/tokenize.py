@@ -23,7 +23,9 @@ TOKENIZER_SPEC = {
     "other": "each non-ASCII character with Unicode Alphabetic or Numeric (\\p{Alphabetic}|\\p{N}) alone",
 }
 
-_ASCII_RUNS = re.compile(r"[a-z0-9]+")
+# ASCII text: letters lower-cased, digits kept, every other character a space; then ``str.split``.
+# A third faster than ``re.findall`` on skill bodies (the index tokenizes every one of them).
+_ASCII_FOLD = str.maketrans({chr(c): (chr(c).lower() if chr(c).isalnum() else " ") for c in range(128)})
 
 
 @cache
@@ -40,7 +42,7 @@ def _unicode_pattern() -> re.Pattern[str]:
 def tokenize(text: str) -> list[str]:
     """Tokens in order, duplicates kept (a query's repeated word counts again in adk's scorer)."""
     if text.isascii():
-        return _ASCII_RUNS.findall(text.lower())
+        return text.translate(_ASCII_FOLD).split()
     return [t.lower() if t.isascii() else t for t in _unicode_pattern().findall(text)]
 
 

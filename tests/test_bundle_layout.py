@@ -172,10 +172,21 @@ def test_lint_error_fails_the_build_and_names_the_skill(tmp_path: Path):
     r = run_skillc("build", "repo", "--out", "out", cwd=tmp_path, env=build_env(tmp_path))
     assert r.returncode == 1
     assert "broken" in r.stderr and "Traceback" not in r.stderr
+    # the error itself, with its file and line, before the one-line failure
+    assert "repo:broken/SKILL.md:1:1: S309 missing required field 'description'" in r.stderr
+    assert r.stderr.index("S309") < r.stderr.index("skillc: error: 1 skill failed: broken")
     assert not any((tmp_path / "out").iterdir())  # nothing half-written
+    r = run_skillc("build", "repo", "--out", "out", "--json", cwd=tmp_path, env=build_env(tmp_path))
+    assert r.returncode == 1
+    failure = json.loads(r.stdout)  # machines get the same as JSON
+    assert failure["ok"] is False and failure["failed"] == {"broken": "lint errors: S309"}
+    assert [(d["repository"], d["path"], d["code"], d["severity"]) for d in failure["diagnostics"]] == [
+        ("repo", "broken/SKILL.md", "S309", "error")]
     r = run_skillc("build", "repo", "--out", "out", "--keep-going", "--json", cwd=tmp_path, env=build_env(tmp_path))
     assert r.returncode == 0, r.stderr
-    assert json.loads(r.stdout)["excluded"] == ["broken"]
+    assert json.loads(r.stdout)["excluded"] == ["broken"] and json.loads(r.stdout)["ok"] is True
+    r = run_skillc("build", "repo", "--out", "out", "--keep-going", cwd=tmp_path, env=build_env(tmp_path))
+    assert "repo:broken/SKILL.md:1:1: S309 missing required field 'description'" in r.stderr  # why it was left out
     manifest = json.loads((tmp_path / "out/api/manifest.json").read_text())
     assert [e["id"] for e in manifest["excluded"]] == ["broken"]
     assert manifest["lint"]["errors"] >= 1

@@ -459,7 +459,9 @@ def _run_build(opts: BuildOptions, progress: Progress | None = None) -> BuildRes
             resolution = resolve(_without(listings, failing), settings=settings)
         if failing and not opts.keep_going:
             raise BuildError(_failure_message(failing, diagnostics), hint="fix them, or pass --keep-going to "
-                             "publish the valid skills and list the others in the manifest")
+                             "publish the valid skills and list the others in the manifest",
+                             diagnostics=tuple((r, d) for r, d in diagnostics if d.severity is Severity.ERROR),
+                             failed={k: failing[k] for k in sorted(failing, key=path_key)})
         resolution = replace(resolution, excluded=tuple(sorted(failing, key=path_key)))
         lint_status: dict[str, tuple[str, int]] = {}
         for lst in listings:

@@ -20,6 +20,15 @@ class ConfigError(SkillcError):
 
 
 class BuildError(SkillcError):
-    """A build cannot go on (exit 1: the inputs fail, not the tool)."""
+    """A build cannot go on (exit 1: the inputs fail, not the tool).
+
+    ``diagnostics``: the ``(repository, Diagnostic)`` errors that failed it, when skills failed
+    lint or resolution (the command prints them with their file and line before the one-line error)."""
 
     exit_code = 1
+
+    def __init__(self, message: str, *, hint: str | None = None, exit_code: int | None = None,
+                 diagnostics: tuple = (), failed: dict[str, str] | None = None) -> None:
+        super().__init__(message, hint=hint, exit_code=exit_code)
+        self.diagnostics = diagnostics
+        self.failed = dict(failed or {})

@@ -9,7 +9,8 @@ from pathlib import Path
 
 import click
 
-from ..model import Severity
+from ..errors import BuildError
+from ..model import Diagnostic, Severity
 
 
 @click.command("build")
@@ -63,19 +64,28 @@ def build(paths, config_path, out, no_site, memory, keep_going, force, emit, no_
 
     try:
         result = run_build(opts, progress if show_progress else None)
+    except BuildError as exc:
+        # The errors that failed the build, with their file and line (the one-line error follows).
+        if as_json:
+            click.echo(json.dumps({"ok": False, "error": str(exc), "hint": exc.hint, "failed": exc.failed,
+                                   "diagnostics": [_diagnostic_json(r, d) for r, d in exc.diagnostics]},
+                                  ensure_ascii=False, sort_keys=True))
+        else:
+            for repo, d in exc.diagnostics:
+                click.echo(_diagnostic_line(repo, d), err=True)
+        raise
     finally:
         for bar in bars:
             bar.__exit__(None, None, None)
     summary = result.summary()
     if as_json:
-        click.echo(json.dumps(summary, ensure_ascii=False, sort_keys=True))
+        click.echo(json.dumps({"ok": True, **summary}, ensure_ascii=False, sort_keys=True))
         return
     if quiet:
         return
-    for repo, d in result.diagnostics:
-        if d.severity is Severity.WARNING:
-            where = f"{repo}:" if repo else ""
-            click.echo(f"{where}{d.path}:{d.line}:{d.column}: {d.code} {d.message}", err=True)
+    for repo, d in result.diagnostics:  # errors: of the skills --keep-going left out
+        if d.severity is not Severity.INFO:
+            click.echo(_diagnostic_line(repo, d), err=True)
     out_shown = os.path.relpath(result.out) if not Path(out).is_absolute() else str(result.out)
     size = summary["bytes"] / 1e6
     click.echo(
@@ -86,3 +96,13 @@ def build(paths, config_path, out, no_site, memory, keep_going, force, emit, no_
         + (f"; {summary['warnings']} warnings" if summary["warnings"] else "")
     )
     click.echo(f"Serve it: skillc serve {out_shown}", err=True)
+
+
+def _diagnostic_line(repository: str, d: Diagnostic) -> str:
+    """``repository:path:line:col: CODE message`` (resolution diagnostics have no repository)."""
+    where = f"{repository}:" if repository else ""
+    return f"{where}{d.path}:{d.line}:{d.column}: {d.code} {d.message}"
+
+
+def _diagnostic_json(repository: str, d: Diagnostic) -> dict[str, object]:
+    return {"repository": repository, **d.to_json()}

@@ -187,6 +187,10 @@ def test_lint_error_fails_the_build_and_names_the_skill(tmp_path: Path):
     assert json.loads(r.stdout)["excluded"] == ["broken"] and json.loads(r.stdout)["ok"] is True
     r = run_skillc("build", "repo", "--out", "out", "--keep-going", cwd=tmp_path, env=build_env(tmp_path))
     assert "repo:broken/SKILL.md:1:1: S309 missing required field 'description'" in r.stderr  # why it was left out
+    r = run_skillc("build", "missing-repo", "--out", "out", "--json", cwd=tmp_path, env=build_env(tmp_path))
+    failure = json.loads(r.stdout)
+    assert r.returncode == 1 and failure["ok"] is False and failure["failed"] == {} and failure["diagnostics"] == []
+    assert failure["error"].startswith("repository 'missing-repo': ") and failure["error"].endswith("is not a directory")
     manifest = json.loads((tmp_path / "out/api/manifest.json").read_text())
     assert [e["id"] for e in manifest["excluded"]] == ["broken"]
     assert manifest["lint"]["errors"] >= 1

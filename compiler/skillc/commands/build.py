@@ -9,7 +9,7 @@ from pathlib import Path
 
 import click
 
-from ..errors import BuildError
+from ..errors import SkillcError
 from ..model import Diagnostic, Severity
 
 
@@ -64,14 +64,15 @@ def build(paths, config_path, out, no_site, memory, keep_going, force, emit, no_
 
     try:
         result = run_build(opts, progress if show_progress else None)
-    except BuildError as exc:
+    except SkillcError as exc:
         # The errors that failed the build, with their file and line (the one-line error follows).
+        failed, diagnostics = getattr(exc, "failed", {}), getattr(exc, "diagnostics", ())
         if as_json:
-            click.echo(json.dumps({"ok": False, "error": str(exc), "hint": exc.hint, "failed": exc.failed,
-                                   "diagnostics": [_diagnostic_json(r, d) for r, d in exc.diagnostics]},
+            click.echo(json.dumps({"ok": False, "error": str(exc), "hint": exc.hint, "failed": failed,
+                                   "diagnostics": [_diagnostic_json(r, d) for r, d in diagnostics]},
                                   ensure_ascii=False, sort_keys=True))
         else:
-            for repo, d in exc.diagnostics:
+            for repo, d in diagnostics:
                 click.echo(_diagnostic_line(repo, d), err=True)
         raise
     finally:

@@ -239,3 +239,30 @@ def test_analysis_weights_fields_caps_tf_and_keeps_first_seen_order():
     assert dict(zip(terms, bits)) == expected_bits
     assert length == sum(len(v) * FIELD_WEIGHTS[f] for f, v in fields.items())
     assert unique == 3
+
+
+def test_updated_postings_give_the_index_a_fresh_build_gives():
+    from skillc.index.bm25 import analyze, update_postings
+
+    docs = corpus(300, seed=11)
+    docs[5] = IndexDoc(docs[5].id, docs[5].name, docs[5].description, docs[5].tags, docs[5].body + " onlyhere")
+    analyzed = [analyze(d) for d in docs]
+    first = build(docs, analyzed=analyzed)
+    before = {t: tuple(map(bytes, arrays)) for t, arrays in first.postings.items()}
+    rng = random.Random(3)
+    changed = docs[:]
+    changes = []
+    for i in [5, *rng.sample(range(300), 20)]:  # 5 loses its only term; others gain new ones or lose words
+        d = changed[i]
+        words = [w for w in d.body.split() if w != "onlyhere"]
+        body = " ".join(rng.sample(words, k=max(1, len(words) // 2))) + f" fresh{i % 3} café"
+        changed[i] = IndexDoc(d.id, d.name, d.description, d.tags, body)
+        new = analyze(changed[i])
+        changes.append((i, analyzed[i], new))
+        analyzed[i] = new
+    updated = update_postings(first.postings, changes)
+    assert "onlyhere" in first.postings and "onlyhere" not in updated and "fresh0" in updated
+    assert build(changed, analyzed=analyzed, postings=updated).files == build(changed).files
+    assert {t: tuple(map(bytes, arrays)) for t, arrays in first.postings.items()} == before  # not modified
+    with pytest.raises(ValueError):  # an old analysis the postings do not hold is refused, not half-applied
+        update_postings(first.postings, [(0, analyze(IndexDoc("x", "x", "x", (), "neverseen")), analyzed[0])])

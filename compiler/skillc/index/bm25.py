@@ -28,6 +28,7 @@ import json
 import math
 import sys
 from array import array
+from bisect import bisect_left
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -64,6 +65,7 @@ class BuiltIndex:
     files: dict[str, bytes]  # file name (relative to api/index/) → bytes, header included
     body_unique: tuple[int, ...]  # |unique body tokens| per document (adk-rust's normaliser)
     tokens: tuple[DocTokens, ...] = field(repr=False, default=())
+    postings: Postings = field(repr=False, default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)
@@ -121,28 +123,22 @@ def analyze(doc: IndexDoc, toks: DocTokens | None = None) -> DocTerms:
     return tuple(weighted), tfs, tuple(bits.values()), length, body_unique
 
 
-def build(docs: Sequence[IndexDoc], *, k1: float = K1, b: float = B, shard_bytes: int = SHARD_BYTES,
-          keep_tokens: bool = False, analyzed: Sequence[DocTerms | None] | None = None) -> BuiltIndex:
-    """Tokenize and invert ``docs`` (already in the order the index keeps: ID byte order).
+# The inverted index: term → (document numbers ascending, their weighted tf, their field bits), as
+# arrays in the types the postings files hold.  A build keeps it (with the documents' analysis keys)
+# so that the next one, where a few documents changed, updates it instead of inverting every one.
+Postings = dict[str, tuple[array, array, array]]
 
-    ``analyzed``: ``analyze(doc)`` of each document where already known (a build's cache), else None."""
-    n_docs = len(docs)
+
+def doc_typecode(n_docs: int) -> str:
+    return "H" if n_docs <= 65_536 else "I"
+
+
+def invert(analyzed: Sequence[DocTerms]) -> Postings:
+    """The postings of every term of ``analyzed`` (documents numbered in that order)."""
     post_docs: dict[str, list[int]] = {}
     post_tf: dict[str, list[int]] = {}
     post_fields: dict[str, list[int]] = {}
-    doc_lengths = array("I")
-    body_unique: list[int] = []
-    kept: list[DocTokens] = []
-    for i, doc in enumerate(docs):
-        known = analyzed[i] if analyzed is not None else None
-        if known is None or keep_tokens:
-            toks = tokenize_doc(doc)
-            if keep_tokens:
-                kept.append(toks)
-            known = analyze(doc, toks)
-        terms, tfs, bits, length, unique = known
-        body_unique.append(unique)
-        doc_lengths.append(length)
+    for i, (terms, tfs, bits, _, _) in enumerate(analyzed):
         for t, tf, bit in zip(terms, tfs, bits):
             lst = post_docs.get(t)
             if lst is None:
@@ -153,10 +149,74 @@ def build(docs: Sequence[IndexDoc], *, k1: float = K1, b: float = B, shard_bytes
                 lst.append(i)
                 post_tf[t].append(tf)
                 post_fields[t].append(bit)
+    code = doc_typecode(len(analyzed))
+    return {t: (array(code, d), array("H", post_tf[t]), array("B", post_fields[t])) for t, d in post_docs.items()}
 
-    terms = sorted(post_docs)  # code point order == UTF-8 byte order
+
+def update_postings(postings: Postings, changes: Sequence[tuple[int, DocTerms, DocTerms]]) -> Postings:
+    """``postings`` with documents replaced: ``(number, old analysis, new analysis)`` each (the
+    same documents in the same order otherwise).  Returns a new mapping; ``postings`` is untouched
+    (the arrays of the terms the changes touch are copied, the others shared)."""
+    out = dict(postings)
+    copied: set[str] = set()
+    code = next(iter(postings.values()))[0].typecode if postings else "H"
+
+    def own(term: str) -> tuple[array, array, array]:
+        entry = out.get(term)
+        if term not in copied:
+            copied.add(term)
+            entry = out[term] = ((array(code, entry[0]), array("H", entry[1]), array("B", entry[2])) if entry
+                                 else (array(code), array("H"), array("B")))
+        return entry  # type: ignore[return-value]
+
+    for i, old, new in changes:
+        for term in old[0]:
+            docs, tfs, bits = own(term)
+            k = bisect_left(docs, i)
+            if k == len(docs) or docs[k] != i:
+                raise ValueError(f"document {i} is not in the postings of {term!r}")
+            del docs[k], tfs[k], bits[k]
+        for term, tf, bit in zip(new[0], new[1], new[2]):
+            docs, tfs, bits = own(term)
+            k = bisect_left(docs, i)
+            docs.insert(k, i)
+            tfs.insert(k, tf)
+            bits.insert(k, bit)
+    for term in copied:
+        if not out[term][0]:
+            del out[term]
+    return out
+
+
+def build(docs: Sequence[IndexDoc], *, k1: float = K1, b: float = B, shard_bytes: int = SHARD_BYTES,
+          keep_tokens: bool = False, analyzed: Sequence[DocTerms | None] | None = None,
+          postings: Postings | None = None) -> BuiltIndex:
+    """Tokenize and invert ``docs`` (already in the order the index keeps: ID byte order).
+
+    ``analyzed``: ``analyze(doc)`` of each document where already known (a build's cache), else None.
+    ``postings``: their inversion, when known (``update_postings``); ``BuiltIndex.postings`` is it."""
+    n_docs = len(docs)
+    doc_lengths = array("I")
+    body_unique: list[int] = []
+    kept: list[DocTokens] = []
+    complete: list[DocTerms] = []
+    for i, doc in enumerate(docs):
+        known = analyzed[i] if analyzed is not None else None
+        if known is None or keep_tokens:
+            toks = tokenize_doc(doc)
+            if keep_tokens:
+                kept.append(toks)
+            known = analyze(doc, toks)
+        complete.append(known)
+        body_unique.append(known[4])
+        doc_lengths.append(known[3])
+    if postings is None:
+        postings = invert(complete)
+
+    terms = sorted(postings)  # code point order == UTF-8 byte order
     avgdl = (sum(doc_lengths) / n_docs) if n_docs else 0.0
-    doc_type, doc_code, doc_size = ("uint16", "H", 2) if n_docs <= 65_536 else ("uint32", "I", 4)
+    doc_code = doc_typecode(n_docs)
+    doc_type, doc_size = ("uint16", 2) if doc_code == "H" else ("uint32", 4)
     per_posting = doc_size + 3
 
     idf = array("d")
@@ -183,14 +243,14 @@ def build(docs: Sequence[IndexDoc], *, k1: float = K1, b: float = B, shard_bytes
     for tid, term in enumerate(terms):
         if tid > shard_first_term and len(cur_fields) * per_posting >= shard_bytes:
             flush(tid)
-        d = post_docs[term]
+        d, tf, bits = postings[term]
         df = len(d)
         idf.append(math.log(1.0 + (n_docs - df + 0.5) / (df + 0.5)))
         blob += term.encode("utf-8")
         term_offsets.append(len(blob))
         cur_docs.extend(d)
-        cur_tf.extend(post_tf[term])
-        cur_fields.extend(post_fields[term])
+        cur_tf.extend(tf)
+        cur_fields.extend(bits)
         posting_offsets.append(posting_offsets[-1] + df)
     if terms:
         flush(len(terms))
@@ -236,4 +296,4 @@ def build(docs: Sequence[IndexDoc], *, k1: float = K1, b: float = B, shard_bytes
         "shards": shards,
     }
     files[HEADER] = dump_json(header)
-    return BuiltIndex(header, files, tuple(body_unique), tuple(kept))
+    return BuiltIndex(header, files, tuple(body_unique), tuple(kept), postings)

@@ -20,7 +20,7 @@ from typing import Any
 from ..resolve_types import EmitContext, SourceSkill
 from ..resources import template_dir
 from ..select import DEFAULT_MAX_SKILLS_PER_STORY, DetectRule
-from .bm25 import IndexDoc, analyze, build, dump_json
+from .bm25 import IndexDoc, Postings, analyze, build, dump_json, update_postings
 
 INDEX_DIR = "api/index"
 SELECT_FILE = "select.json"
@@ -103,8 +103,10 @@ def _emits(ctx: EmitContext) -> tuple[str, ...]:
 
 def _built_files(ctx: EmitContext, docs: list[IndexDoc]) -> dict[str, bytes]:
     """The index files, through the build cache (``ctx.options["cache"]``) when there is one: each
-    document's analysis is kept by its SKILL.md hash and fields, and the whole index by all of them,
-    so a rebuild tokenizes only the changed skills (and nothing when none changed)."""
+    document's analysis is kept by its SKILL.md hash and fields, the whole index by all of those and
+    the IDs, and the inverted postings by the IDs.  A rebuild tokenizes only the changed skills
+    (nothing when none changed) and, when the skills are the same ones, updates the previous
+    postings for the changed skills instead of inverting all of them again."""
     cache = ctx.options.get("cache")
     if cache is None:
         return build(docs).files
@@ -112,8 +114,11 @@ def _built_files(ctx: EmitContext, docs: list[IndexDoc]) -> dict[str, bytes]:
 
     keys = [key_of("index", s.document.sha256, len(d.body), d.name, d.description, d.tags)
             for s, d in zip(ctx.resolution.skills, docs)]
-    whole = key_of("index-all", keys, [d.id for d in docs])
+    ids = [d.id for d in docs]
+    whole = key_of("index-all", keys, ids)
+    postings_key = key_of("index-postings", ids)
     files = cache.get("index", whole)
+    previous = cache.get("index", postings_key)  # (analysis keys, postings); kept for the next build
     if files is not None:
         for key in keys:  # kept for the next build, which may change one skill
             cache.get("index", key)
@@ -126,9 +131,37 @@ def _built_files(ctx: EmitContext, docs: list[IndexDoc]) -> dict[str, bytes]:
             rec = (tuple(map(sys.intern, terms)), tfs, bits, length, unique)  # shared strings: a small pickle
             cache.put("index", key, rec)
         analyzed.append(rec)
-    files = build(docs, analyzed=analyzed).files
-    cache.put("index", whole, files)
-    return files
+    postings = _updated_postings(cache, previous, keys, analyzed)
+    built = build(docs, analyzed=analyzed, postings=postings)
+    cache.put("index", whole, built.files)
+    cache.put("index", postings_key, (tuple(keys), built.postings))
+    return built.files
+
+
+UPDATE_SHARE = 4  # update the previous postings when at most 1/UPDATE_SHARE of the skills changed
+
+
+def _updated_postings(cache, previous, keys: list[str], analyzed: list) -> Postings | None:
+    """The previous build's postings updated for the skills whose analysis changed, or None (invert
+    them all) when there are none, the skills differ, or too many changed."""
+    if previous is None:
+        return None
+    old_keys, postings = previous
+    if len(old_keys) != len(keys):
+        return None
+    changed = [i for i, (old, new) in enumerate(zip(old_keys, keys)) if old != new]
+    if len(changed) * UPDATE_SHARE > len(keys):
+        return None
+    changes = []
+    for i in changed:
+        old = cache.get("index", old_keys[i])  # the previous build kept it
+        if old is None:
+            return None
+        changes.append((i, old, analyzed[i]))
+    try:
+        return update_postings(postings, changes)
+    except ValueError:  # postings that do not hold what their keys say: invert them all
+        return None
 
 
 def emit_index(ctx: EmitContext) -> None:

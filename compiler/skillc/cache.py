@@ -64,11 +64,9 @@ def default_cache_root(env: dict[str, str] | os._Environ = os.environ) -> Path:
 
 
 def key_of(*parts: object) -> str:
-    h = hashlib.sha256()
-    for p in parts:
-        h.update(repr(p).encode("utf-8", "surrogateescape"))
-        h.update(b"\0")
-    return h.hexdigest()
+    """A record's key: the SHA-256 of the parts' ``repr`` (strings are quoted and escaped in it, so
+    different parts never give the same text)."""
+    return hashlib.sha256(repr(parts).encode("utf-8", "surrogateescape")).hexdigest()
 
 
 @dataclass

@@ -31,7 +31,7 @@ def id_problem(skill_id: str) -> str | None:
     """Why ``skill_id`` is unsafe as a URL segment or a file name, or None when it is safe."""
     if not skill_id:
         return "the ID is empty"
-    if unicodedata.normalize("NFC", skill_id) != skill_id:
+    if not unicodedata.is_normalized("NFC", skill_id):
         return "it is not NFC-normalised (macOS would store a different name)"
     for seg in skill_id.split("/"):
         if seg in ("", ".", ".."):
@@ -45,7 +45,8 @@ def id_problem(skill_id: str) -> str | None:
             return f"segment {seg!r} is a reserved device name on Windows"
         if len(seg.encode("utf-8")) > 255:
             return f"segment {seg[:20]!r}… is longer than 255 bytes"
-    if len(urllib.parse.quote(skill_id, safe="")) > MAX_NAME_BYTES:
+    # (percent-encoding at most triples the UTF-8 length: most IDs need no encoding to be measured)
+    if len(skill_id.encode("utf-8")) * 3 > MAX_NAME_BYTES and len(urllib.parse.quote(skill_id, safe="")) > MAX_NAME_BYTES:
         return f"once percent-encoded it is longer than {MAX_NAME_BYTES} bytes (a file name limit)"
     return None
 

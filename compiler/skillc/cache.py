@@ -291,17 +291,10 @@ class BuildCache:
         if st is not None and stat_module.S_ISREG(st.st_mode) and st.st_size <= MAX_FILE_BYTES:
             hit = self._stat_record(full, st)
             if hit is not None:
-                digest = hit[1]
-                rec = self.get("parse", key_of("parse", digest, path, kind.value, skill))
-                if rec is not None:
-                    try:
-                        doc = _document_in(rec, path, digest)
-                    except (ValueError, TypeError):
-                        doc = None
-                    if doc is not None:
-                        self.stats.stat_cached += 1
-                        self.stats.cached += 1
-                        return doc
+                doc = self._cached_document(key_of("parse", hit[1], path, kind.value, skill), path, hit[1])
+                if doc is not None:
+                    self.stats.stat_cached += 1
+                    return doc
         fd = os.open(full, _READ)  # (os-level: a buffered open costs three more system calls a file)
         try:
             sig = stat_signature(os.fstat(fd))
@@ -317,19 +310,26 @@ class BuildCache:
         small = len(raw) <= MAX_FILE_BYTES
         if small and sig[1] == len(raw):
             self._new["stat"][full] = (sig, digest, sig[1], self.started_ns)
-        rec = self.get("parse", key) if small else None
-        if rec is not None:
-            try:
-                doc = _document_in(rec, path, digest)
-            except (ValueError, TypeError):
-                doc = None
-            if doc is not None:
-                self.stats.cached += 1
-                return doc
+        doc = self._cached_document(key, path, digest) if small else None
+        if doc is not None:
+            return doc
         self.stats.parsed += 1
         doc = parse_document(raw, path, kind, skill)
         if small:
             self.put("parse", key, _document_out(doc))
+        return doc
+
+    def _cached_document(self, key: str, path: str, digest: str) -> Document | None:
+        """The document of the parse record under ``key`` (counted as ``cached``), or None when
+        there is none or it does not load."""
+        rec = self.get("parse", key)
+        if rec is None:
+            return None
+        try:
+            doc = _document_in(rec, path, digest)
+        except (ValueError, TypeError):
+            return None
+        self.stats.cached += 1
         return doc
 
     def save(self) -> None:

@@ -101,7 +101,26 @@ def _typed_scalar(tag: str, value: str, event: Any) -> Any:
         ) from None
 
 
-class _Positions(Mapping):
+class _LazyMap(Mapping):
+    """A mapping over ``_raw`` records whose values are built on first access (``__getitem__``)."""
+
+    __slots__ = ()
+    _raw: dict
+
+    def __contains__(self, path: object) -> bool:
+        return path in self._raw
+
+    def __iter__(self) -> Iterator[tuple]:
+        return iter(self._raw)
+
+    def __len__(self) -> int:
+        return len(self._raw)
+
+    def __repr__(self) -> str:
+        return repr(dict(self.items()))
+
+
+class _Positions(_LazyMap):
     """Key path → ``Position``, built on first access from ``(line, column)`` pairs.
 
     Most documents never report a position, so the parser records plain tuples and only the
@@ -121,23 +140,11 @@ class _Positions(Mapping):
             p = self._built[path] = Position(*self._raw[path])
         return p
 
-    def __contains__(self, path: object) -> bool:
-        return path in self._raw
-
-    def __iter__(self) -> Iterator[tuple]:
-        return iter(self._raw)
-
-    def __len__(self) -> int:
-        return len(self._raw)
-
-    def __repr__(self) -> str:
-        return repr(dict(self.items()))
-
     def __reduce__(self) -> tuple:
         return (_Positions, (self._raw,))  # plain tuples: cheap to pickle, still lazy on the other side
 
 
-class _Scalars(Mapping):
+class _Scalars(_LazyMap):
     """Path → ``Scalar``, built on first access (see ``_Positions``).
 
     Each raw entry is either the parser's ``(resolved tag, ScalarEvent)`` or, after pickling, a
@@ -166,18 +173,6 @@ class _Scalars(Mapping):
             tag, text, style, line, column, end_line, end_column = self._record(self._raw[path])
             s = self._built[path] = Scalar(tag, text, style, Position(line, column), Position(end_line, end_column))
         return s
-
-    def __contains__(self, path: object) -> bool:
-        return path in self._raw
-
-    def __iter__(self) -> Iterator[tuple]:
-        return iter(self._raw)
-
-    def __len__(self) -> int:
-        return len(self._raw)
-
-    def __repr__(self) -> str:
-        return repr(dict(self.items()))
 
     def __reduce__(self) -> tuple:
         return (_Scalars, ({path: self._record(raw) for path, raw in self._raw.items()}, 0))

@@ -351,14 +351,12 @@ class _Checker:
     """
 
     def __init__(self, root: str, config: LintConfig, rules: Sequence[Rule], keys: frozenset[str] | None) -> None:
-        import multiprocessing
         import threading
 
         self.root, self.config, self.rules, self.keys = root, config, rules, keys
         self.items: list[DiscoveredItem] = []
         self.jobs = _workers()
-        self.parallel = (self.jobs >= 2 and threading.active_count() == 1
-                         and "fork" in multiprocessing.get_all_start_methods())
+        self.parallel = self.jobs >= 2 and threading.active_count() == 1
         self.workers: list = []
         self.sent = 0  # items the workers know
 
@@ -371,8 +369,12 @@ class _Checker:
             self._start()
 
     def _start(self) -> None:
+        # (imported here: a small repository, the usual pre-commit run, never needs it)
         import multiprocessing
 
+        if "fork" not in multiprocessing.get_all_start_methods():
+            self.parallel = False
+            return
         context = multiprocessing.get_context("fork")
         self.claims = context.Value("i", 0)
         self.results = context.Queue()

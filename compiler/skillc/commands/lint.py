@@ -162,8 +162,6 @@ def lint(paths, config_path, profile, fmt, output, strict, select, extend_select
     pyproject.toml ([tool.skillc.lint]) found in the linted folder or above it (up to the
     repository's top). `skillc rules` lists every rule; `skillc rules CODE` explains one.
     """
-    from ..fix import fix_item, write_fix
-
     if fix and diff:
         raise click.UsageError("use either --fix (write) or --diff (show), not both")
     overrides = {"profile": profile, "select": _codes(select), "extend_select": _codes(extend_select),
@@ -179,6 +177,8 @@ def lint(paths, config_path, profile, fmt, output, strict, select, extend_select
         if tgt.only is not None:
             _note_unmatched(tgt, result)
         if fix or diff:
+            from ..fix import fix_item, write_fix
+
             root_fixes = [f for f in (fix_item(Path(result.root), li, cfg) for li in result.items) if f]
             file_fixes.extend((tgt, f) for f in root_fixes)
             if fix and root_fixes:

@@ -266,3 +266,30 @@ def test_updated_postings_give_the_index_a_fresh_build_gives():
     assert {t: tuple(map(bytes, arrays)) for t, arrays in first.postings.items()} == before  # not modified
     with pytest.raises(ValueError):  # an old analysis the postings do not hold is refused, not half-applied
         update_postings(first.postings, [(0, analyze(IndexDoc("x", "x", "x", (), "neverseen")), analyzed[0])])
+
+
+def test_a_rebuild_inverts_everything_when_the_previous_postings_cannot_be_updated(tmp_path):
+    from skillc.cache import BuildCache
+    from skillc.index.bm25 import analyze
+    from skillc.index.emit import _updated_postings
+
+    docs = corpus(40, seed=5)
+    analyzed = [analyze(d) for d in docs]
+    keys = [f"k{i}" for i in range(40)]
+    cache = BuildCache(None)
+    for k, a in zip(keys, analyzed):
+        cache.put("index", k, a)
+    previous = (tuple(keys), build(docs, analyzed=analyzed).postings)
+    changed = docs[:]
+    changed[3] = IndexDoc(docs[3].id, docs[3].name, docs[3].description, docs[3].tags, "new words here")
+    new_analyzed = analyzed[:3] + [analyze(changed[3])] + analyzed[4:]
+    new_keys = keys[:3] + ["k3-new"] + keys[4:]
+    updated = _updated_postings(cache, previous, new_keys, new_analyzed)
+    assert updated is not None
+    assert build(changed, analyzed=new_analyzed, postings=updated).files == build(changed).files
+    assert _updated_postings(cache, None, new_keys, new_analyzed) is None  # no previous build
+    assert _updated_postings(cache, previous, new_keys[:-1], new_analyzed[:-1]) is None  # other skills
+    many = [f"{k}-new" for k in keys[:11]] + keys[11:]  # more than a quarter changed
+    assert _updated_postings(cache, previous, many, new_analyzed) is None
+    forgetful = BuildCache(None)  # the old analysis of the changed skill is not in the cache
+    assert _updated_postings(forgetful, previous, new_keys, new_analyzed) is None

@@ -13,6 +13,8 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 from bundle_contract import build_env, make_sample_repo
 from conftest import PROJECT, run_skillc, skillc_command, write_skill
 
@@ -197,3 +199,47 @@ def test_quiet_and_human_output(tmp_path: Path):
     r = run_skillc("build", "repo", "--out", "out", cwd=tmp_path, env=build_env(tmp_path))
     assert r.returncode == 0 and r.stdout.startswith("Built 1 skill ")
     assert "\r" not in r.stderr  # no progress bar when stderr is not a terminal
+
+
+def _on_a_terminal(args: list[str], cwd: Path, env: dict) -> tuple[int, str]:
+    """Run ``args`` with a pseudo-terminal as stdin, stdout and stderr; its exit status and output."""
+    import pty
+
+    pid, fd = pty.fork()
+    if pid == 0:  # the child: run the command (never returns)
+        try:
+            os.chdir(cwd)
+            os.execve(args[0], args, {**os.environ, **env, "COLUMNS": "100"})
+        finally:
+            os._exit(127)
+    chunks = []
+    while True:
+        try:
+            data = os.read(fd, 65536)
+        except OSError:  # EIO: the child closed the terminal
+            break
+        if not data:
+            break
+        chunks.append(data)
+    os.close(fd)
+    _, status = os.waitpid(pid, 0)
+    return os.waitstatus_to_exitcode(status), b"".join(chunks).decode("utf-8", "replace")
+
+
+def test_a_terminal_shows_a_progress_bar_per_stage(tmp_path: Path):
+    for i in range(12):
+        write_skill(tmp_path / "repo", f"skill-{i:02d}")
+    cmd = skillc_command()
+    if len(cmd) != 1:
+        pytest.skip("needs the installed skillc command")
+    code, shown = _on_a_terminal([cmd[0], "build", "repo", "--out", "out", "--no-site"], tmp_path, build_env(tmp_path))
+    assert code == 0, shown
+    # each stage's bar ends full on a line of its own, before the summary
+    finals = [line.rsplit("\r", 1)[-1] for line in shown.replace("\r\n", "\n").split("\n")]
+    stages = [next(i for i, line in enumerate(finals) if label in line and "100%" in line)
+              for label in ("Reading skills", "Linting skills", "Publishing skills")]
+    assert stages == sorted(stages) and len(set(stages)) == 3
+    assert any(line.startswith("Built 12 skills") for line in finals[stages[-1]:])
+    # a second build has nothing to lint or publish again: only the reading bar
+    code, shown = _on_a_terminal([cmd[0], "build", "repo", "--out", "out", "--no-site"], tmp_path, build_env(tmp_path))
+    assert code == 0 and "Reading skills" in shown and "Linting skills" not in shown

@@ -278,10 +278,11 @@ class Reader:
     A source that passes the file's ``stat`` (``st=``) lets the cache skip reading an unchanged
     file; ``file_digest(path, stat)`` hashes supporting files through the same stat cache."""
 
-    def __init__(self, cache: BuildCache) -> None:
+    def __init__(self, cache: BuildCache, progress: Progress | None = None) -> None:
         self.cache = cache
         self.origin: dict[int, tuple[str, DiscoveredItem]] = {}
         self.file_digest = cache.file_digest
+        self.progress = progress  # (label, total) -> advance: sources report the skills they read
 
     def __call__(self, root: str, item: DiscoveredItem, st: os.stat_result | None = None) -> Document:
         from .lint import read_item
@@ -296,7 +297,7 @@ class Reader:
 
 
 def lint_skills(skills: Sequence[SourceSkill], reader: Reader, config: LintConfig, cache: BuildCache,
-                jobs: int = 1) -> dict[int, list[Diagnostic]]:
+                jobs: int = 1, progress: Progress | None = None) -> dict[int, list[Diagnostic]]:
     """Document rules per skill (cached by the skill's files and the lint configuration), then the
     collection rules over all of them.  Keyed by ``id(skill)``."""
     from .rules.registry import RuleContext
@@ -334,7 +335,8 @@ def lint_skills(skills: Sequence[SourceSkill], reader: Reader, config: LintConfi
         _, ctx, _ = entry
         return finalize([*ctx.document.diagnostics, *check_document(ctx, rules)], config)
 
-    for (skill, _, key), diags in zip(todo, fork_map(check, todo, jobs)):
+    advance = progress("Linting skills", len(todo)) if progress is not None else None
+    for (skill, _, key), diags in zip(todo, fork_map(check, todo, jobs, advance)):
         cache.stats.linted += 1
         cache.put("lint", key, diagnostics_out(diags))
         out[id(skill)] = diags
@@ -425,7 +427,7 @@ def _run_build(opts: BuildOptions, progress: Progress | None = None) -> BuildRes
         parallel._CLOSE_IN_CHILD[:] = [lock.fd] if lock.fd is not None else []
         clean_stale(work, name)
         # 1. sources (parse through the cache)
-        reader = Reader(cache)
+        reader = Reader(cache, progress)
         listings = []
         source_cache = (cache_root or Path(opts.env.get("TMPDIR", "/tmp")) / "skillc-nocache") / "sources"
         for repo in cfg.repositories:
@@ -433,7 +435,7 @@ def _run_build(opts: BuildOptions, progress: Progress | None = None) -> BuildRes
         lap("sources")
         # 2. lint every offered skill
         all_skills = [s for lst in listings for s in lst.skills]
-        per_skill = lint_skills(all_skills, reader, cfg.lint, cache, jobs)
+        per_skill = lint_skills(all_skills, reader, cfg.lint, cache, jobs, progress)
         lap("lint")
         diagnostics: list[tuple[str, Diagnostic]] = []
         for lst in listings:  # (the listings' own diagnostics come back through resolve)

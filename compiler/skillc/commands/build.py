@@ -55,9 +55,12 @@ def build(paths, config_path, out, no_site, memory, keep_going, force, emit, no_
     bars: list = []
 
     def progress(label: str, total: int):
+        """A bar per stage (reading, linting, publishing), one below the other."""
         if not show_progress or total < 2:
             return None
-        bar = click.progressbar(length=total, label=label, file=sys.stderr)
+        while bars:  # the previous stage is over
+            bars.pop().__exit__(None, None, None)
+        bar = click.progressbar(length=total, label=label.ljust(18), file=sys.stderr)
         bar.__enter__()
         bars.append(bar)
         return bar.update
@@ -90,11 +93,11 @@ def build(paths, config_path, out, no_site, memory, keep_going, force, emit, no_
     out_shown = os.path.relpath(result.out) if not Path(out).is_absolute() else str(result.out)
     size = summary["bytes"] / 1e6
     click.echo(
-        f"Built {summary['skills']} skill{'s' if summary['skills'] != 1 else ''} "
-        f"({summary['collections']} collections, {summary['files']} files, {size:.1f} MB) into {out_shown}/ "
-        f"in {summary['seconds']:.1f} s; parsed {summary['parsed']}, from cache {summary['cached']}"
-        + (f"; {len(summary['excluded'])} excluded" if summary["excluded"] else "")
-        + (f"; {summary['warnings']} warnings" if summary["warnings"] else "")
+        f"Built {summary['skills']:,} skill{'s' if summary['skills'] != 1 else ''} "
+        f"({summary['collections']:,} collections, {summary['files']:,} files, {size:.1f} MB) into {out_shown}/ "
+        f"in {summary['seconds']:.1f} s; parsed {summary['parsed']:,}, from cache {summary['cached']:,}"
+        + (f"; {len(summary['excluded']):,} excluded" if summary["excluded"] else "")
+        + (f"; {summary['warnings']:,} warning{'s' if summary['warnings'] != 1 else ''}" if summary["warnings"] else "")
     )
     click.echo(f"Serve it: skillc serve {out_shown}", err=True)
 

@@ -163,8 +163,12 @@ def list_directory(repo: Repository, root: Path, read: ReadItem | None, lint: Li
     cache: BuildCache | None = getattr(read, "cache", None)  # remembers listings too
     root_abs = disc.root  # already a real path, and discovery follows no directory link below it
     filtering = bool(repo.include or repo.exclude)
+    progress = getattr(read, "progress", None)  # the build's progress bars (a terminal only)
+    advance = progress("Reading skills", len(skills_items)) if progress is not None else None
     out: list[SourceSkill] = []
     for item in skills_items:
+        if advance is not None:
+            advance(1)
         skill_id = f"{prefix}/{item.skill_dir}".strip("/") if prefix else item.skill_dir
         if filtering and not id_selected(skill_id, repo.include, repo.exclude):
             continue

@@ -330,8 +330,11 @@ def emit_skills(ctx: EmitContext) -> None:
         else:
             todo.append((skill, key))
     # Every folder the other skills' files go in, made in one sorted pass (a fresh staging folder has none).
+    # The folders of skills to render are made by the workers that render them (a folder costs more
+    # than a file to create); the collections' folders, which many skills share, are made here.
     staging.ensure_dirs([p for _, _, art in reuse for p, _, _ in art.bundle_files()]
-                        + [p for skill, _ in todo for p in planned_paths(skill)])
+                        + [f"{top}/{skill.id}" for skill, _ in todo for top in ("api/files", "api/archives")]
+                        + (["api/skills/"] if todo else []))
     # Linking the rest from the visible bundle (the first rebuild after a full build: every file)
     # or rendering them is independent per skill: forked workers do it and return what they made
     # (None: linked), while the build goes on with the search index.
@@ -346,6 +349,8 @@ def emit_skills(ctx: EmitContext) -> None:
         skill, _, art = entry
         if art is not None and all(staging.provide(p, (s, n)) for p, s, n in art.bundle_files()):
             return None
+        if art is None:
+            staging.ensure_dirs(planned_paths(skill), below=f"api/files/{skill.id}")
         return render_skill(ctx, staging, skill)
 
     pending = fork_map_async(produce, work, jobs, progress)

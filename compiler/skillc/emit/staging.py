@@ -66,13 +66,14 @@ class Staging:
         self.linked += 1
         return True
 
-    def ensure_dirs(self, rels: Iterable[str]) -> int:
+    def ensure_dirs(self, rels: Iterable[str], below: str = "") -> int:
         """Create (parents first) every folder the files ``rels`` need that does not exist yet;
-        returns how many were made."""
+        returns how many were made.  ``below``: only that folder and its subfolders (its parents
+        are known to exist)."""
         need: set[str] = set()
         for rel in rels:
             d = rel.rpartition("/")[0]
-            while d and d not in need:
+            while d and d not in need and (not below or d == below or d.startswith(below + "/")):
                 need.add(d)
                 d = d.rpartition("/")[0]
         made = 0

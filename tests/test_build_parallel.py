@@ -33,3 +33,24 @@ def test_async_map_returns_at_once_and_raises_a_worker_error_on_result():
     ok = fork_map_async(lambda x: -x, list(range(200)), jobs=2)
     ok.cancel()  # a build that fails meanwhile stops the workers without waiting for them
     assert fork_map_async(lambda x: -x, list(range(10)), jobs=2).result() == [-x for x in range(10)]
+
+
+def test_a_finished_build_leaves_no_descriptor_for_later_workers_to_close(tmp_path):
+    # Workers close the build lock's descriptor while the lock is held. A build that kept the number
+    # registered made every later pool's workers close whatever reused it (their own pipe): they died
+    # at once and the pool replaced them forever (a hang seen when tests shared a process).
+    from conftest import write_skill
+    from skillc import parallel
+    from skillc.build import BuildOptions, run_build
+
+    write_skill(tmp_path / "repo", "one")
+    run_build(BuildOptions(paths=(str(tmp_path / "repo"),), out=str(tmp_path / "out"), site=False,
+                           cache_dir=tmp_path / "cache", cwd=tmp_path, env={}, home=tmp_path))
+    assert parallel.CLOSE_IN_CHILD == []
+    taken = [os.open(os.devnull, os.O_RDONLY) for _ in range(8)]  # the lock's number is reused
+    try:
+        out = fork_map(_square_and_pid, list(range(300)), jobs=2)
+        assert [v for v, _ in out] == [x * x for x in range(300)]
+    finally:
+        for fd in taken:
+            os.close(fd)

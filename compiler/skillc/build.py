@@ -34,6 +34,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from . import parallel
 from .cache import BuildCache, default_cache_root, diagnostics_in, diagnostics_out, key_of
 from .discover import SKIP_DIRS, path_key
 from .errors import BuildError, SkillcError
@@ -166,10 +167,14 @@ class BuildLock:
         os.ftruncate(fd, 0)
         os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
         self.fd = fd
+        parallel.CLOSE_IN_CHILD.append(fd)  # a worker forked meanwhile must not hold the lock
         return self
 
     def __exit__(self, *exc: object) -> None:
         if self.fd is not None:
+            # Unregistered before the number can be reused: a later worker closing it would close
+            # whatever holds that number then (a pool's own pipe, whose workers then die at once).
+            parallel.CLOSE_IN_CHILD.remove(self.fd)
             os.ftruncate(self.fd, 0)
             os.close(self.fd)  # closing releases the flock
             self.fd = None
@@ -421,10 +426,7 @@ def _run_build(opts: BuildOptions, progress: Progress | None = None) -> BuildRes
     work = out.parent / WORK_DIR
     name = out.name
     jobs = opts.jobs or default_jobs(dict(opts.env))
-    with BuildLock(work, name) as lock:
-        from . import parallel
-
-        parallel._CLOSE_IN_CHILD[:] = [lock.fd] if lock.fd is not None else []
+    with BuildLock(work, name):
         clean_stale(work, name)
         # 1. sources (parse through the cache)
         reader = Reader(cache, progress)

@@ -24,7 +24,7 @@ R = TypeVar("R")
 MIN_ITEMS = 64
 _WORK: dict[int, tuple[Callable, Sequence]] = {}  # job id -> (fn, items), inherited by forked workers
 _JOB_IDS = itertools.count()
-_CLOSE_IN_CHILD: list[int] = []  # fds (the build lock) a worker must not keep open
+CLOSE_IN_CHILD: list[int] = []  # open fds a worker must not keep (the build lock, while it is held)
 
 
 def default_jobs(env: dict | None = None) -> int:
@@ -35,7 +35,7 @@ def default_jobs(env: dict | None = None) -> int:
 
 
 def _init() -> None:
-    for fd in _CLOSE_IN_CHILD:
+    for fd in CLOSE_IN_CHILD:
         try:
             os.close(fd)
         except OSError:

@@ -54,3 +54,27 @@ def test_a_finished_build_leaves_no_descriptor_for_later_workers_to_close(tmp_pa
     finally:
         for fd in taken:
             os.close(fd)
+
+
+def test_a_worker_that_dies_fails_the_map_instead_of_hanging(tmp_path):
+    # (in a child process with a time limit, so a regression fails the test instead of hanging it)
+    import subprocess
+    import sys
+    import textwrap
+
+    script = textwrap.dedent("""
+        import os, signal
+        from skillc.parallel import fork_map
+
+        def work(x):
+            if x == 150:
+                os.kill(os.getpid(), signal.SIGKILL)  # what the kernel's out-of-memory killer does
+            return x
+
+        try:
+            fork_map(work, list(range(300)), jobs=2)
+        except RuntimeError as exc:
+            print("raised:", exc)
+    """)
+    proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120, check=False)
+    assert "raised: a build worker process died" in proc.stdout, proc.stderr

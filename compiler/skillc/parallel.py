@@ -48,6 +48,15 @@ def _chunk(task: tuple[int, int, int]) -> list:
     return [fn(items[i]) for i in range(lo, hi)]
 
 
+WATCH_SECONDS = 0.5  # how often a map that waits for its workers checks that they are all alive
+
+
+def _worker_pids(pool) -> frozenset[int]:
+    """The pool's worker processes (``Pool._pool``: a pool never replaces a live worker of its own
+    accord, as it is made without ``maxtasksperchild``)."""
+    return frozenset(p.pid for p in pool._pool)
+
+
 def _serial(fn: Callable[[T], R], items: Sequence[T], jobs: int) -> bool:
     return jobs <= 1 or len(items) < MIN_ITEMS or "fork" not in multiprocessing.get_all_start_methods()
 
@@ -82,7 +91,19 @@ class Pending(Generic[R]):
 
     def _collect(self, tasks: list[tuple[int, int, int]], advance: Callable[[int], None] | None) -> None:
         try:
-            for (_, lo, hi), part in zip(tasks, self._pool.imap(_chunk, tasks)):  # type: ignore[union-attr]
+            pool = self._pool
+            results = pool.imap(_chunk, tasks)  # type: ignore[union-attr]
+            workers = _worker_pids(pool)
+            for _, lo, hi in tasks:
+                while True:
+                    try:
+                        part = results.next(timeout=WATCH_SECONDS)
+                        break
+                    except multiprocessing.TimeoutError:
+                        # A pool replaces a worker that dies (killed, out of memory) but loses its
+                        # chunk: without this check the build would wait for it forever.
+                        if _worker_pids(pool) != workers:
+                            raise RuntimeError("a build worker process died (killed, or out of memory?)") from None
                 self._results.extend(part)
                 if advance:
                     advance(hi - lo)

@@ -18,6 +18,8 @@ import threading
 from collections.abc import Callable, Sequence
 from typing import Generic, TypeVar
 
+from .errors import SkillcError
+
 T = TypeVar("T")
 R = TypeVar("R")
 
@@ -103,7 +105,9 @@ class Pending(Generic[R]):
                         # A pool replaces a worker that dies (killed, out of memory) but loses its
                         # chunk: without this check the build would wait for it forever.
                         if _worker_pids(pool) != workers:
-                            raise RuntimeError("a build worker process died (killed, or out of memory?)") from None
+                            raise SkillcError("a build worker process died (killed, or out of memory?)",
+                                              hint="run again; if it dies again, use fewer workers: SKILLC_JOBS=1") \
+                                from None
                 self._results.extend(part)
                 if advance:
                     advance(hi - lo)

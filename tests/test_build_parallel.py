@@ -4,6 +4,8 @@ asynchronous form returning before the work is done."""
 from __future__ import annotations
 
 import os
+import threading
+import time
 
 import pytest
 
@@ -30,8 +32,13 @@ def test_async_map_returns_at_once_and_raises_a_worker_error_on_result():
     pending = fork_map_async(fail_on_300, list(range(500)), jobs=2)
     with pytest.raises(BuildError, match="item 300 is broken"):
         pending.result()
+    threads = threading.active_count()
     ok = fork_map_async(lambda x: -x, list(range(200)), jobs=2)
     ok.cancel()  # a build that fails meanwhile stops the workers without waiting for them
+    deadline = time.monotonic() + 10
+    while threading.active_count() > threads and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert threading.active_count() <= threads  # and its collecting thread ends too
     assert fork_map_async(lambda x: -x, list(range(10)), jobs=2).result() == [-x for x in range(10)]
 
 

@@ -193,6 +193,17 @@ def test_discovery_hands_over_each_item_once_its_folder_is_walked(tmp_path: Path
     assert final["a/outer/SKILL.md"].aliases == ("alias/outer",)
 
 
+def _wait_for_other_threads(seconds: float = 10) -> None:
+    """Lint forks workers only in a process without other threads (forking them can deadlock the
+    child); a thread another test left (a cancelled build map's) ends within a second."""
+    import threading
+    import time
+
+    deadline = time.monotonic() + seconds
+    while threading.active_count() > 1 and time.monotonic() < deadline:
+        time.sleep(0.05)
+
+
 def test_a_dead_worker_fails_the_lint_instead_of_hanging(big_repo: Path, monkeypatch):
     import skillc.lint as lint
 
@@ -206,6 +217,7 @@ def test_a_dead_worker_fails_the_lint_instead_of_hanging(big_repo: Path, monkeyp
 
     monkeypatch.setattr(lint, "_check_chunk", dies_in_a_worker)
     monkeypatch.setenv("SKILLC_JOBS", "2")
+    _wait_for_other_threads()
     with pytest.raises(RuntimeError, match="worker process died"):
         lint.lint_root(big_repo)
     monkeypatch.setattr(lint, "_check_chunk", real)

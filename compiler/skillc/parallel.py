@@ -73,6 +73,7 @@ class Pending(Generic[R]):
         self._error: BaseException | None = None
         self._pool = None
         self._thread: threading.Thread | None = None
+        self._cancelled = False  # tells the collecting thread to stop waiting
         self._job = -1
         if _serial(fn, items, jobs):
             self._items = (fn, items, advance)
@@ -102,6 +103,8 @@ class Pending(Generic[R]):
                         part = results.next(timeout=WATCH_SECONDS)
                         break
                     except multiprocessing.TimeoutError:
+                        if self._cancelled:
+                            return
                         # A pool replaces a worker that dies (killed, out of memory) but loses its
                         # chunk: without this check the build would wait for it forever.
                         if _worker_pids(pool) != workers:
@@ -133,9 +136,10 @@ class Pending(Generic[R]):
 
     def cancel(self) -> None:
         self._items = None
+        self._cancelled = True
         if self._pool is not None:
             self._close(terminate=True)
-        self._thread = None  # (a daemon, left waiting on the terminated pool's results)
+        self._thread = None  # (a daemon: it sees ``_cancelled`` within WATCH_SECONDS and ends)
 
     def _close(self, terminate: bool) -> None:
         pool, self._pool = self._pool, None

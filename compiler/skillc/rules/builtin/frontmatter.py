@@ -68,6 +68,8 @@ def _scalar(ctx: RuleContext, *path: Any):
     severity=Severity.WARNING, profiles=REC, kinds=frozenset({ItemKind.SKILL}),
 )
 def unknown_frontmatter_key(ctx: RuleContext):
+    if KNOWN_KEYS.issuperset(ctx.meta):  # the usual case, in one call
+        return
     lower = {k.lower() for k in ctx.meta if isinstance(k, str)}
     for key in ctx.meta:
         if key in KNOWN_KEYS:
@@ -102,6 +104,9 @@ def version_not_string(ctx: RuleContext):
                       ctx.value("version"))
 
 
+_NEVER_DATES = frozenset({str, int, bool, float, type(None)})
+
+
 def _dates(value: Any, path: tuple) -> Iterator[tuple]:
     if isinstance(value, (datetime.date, datetime.datetime)):
         yield path
@@ -125,7 +130,7 @@ def _dates(value: Any, path: tuple) -> Iterator[tuple]:
 )
 def implicit_date(ctx: RuleContext):
     for key, value in ctx.meta.items():
-        if key in ("metadata", "version"):
+        if key in ("metadata", "version") or type(value) in _NEVER_DATES:  # (most values: no walk)
             continue
         for path in _dates(value, (key,)):
             scalar = _scalar(ctx, *path)
@@ -183,6 +188,10 @@ def split_tools(value: str) -> tuple[list[str], str, bool]:
     Returns ``(entries, separator, balanced)`` where separator is ``","`` when a comma outside
     parentheses separates entries, else ``" "``.
     """
+    if "(" not in value and ")" not in value:  # no argument patterns: str.split does it
+        if "," in value:
+            return [e.strip() for e in value.split(",")], ",", True
+        return value.split(), " ", True
     depth, comma = 0, False
     for c in value:
         if c == "(":
@@ -397,6 +406,8 @@ def hook_type_not_command(ctx: RuleContext):
     good="name: code-to-prd", severity=Severity.WARNING, profiles=REC, kinds=SKILL_AND_LIGHT,
 )
 def key_case_conflict(ctx: RuleContext):
+    if len({k.lower() for k in ctx.meta}) == len(ctx.meta):  # no two keys alike: the usual case
+        return
     seen: dict[str, str] = {}
     for key in ctx.meta:
         low = key.lower()

@@ -21,12 +21,20 @@ RECOMMENDED_WARNS = {"recommended": Severity.WARNING}
 NOT_CLAUDE = frozenset({"recommended", "spec"})
 
 
+_last_name: list = [None, None]  # (document, name): six rules ask for the same document's name
+
+
 def skill_name(ctx: RuleContext) -> str | None:
     """The frontmatter name as the spec checks it (stripped and NFKC-normalised), or None."""
+    if _last_name[0] is ctx.document:
+        return _last_name[1]
     name = ctx.meta.get("name")
     if not isinstance(name, str) or not name.strip():
-        return None
-    return unicodedata.normalize("NFKC", name.strip())
+        name = None
+    else:
+        name = unicodedata.normalize("NFKC", name.strip())
+    _last_name[0], _last_name[1] = ctx.document, name
+    return name
 
 
 @rule(
@@ -125,7 +133,7 @@ def name_consecutive_hyphens(ctx: RuleContext):
 )
 def name_invalid_characters(ctx: RuleContext):
     name = skill_name(ctx)
-    if name is None:
+    if name is None or NAME_RE.match(name):  # (a valid name has no bad character)
         return
     bad = sorted({c for c in name.lower() if not (c.isascii() and (c.isalnum() or c == "-"))})
     if bad:

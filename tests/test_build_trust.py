@@ -111,22 +111,45 @@ def test_killed_build_leaves_previous_bundle_intact(tmp_path: Path):
     assert r.returncode == 0, r.stderr
     before = tree_bytes(tmp_path / "out")
     work = tmp_path / ".skillc-build"
+    stderr = open(tmp_path / "stderr.txt", "wb")
     proc = subprocess.Popen([*skillc_command(), "build", "repo", "--out", "out", "--no-cache"], cwd=tmp_path, env=env,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                            stdout=subprocess.DEVNULL, stderr=stderr)
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline and proc.poll() is None:
         staged = [p for p in work.glob("out.tmp-*") if (p / "api/files").is_dir()]
-        if staged:
+        if staged and _children(proc.pid):  # publishing, with its worker processes
             break
         time.sleep(0.005)
     assert proc.poll() is None, "the build finished before it could be killed"
+    workers = _children(proc.pid)
     proc.send_signal(signal.SIGKILL)
     proc.wait()
+    # Its worker processes die with it (they would otherwise go on writing, and print tracebacks).
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline and any(os.path.exists(f"/proc/{pid}") for pid in workers):
+        time.sleep(0.05)
+    assert workers and not [pid for pid in workers if os.path.exists(f"/proc/{pid}")]
+    stderr.close()
+    assert b"Traceback" not in (tmp_path / "stderr.txt").read_bytes()
     assert tree_bytes(tmp_path / "out") == before
     assert list(work.glob("out.tmp-*")), "the killed build left no staging folder (was it killed mid-build?)"
     r = run_skillc("build", "small", "--out", "out", cwd=tmp_path, env=env)
     assert r.returncode == 0, r.stderr
     assert not list(work.glob("out.tmp-*")), "stale staging folders are cleaned by the next build"
+
+
+def _children(pid: int) -> list[int]:
+    """The live processes whose parent is ``pid`` (from /proc)."""
+    out = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                stat = Path(f"/proc/{entry}/stat").read_text()
+            except OSError:
+                continue
+            if int(stat.rpartition(")")[2].split()[1]) == pid:
+                out.append(int(entry))
+    return out
 
 
 def test_lock_stops_a_second_build(tmp_path: Path):
@@ -243,3 +266,97 @@ def test_a_terminal_shows_a_progress_bar_per_stage(tmp_path: Path):
     # a second build has nothing to lint or publish again: only the reading bar
     code, shown = _on_a_terminal([cmd[0], "build", "repo", "--out", "out", "--no-site"], tmp_path, build_env(tmp_path))
     assert code == 0 and "Reading skills" in shown and "Linting skills" not in shown
+
+
+def test_a_generation_without_skills_is_recycled(tmp_path: Path):
+    """The third build recycles the first one's folder; an empty bundle is a sound one too."""
+    (tmp_path / "empty").mkdir()
+    for _ in range(4):
+        r = run_skillc("build", "empty", "--out", "out", "--no-site", cwd=tmp_path, env=build_env(tmp_path))
+        assert r.returncode == 0, r.stderr
+    assert json.loads((tmp_path / "out/api/skills.json").read_text()) == {"skills": []}
+
+
+def test_an_output_folder_that_is_a_link_is_built_through(tmp_path: Path):
+    write_skill(tmp_path / "repo", "one")
+    (tmp_path / "real").mkdir()
+    (tmp_path / "out").symlink_to("real")
+    for _ in range(3):
+        r = run_skillc("build", "repo", "--out", "out", "--no-site", cwd=tmp_path, env=build_env(tmp_path))
+        assert r.returncode == 0, r.stderr
+    assert (tmp_path / "out").is_symlink() and os.readlink(tmp_path / "out") == "real"
+    assert (tmp_path / "real/api/skills/one.json").is_file()
+    # A linked previous generation left by an older skillc is removed, never followed.
+    work = tmp_path / ".skillc-build"
+    shutil.rmtree(work / "real.prev", ignore_errors=True)
+    (work / "real.prev").symlink_to(tmp_path / "real")
+    r = run_skillc("build", "repo", "--out", "out", "--no-site", cwd=tmp_path, env=build_env(tmp_path))
+    assert r.returncode == 0, r.stderr
+    assert (tmp_path / "real/api/skills/one.json").is_file()
+
+
+def test_a_secret_in_a_folder_or_file_name_is_never_published(tmp_path: Path):
+    token = "ghp_" + "u8jzPde0IgxLd6GncfBAepfJBd0Kh8oOOL8d"
+    repo = tmp_path / "repo"
+    write_skill(repo, "ok")
+    (repo / "ok/references").mkdir()
+    (repo / f"ok/references/{token}.md").write_text("notes\n")
+    write_skill(repo, token, name="tokdir")
+    env = build_env(tmp_path)
+    # lint reports both names (B707), and the build fails on them
+    r = run_skillc("lint", "repo", "--format", "json", cwd=tmp_path, env=env)
+    b707 = sorted(d["path"] for d in json.loads(r.stdout)["diagnostics"] if d["code"] == "B707")
+    assert b707 == [f"{token}/SKILL.md", f"ok/references/{token}.md"]
+    r = run_skillc("build", "repo", "--out", "out", "--json", cwd=tmp_path, env=env)
+    assert r.returncode == 1 and token not in r.stdout + r.stderr
+    # --keep-going publishes neither, and no file of the bundle holds the token
+    r = run_skillc("build", "repo", "--out", "out", "--keep-going", "--json", cwd=tmp_path, env=env)
+    assert r.returncode == 0 and token not in r.stdout + r.stderr
+    assert not [p for p, data in tree_bytes(tmp_path / "out").items() if token.encode() in data or token in p]
+    # With B707 not selected, the file is still withheld and the skill named after a token excluded.
+    (tmp_path / "skills.toml").write_text('[lint]\nselect = ["S"]\n\n[[repositories]]\nname = "repo"\n'
+                                          'type = "filesystem"\npath = "repo"\n')
+    r = run_skillc("build", "--out", "out2", "--keep-going", "--json", cwd=tmp_path, env=env)
+    assert r.returncode == 0, r.stderr
+    summary = json.loads(r.stdout)
+    assert summary["skills"] == 1 and summary["excluded"] == ["[REDACTED:github-token]"]
+    assert not [p for p, data in tree_bytes(tmp_path / "out2").items() if token.encode() in data or token in p]
+    withheld = json.loads((tmp_path / "out2/api/manifest.json").read_text())["withheld"]
+    assert [w["path"] for w in withheld] == ["references/[REDACTED:github-token].md"]
+
+
+def test_repository_diagnostics_name_their_repository(tmp_path: Path):
+    (tmp_path / "empty").mkdir()
+    write_skill(tmp_path / "cased", "Pdf", name="pdf")
+    write_skill(tmp_path / "cased", "pdf")
+    env = build_env(tmp_path)
+    r = run_skillc("build", "empty", "--out", "out", "--no-site", cwd=tmp_path, env=env)
+    assert r.returncode == 0
+    assert [ln for ln in r.stderr.splitlines() if "R107" in ln] == [
+        f"empty: R107 repository 'empty' offers no skill: {tmp_path / 'empty'}"]
+    r = run_skillc("build", "cased", "--out", "out", cwd=tmp_path, env=env)
+    assert r.returncode == 1 and "cased:Pdf/SKILL.md:0:0: R103 " in r.stderr
+    r = run_skillc("build", "cased", "--out", "out", "--json", cwd=tmp_path, env=env)
+    assert {(d["repository"], d["code"]) for d in json.loads(r.stdout)["diagnostics"]} == {("cased", "R103")}
+
+
+def test_the_manifest_names_shadowing_sources_relative_to_the_build_folder(tmp_path: Path):
+    manifests = []
+    for where in ("p1", "p2"):
+        for repo in ("a", "b"):
+            write_skill(tmp_path / where / repo, "pdf", description=f"From {repo}. Use when asked.")
+        r = run_skillc("build", "a", "b", "--out", "out", "--no-site", cwd=tmp_path / where, env=build_env(tmp_path))
+        assert r.returncode == 0, r.stderr
+        manifests.append((tmp_path / where / "out/api/manifest.json").read_bytes())
+    assert manifests[0] == manifests[1]
+    shadowing = json.loads(manifests[0])["shadowing"]
+    assert [(s["winner_source"], s["loser_source"]) for s in shadowing] == [("a", "b")]
+
+
+@pytest.mark.parametrize("value, message", [
+    ("99999999999999", "after the year 9999"), ("-5", "whole number of seconds"), ("1.5", "whole number")])
+def test_source_date_epoch_out_of_range_is_a_usage_error(tmp_path: Path, value: str, message: str):
+    write_skill(tmp_path / "repo", "one")
+    r = run_skillc("build", "repo", "--out", "out", cwd=tmp_path, env=build_env(tmp_path, SOURCE_DATE_EPOCH=value))
+    assert r.returncode == 2 and message in r.stderr and "Traceback" not in r.stderr
+    assert not (tmp_path / "out").exists()

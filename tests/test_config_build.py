@@ -139,6 +139,11 @@ def test_extensions_tier_priority_globs(tmp_path, proj):
     ('inventory_threshold = "12"\n', 1, "inventory_threshold"),
     ('[[repositories]]\nname = "a"\ntype = "filesystem"\npath = "x"\nskills_root = "../up"\n', 5,
      "inside the repository"),
+    # git would read these as options
+    ('[[repositories]]\nname = "g"\ntype = "git"\nurl = "--upload-pack=touch /tmp/x"\n', 4, "must not start with '-'"),
+    ('[[repositories]]\nname = "g"\ntype = "git"\nurl = "https://h/x"\ngit_ref = "--output=x"\n', 5,
+     "must not start with '-'"),
+    ('[[repositories]]\nname = "h"\ntype = "http"\nurl = "file:///etc/passwd"\n', 4, "http:// or https://"),
 ])
 def test_config_errors_name_file_and_line(tmp_path, proj, body, line, words):
     (proj / "skills.toml").write_text(body)

@@ -104,6 +104,21 @@ def test_supersedes_keeps_both_and_marks_the_older() -> None:
     assert result.warnings == ("memory/m.yaml:9: entry 'ghost' supersedes 'missing', which is not among the memories",)
 
 
+def test_entries_that_supersede_each_other_stay_active_with_a_warning() -> None:
+    es = entries(
+        {"id": "a", "content": "Use tabs", "supersedes": "b"},
+        {"id": "b", "content": "Use spaces", "supersedes": "a"},
+        {"id": "c", "content": "Use two spaces", "supersedes": "a"},
+    )
+    result = consolidate(es, MemorySettings(), AS_OF)
+    kept = {c.entry.id: c for c in result.entries}
+    # the cycle a <-> b hides neither; c, outside it, still supersedes a
+    assert (kept["a"].status, kept["a"].superseded_by) == ("superseded", ("c",))
+    assert kept["b"].status == kept["c"].status == "active"
+    assert result.warnings == ("entries 'a', 'b' supersede each other; all of them are kept active "
+                               "(remove the supersedes that is wrong)",)
+
+
 def test_decay_and_pruning_reasons() -> None:
     assert decay(0.8, "2026-03-01T00:00:00Z", AS_OF) == 0.8
     assert math.isclose(decay(0.8, "2026-02-22T00:00:00Z", AS_OF), 0.8 * 0.95)  # 7 days → one step

@@ -107,6 +107,21 @@ def test_huge_values_and_control_characters(tmp_path: Path) -> None:
         "entry 'ctl': 'keywords[0]': control characters removed"}
 
 
+@pytest.mark.parametrize("field, value, message", [
+    ("created_at", "0001-01-01T00:00:00Z", "is before 1970"),
+    ("created_at", "0001-01-01T00:00:00+01:00", "is before 1970"),
+    ("updated_at", "1969-12-31", "is before 1970"),
+    ("access_count", 10**26, "is larger than 9223372036854775807"),
+])
+def test_values_a_snapshot_cannot_hold_are_problems_not_crashes(tmp_path: Path, field: str, value, message: str):
+    f = tmp_path / "m.jsonl"
+    f.write_text(json.dumps({"id": "x", "content": "c", field: value}) + "\n")
+    assert [(p.line, message in p.message) for p in load(f).errors] == [(1, True)]
+    r = run_skillc("memory", "freeze", str(f), "--out", str(tmp_path / "snap"))
+    assert r.returncode == 1 and message in r.stderr and "internal error" not in r.stderr
+    assert not (tmp_path / "snap").exists()
+
+
 def test_yaml_aliases_and_duplicate_ids_are_refused(tmp_path: Path) -> None:
     f = tmp_path / "alias.yaml"
     f.write_text("- &a {content: one}\n- *a\n")

@@ -132,6 +132,8 @@ def test_open_over_http_on_loopback(snap: Path, tmp_path: Path) -> None:
         url = f"http://127.0.0.1:{server.server_address[1]}"
         index = MemoryIndex.open(url)
         assert index.search("routes")[0].entry["id"] == "routes"
+        # the API base URL, which `skillc search` and Bundle.open take, works too
+        assert MemoryIndex.open(url + "/api").search("routes")[0].entry["id"] == "routes"
         assert [h.entry["id"] for h in index.search("deploy")] == ["deploy"]  # FTS5 from the downloaded database
         with pytest.raises(SkillcError, match="no memory snapshot"):
             MemoryIndex.open(url + "/nothing-here")
@@ -159,3 +161,6 @@ def test_bundle_folder_is_accepted(tmp_path: Path) -> None:
     r = run_skillc("build", str(data), "--out", str(out), "--no-site", env={"SOURCE_DATE_EPOCH": "1771200000"})
     assert r.returncode == 0, r.stderr
     assert MemoryIndex.open(out).search("pnpm")[0].entry["id"] == "pref-pnpm"
+    assert MemoryIndex.open(out / "api").search("pnpm")[0].entry["id"] == "pref-pnpm"
+    r = run_skillc("memory", "search", str(out / "api"), "pnpm")
+    assert r.returncode == 0 and "pref-pnpm" in r.stdout

@@ -168,6 +168,26 @@ def test_fail_on_secret_writes_nothing(tmp_path: Path) -> None:
     assert TOKEN not in r.stderr + r.stdout and not out.exists()
 
 
+def test_a_secret_in_an_id_or_namespace_is_redacted_and_references_still_hold(tmp_path: Path) -> None:
+    src = tmp_path / "m.yaml"
+    src.write_text(f"- {{id: id-{TOKEN}, category: fact, content: plain one, namespace: project/{TOKEN}}}\n"
+                   f"- {{id: other, content: two, supersedes: id-{TOKEN}}}\n")
+    out = tmp_path / "snap"
+    r = run_skillc("memory", "freeze", str(src), "--out", str(out), env=ENV)
+    assert r.returncode == 0, r.stderr
+    leaked = [p.name for p in out.rglob("*") if p.is_file() and TOKEN.encode() in p.read_bytes()]
+    assert not leaked and TOKEN not in r.stdout + r.stderr
+    doc = json.loads((out / "snapshot.json").read_text())
+    by_id = {e["id"]: e for e in doc["entries"]}
+    (redacted,) = [i for i in by_id if i.startswith("id-[REDACTED:github-token]~")]
+    assert by_id[redacted]["namespace"] == "project/[REDACTED:github-token]"
+    assert by_id[redacted]["status"] == "superseded" and by_id[redacted]["superseded_by"] == ["other"]
+    assert {(a["entry"], a["field"]) for a in doc["redactions"]} == {
+        (redacted, "id"), (redacted, "namespace"), ("other", "supersedes[0]")}
+    r = run_skillc("memory", "freeze", str(src), "--out", str(tmp_path / "snap2"), "--fail-on-secret", env=ENV)
+    assert r.returncode == 1 and not (tmp_path / "snap2").exists()
+
+
 def test_nothing_is_written_outside_the_output_folder(tmp_path: Path) -> None:
     src = tmp_path / "src"
     shutil.copytree(DATA, src)

@@ -25,7 +25,7 @@ import time
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
-from typing import Iterable, Sequence
+from typing import Iterable, Mapping, Sequence
 
 from .errors import SkillcError
 from .resolve_types import SourceSkill
@@ -92,14 +92,26 @@ def zip_time(epoch: int) -> tuple[int, int, int, int, int, int]:
     return (t.tm_year, t.tm_mon, t.tm_mday, t.tm_hour, t.tm_min, t.tm_sec - t.tm_sec % 2)
 
 
-def source_date_epoch(default: int = 0) -> int:
-    """``SOURCE_DATE_EPOCH`` when set (reproducible builds), else ``default`` (0 → 1980-01-01)."""
-    value = os.environ.get("SOURCE_DATE_EPOCH", "").strip()
+MAX_SOURCE_DATE_EPOCH = 253_402_300_799  # 9999-12-31T23:59:59Z, the last second a date can name
+
+
+def read_source_date_epoch(env: Mapping[str, str] = os.environ) -> int | None:
+    """``SOURCE_DATE_EPOCH`` (reproducible builds: the time written into outputs), or None when unset."""
+    value = env.get("SOURCE_DATE_EPOCH", "").strip()
     if not value:
-        return default
+        return None
     if not value.isdigit():
-        raise SkillcError(f"SOURCE_DATE_EPOCH must be a number of seconds, not {value!r}")
+        raise SkillcError(f"SOURCE_DATE_EPOCH must be a whole number of seconds, not {value!r}")
+    if int(value) > MAX_SOURCE_DATE_EPOCH:
+        raise SkillcError(f"SOURCE_DATE_EPOCH {value} is after the year 9999, which dates cannot hold",
+                          hint="set it to a commit's time, e.g. $(git log -1 --format=%ct)")
     return int(value)
+
+
+def source_date_epoch(default: int = 0) -> int:
+    """``SOURCE_DATE_EPOCH`` when set, else ``default`` (0 → 1980-01-01 in a zip)."""
+    value = read_source_date_epoch()
+    return default if value is None else value
 
 
 def write_zip(members: Iterable[tuple[str, str]], dest: Path, epoch: int) -> list[str]:

@@ -34,10 +34,11 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from . import parallel
+from . import parallel, secrets
+from .archive import read_source_date_epoch
 from .cache import BuildCache, default_cache_root, diagnostics_in, diagnostics_out, key_of
 from .discover import SKIP_DIRS, path_key
-from .errors import BuildError, SkillcError
+from .errors import BuildError
 from .lint import LintConfig, active_rules, check_collection, check_document, finalize
 from .model import Diagnostic, DiscoveredItem, Document, ItemKind, Severity
 from .parallel import default_jobs, fork_map
@@ -87,7 +88,7 @@ class BuildResult:
             "skills": len(self.resolution.skills),
             "collections": len(self.resolution.collections),
             "shadowed": len(self.resolution.shadowed),
-            "excluded": sorted(self.excluded, key=path_key),
+            "excluded": [_redact(i) for i in sorted(self.excluded, key=path_key)],
             "errors": errors,
             "warnings": warnings,
             "files": self.files,
@@ -100,13 +101,6 @@ class BuildResult:
 Progress = Callable[[str, int], Callable[[int], None] | None]  # (label, total) -> advance(n)
 
 
-def source_date_epoch(env: Mapping[str, str]) -> int | None:
-    value = env.get("SOURCE_DATE_EPOCH", "").strip()
-    if not value:
-        return None
-    if not value.isdigit():
-        raise SkillcError(f"SOURCE_DATE_EPOCH must be a whole number of seconds, not {value!r}")
-    return int(value)
 
 
 # --- output folder checks ------------------------------------------------------------------------
@@ -205,8 +199,8 @@ def _exchange(a: Path, b: Path) -> bool:
 
 def swap_in(staging: Path, out: Path, prev: Path, keep_previous: bool) -> None:
     """Make ``staging`` the bundle at ``out``; the old bundle becomes ``prev`` (or is deleted)."""
-    if prev.exists():
-        shutil.rmtree(prev)
+    if prev.exists() or prev.is_symlink():
+        _remove(prev)
     if not out.exists():
         os.rename(staging, out)
         return
@@ -244,10 +238,14 @@ def prepare_staging(work: Path, name: str, current: Path, current_manifest: dict
     staging = work / f"{name}.tmp-{os.getpid()}"
     prev = work / f"{name}.prev"
     recycled: dict = {}
+    renamed = False
+    if prev.is_symlink():  # never a build's own (an older build swapped a linked --out here): not followed
+        prev.unlink()
     if prev.is_dir():
         doc = read_manifest(prev)
         if doc is not None:
             os.rename(prev, staging)
+            renamed = True
             entries = manifest_entries(doc)
             # Keep only the per-skill files (reused by hash); everything else is produced afresh.
             for entry in os.scandir(staging):
@@ -260,7 +258,7 @@ def prepare_staging(work: Path, name: str, current: Path, current_manifest: dict
             recycled = {p: e for p, e in entries.items() if p.startswith(_MANAGED) and p != "api/skills/index.html"}
         else:
             shutil.rmtree(prev)
-    if not recycled:
+    if not renamed:
         staging.mkdir(parents=True)
     # The visible bundle's manifest is read only if a file is not in the recycled generation (the
     # first rebuild after a full one, or after a change): in a steady rebuild it is never needed.
@@ -406,13 +404,15 @@ def _run_build(opts: BuildOptions, progress: Progress | None = None) -> BuildRes
     t0 = time.perf_counter()
     timings: dict[str, float] = {}
     lap = _Lap(timings)
-    epoch = source_date_epoch(opts.env)
+    epoch = read_source_date_epoch(opts.env)
     as_of = float(epoch) if epoch is not None else time.time()
     cfg = load_build_config(opts.paths, opts.config, cwd=opts.cwd, home=opts.home, env=opts.env)
     out = Path(opts.out)
     if not out.is_absolute():
         out = opts.cwd / out
     out = Path(os.path.abspath(out))
+    if out.is_symlink():  # (a deploy folder linked elsewhere) swap the folder it points to, keep the link
+        out = Path(os.path.realpath(out))
     local = [(r.name, (Path(r.location) if Path(r.location).is_absolute() else opts.cwd / r.location))
              for r in cfg.repositories if r.type in ("filesystem", "embedded")]
     current_manifest = check_output(out, local, opts.force)
@@ -454,18 +454,26 @@ def _run_build(opts: BuildOptions, progress: Progress | None = None) -> BuildRes
         settings = cfg.settings()
         resolution = resolve(_without(listings, failing), settings=settings)
         res_errors: dict[str, str] = {}
+        repository_of = _repository_lookup(listings, resolution)
         for d in finalize(resolution.diagnostics, cfg.lint):
-            diagnostics.append(("", d))
+            diagnostics.append((repository_of(d), d))
             if d.severity is Severity.ERROR and d.skill:
                 res_errors.setdefault(d.skill, f"{d.code}: {d.message}")
+        # A secret in an ID would be in every URL and list of the bundle: never published, whatever
+        # the lint configuration selects (B707 reports it in lint).
+        for s in resolution.skills:
+            found = secrets.scan(s.id)
+            if found:
+                res_errors.setdefault(s.id, f"its ID holds a likely secret ({found[0].kind}); rename the folder")
         if res_errors:
             failing.update(res_errors)
             resolution = resolve(_without(listings, failing), settings=settings)
         if failing and not opts.keep_going:
             raise BuildError(_failure_message(failing, diagnostics), hint="fix them, or pass --keep-going to "
                              "publish the valid skills and list the others in the manifest",
-                             diagnostics=tuple((r, d) for r, d in diagnostics if d.severity is Severity.ERROR),
-                             failed={k: failing[k] for k in sorted(failing, key=path_key)})
+                             diagnostics=tuple((r, _redacted(d)) for r, d in diagnostics
+                                               if d.severity is Severity.ERROR),
+                             failed={_redact(k): _redact(failing[k]) for k in sorted(failing, key=path_key)})
         resolution = replace(resolution, excluded=tuple(sorted(failing, key=path_key)))
         lint_status: dict[str, tuple[str, int]] = {}
         for lst in listings:
@@ -520,7 +528,8 @@ def _run_build(opts: BuildOptions, progress: Progress | None = None) -> BuildRes
         cache.save()
         lap("cache save")
     files = manifest["files"]
-    return BuildResult(out, resolution, diagnostics, cache.stats.as_dict(), len(files) + 1,
+    shown = [(r, _redacted(d)) for r, d in diagnostics]
+    return BuildResult(out, resolution, shown, cache.stats.as_dict(), len(files) + 1,
                        sum(f["size"] for f in files), time.perf_counter() - t0, failing, timings)
 
 
@@ -560,22 +569,50 @@ def _shown_config_files(files, cwd: Path) -> tuple[tuple[str, str], ...]:
     return tuple(out)
 
 
+def _repository_lookup(listings, resolution) -> Callable[[Diagnostic], str]:
+    """``repository_of(d)``: the repository a resolution diagnostic is about (the listing that
+    reported it, else the winner whose skill it names: R1xx rules look at winners); "" when none."""
+    reported = {(x.code, x.path, x.message): lst.input.repository for lst in listings for x in lst.diagnostics}
+    winners = {s.id: s for s in resolution.skills}
+
+    def repository_of(d: Diagnostic) -> str:
+        found = reported.get((d.code, d.path, d.message))
+        if found is not None:
+            return found
+        winner = winners.get(d.skill) if d.skill else None
+        return winner.repository.name if winner is not None and winner.document.path == d.path else ""
+
+    return repository_of
+
+
 def _without(listings, failing: Mapping[str, str]):
     if not failing:
         return listings
     return [replace(lst, skills=tuple(s for s in lst.skills if s.id not in failing)) for lst in listings]
 
 
+def _redact(text: str) -> str:
+    return secrets.redact(text)[0]
+
+
+def _redacted(d: Diagnostic) -> Diagnostic:
+    """``d`` as printed and published: a likely secret in a path or an ID (a folder named after a
+    token) is redacted like one in a file (messages name paths and IDs too)."""
+    if not secrets.scan(f"{d.path}\n{d.skill or ''}\n{d.message}"):
+        return d
+    return replace(d, path=_redact(d.path), skill=_redact(d.skill) if d.skill else d.skill, message=_redact(d.message))
+
+
 def _failure_message(failing: Mapping[str, str], diagnostics) -> str:
     ids = sorted(failing, key=path_key)
-    shown = "; ".join(f"{i} ({failing[i]})" for i in ids[:10])
+    shown = "; ".join(f"{_redact(i)} ({_redact(failing[i])})" for i in ids[:10])
     more = f"; and {len(ids) - 10} more" if len(ids) > 10 else ""
     return f"{len(ids)} skill{'s' if len(ids) != 1 else ''} failed: {shown}{more}"
 
 
 def _lint_summary(config: LintConfig, skills: int, diagnostics) -> dict[str, object]:
     rows = sorted(
-        ({"repository": repo, **d.to_json()} for repo, d in diagnostics if d.severity is not Severity.INFO),
+        ({"repository": repo, **_redacted(d).to_json()} for repo, d in diagnostics if d.severity is not Severity.INFO),
         key=lambda r: (r["repository"].encode(), r["path"].encode(), r["line"], r["column"], r["code"], r["message"]))
     return {
         "profile": config.profile,

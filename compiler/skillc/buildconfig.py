@@ -385,6 +385,13 @@ def _parse_skills_toml(cfg: ConfigFile, level: str, env: Mapping[str, str]) -> _
             location = str(location if location.is_absolute() else base / location)
         else:
             location = values["url"]
+        url = values.get("url")
+        if url is not None and url.startswith("-"):
+            raise err("url", "a url must not start with '-' (git would read it as an option)")
+        if rtype == "http" and url is not None and not url.lower().startswith(("http://", "https://")):
+            raise err("url", f"an http repository's url must start with http:// or https://, not {url.split(':')[0]!r}")
+        if rtype == "git" and str(entry.get("git_ref", "")).startswith("-"):
+            raise err("git_ref", "a git_ref must not start with '-' (git would read it as an option)")
         if rtype == "git" and entry.get("ref_type", "branch") == "commit" and not re.fullmatch(
                 r"[0-9a-fA-F]{7,64}", entry.get("git_ref", "")):
             raise err("git_ref", "a commit git_ref must be a hexadecimal commit id")

@@ -277,7 +277,7 @@ def _document_from_record(r: tuple) -> Document:
 
 
 # The state forked workers share with this process (set before they start):
-# (root, items so far, config, rules, claims, results queue, keys, the worker's item feeds).
+# (root, items so far, config, rules, claims, results queue, keys, the worker's item feeds, this pid).
 # ``claims`` is the next chunk index to check (shared by every process); each worker reads the items
 # found after it started from its own feed, and ``keys`` (when not None) reduces the documents sent
 # back to their ``summary``.
@@ -304,7 +304,10 @@ def _worker_loop(worker: int) -> None:
     has not handed over yet, and send each chunk's results as soon as they are ready (as plain
     records: the parent rebuilds each context from the document, see _document_record), then
     ``None``; an error is sent as its text."""
-    root, items, config, rules, claims, results, keys, feeds = _SHARED
+    from .parallel import die_with_parent  # (multiprocessing is loaded by now: _start imported it)
+
+    root, items, config, rules, claims, results, keys, feeds, parent = _SHARED
+    die_with_parent(parent)
     feed, total = feeds[worker], None
     try:
         while True:
@@ -382,7 +385,8 @@ class _Checker:
         # so the walk never waits for the workers)
         self.feeds = [context.Queue() for _ in range(self.jobs - 1)]
         # This process works too once the walk is done: with N cores, N-1 workers plus this one.
-        _SHARED[:] = [self.root, self.items, self.config, self.rules, self.claims, self.results, self.keys, self.feeds]
+        _SHARED[:] = [self.root, self.items, self.config, self.rules, self.claims, self.results, self.keys, self.feeds,
+                      os.getpid()]
         self.sent = len(self.items)
         self.workers = [context.Process(target=_worker_loop, args=(n,), daemon=True) for n in range(self.jobs - 1)]
         try:

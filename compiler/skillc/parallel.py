@@ -14,6 +14,8 @@ from __future__ import annotations
 import itertools
 import multiprocessing
 import os
+import signal
+import sys
 import threading
 from collections.abc import Callable, Sequence
 from typing import Generic, TypeVar
@@ -36,7 +38,26 @@ def default_jobs(env: dict | None = None) -> int:
     return max(1, min(os.cpu_count() or 1, 8))
 
 
-def _init() -> None:
+def die_with_parent(parent: int) -> None:
+    """In a forked worker: be killed as soon as the process that forked it dies (``kill -9``
+    included), instead of working on alone (writing into a staging folder nobody will use) and
+    printing broken-pipe tracebacks.  Linux's ``PR_SET_PDEATHSIG``; elsewhere only the check below."""
+    if sys.platform.startswith("linux"):
+        try:
+            import ctypes
+
+            ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+        except (OSError, AttributeError):
+            pass
+    if os.getppid() != parent:  # it died before that took effect
+        os._exit(1)
+
+
+_PR_SET_PDEATHSIG = 1
+
+
+def _init(parent: int) -> None:
+    die_with_parent(parent)
     for fd in CLOSE_IN_CHILD:
         try:
             os.close(fd)
@@ -85,7 +106,7 @@ class Pending(Generic[R]):
         tasks = [(job, lo, min(n, lo + size)) for lo in range(0, n, size)]
         _WORK[job] = (fn, items)
         try:
-            self._pool = multiprocessing.get_context("fork").Pool(jobs, initializer=_init)
+            self._pool = multiprocessing.get_context("fork").Pool(jobs, initializer=_init, initargs=(os.getpid(),))
         except BaseException:
             del _WORK[job]
             raise

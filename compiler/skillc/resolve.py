@@ -17,6 +17,7 @@ import unicodedata
 import urllib.parse
 from typing import Mapping, Sequence
 
+from . import secrets
 from .discover import path_key
 from .model import Diagnostic, Severity
 from .resolve_types import Collection, Resolution, Shadowing, SourceSkill
@@ -122,8 +123,8 @@ def resolve(listings: Sequence[SourceListing], *, settings: Mapping[str, object]
     for skill in winners:
         problem = id_problem(skill.id)
         if problem:
-            diags.append(_diag("R104", Severity.ERROR, skill, f"skill ID {skill.id!r} is not safe in a URL or "
-                               f"a file name: {problem}"))
+            diags.append(_diag("R104", Severity.ERROR, skill, f"skill ID {secrets.redact(skill.id)[0]!r} is not "
+                               f"safe in a URL or a file name: {problem}"))
 
     # same name under different IDs
     by_name: dict[str, list[SourceSkill]] = {}

@@ -103,9 +103,12 @@ def build(paths, config_path, out, no_site, memory, keep_going, force, emit, no_
 
 
 def _diagnostic_line(repository: str, d: Diagnostic) -> str:
-    """``repository:path:line:col: CODE message`` (resolution diagnostics have no repository)."""
-    where = f"{repository}:" if repository else ""
-    return f"{where}{d.path}:{d.line}:{d.column}: {d.code} {d.message}"
+    """``repository:path:line:col: CODE message`` (without the parts a diagnostic does not have: a
+    repository-wide one has no path, one about several repositories no repository)."""
+    where = ":".join(part for part in (repository, d.path) if part)
+    if d.path:
+        where += f":{d.line}:{d.column}"
+    return f"{where}: {d.code} {d.message}" if where else f"{d.code} {d.message}"
 
 
 def _diagnostic_json(repository: str, d: Diagnostic) -> dict[str, object]:

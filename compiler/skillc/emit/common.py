@@ -13,8 +13,9 @@ import os
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
-from urllib.parse import quote
+from urllib.parse import quote, urlsplit, urlunsplit
 
+from .. import secrets
 from ..jsonio import compact_json, json_bytes  # (also re-exported for the emitters)
 from ..resolve_types import SourceSkill
 
@@ -25,6 +26,28 @@ SKILLC_PREFIX = "skillc."  # metadata keys skillc adds itself (provenance)
 
 
 _compact = compact_json
+
+
+def shown_location(kind: str, location: str, cwd: str | None) -> str:
+    """A repository's location as the bundle shows it (manifest, site): a local path relative to
+    the build folder when inside it (so the bundle does not depend on where a checkout lives), the
+    embedded repository by name, and never credentials (a URL's user and password are dropped,
+    anything else that looks like a secret is redacted)."""
+    if kind == "embedded":
+        return "embedded:skills"
+    if kind in ("filesystem", "zip") and cwd and os.path.isabs(location):
+        rel = os.path.relpath(location, cwd)
+        if not rel.startswith(".."):
+            return Path(rel).as_posix()
+    if "@" in location and "://" in location:
+        try:
+            parts = urlsplit(location)
+            if parts.username is not None or parts.password is not None:
+                host = parts.netloc.rpartition("@")[2]
+                location = urlunsplit(parts._replace(netloc=host))
+        except ValueError:  # not a URL after all (an invalid port, say): redaction below still applies
+            pass
+    return secrets.redact(location)[0] if location else location
 
 
 def pretty_json_rows(doc: Mapping[str, Any], key: str, rows: list[str]) -> bytes:

@@ -17,9 +17,9 @@ from json.encoder import encode_basestring  # what json.dumps(ensure_ascii=False
 from pathlib import Path
 from typing import Any
 
-from .. import __version__
+from .. import __version__, secrets
 from ..resolve_types import EmitContext
-from .common import pretty_json_rows, write
+from .common import pretty_json_rows, shown_location, write
 
 MANIFEST = "api/manifest.json"
 KIND = "skillc-bundle"
@@ -86,19 +86,6 @@ def file_entries(root: Path, known: Mapping[str, tuple[str, int]],
     return [{"path": rel, "sha256": hit[0], "size": hit[1]} for rel, hit in rows]
 
 
-def shown_location(kind: str, location: str, ctx: EmitContext) -> str:
-    """A local path relative to the build's working folder when inside it (so the manifest does not
-    depend on where a checkout lives); the embedded repository by name."""
-    if kind == "embedded":
-        return "embedded:skills"
-    cwd = ctx.options.get("cwd")
-    if kind in ("filesystem", "zip") and cwd and os.path.isabs(location):
-        rel = os.path.relpath(location, cwd)
-        if not rel.startswith(".."):
-            return Path(rel).as_posix()
-    return location
-
-
 def manifest_document(ctx: EmitContext) -> dict[str, Any]:
     res = ctx.resolution
     artifacts = ctx.options.get("artifacts") or {}
@@ -110,6 +97,8 @@ def manifest_document(ctx: EmitContext) -> dict[str, Any]:
             (per_skill if path.startswith(_PER_SKILL_PREFIXES) else known)[path] = (sha, size)
         withheld.extend({"id": art.id, "path": p, "reason": r} for p, r in art.withheld)
     epoch = ctx.options.get("source_date_epoch")
+    cwd = ctx.options.get("cwd")
+    kinds = {i.repository: i.type for i in res.inputs}
     return {
         "kind": KIND,
         "manifest_version": MANIFEST_VERSION,
@@ -122,7 +111,7 @@ def manifest_document(ctx: EmitContext) -> dict[str, Any]:
         "source_date_epoch": epoch,
         "settings": {k: res.settings[k] for k in sorted(res.settings)},
         "inputs": [
-            {"repository": i.repository, "type": i.type, "location": shown_location(i.type, i.location, ctx),
+            {"repository": i.repository, "type": i.type, "location": shown_location(i.type, i.location, cwd),
              "resolved": i.resolved}
             for i in res.inputs
         ],
@@ -131,12 +120,15 @@ def manifest_document(ctx: EmitContext) -> dict[str, Any]:
         "skills": len(res.skills),
         "collections": len(res.collections),
         "shadowing": [
-            {"id": s.id, "winner": s.winner, "loser": s.loser, "winner_source": s.winner_source,
-             "loser_source": s.loser_source, "winner_priority": s.winner_priority,
+            {"id": s.id, "winner": s.winner, "loser": s.loser,
+             "winner_source": shown_location(kinds.get(s.winner, ""), s.winner_source, cwd),
+             "loser_source": shown_location(kinds.get(s.loser, ""), s.loser_source, cwd),
+             "winner_priority": s.winner_priority,
              "loser_priority": s.loser_priority}
             for s in res.shadowed
         ],
-        "excluded": [{"id": e, "reason": ctx.options.get("excluded_reasons", {}).get(e, "lint errors")}
+        "excluded": [{"id": secrets.redact(e)[0],
+                      "reason": secrets.redact(ctx.options.get("excluded_reasons", {}).get(e, "lint errors"))[0]}
                      for e in res.excluded],
         "withheld": sorted(withheld, key=lambda w: (w["id"].encode(), w["path"].encode())),
         "lint": ctx.options.get("lint_summary", {}),

@@ -89,6 +89,9 @@ def publishable(path: str) -> str | None:
         return "path has an empty, '.' or '..' segment"
     if _SECRET_NAMES.search(path):
         return "credential file (never published)"
+    found = secrets.scan(path)
+    if found:
+        return f"the path holds a likely secret ({found[0].kind}); not published"
     return None
 
 
@@ -249,7 +252,7 @@ def render_skill(ctx: EmitContext, staging: Staging, skill: SourceSkill) -> Skil
         main = i == 0  # SKILL.md (whatever its spelling) is always first
         reason = None if main else publishable(f.path)
         if reason is not None:
-            withheld.append((f.path, reason))
+            withheld.append((secrets.redact(f.path)[0], reason))  # (the manifest lists it: never a secret)
             continue
         data, executable = _main_bytes(skill, f) if main else _read(f.source_path, f)
         if not main:

@@ -228,18 +228,31 @@ def consolidate(entries: Iterable[MemoryEntry], settings: MemorySettings, as_of:
 
     # 4. supersession
     ids = {e.id for e, _ in after}
-    superseded_by: dict[str, list[str]] = defaultdict(list)
+    edges: dict[str, list[str]] = defaultdict(list)  # entry -> the entries it supersedes
     for e, _ in after:
         for target in e.supersedes:
             target = alias.get(target, target)
             if target == e.id:
                 continue
             if target in ids:
-                superseded_by[target].append(e.id)
+                edges[e.id].append(target)
             else:
                 where = e.provenance.get("file")
                 at = f"{where}:{e.provenance.get('line')}: " if where else ""
                 warnings.append(f"{at}entry {e.id!r} supersedes {target!r}, which is not among the memories")
+    # Entries that supersede each other (a -> b -> a) would all be hidden: none of them is newer, so
+    # the supersessions among them are ignored and reported instead.
+    in_cycle: dict[str, int] = {}
+    for n, cycle in enumerate(_cycles(edges)):
+        in_cycle.update(dict.fromkeys(cycle, n))
+        warnings.append(f"entries {', '.join(repr(i) for i in cycle)} supersede each other; all of them are kept "
+                        "active (remove the supersedes that is wrong)")
+    superseded_by: dict[str, list[str]] = defaultdict(list)
+    for source in sorted(edges, key=path_key):
+        for target in edges[source]:
+            if source in in_cycle and in_cycle.get(target) == in_cycle[source]:
+                continue
+            superseded_by[target].append(source)
 
     # 5. decay, 6. pruning
     kept_c: list[Consolidated] = []
@@ -285,3 +298,46 @@ def consolidate(entries: Iterable[MemoryEntry], settings: MemorySettings, as_of:
     stats["superseded"] = sum(1 for c in kept_c if c.status == "superseded")
     return Consolidation(tuple(kept_c), tuple(pruned), tuple(sorted(tombstones, key=lambda t: path_key(t.id))),
                          tuple(warnings), dict(sorted(stats.items())))
+
+
+def _cycles(edges: Mapping[str, list[str]]) -> list[list[str]]:
+    """The groups of nodes that reach each other (strongly connected components of more than one
+    node), each sorted, in sorted order (Tarjan's algorithm, iterative)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    groups: list[list[str]] = []
+    for start in sorted(edges, key=path_key):
+        if start in index:
+            continue
+        work = [(start, 0)]
+        while work:
+            node, i = work.pop()
+            if i == 0:
+                index[node] = low[node] = len(index)
+                stack.append(node)
+                on_stack.add(node)
+            targets = edges.get(node, [])
+            if i < len(targets):
+                work.append((node, i + 1))
+                t = targets[i]
+                if t not in index:
+                    work.append((t, 0))
+                elif t in on_stack:
+                    low[node] = min(low[node], index[t])
+                continue
+            if low[node] == index[node]:
+                group = []
+                while True:
+                    x = stack.pop()
+                    on_stack.discard(x)
+                    group.append(x)
+                    if x == node:
+                        break
+                if len(group) > 1:
+                    groups.append(sorted(group, key=path_key))
+            if work:
+                parent = work[-1][0]
+                low[parent] = min(low[parent], low[node])
+    return sorted(groups, key=lambda g: path_key(g[0]))

@@ -200,8 +200,16 @@ def parse_time(value: Any, name: str) -> str:
         return iso(seconds)
     if isinstance(value, _dt.datetime):
         dt = value if value.tzinfo else value.replace(tzinfo=_dt.UTC)
-        return dt.astimezone(_dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+        try:
+            dt = dt.astimezone(_dt.UTC)
+        except OverflowError:  # (0001-01-01T00:00:00+01:00 is before the first representable time)
+            raise EntryError(f"'{name}' {value.isoformat()} is before 1970", name) from None
+        if dt.year < 1970:  # (like a negative number of seconds: no memory is older than the epoch)
+            raise EntryError(f"'{name}' {dt.isoformat()} is before 1970", name)
+        return dt.strftime("%Y-%m-%dT%H:%M:%SZ")
     if isinstance(value, _dt.date):
+        if value.year < 1970:
+            raise EntryError(f"'{name}' {value.isoformat()} is before 1970", name)
         return f"{value.isoformat()}T00:00:00Z"
     if isinstance(value, str):
         text = value.strip()
@@ -297,7 +305,12 @@ def _count(raw: Any, name: str) -> int:
         return 0
     if isinstance(raw, bool) or not isinstance(raw, int) or raw < 0:
         raise EntryError(f"'{name}' must be a non-negative integer, not {raw!r}", name)
+    if raw > MAX_COUNT:
+        raise EntryError(f"'{name}' {raw} is larger than {MAX_COUNT} (the snapshot's SQLite integers)", name)
     return raw
+
+
+MAX_COUNT = 2**63 - 1
 
 
 def _mapping(raw: Any, name: str) -> dict[str, Any]:

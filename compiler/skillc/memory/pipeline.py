@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import datetime as _dt
-import os
 import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..archive import read_source_date_epoch
 from ..discover import discover
 from ..errors import BuildError, SkillcError
 from ..lint import read_item
@@ -38,13 +38,8 @@ class SecretsFound(BuildError):
 
 
 def default_as_of() -> float:
-    sde = os.environ.get("SOURCE_DATE_EPOCH")
-    if sde:
-        try:
-            return float(int(sde))
-        except ValueError:
-            raise SkillcError(f"SOURCE_DATE_EPOCH must be an integer, not {sde!r}") from None
-    return float(int(time.time()))
+    epoch = read_source_date_epoch()
+    return float(int(time.time()) if epoch is None else epoch)
 
 
 def parse_as_of(text: str | None) -> float:

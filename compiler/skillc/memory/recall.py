@@ -75,7 +75,9 @@ def _locate(path_or_url: str | Path) -> tuple[bytes, Any, str]:
     text = str(path_or_url)
     if text.startswith(("http://", "https://")):
         base = text.rstrip("/")
-        tries = [base] if base.endswith(".json") else [f"{base}/api/memory/snapshot.json", f"{base}/snapshot.json"]
+        # a bundle's root, its API base (…/api, what `skillc search` takes) or a snapshot folder
+        tries = [base] if base.endswith(".json") else [f"{base}/api/memory/snapshot.json",
+                                                        f"{base}/memory/snapshot.json", f"{base}/snapshot.json"]
         for url in tries:
             data = _fetch(url)
             if data is not None:
@@ -83,7 +85,8 @@ def _locate(path_or_url: str | Path) -> tuple[bytes, Any, str]:
         raise SkillcError(f"{text}: no memory snapshot (looked for {', '.join(tries)})",
                           hint="build the bundle with memories (a memory/ folder or --memory PATH)")
     p = Path(text)
-    for candidate in ([p] if p.is_file() else [p / "api" / "memory" / "snapshot.json", p / "snapshot.json"]):
+    for candidate in ([p] if p.is_file() else [p / "api" / "memory" / "snapshot.json", p / "memory" / "snapshot.json",
+                                               p / "snapshot.json"]):
         if candidate.is_file():
             try:
                 return candidate.read_bytes(), candidate.parent / "snapshot.sqlite", str(candidate)
@@ -91,7 +94,7 @@ def _locate(path_or_url: str | Path) -> tuple[bytes, Any, str]:
                 raise SkillcError(f"{candidate}: cannot read: {exc.strerror}") from None
     if not p.exists():
         raise SkillcError(f"{text}: no such bundle or snapshot")
-    raise SkillcError(f"{text}: no memory snapshot (api/memory/snapshot.json or snapshot.json)",
+    raise SkillcError(f"{text}: no memory snapshot (api/memory/snapshot.json, memory/snapshot.json or snapshot.json)",
                       hint="build the bundle with memories, or run `skillc memory freeze --out DIR`")
 
 

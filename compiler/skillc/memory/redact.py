@@ -6,6 +6,7 @@ the value.  Used when memories are imported, extracted and frozen.
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from typing import Any
@@ -39,8 +40,18 @@ def _scrub_list(values: tuple[str, ...], entry: str, fld: str, audit: list[Redac
     return tuple(_scrub(v, entry, f"{fld}[{i}]", audit) for i, v in enumerate(values))
 
 
+def _scrub_id(value: str, entry: str, fld: str, audit: list[Redaction]) -> str:
+    """An identifier (``id``, ``supersedes``) redacted like text, plus a short hash of what it was, so
+    two IDs that differed still differ and a reference still names the entry it named."""
+    text = _scrub(value, entry, fld, audit)
+    if text == value:
+        return value
+    return f"{text}~{hashlib.sha256(value.encode('utf-8', 'surrogateescape')).hexdigest()[:8]}"
+
+
 def _texts(e: MemoryEntry) -> list[str]:
-    out = [e.content, *e.keywords, *e.tags, e.note.intent if e.note else ""]
+    out = [e.id, e.namespace, e.category or "", e.source, *e.supersedes,
+           e.content, *e.keywords, *e.tags, e.note.intent if e.note else ""]
     out += [v for v in e.provenance.values() if isinstance(v, str)]
     out += [x for v in e.provenance.values() if isinstance(v, list) for x in v if isinstance(x, str)]
     if e.episode:
@@ -58,41 +69,49 @@ def redact_entry(e: MemoryEntry) -> tuple[MemoryEntry, list[Redaction]]:
     # the joined text, so an empty scan means there is nothing to redact field by field.
     if not scan("\n\0\n".join(_texts(e))):
         return e, []
-    audit: list[Redaction] = []
+    # The audit names the entry by its redacted ID (the audit is published too).
+    id_audit: list[Redaction] = []
+    entry_id = _scrub_id(e.id, "", "id", id_audit)
+    audit = [replace(r, entry=entry_id) for r in id_audit]
     changes: dict[str, Any] = {
-        "content": _scrub(e.content, e.id, "content", audit),
-        "keywords": _scrub_list(e.keywords, e.id, "keywords", audit),
-        "tags": _scrub_list(e.tags, e.id, "tags", audit),
+        "id": entry_id,
+        "namespace": _scrub(e.namespace, entry_id, "namespace", audit),
+        "category": _scrub(e.category, entry_id, "category", audit) if e.category else e.category,
+        "source": _scrub(e.source, entry_id, "source", audit),
+        "supersedes": tuple(_scrub_id(v, entry_id, f"supersedes[{i}]", audit) for i, v in enumerate(e.supersedes)),
+        "content": _scrub(e.content, entry_id, "content", audit),
+        "keywords": _scrub_list(e.keywords, entry_id, "keywords", audit),
+        "tags": _scrub_list(e.tags, entry_id, "tags", audit),
     }
     prov = {}
     for key, value in e.provenance.items():
         if isinstance(value, str):
-            value = _scrub(value, e.id, f"provenance.{key}", audit)
+            value = _scrub(value, entry_id, f"provenance.{key}", audit)
         elif isinstance(value, list):
-            value = [_scrub(v, e.id, f"provenance.{key}[{i}]", audit) if isinstance(v, str) else v
+            value = [_scrub(v, entry_id, f"provenance.{key}[{i}]", audit) if isinstance(v, str) else v
                      for i, v in enumerate(value)]
         prov[key] = value
     changes["provenance"] = prov
     if e.episode:
         ep = e.episode
         changes["episode"] = replace(
-            ep, situation=_scrub(ep.situation, e.id, "episode.situation", audit),
-            action=_scrub(ep.action, e.id, "episode.action", audit),
-            reasoning=_scrub(ep.reasoning or "", e.id, "episode.reasoning", audit) or None,
-            learnings=_scrub_list(ep.learnings, e.id, "episode.learnings", audit))
+            ep, situation=_scrub(ep.situation, entry_id, "episode.situation", audit),
+            action=_scrub(ep.action, entry_id, "episode.action", audit),
+            reasoning=_scrub(ep.reasoning or "", entry_id, "episode.reasoning", audit) or None,
+            learnings=_scrub_list(ep.learnings, entry_id, "episode.learnings", audit))
     if e.procedure:
         pr = e.procedure
         changes["procedure"] = replace(
-            pr, name=_scrub(pr.name, e.id, "procedure.name", audit),
-            description=_scrub(pr.description, e.id, "procedure.description", audit),
-            steps=_scrub_list(pr.steps, e.id, "procedure.steps", audit),
-            triggers=_scrub_list(pr.triggers, e.id, "procedure.triggers", audit),
-            body=_scrub(pr.body or "", e.id, "procedure.body", audit) or None)
+            pr, name=_scrub(pr.name, entry_id, "procedure.name", audit),
+            description=_scrub(pr.description, entry_id, "procedure.description", audit),
+            steps=_scrub_list(pr.steps, entry_id, "procedure.steps", audit),
+            triggers=_scrub_list(pr.triggers, entry_id, "procedure.triggers", audit),
+            body=_scrub(pr.body or "", entry_id, "procedure.body", audit) or None)
     if e.note and e.note.intent:
-        changes["note"] = replace(e.note, intent=_scrub(e.note.intent, e.id, "note.intent", audit))
+        changes["note"] = replace(e.note, intent=_scrub(e.note.intent, entry_id, "note.intent", audit))
     if e.structured:
-        changes["structured"] = replace(e.structured, key=_scrub(e.structured.key, e.id, "structured.key", audit),
-                                        value=_scrub(e.structured.value, e.id, "structured.value", audit))
+        changes["structured"] = replace(e.structured, key=_scrub(e.structured.key, entry_id, "structured.key", audit),
+                                        value=_scrub(e.structured.value, entry_id, "structured.value", audit))
     if not audit:
         return e, []
     return replace(e, **changes), audit

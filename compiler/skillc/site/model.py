@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 import math
-import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -20,6 +19,7 @@ from typing import Any
 
 from .. import __version__, secrets
 from ..discover import path_key
+from ..emit.common import shown_location
 from ..resolve_types import EmitContext, SourceSkill
 
 MEMORY_SNAPSHOT = "api/memory/snapshot.json"
@@ -133,17 +133,6 @@ def _meta_text(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, sort_keys=True, default=str)
 
 
-def shown_location(kind: str, location: str, cwd: str | None) -> str:
-    """As the manifest shows it: a local path relative to the build folder; never credentials."""
-    if kind == "embedded":
-        return "embedded:skills"
-    if kind in ("filesystem", "zip") and cwd and os.path.isabs(location):
-        rel = os.path.relpath(location, cwd)
-        if not rel.startswith(".."):
-            return Path(rel).as_posix()
-    return redacted(location)
-
-
 def collection_of(skill_id: str) -> str:
     return skill_id.rsplit("/", 1)[0] if "/" in skill_id else ""
 
@@ -237,5 +226,5 @@ def site_model(ctx: EmitContext) -> SiteModel:
         shadowing=shadowing, lint_profile=str(summary.get("profile", "")),
         lint_errors=int(summary.get("errors", 0)), lint_warnings=int(summary.get("warnings", 0)),
         lint_rows=tuple({**r, "message": redacted(r["message"])} for r in rows),
-        excluded=tuple((e, redacted(str(reasons.get(e, "lint errors")))) for e in res.excluded),
+        excluded=tuple((redacted(e), redacted(str(reasons.get(e, "lint errors")))) for e in res.excluded),
         memory=memory)

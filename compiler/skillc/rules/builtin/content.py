@@ -475,7 +475,9 @@ def nested_reference(ctx: RuleContext):
         GCP, GitHub, Slack, OpenAI, Anthropic, Stripe), JWTs, private keys, `password=`/`token:`
         assignments, `Authorization` headers and URLs with passwords. Placeholders
         (`<your-token>`, `${TOKEN}`, `xxx`, `changeme`) are not reported, and the value is never
-        printed. The build redacts them too. Turn the scan off with `[lint] secret-scan = false`.
+        printed. File and folder names are scanned too (a folder is the skill's ID, and the bundle
+        publishes names). The build redacts them too. Turn the scan off with `[lint] secret-scan =
+        false`.
     """,
     bad="export GITHUB_TOKEN=ghp_… (a real token)", good="export GITHUB_TOKEN=${GITHUB_TOKEN}",
     profiles=REC, kinds=frozenset(ItemKind),
@@ -487,9 +489,13 @@ def secret_in_skill(ctx: RuleContext):
         yield Finding(f"possible {m.kind} (value not shown); remove it and rotate the credential",
                       Position(m.line, m.column))
     if ctx.item.kind is not ItemKind.SKILL:
+        yield from _secrets_in_paths(ctx, [ctx.item.path])
         return
     files = skill_files(ctx)
     own = ctx.item.file_name
+    # Names are published too (the folder is the skill's ID; files keep their names): one scan of all.
+    yield from _secrets_in_paths(ctx, [ctx.item.path, *(_item_path(ctx, rel) for rel in sorted(files.files)
+                                                         if rel != own)])
     scanned = 0
     for rel in sorted(files.files):
         if rel == own or rel in files.links:
@@ -503,6 +509,12 @@ def secret_in_skill(ctx: RuleContext):
         for m in secrets.scan(text):
             yield Finding(f"possible {m.kind} (value not shown); remove it and rotate the credential",
                           Position(m.line, m.column), path=_item_path(ctx, rel))
+
+
+def _secrets_in_paths(ctx: RuleContext, paths: list[str]):
+    for m in secrets.scan("\n".join(paths)):
+        yield Finding(f"the path holds a possible {m.kind}; rename it and rotate the credential (the build "
+                      "never publishes it)", None, path=paths[m.line - 1])
 
 
 def _item_path(ctx: RuleContext, rel: str) -> str:

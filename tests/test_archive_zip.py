@@ -191,3 +191,66 @@ def test_export_from_a_skills_toml(tmp_path):
     assert r.returncode == 0, r.stderr
     with zipfile.ZipFile(out) as zf:
         assert b"High version" in zf.read("pdf/SKILL.md")
+
+
+def test_import_skips_vcs_and_build_folders(tmp_path):
+    """A .git/ folder in an archive could run commands in the next `git status`; nothing below the
+    folders discovery skips is extracted (lint would never see it)."""
+    def build(zf):
+        zf.writestr(".git/SKILL.md", b"---\nname: Not Valid!!\n---\n")
+        zf.writestr(".git/config", b'[core]\n\tfsmonitor = "touch PWNED; false"\n')
+        zf.writestr("pdf/SKILL.md", b"---\nname: pdf\ndescription: Reads PDFs. Use when asked.\n---\nBody.\n")
+        zf.writestr("pdf/node_modules/x/creds.txt", b"token\n")
+        zf.writestr("pdf/Build/out.txt", b"x\n")
+    dest = tmp_path / "dest"
+    r = run_skillc("import", str(hostile(tmp_path, "vcs.zip", build)), "--into", str(dest), "--json")
+    assert r.returncode == 0, r.stderr
+    summary = json.loads(r.stdout)
+    assert summary["skills"] == ["pdf"]
+    assert sorted(summary["skipped"]) == [".git/SKILL.md", ".git/config", "pdf/Build/out.txt",
+                                          "pdf/node_modules/x/creds.txt"]
+    assert sorted(p.relative_to(dest).as_posix() for p in dest.rglob("*")) == ["pdf", "pdf/SKILL.md"]
+
+
+def test_pack_and_export_scan_large_and_binary_files(tmp_path):
+    token = "ghp_" + "u8jzPde0IgxLd6GncfBAepfJBd0Kh8oOOL8d"
+    d = write_skill(tmp_path / "skills", "sec").parent
+    (d / "big.txt").write_text("lorem ipsum\n" * 800_000 + token + "\n")  # over 9 MB
+    r = run_skillc("pack", str(d), "--profile", "recommended", "-o", str(tmp_path / "s.zip"))
+    assert r.returncode == 1 and "sec/big.txt:800001:1: possible github-token" in r.stderr
+    (d / "big.txt").unlink()
+    (d / "c.bin").write_bytes(b"\x00\x01\n" + token.encode() + b"\n")
+    r = run_skillc("export", str(tmp_path / "skills"), "sec", "-o", str(tmp_path / "e.zip"))
+    assert r.returncode == 1 and "sec/c.bin:2:1: possible github-token" in r.stderr
+    assert not (tmp_path / "s.zip").exists() and not (tmp_path / "e.zip").exists()
+
+
+def test_pack_refuses_to_write_into_the_skill_or_a_name_import_refuses(tmp_path):
+    d = write_skill(tmp_path / "skills", "pdf").parent
+    for inside in ("pdf/self.zip", "pdf/SKILL.md"):
+        r = run_skillc("pack", str(d), "-o", str(tmp_path / "skills" / inside))
+        assert r.returncode == 2 and "inside the skill folder it packs" in r.stderr
+    assert (d / "SKILL.md").read_text().startswith("---\n") and not (d / "self.zip").exists()
+    odd = write_skill(tmp_path, "x:y", name="x-y").parent
+    r = run_skillc("pack", str(odd), "-o", str(tmp_path / "a.zip"))
+    assert r.returncode == 1 and "contains a control character or one of" in r.stderr
+    path = hostile(tmp_path, "c.zip", lambda zf: zf.writestr("x:y/SKILL.md", b"---\nname: a\n---\n"))
+    r = run_skillc("import", str(path), "--into", str(tmp_path / "out"))
+    assert r.returncode == 1 and "absolute path" not in r.stderr and "one of" in r.stderr
+
+
+def test_export_from_a_bundle_takes_the_skills_archive(tmp_path):
+    repo = tmp_path / "repo"
+    d = write_skill(repo, "tools/pdf").parent
+    (d / "ref.md").write_text("reference\n")
+    r = run_skillc("build", str(repo), "--out", str(tmp_path / "dist"), "--no-site",
+                   env={"SKILLC_CACHE_DIR": str(tmp_path / "cache")})
+    assert r.returncode == 0, r.stderr
+    out = tmp_path / "pdf.zip"
+    r = run_skillc("export", str(tmp_path / "dist"), "tools/pdf", "-o", str(out))
+    assert r.returncode == 0, r.stderr
+    with zipfile.ZipFile(out) as zf:
+        assert zf.namelist() == ["pdf/SKILL.md", "pdf/ref.md"]
+        assert zf.read("pdf/SKILL.md") == (d / "SKILL.md").read_bytes()
+    r = run_skillc("export", str(tmp_path / "dist"), "../../etc", "-o", str(tmp_path / "x.zip"))
+    assert r.returncode == 2 and "is not a skill ID" in r.stderr

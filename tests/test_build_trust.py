@@ -360,3 +360,21 @@ def test_source_date_epoch_out_of_range_is_a_usage_error(tmp_path: Path, value: 
     r = run_skillc("build", "repo", "--out", "out", cwd=tmp_path, env=build_env(tmp_path, SOURCE_DATE_EPOCH=value))
     assert r.returncode == 2 and message in r.stderr and "Traceback" not in r.stderr
     assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("lint_table", ['profile = "spec"', 'select = ["S"]', "secret-scan = false",
+                                        'per-path-ignores = { "*" = ["B707"] }'])
+def test_a_secret_in_skill_md_is_never_published_whatever_lint_selects(tmp_path: Path, lint_table: str):
+    token = "ghp_" + "u8jzPde0IgxLd6GncfBAepfJBd0Kh8oOOL8d"
+    write_skill(tmp_path / "repo", "pdf", body=f"export GITHUB_TOKEN={token}\n")
+    write_skill(tmp_path / "repo", "fine")
+    (tmp_path / "skills.toml").write_text(f'[lint]\n{lint_table}\n\n[[repositories]]\nname = "repo"\n'
+                                          'type = "filesystem"\npath = "repo"\n')
+    env = build_env(tmp_path)
+    r = run_skillc("build", "--out", "out", "--no-site", cwd=tmp_path, env=env)
+    assert r.returncode == 1 and "pdf (SKILL.md holds a likely secret (github-token) at line 5" in r.stderr
+    for _ in range(2):  # the second time from the lint cache
+        r = run_skillc("build", "--out", "out", "--no-site", "--keep-going", "--json", cwd=tmp_path, env=env)
+        assert r.returncode == 0, r.stderr
+        assert json.loads(r.stdout)["excluded"] == ["pdf"]
+        assert not [p for p, data in tree_bytes(tmp_path / "out").items() if token.encode() in data]

@@ -145,6 +145,53 @@ def test_bad_configuration_is_one_line_naming_the_file(repo: Path):
     assert proc.returncode == 2 and "invalid TOML" in proc.stderr
 
 
+@pytest.mark.parametrize("config, words", [
+    ('[lint]\nselect = ["ZZZ"]\n', "skills.toml:2: 'lint.select': no rule code starts with 'ZZZ'"),
+    ('[lint]\nignore = ["Q9"]\n', "skills.toml:2: 'lint.ignore': no rule code starts with 'Q9'"),
+    ('[lint]\nper-path-ignores = { "x/*" = ["nope"] }\n', "'lint.per-path-ignores': no rule code starts with 'NOPE'"),
+])
+def test_a_rule_code_in_the_configuration_must_name_a_rule(repo: Path, config: str, words: str):
+    """A typo must not select nothing (every rule off, exit 0) without a word, as on the command line."""
+    write_skill(repo, "a", frontmatter="name: Bad\n")
+    (repo / "skills.toml").write_text(config)
+    proc = run_skillc("lint", cwd=repo)
+    assert proc.returncode == 2 and words in proc.stderr, proc.stderr
+
+
+def test_configuration_codes_are_read_like_the_command_line(repo: Path):
+    write_skill(repo, "a", frontmatter="name: Bad\n")
+    (repo / "skills.toml").write_text('[lint]\nselect = ["s3"]\n')
+    rc, report = lint_json(cwd=repo)
+    assert rc == 1 and {c for _, c in codes(report)} == {"S304", "S308", "S309"}
+
+
+@pytest.mark.parametrize("pyproject", ["[tool]\nskillc = 1\n", "tool = 1\n"])
+def test_a_pyproject_whose_tool_skillc_is_not_a_table(repo: Path, pyproject: str):
+    write_skill(repo, "a")
+    (repo / "pyproject.toml").write_text(pyproject)
+    proc = run_skillc("lint", cwd=repo)
+    assert proc.returncode == 2 and "'tool.skillc' must be a table" in proc.stderr and "internal" not in proc.stderr
+
+
+def test_diff_is_text_only(repo: Path):
+    (repo / "a").mkdir()
+    (repo / "a/SKILL.md").write_bytes(b"---\r\nname: a\r\ndescription: d\r\n---\r\nb\r\n")
+    for fmt in ("json", "sarif", "github"):
+        proc = run_skillc("lint", "--diff", "--format", fmt, cwd=repo)
+        assert proc.returncode == 2 and "--diff prints a unified diff" in proc.stderr and proc.stdout == ""
+
+
+def test_a_line_break_in_a_file_name_stays_on_its_report_line(repo: Path):
+    os.makedirs(os.fsencode(repo) + b"/new\nline")
+    os.makedirs(os.fsencode(repo) + b"/bad\xff")
+    for name in ("new\nline", os.fsdecode(b"bad\xff")):
+        write_skill(repo, name, frontmatter="name: Bad\ndescription: Does it. Use when asked.\n")
+    proc = run_skillc("lint", cwd=repo)
+    lines = proc.stdout.splitlines()
+    assert all(ln.startswith(("bad\\xff/SKILL.md:", "new\\x0aline/SKILL.md:", "Checked ")) for ln in lines), lines
+    assert "'bad\\xff'" in proc.stdout and "udc" not in proc.stdout
+
+
 # --- fixes ---------------------------------------------------------------------------------------
 
 def test_fix_applies_safe_fixes_until_stable_and_keeps_mode(repo: Path):

@@ -68,3 +68,13 @@ def test_new_refuses_to_overwrite_and_bad_names(tmp_path: Path):
         proc = run_skillc("new", bad, cwd=tmp_path)
         assert proc.returncode == 2 and "Traceback" not in proc.stderr, bad
     assert sorted(p.name for p in tmp_path.iterdir()) == ["a"]
+    # a description that would break the frontmatter, a path through a file: clear errors, nothing written
+    for description in ("a\n---\nname: evil", "x \x01 y"):
+        proc = run_skillc("new", "b/c", "-d", description, cwd=tmp_path)
+        assert proc.returncode == 2 and "one line of text" in proc.stderr
+    (tmp_path / "f").write_text("a file")
+    proc = run_skillc("new", "f/x", cwd=tmp_path)
+    assert proc.returncode == 2 and "cannot create" in proc.stderr and "internal error" not in proc.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a", "f"]
+    proc = run_skillc("new", "dist/foo", cwd=tmp_path)
+    assert proc.returncode == 0 and "discovery skips dist/ folders" in proc.stderr

@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Iterable, Mapping, Sequence
 
+from .discover import SKIP_DIRS
 from .errors import SkillcError
 from .resolve_types import SourceSkill
 
@@ -36,6 +37,7 @@ EXCLUDE_GLOBS = ("*.pyc",)
 EXCLUDE_FILES = frozenset({".DS_Store"})
 ROOT_EXCLUDE_DIRS = frozenset({"evals"})
 JUNK_PREFIXES = ("__MACOSX/",)  # Finder's resource forks: skipped on import, never written
+_SKIPPED_DIRS = frozenset(d.lower() for d in SKIP_DIRS)  # entries below these are skipped too (check_zip)
 _WINDOWS_BAD = re.compile(r'[\x00-\x1f\x7f\\:*?"<>|]')
 
 
@@ -68,7 +70,7 @@ class ZipListing:
     path: Path
     sha256: str
     entries: tuple[ZipEntry, ...]  # files only, archive order
-    skipped: tuple[str, ...] = ()  # __MACOSX/ junk
+    skipped: tuple[str, ...] = ()  # __MACOSX/ junk, and entries below VCS and build folders
 
     def top_level(self) -> list[str]:
         return sorted({e.name.split("/", 1)[0] for e in self.entries})
@@ -167,13 +169,13 @@ def write_skill_zip(skill: SourceSkill, dest: Path, epoch: int) -> None:
 
 # ---------------------------------------------------------------- reading
 
-def _check_name(raw: str) -> str:
+def check_entry_name(raw: str) -> str:
     """The validated posix name of an entry, or ArchiveError."""
     if not raw or "\x00" in raw:
         raise ArchiveError("an entry has an empty name or a NUL byte in it")
     if "\\" in raw:
         raise ArchiveError(f"entry {raw!r} contains a backslash (a Windows path): path with invalid characters")
-    if raw.startswith("/") or re.match(r"^[A-Za-z]:", raw):
+    if raw.startswith("/") or re.match(r"^[A-Za-z]:(/|$)", raw):  # (`x:y/` is a name with a colon: below)
         raise ArchiveError(f"entry {raw!r} is an absolute path")
     parts = raw.rstrip("/").split("/")
     for part in parts:
@@ -207,7 +209,12 @@ def check_zip(path: Path, limits: Limits = Limits()) -> ZipListing:
             if info.filename.startswith(JUNK_PREFIXES) or info.filename.rsplit("/", 1)[-1] == ".DS_Store":
                 skipped.append(info.filename)
                 continue
-            name = _check_name(info.filename)
+            if not _SKIPPED_DIRS.isdisjoint(p.lower() for p in info.filename.split("/")[:-1]):
+                # VCS and build folders: discovery never looks inside them, so lint would not see what
+                # they hold, and a .git/config can run commands in the next `git status`.
+                skipped.append(info.filename)
+                continue
+            name = check_entry_name(info.filename)
             mode = info.external_attr >> 16
             kind = stat.S_IFMT(mode)
             if kind == stat.S_IFLNK:
@@ -284,5 +291,5 @@ def extract_zip(listing: ZipListing, dest: Path, limits: Limits = Limits(),
     return written
 
 
-__all__ = ["ArchiveError", "Limits", "ZipEntry", "ZipListing", "check_zip", "excluded", "extract_zip",
+__all__ = ["ArchiveError", "Limits", "ZipEntry", "ZipListing", "check_entry_name", "check_zip", "excluded", "extract_zip",
            "skill_members", "source_date_epoch", "write_skill_zip", "write_zip", "zip_time"]

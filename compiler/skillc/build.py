@@ -300,12 +300,18 @@ class Reader:
 
 
 def lint_skills(skills: Sequence[SourceSkill], reader: Reader, config: LintConfig, cache: BuildCache,
-                jobs: int = 1, progress: Progress | None = None) -> dict[int, list[Diagnostic]]:
+                jobs: int = 1, progress: Progress | None = None,
+                blocked: dict[int, str] | None = None) -> dict[int, list[Diagnostic]]:
     """Document rules per skill (cached by the skill's files and the lint configuration), then the
-    collection rules over all of them.  Keyed by ``id(skill)``."""
+    collection rules over all of them.  Keyed by ``id(skill)``.
+
+    ``blocked`` receives why a skill must not be published whatever the configuration selects: a
+    likely secret in its SKILL.md that B707 was not there to report (a profile or selection without
+    it, `secret-scan = false`, an ignore); supporting files with one are withheld at emit instead."""
     from .rules.registry import RuleContext
 
     rules = active_rules(config)
+    b707 = config.settings.secret_scan and any(r.code == SECRET_RULE for r in rules)
     config_key = key_of("lint-config", repr(canonical(config)))  # hashed once, not with every skill
     out: dict[int, list[Diagnostic]] = {}
     contexts: list[tuple[str, SourceSkill, RuleContext]] = []
@@ -330,19 +336,30 @@ def lint_skills(skills: Sequence[SourceSkill], reader: Reader, config: LintConfi
         rec = cache.get("lint", key)
         if rec is not None:
             cache.stats.lint_cached += 1
-            out[id(skill)] = list(diagnostics_in(rec))
+            out[id(skill)] = list(diagnostics_in(rec[0]))
+            if rec[1] and blocked is not None:
+                blocked[id(skill)] = rec[1]
         else:
             todo.append((skill, ctx, key))
 
-    def check(entry: tuple[SourceSkill, RuleContext, str]) -> list[Diagnostic]:
+    def check(entry: tuple[SourceSkill, RuleContext, str]) -> tuple[list[Diagnostic], str]:
         _, ctx, _ = entry
-        return finalize([*ctx.document.diagnostics, *check_document(ctx, rules)], config)
+        diags = finalize([*ctx.document.diagnostics, *check_document(ctx, rules)], config)
+        unpublishable = ""
+        if not b707 or config.ignored_at(SECRET_RULE, ctx.item.path):
+            found = secrets.scan(ctx.document.text)
+            if found:
+                unpublishable = (f"{ctx.item.file_name} holds a likely secret ({found[0].kind}) at line "
+                                 f"{found[0].line}; never published")
+        return diags, unpublishable
 
     advance = progress("Linting skills", len(todo)) if progress is not None else None
-    for (skill, _, key), diags in zip(todo, fork_map(check, todo, jobs, advance)):
+    for (skill, _, key), (diags, unpublishable) in zip(todo, fork_map(check, todo, jobs, advance)):
         cache.stats.linted += 1
-        cache.put("lint", key, diagnostics_out(diags))
+        cache.put("lint", key, (diagnostics_out(diags), unpublishable))
         out[id(skill)] = diags
+        if unpublishable and blocked is not None:
+            blocked[id(skill)] = unpublishable
     # Collection rules (duplicate names, description budget…) run per repository, like `skillc lint`.
     groups: dict[str, list[tuple[SourceSkill, RuleContext]]] = {}
     for root, skill, ctx in contexts:
@@ -357,6 +374,9 @@ def lint_skills(skills: Sequence[SourceSkill], reader: Reader, config: LintConfi
 
 
 # --- the build -----------------------------------------------------------------------------------
+
+SECRET_RULE = "B707"
+
 
 def canonical(obj: object) -> object:
     """A repr-stable form (sets sorted, dataclasses as tuples) so hashes agree across processes."""
@@ -437,7 +457,8 @@ def _run_build(opts: BuildOptions, progress: Progress | None = None) -> BuildRes
         lap("sources")
         # 2. lint every offered skill
         all_skills = [s for lst in listings for s in lst.skills]
-        per_skill = lint_skills(all_skills, reader, cfg.lint, cache, jobs, progress)
+        blocked: dict[int, str] = {}
+        per_skill = lint_skills(all_skills, reader, cfg.lint, cache, jobs, progress, blocked)
         lap("lint")
         diagnostics: list[tuple[str, Diagnostic]] = []
         for lst in listings:  # (the listings' own diagnostics come back through resolve)
@@ -450,6 +471,8 @@ def _run_build(opts: BuildOptions, progress: Progress | None = None) -> BuildRes
                 errs = [d for d in per_skill.get(id(s), ()) if d.severity is Severity.ERROR]
                 if errs:
                     failing.setdefault(s.id, "lint errors: " + ", ".join(sorted({d.code for d in errs})))
+                elif id(s) in blocked:
+                    failing.setdefault(s.id, blocked[id(s)])
         # 3. resolve (R1xx: shadowing, unsafe or colliding IDs)
         settings = cfg.settings()
         resolution = resolve(_without(listings, failing), settings=settings)

@@ -12,7 +12,7 @@ from typing import Any
 from .discover import DiscoveryOptions
 from .errors import ConfigError
 from .lint import LintConfig
-from .rules.registry import PROFILES, LintSettings
+from .rules.registry import PROFILES, LintSettings, selects_a_rule
 
 CONFIG_NAMES = ("skills.toml", ".rkat/skills.toml", "pyproject.toml")
 
@@ -45,7 +45,10 @@ def read_config_file(path: Path) -> ConfigFile:
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{path}: invalid TOML: {exc}") from None
     if path.name == "pyproject.toml":
-        data = data.get("tool", {}).get("skillc", {})
+        tool = data.get("tool", {})
+        data = tool.get("skillc", {}) if isinstance(tool, dict) else None
+        if not isinstance(data, dict):
+            raise ConfigError(f"{path}: 'tool.skillc' must be a table ([tool.skillc])")
     return ConfigFile(path, data, text)
 
 
@@ -82,6 +85,15 @@ def _str_list(cfg: ConfigFile, table: dict[str, Any], key: str, prefix: str) -> 
     return tuple(value)
 
 
+def _codes(cfg: ConfigFile, values: tuple[str, ...], key: str) -> tuple[str, ...]:
+    """Rule selectors as the command line takes them: upper-cased, each naming at least one rule."""
+    codes = tuple(v.strip().upper() for v in values if v.strip())
+    for code in codes:
+        if not selects_a_rule(code):
+            raise cfg.error(f"'lint.{key}': no rule code starts with {code!r} (see `skillc rules`)", key)
+    return codes
+
+
 def lint_config(cfg: ConfigFile | None, **overrides: Any) -> LintConfig:
     """Build a LintConfig from a file's ``[lint]`` table, then apply command-line overrides."""
     table: dict[str, Any] = {}
@@ -101,13 +113,14 @@ def lint_config(cfg: ConfigFile | None, **overrides: Any) -> LintConfig:
         if profile not in PROFILES:
             raise cfg.error(f"'lint.profile' must be one of {', '.join(PROFILES)}", "profile")
         kw["profile"] = profile
-        kw["select"] = _str_list(cfg, table, "select", prefix)
-        kw["extend_select"] = _str_list(cfg, table, "extend-select", prefix)
-        kw["ignore"] = _str_list(cfg, table, "ignore", prefix)
+        for key in ("select", "extend-select", "ignore"):
+            kw[key.replace("-", "_")] = _codes(cfg, _str_list(cfg, table, key, prefix), key)
         ppi = table.get("per-path-ignores", {})
-        if not isinstance(ppi, dict) or not all(isinstance(v, (list, str)) for v in ppi.values()):
+        if not isinstance(ppi, dict) or not all(isinstance(v, (list, str)) for v in ppi.values()) or not all(
+                isinstance(c, str) for v in ppi.values() if isinstance(v, list) for c in v):
             raise cfg.error("'lint.per-path-ignores' must map globs to lists of codes", "per-path-ignores")
-        kw["per_path_ignores"] = tuple((g, tuple([c] if isinstance(c, str) else c)) for g, c in ppi.items())
+        kw["per_path_ignores"] = tuple((g, _codes(cfg, tuple([c] if isinstance(c, str) else c), "per-path-ignores"))
+                                       for g, c in ppi.items())
         settings: dict[str, Any] = {"tools": _str_list(cfg, table, "tools", prefix)}
         for key, attr in (("max-body-lines", "max_body_lines"), ("max-body-tokens", "max_body_tokens"),
                           ("description-budget", "description_budget")):

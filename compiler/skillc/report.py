@@ -8,6 +8,7 @@ here as surrogate escapes; every renderer shows them as ``\\xNN`` so output can 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Sequence
 from urllib.parse import quote
 
@@ -23,12 +24,29 @@ INFO_URI = "https://github.com/skillc/skillc"
 
 
 def printable(value: str) -> str:
-    """``value`` with undecodable bytes (surrogate escapes) shown as ``\\xNN``."""
+    """``value`` with undecodable bytes (surrogate escapes) shown as ``\\xNN``, also where a message
+    quoted a name with ``repr`` (which writes them ``\\udcNN``)."""
+    if "\\udc" in value:
+        value = _REPR_SURROGATE.sub(r"\1\\x\2", value)
     try:
         value.encode("utf-8")
         return value
     except UnicodeEncodeError:
         return value.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+
+
+# repr() of a surrogate-escaped byte 0x80-0xFF (an odd number of backslashes: not an escaped backslash)
+_REPR_SURROGATE = re.compile(r"(?<!\\)((?:\\\\)*)\\udc([89a-f][0-9a-f])")
+
+
+def one_line(value: str) -> str:
+    """``printable``, with control characters (a line break in a file name) shown as ``\\xNN``: a
+    text report keeps one diagnostic per line."""
+    value = printable(value)
+    return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", value) if _CONTROL.search(value) else value
+
+
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 
 
 def summary(results: Sequence[LintResult]) -> dict[str, int]:
@@ -53,8 +71,8 @@ def render_text(results: Sequence[LintResult], diagnostics: Sequence[Diagnostic]
     lines = []
     for d in diagnostics:
         code = click.style(d.code, fg=_COLORS[d.severity], bold=True) if color else d.code
-        loc = f"{printable(d.path) or '.'}:{d.line}:{d.column}:"
-        lines.append(f"{click.style(loc, bold=True) if color else loc} {code} {printable(d.message)}")
+        loc = f"{one_line(d.path) or '.'}:{d.line}:{d.column}:"
+        lines.append(f"{click.style(loc, bold=True) if color else loc} {code} {one_line(d.message)}")
     s = summary(results)
     infos = sum(1 for r in results for d in r.diagnostics if d.severity is Severity.INFO)
     text = (f"Checked {_plural(s['skills'], 'file')}: {_plural(s['errors'], 'error')}, "

@@ -30,7 +30,7 @@ import re
 from dataclasses import dataclass
 from typing import Callable, Iterator, Pattern
 
-__all__ = ["SecretMatch", "KINDS", "scan", "redact", "is_placeholder"]
+__all__ = ["SecretMatch", "KINDS", "scan", "scan_bytes", "redact", "is_placeholder"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -358,6 +358,17 @@ def scan(text: str) -> list[SecretMatch]:
         line = bisect.bisect_right(line_starts, start)
         out.append(SecretMatch(kind, start, end, line, start - line_starts[line - 1] + 1))
     return out
+
+
+def scan_bytes(data: bytes) -> list[SecretMatch]:
+    """``scan`` of a file's bytes, whatever they hold: UTF-8 as text, anything else one character per
+    byte (keys and tokens are ASCII, so a token inside a binary file or a file in another encoding is
+    found too).  What is about to be published is scanned whole, however large."""
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        text = data.decode("latin-1")
+    return scan(text)
 
 
 def redact(text: str) -> tuple[str, dict[str, int]]:

@@ -20,6 +20,7 @@ import click
 
 from ..archive import (
     ArchiveError,
+    check_entry_name,
     check_zip,
     excluded,
     extract_zip,
@@ -31,11 +32,11 @@ from ..config import find_config, lint_config, read_config_file
 from ..errors import SkillcError
 from ..lint import LintConfig, lint_root
 from ..model import Diagnostic, Severity
+from ..resolve import id_problem
 from ..resolve_types import Repository, SourceSkill, Tier
 from ..rules.registry import PROFILES, load_all
 
 SECRET_RULE = "B707"
-MAX_SCAN_BYTES = 8 * 1024 * 1024
 
 
 def _lint_config(config_path: str | None, start: Path, profile: str | None) -> LintConfig:
@@ -55,22 +56,18 @@ def secret_findings(members: Iterable[tuple[str, str]], cfg: LintConfig) -> list
     """``name:line:col: kind`` for every likely secret in the files about to be archived (never the value)."""
     if not _secrets_on(cfg):
         return []
-    from ..secrets import scan
+    from ..secrets import scan_bytes
 
     out = []
     for name, source in members:
         if cfg.ignored_at(SECRET_RULE, name.split("/", 1)[-1]):
             continue
         try:
-            if os.path.getsize(source) > MAX_SCAN_BYTES:
-                continue
             raw = Path(source).read_bytes()
         except OSError:
             continue
-        if b"\x00" in raw[:8192]:
-            continue  # binary
-        text = raw.decode("utf-8", "replace")
-        out.extend(f"{name}:{m.line}:{m.column}: possible {m.kind} (value not shown)" for m in scan(text))
+        # every file the archive will hold, whole, binary too (scan_bytes)
+        out.extend(f"{name}:{m.line}:{m.column}: possible {m.kind} (value not shown)" for m in scan_bytes(raw))
     return out
 
 
@@ -142,7 +139,16 @@ def pack(skill_dir: Path, output: Path | None, profile: str, config_path: str | 
                           hint="fix them and run again (`skillc lint` shows the details)", exit_code=1)
     if warnings and not as_json:
         _print_diags(warnings, f"{skill_dir.name}/")
-    dest = output or Path.cwd() / f"{skill_dir.name}.zip"
+    dest = (output or Path.cwd() / f"{skill_dir.name}.zip").resolve()
+    if dest == skill_dir or skill_dir in dest.parents:
+        raise SkillcError(f"{dest}: the archive would be inside the skill folder it packs",
+                          hint="write it elsewhere, e.g. -o ../" + f"{skill_dir.name}.zip")
+    for name, _ in members:
+        try:
+            check_entry_name(name)
+        except ArchiveError as exc:
+            raise SkillcError(f"not packed: {exc} (`skillc import` and other tools would refuse it)",
+                              hint="rename the file or folder", exit_code=1) from None
     names = write_zip(members, dest, source_date_epoch())
     _emit(as_json, {"archive": str(dest), "skill": skill.id, "files": names, "warnings": len(warnings)},
           f"packed {skill.id} ({len(names)} files) into {dest}")
@@ -163,9 +169,12 @@ def _export_from_bundle(api: Path, ids: Sequence[str], tmp: Path) -> dict[str, l
 
     out: dict[str, list[tuple[str, str]]] = {}
     for skill_id in ids:
+        problem = id_problem(skill_id)
+        if problem:  # (it names a path below api/: never one that leaves it)
+            raise SkillcError(f"{skill_id!r} is not a skill ID: {problem}")
         enc = urllib.parse.quote(skill_id, safe="")
         folder = skill_id.rsplit("/", 1)[-1]
-        archive = api / "archives" / f"{enc}.zip"
+        archive = api / "archives" / f"{skill_id}.zip"  # (nested by ID, as the build writes them)
         if archive.is_file():
             listing = check_zip(archive)
             dest = tmp / enc
@@ -341,8 +350,13 @@ def import_(archive: Path, into: Path, force: bool, profile: str, config_path: s
         shutil.rmtree(staging, ignore_errors=True)
     if warnings and not as_json:
         _print_diags(warnings)
+    if listing.skipped and not as_json:
+        shown = ", ".join(listing.skipped[:5]) + (" …" if len(listing.skipped) > 5 else "")
+        click.echo(f"skipped {len(listing.skipped)} entr{'y' if len(listing.skipped) == 1 else 'ies'} "
+                   f"(macOS junk, VCS and build folders): {shown}", err=True)
     _emit(as_json, {"archive": str(archive), "into": str(into), "skills": folders,
-                    "files": len(listing.entries), "replaced": clashes, "warnings": len(warnings)},
+                    "files": len(listing.entries), "replaced": clashes, "warnings": len(warnings),
+                    "skipped": list(listing.skipped)},
           f"imported {len(folders)} skill(s) into {into}: {', '.join(folders)}")
 
 

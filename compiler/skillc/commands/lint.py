@@ -24,7 +24,7 @@ from ..errors import SkillcError
 from ..lint import LintConfig, LintResult, lint_root
 from ..model import Diagnostic, Severity
 from ..report import FORMATS, render_github, render_json, render_sarif, render_text
-from ..rules.registry import PROFILES, load_all
+from ..rules.registry import PROFILES, selects_a_rule
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,9 +40,8 @@ def _codes(value: str | None) -> tuple[str, ...]:
     if not value:
         return ()
     codes = tuple(c.strip().upper() for c in value.split(",") if c.strip())
-    known = load_all()
     for code in codes:
-        if code != "ALL" and not any(k.startswith(code) for k in known):
+        if not selects_a_rule(code):
             raise click.BadParameter(f"no rule code starts with {code!r} (see `skillc rules`)")
     return codes
 
@@ -164,6 +163,8 @@ def lint(paths, config_path, profile, fmt, output, strict, select, extend_select
     """
     if fix and diff:
         raise click.UsageError("use either --fix (write) or --diff (show), not both")
+    if diff and fmt != "text":
+        raise click.UsageError(f"--diff prints a unified diff; it cannot be written as --format {fmt}")
     overrides = {"profile": profile, "select": _codes(select), "extend_select": _codes(extend_select),
                  "ignore": _codes(ignore)}
     tgts = targets(tuple(paths))
@@ -180,11 +181,18 @@ def lint(paths, config_path, profile, fmt, output, strict, select, extend_select
             from ..fix import fix_item, write_fix
 
             root_fixes = [f for f in (fix_item(Path(result.root), li, cfg) for li in result.items) if f]
-            file_fixes.extend((tgt, f) for f in root_fixes)
             if fix and root_fixes:
+                written = []
                 for f in root_fixes:
-                    write_fix(Path(result.root), f)
+                    try:
+                        write_fix(Path(result.root), f)
+                        written.append(f)
+                    except OSError as exc:  # (a read-only folder or file: the others are still fixed)
+                        click.echo(f"{f.path}: cannot write the fix ({exc.strerror or exc}); the file is unchanged",
+                                   err=True)
+                root_fixes = written
                 result = lint_root(tgt.root, cfg, tgt.only)  # report what is left
+            file_fixes.extend((tgt, f) for f in root_fixes)
         results.append(result)
         prefix = ""
         if len(tgts) > 1:

@@ -8,9 +8,11 @@ from pathlib import Path
 
 import click
 
+from ..discover import SKIP_DIRS
 from ..errors import SkillcError
 
 NAME_RE = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
 
 
 def render(name: str, description: str) -> str:
@@ -56,14 +58,26 @@ def new(skill_id: str, description: str | None) -> None:
     text = description or f"Say what {name} does and when to use it. Use when the user asks for it."
     if not 1 <= len(text) <= 1024:
         raise SkillcError("the description must be 1-1,024 characters")
+    bad = _CONTROL.search(text)
+    if bad:  # (a line break would be folded, or end the frontmatter at a `---` line; P214 rejects the rest)
+        raise SkillcError(f"the description must be one line of text: it holds {bad.group()!r}",
+                          hint="write it on one line; it is what agents read to decide when to use the skill")
     content = render(name, _quote(text))
-    folder.mkdir(parents=True, exist_ok=True)
     try:
+        folder.mkdir(parents=True, exist_ok=True)
         with open(target, "x", encoding="utf-8", newline="\n") as fh:  # "x": never overwrite, even racing
             fh.write(content)
     except FileExistsError:
-        raise SkillcError(f"{target} already exists; not overwriting it", exit_code=1) from None
+        if folder.is_dir():
+            raise SkillcError(f"{target} already exists; not overwriting it", exit_code=1) from None
+        raise SkillcError(f"cannot create {folder}: a file is in the way") from None
+    except OSError as exc:
+        raise SkillcError(f"cannot create {target}: {exc.strerror or exc}") from None
     click.echo(f"created {target.as_posix()}")
+    skipped = [p for p in parts[:-1] if p in SKIP_DIRS]
+    if skipped:
+        click.echo(f"note: discovery skips {skipped[0]}/ folders, so linting or building the repository will "
+                   "not see this skill", err=True)
     click.echo(f"next: edit the description and steps, then run `skillc lint {folder.as_posix()}`")
 
 

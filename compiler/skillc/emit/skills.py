@@ -44,7 +44,6 @@ from .wellknown import index_entry
 # Agent Skills discovery path rules: printable ASCII without \ ? # [ ], no empty/./.. segment.
 _SAFE_PATH = re.compile(r"[\x20-\x7e]+")
 _FORBIDDEN = set('\\?#[]')
-SECRET_SCAN_MAX = 1 << 20
 ZIP_LEVEL = 6  # zlib's default (9 gave the same bytes and time on Markdown skills; it is slower on larger files)
 # Formats that are compressed already: stored, not deflated again.
 COMPRESSED_SUFFIXES = (".zip", ".gz", ".tgz", ".bz2", ".xz", ".zst", ".7z", ".jar", ".whl", ".png", ".jpg",
@@ -96,13 +95,7 @@ def publishable(path: str) -> str | None:
 
 
 def _secret_in(data: bytes) -> str | None:
-    if len(data) > SECRET_SCAN_MAX:
-        return None
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError:
-        return None
-    found = secrets.scan(text)
+    found = secrets.scan_bytes(data)  # (any size, binary too: nothing unscanned is published)
     if found:
         return f"likely secret ({found[0].kind}) at line {found[0].line}; not published"
     return None

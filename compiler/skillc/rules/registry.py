@@ -202,6 +202,12 @@ def matches(code: str, selectors: Iterable[str]) -> bool:
     return any(s == "ALL" or code.startswith(s) for s in selectors)
 
 
+def selects_a_rule(selector: str) -> bool:
+    """Whether a selector (``ALL``, a code or a code prefix, upper case) names at least one rule: a
+    typo would otherwise select nothing, or ignore nothing, without a word."""
+    return selector == "ALL" or any(code.startswith(selector) for code in load_all())
+
+
 def rule_by_code_or_name(key: str) -> Rule | None:
     load_all()
     key_up = key.upper()

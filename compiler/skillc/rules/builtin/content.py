@@ -476,8 +476,9 @@ def nested_reference(ctx: RuleContext):
         assignments, `Authorization` headers and URLs with passwords. Placeholders
         (`<your-token>`, `${TOKEN}`, `xxx`, `changeme`) are not reported, and the value is never
         printed. File and folder names are scanned too (a folder is the skill's ID, and the bundle
-        publishes names). The build redacts them too. Turn the scan off with `[lint] secret-scan =
-        false`.
+        publishes names). Turn the scan off with `[lint] secret-scan = false`; the build still never
+        publishes a secret: it withholds a supporting file that holds one (scanned whole, binary
+        files too) and does not publish a skill whose SKILL.md or folder name holds one.
     """,
     bad="export GITHUB_TOKEN=ghp_… (a real token)", good="export GITHUB_TOKEN=${GITHUB_TOKEN}",
     profiles=REC, kinds=frozenset(ItemKind),

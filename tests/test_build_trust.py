@@ -351,6 +351,15 @@ def test_the_manifest_names_shadowing_sources_relative_to_the_build_folder(tmp_p
     assert manifests[0] == manifests[1]
     shadowing = json.loads(manifests[0])["shadowing"]
     assert [(s["winner_source"], s["loser_source"]) for s in shadowing] == [("a", "b")]
+    # the same repositories given as absolute paths: the same bundle (names relative to the build folder)
+    where = tmp_path / "p1"
+    r = run_skillc("build", str(where / "a"), str(where / "b"), "--out", "abs", "--no-site", cwd=where,
+                   env=build_env(tmp_path))
+    assert r.returncode == 0, r.stderr
+    assert tree_bytes(where / "abs") == tree_bytes(where / "out")
+    # and the shadowing is told: an R101 line and the count in the summary
+    assert "a:pdf/SKILL.md:0:0: R101 skill 'pdf' from repository 'a'" in r.stderr
+    assert "; 1 shadowed" in r.stdout
 
 
 @pytest.mark.parametrize("value, message", [

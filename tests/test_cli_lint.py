@@ -104,6 +104,20 @@ def test_file_arguments_as_pre_commit_passes_them(repo: Path):
     assert codes(r) == [("b/SKILL.md", "P209")]
 
 
+def test_a_file_linted_from_above_its_repository_uses_the_repositorys_configuration(repo: Path):
+    (repo / ".git").mkdir()
+    write_skill(repo, "skills/warn", frontmatter="name: other\nversion: 2.0\ndescription: Does it. Use when asked.\n",
+                body="[see](missing.md)\n")
+    (repo / "skills.toml").write_text('[lint]\nignore = ["B704"]\n[lint.per-path-ignores]\n"skills/warn/*" = ["S308"]\n')
+    expected = {"F402"}
+    for cwd in (repo, repo / "skills", repo.parent, Path("/")):
+        rc, r = lint_json(str(repo / "skills/warn/SKILL.md"), cwd=cwd)
+        assert {c for _, c in codes(r)} == expected, cwd
+    # several arguments that collapse into one root: still relative to the current directory
+    rc, r = lint_json("skills", "skills/warn", "skills/warn/SKILL.md", cwd=repo)
+    assert codes(r) == [("skills/warn/SKILL.md", "F402")]
+
+
 def test_assets_fixture_passed_as_a_file_is_skipped(repo: Path):
     write_skill(repo, "s")
     (repo / "s" / "assets" / "sample").mkdir(parents=True)

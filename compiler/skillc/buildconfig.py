@@ -135,7 +135,10 @@ def load_build_config(paths: Sequence[str], config_path: str | None, *, cwd: Pat
     if paths:
         for p in paths:
             location = Path(p) if Path(p).is_absolute() else cwd / p
-            name = _unique(p, seen)
+            # Named as given, but relative to the build folder when inside it: the name is published
+            # (provenance, shadowing), and the bundle must not depend on where a checkout lives.
+            shown = os.path.relpath(location, cwd) if Path(p).is_absolute() else p
+            name = _unique(Path(shown).as_posix() if not shown.startswith("..") else p, seen)
             repositories.append(Repository(name, "filesystem", str(location), Tier.PROJECT,
                                            Tier.PROJECT.default_priority))
     else:

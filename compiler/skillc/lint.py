@@ -37,6 +37,9 @@ class LintConfig:
     # per-path-ignores globs are relative to the configuration file's folder; this is the linted
     # root's path from there ("" when the config sits in the root), prepended before matching.
     ignore_base: str = ""
+    # ...or, when the configuration sits below the linted root (a file linted from a folder above its
+    # repository), that folder's path from the root, taken off before matching.
+    ignore_strip: str = ""
 
     def __post_init__(self) -> None:
         if self.profile not in PROFILES:
@@ -54,6 +57,10 @@ class LintConfig:
     def ignored_at(self, code: str, path: str) -> bool:
         if not self.per_path_ignores:
             return False
+        if self.ignore_strip:
+            if not path.startswith(self.ignore_strip + "/"):
+                return False  # not below the configuration's folder
+            path = path[len(self.ignore_strip) + 1:]
         if self.ignore_base:
             path = f"{self.ignore_base}/{path}" if path else self.ignore_base
         return any(

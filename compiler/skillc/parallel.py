@@ -38,11 +38,16 @@ def default_jobs(env: dict | None = None) -> int:
     return max(1, min(os.cpu_count() or 1, 8))
 
 
-def die_with_parent(parent: int) -> None:
+def die_with_parent(parent: int, forked_by_caller: bool = True) -> None:
     """In a forked worker: be killed as soon as the process that forked it dies (``kill -9``
     included), instead of working on alone (writing into a staging folder nobody will use) and
-    printing broken-pipe tracebacks.  Linux's ``PR_SET_PDEATHSIG``; elsewhere only the check below."""
-    if sys.platform.startswith("linux"):
+    printing broken-pipe tracebacks.  Linux's ``PR_SET_PDEATHSIG``; elsewhere only the check below.
+
+    The signal comes when the *thread* that forked the worker ends, so only workers forked by a
+    thread that outlives them ask for it: not a pool's replacement for a dead worker, which its
+    worker-handler thread forks (that thread ends first in ``terminate()``, and a worker killed
+    while it holds the task queue's lock would leave ``terminate()`` waiting forever)."""
+    if sys.platform.startswith("linux") and forked_by_caller:
         try:
             import ctypes
 
@@ -54,10 +59,11 @@ def die_with_parent(parent: int) -> None:
 
 
 _PR_SET_PDEATHSIG = 1
+_FORKED_BY_CALLER = False  # True while the calling thread forks a pool's first workers (see above)
 
 
 def _init(parent: int) -> None:
-    die_with_parent(parent)
+    die_with_parent(parent, _FORKED_BY_CALLER)  # (the value this worker was forked with)
     for fd in CLOSE_IN_CHILD:
         try:
             os.close(fd)
@@ -105,11 +111,15 @@ class Pending(Generic[R]):
         self._job = job = next(_JOB_IDS)
         tasks = [(job, lo, min(n, lo + size)) for lo in range(0, n, size)]
         _WORK[job] = (fn, items)
+        global _FORKED_BY_CALLER
+        _FORKED_BY_CALLER = True
         try:
             self._pool = multiprocessing.get_context("fork").Pool(jobs, initializer=_init, initargs=(os.getpid(),))
         except BaseException:
             del _WORK[job]
             raise
+        finally:
+            _FORKED_BY_CALLER = False
         self._thread = threading.Thread(target=self._collect, args=(tasks, advance), daemon=True)
         self._thread.start()
 

@@ -87,8 +87,8 @@ def build(paths, config_path, out, no_site, memory, keep_going, force, emit, no_
         return
     if quiet:
         return
-    for repo, d in result.diagnostics:  # errors: of the skills --keep-going left out
-        if d.severity is not Severity.INFO:
+    for repo, d in result.diagnostics:  # errors: of the skills --keep-going left out; R101: shadowing
+        if d.severity is not Severity.INFO or d.code == "R101":
             click.echo(_diagnostic_line(repo, d), err=True)
     out_shown = os.path.relpath(result.out) if not Path(out).is_absolute() else str(result.out)
     size = summary["bytes"] / 1e6
@@ -96,6 +96,7 @@ def build(paths, config_path, out, no_site, memory, keep_going, force, emit, no_
         f"Built {summary['skills']:,} skill{'s' if summary['skills'] != 1 else ''} "
         f"({summary['collections']:,} collections, {summary['files']:,} files, {size:.1f} MB) into {out_shown}/ "
         f"in {summary['seconds']:.1f} s; parsed {summary['parsed']:,}, from cache {summary['cached']:,}"
+        + (f"; {summary['shadowed']:,} shadowed" if summary["shadowed"] else "")
         + (f"; {len(summary['excluded']):,} excluded" if summary["excluded"] else "")
         + (f"; {summary['warnings']:,} warning{'s' if summary['warnings'] != 1 else ''}" if summary["warnings"] else "")
     )

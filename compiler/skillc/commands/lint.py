@@ -104,13 +104,25 @@ def targets(paths: tuple[str, ...], cwd: Path | None = None) -> list[Target]:
     return out
 
 
-def _config_for(root: Path, config_path: str | None, overrides: dict) -> LintConfig:
-    cfg_file = read_config_file(Path(config_path)) if config_path else find_lint_config(root)
+def _config_for(tgt: Target, config_path: str | None, overrides: dict) -> LintConfig:
+    """The configuration of a target: --config, else the nearest one found from where the linted
+    files are (for file arguments, their folder: the current directory may be above their repository),
+    up to the repository's top."""
+    start = tgt.root
+    if tgt.only is not None:
+        start = Path(os.path.commonpath([os.path.abspath(tgt.root / s) for s in tgt.only]))
+        while not start.is_dir():
+            start = start.parent
+    cfg_file = read_config_file(Path(config_path)) if config_path else find_lint_config(start)
     cfg = lint_config(cfg_file, **overrides)
     if cfg_file is not None:
-        base = os.path.relpath(os.path.abspath(root), os.path.abspath(cfg_file.path.parent))
-        if base != ".":
-            cfg = replace(cfg, ignore_base=Path(base).as_posix())
+        root, folder = os.path.abspath(tgt.root), os.path.abspath(cfg_file.path.parent)
+        if _inside(folder, root) and folder != root:  # the configuration's folder is below the root
+            cfg = replace(cfg, ignore_strip=Path(os.path.relpath(folder, root)).as_posix())
+        else:
+            base = os.path.relpath(root, folder)
+            if base != ".":
+                cfg = replace(cfg, ignore_base=Path(base).as_posix())
     return cfg
 
 
@@ -169,11 +181,12 @@ def lint(paths, config_path, profile, fmt, output, strict, select, extend_select
                  "ignore": _codes(ignore)}
     tgts = targets(tuple(paths))
     cwd = Path.cwd()
+    many = len(paths) > 1  # several arguments: paths relative to the current directory (even if they collapse)
     results: list[LintResult] = []
     shown: list[Diagnostic] = []
     file_fixes = []
     for tgt in tgts:
-        cfg = _config_for(tgt.root, config_path, overrides)
+        cfg = _config_for(tgt, config_path, overrides)
         result = lint_root(tgt.root, cfg, tgt.only, documents=fix or diff)  # fixes need the texts
         if tgt.only is not None:
             _note_unmatched(tgt, result)
@@ -195,14 +208,13 @@ def lint(paths, config_path, profile, fmt, output, strict, select, extend_select
             file_fixes.extend((tgt, f) for f in root_fixes)
         results.append(result)
         prefix = ""
-        if len(tgts) > 1:
+        if many:
             rel = Path(os.path.relpath(result.root, cwd)).as_posix()
             prefix = "" if rel == "." else rel + "/"
         shown.extend(replace(d, path=prefix + d.path if d.path else prefix.rstrip("/") or ".") if prefix else d
                      for d in result.diagnostics)
 
     if diff:
-        many = len(tgts) > 1
         out = "".join(f.diff(Path(os.path.relpath(t.root, cwd)).as_posix() if many else "") for t, f in file_fixes)
         _emit(out, output, color=False)
         n = sum(f.applied for _, f in file_fixes)

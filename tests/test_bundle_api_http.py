@@ -167,4 +167,4 @@ def test_url_answering_html_is_a_clear_error():
 def test_unreachable_url_is_a_clear_error():
     port = _free_port()
     proc = run_skillc("search", f"http://127.0.0.1:{port}/api", "rust")
-    assert proc.returncode == 1 and "cannot connect" in proc.stderr
+    assert proc.returncode == 1 and "cannot reach http://127.0.0.1" in proc.stderr and "Connection refused" in proc.stderr

@@ -97,6 +97,30 @@ def test_rebuild_is_picked_up_without_restart(tmp_path: Path):
     assert "Stopped." in proc.stderr.read()
 
 
+def test_a_linked_bundle_folder_is_served_and_a_manifest_cannot_write_headers(tmp_path: Path):
+    import hashlib
+    import json
+
+    write_skill(tmp_path / "repo", "one")
+    (tmp_path / "real").mkdir()
+    (tmp_path / "deploy").symlink_to("real")
+    assert run_skillc("build", "repo", "--out", "deploy", cwd=tmp_path, env=build_env(tmp_path)).returncode == 0
+    manifest_path = tmp_path / "real/api/manifest.json"
+    manifest = json.loads(manifest_path.read_text())
+    for row in manifest["files"]:
+        if row["path"] == "api/skills.json":
+            row["sha256"] = "abc\r\nSet-Cookie: injected=1"
+    manifest_path.write_text(json.dumps(manifest))
+    proc, base = start_server(tmp_path / "deploy", tmp_path)
+    try:
+        status, headers, body = fetch(base, "/api/skills")
+        assert status == 200 and b'"one"' in body
+        assert "set-cookie" not in headers and headers["etag"] == f'"{hashlib.sha256(body).hexdigest()}"'
+    finally:
+        proc.send_signal(signal.SIGINT)
+        proc.wait(timeout=10)
+
+
 def test_serve_refuses_a_folder_that_is_not_a_bundle(tmp_path: Path):
     r = run_skillc("serve", str(tmp_path), "--port", "0", cwd=tmp_path)
     assert r.returncode == 2 and "holds no skillc bundle" in r.stderr and "Traceback" not in r.stderr

@@ -21,8 +21,6 @@ import difflib
 import hashlib
 import json
 import time
-import urllib.error
-import urllib.request
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -30,6 +28,8 @@ from typing import Any
 from urllib.parse import quote, urlsplit
 
 from .errors import SkillcError
+from .fetch import FetchError
+from .fetch import get as http_get
 from .index import BundleError
 from .index.adk import AdkMatch, SelectionPolicy
 from .index.tokenize import tokenize
@@ -41,7 +41,6 @@ MANIFEST_VERSION = 1  # the newest bundle manifest version this reader understan
 SELECT_VERSION = 1
 INDEX = "index/"
 DEFAULT_TTL = 300.0
-HTTP_TIMEOUT = 30.0
 USER_AGENT = "skillc-bundle"
 
 
@@ -149,24 +148,21 @@ class _Http:
         headers = dict(self.headers)
         if hit is not None and hit[1]:
             headers["If-None-Match"] = hit[1]
-        request = urllib.request.Request(self.url(route), headers=headers)
         self.requests += 1
-        try:
-            with urllib.request.urlopen(request, timeout=HTTP_TIMEOUT) as resp:
-                data = resp.read()
-                etag = resp.headers.get("ETag")
-        except urllib.error.HTTPError as exc:
-            if exc.code == 304 and hit is not None:
-                self._cache[route] = (now, hit[1], hit[2])
-                return hit[2]
-            if exc.code in (404, 410):
-                self._cache[route] = (now, None, None)
-                return None
-            raise BundleError(f"{self.url(route)}: HTTP {exc.code} {exc.reason}") from None
-        except (urllib.error.URLError, OSError) as exc:
-            reason = getattr(exc, "reason", exc)
-            raise BundleError(f"{self.url(route)}: cannot connect ({reason})",
-                              hint="check the URL and that the server is running") from None
+        try:  # (skillc.fetch: capped, with an overall deadline, and no credentials across hosts)
+            resp = http_get(self.url(route), headers)
+        except FetchError as exc:
+            raise BundleError(str(exc), hint=None if exc.status else "check the URL and that the server is running") \
+                from None
+        if resp.status == 304:
+            if hit is None:
+                raise BundleError(f"{self.url(route)}: HTTP 304 to a request that was not conditional")
+            self._cache[route] = (now, hit[1], hit[2])
+            return hit[2]
+        if resp.status in (404, 410):
+            self._cache[route] = (now, None, None)
+            return None
+        data, etag = resp.body, resp.headers.get("etag")
         # No Content-Type check (Meerkat has none, and a static host may serve the skills list from
         # skills/index.html as text/html); HTML *content* is refused where JSON is parsed.
         self._cache[route] = (now, etag, data)
@@ -300,8 +296,12 @@ class Bundle:
         if doc is None:
             return
         version = doc.get("manifest_version")
-        if not isinstance(version, int) or version > MANIFEST_VERSION:
-            tool = (doc.get("tool") or {}).get("version", "?")
+        if not isinstance(version, int) or isinstance(version, bool) or not isinstance(doc.get("files"), list):
+            raise BundleError(f"{self._t.describe('manifest.json')}: a malformed manifest (manifest_version "
+                              f"{version!r}, files {type(doc.get('files')).__name__})",
+                              hint="rebuild the bundle with `skillc build`")
+        if version > MANIFEST_VERSION:
+            tool = doc.get("tool", {}).get("version", "?") if isinstance(doc.get("tool"), dict) else "?"
             raise BundleError(f"{self._t.describe('manifest.json')}: bundle format version {version} (written by "
                               f"skillc {tool}) is newer than this skillc reads ({MANIFEST_VERSION})",
                               hint="upgrade skillc (pip install -U skillc)")
@@ -334,8 +334,15 @@ class Bundle:
         try:
             doc = json.loads(data)
             self._skills = [SkillInfo.from_wire(d) for d in doc["skills"]]
-        except (ValueError, KeyError, TypeError, UnicodeDecodeError):
+        except (ValueError, KeyError, TypeError, UnicodeDecodeError, RecursionError):
             raise BundleError(f"{self._t.describe('skills')}: not a Meerkat skills list") from None
+        from .resolve import id_problem
+
+        for info in self._skills:  # an ID names files and URLs (skill_location): never one that leaves the bundle
+            problem = id_problem(info.id)
+            if problem:
+                raise BundleError(f"{self._t.describe('skills')}: skill ID {info.id!r} is not safe: {problem}",
+                                  hint="rebuild the bundle with `skillc build`")
         self._by_id = {s.id: s for s in self._skills}
 
     def skills(self) -> list[SkillInfo]:

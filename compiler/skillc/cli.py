@@ -86,9 +86,11 @@ def main(argv: list[str] | None = None) -> None:
     except click.exceptions.Exit as exc:
         sys.exit(exc.exit_code)
     except SkillcError as exc:
-        click.echo(f"skillc: error: {exc}", err=True)
+        from .report import terminal_safe  # (messages quote names that may come from remote data)
+
+        click.echo(f"skillc: error: {terminal_safe(str(exc))}", err=True)
         if exc.hint:
-            click.echo(f"  hint: {exc.hint}", err=True)
+            click.echo(f"  hint: {terminal_safe(exc.hint)}", err=True)
         sys.exit(exc.exit_code)
     except KeyboardInterrupt:
         click.echo("Interrupted.", err=True)

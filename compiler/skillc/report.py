@@ -40,13 +40,25 @@ _REPR_SURROGATE = re.compile(r"(?<!\\)((?:\\\\)*)\\udc([89a-f][0-9a-f])")
 
 
 def one_line(value: str) -> str:
-    """``printable``, with control characters (a line break in a file name) shown as ``\\xNN``: a
-    text report keeps one diagnostic per line."""
+    """``printable``, with control characters (a line break in a file name, a terminal escape
+    sequence in a remote skill's ID) shown as ``\\xNN``: a text report keeps one diagnostic per line,
+    and nothing it prints drives the terminal."""
     value = printable(value)
-    return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", value) if _CONTROL.search(value) else value
+    return _CONTROL.sub(_escaped, value) if _CONTROL.search(value) else value
 
 
-_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+def terminal_safe(value: str) -> str:
+    """``one_line`` that keeps line breaks and tabs (messages of several lines)."""
+    value = printable(value)
+    return _TERMINAL.sub(_escaped, value) if _TERMINAL.search(value) else value
+
+
+def _escaped(m: re.Match[str]) -> str:
+    return f"\\x{ord(m.group()):02x}"
+
+
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+_TERMINAL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 
 
 def summary(results: Sequence[LintResult]) -> dict[str, int]:

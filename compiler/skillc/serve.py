@@ -23,6 +23,7 @@ import hashlib
 import json
 import mimetypes
 import os
+import re
 import stat
 import threading
 from dataclasses import dataclass
@@ -105,7 +106,9 @@ class Bundle:
     """A bundle folder, its manifest hashes (reloaded when a build swaps a new bundle in)."""
 
     def __init__(self, root: Path) -> None:
-        self.root = Path(os.path.abspath(root))
+        # Resolved once: a bundle folder reached through a link (a deploy folder) is served; links
+        # *inside* it are never followed (``open``).
+        self.root = Path(os.path.realpath(root))
         if read_manifest(self.root) is None:
             raise SkillcError(f"{root} holds no skillc bundle (no api/manifest.json)",
                               hint="build one first: skillc build --out " + str(root))
@@ -145,7 +148,9 @@ class Bundle:
         finally:
             os.close(fd)
         known = self._hashes.get(rel)
-        digest = known[0] if known and known[1] == len(data) else hashlib.sha256(data).hexdigest()
+        # (a manifest is data too: only a well-formed digest from it may become a header)
+        trusted = known and known[1] == len(data) and isinstance(known[0], str) and _SHA256.fullmatch(known[0])
+        digest = known[0] if trusted else hashlib.sha256(data).hexdigest()
         return data, digest
 
     def gzipped(self, digest: str, data: bytes) -> bytes:
@@ -162,6 +167,9 @@ class Bundle:
     def is_dir(self, rel: str) -> bool:
         full = os.path.join(self.root, *rel.split("/"))
         return os.path.realpath(full) == os.path.normpath(full) and os.path.isdir(full)
+
+
+_SHA256 = re.compile(r"[0-9a-f]{64}")
 
 
 def _accepts_gzip(header: str | None) -> bool:

@@ -106,10 +106,14 @@ def build(paths, config_path, out, no_site, memory, keep_going, force, emit, no_
 def _diagnostic_line(repository: str, d: Diagnostic) -> str:
     """``repository:path:line:col: CODE message`` (without the parts a diagnostic does not have: a
     repository-wide one has no path, one about several repositories no repository)."""
-    where = ":".join(part for part in (repository, d.path) if part)
+    from ..report import (
+        one_line,  # (a remote registry's IDs are data: no control character reaches the terminal)
+    )
+
+    where = ":".join(one_line(part) for part in (repository, d.path) if part)
     if d.path:
         where += f":{d.line}:{d.column}"
-    return f"{where}: {d.code} {d.message}" if where else f"{d.code} {d.message}"
+    return f"{where}: {d.code} {one_line(d.message)}" if where else f"{d.code} {one_line(d.message)}"
 
 
 def _diagnostic_json(repository: str, d: Diagnostic) -> dict[str, object]:

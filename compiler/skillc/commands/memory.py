@@ -9,6 +9,7 @@ from pathlib import Path
 import click
 
 from ..errors import SkillcError
+from ..index import reads_bundle
 
 CATEGORY_CHOICES = click.Choice(["preference", "convention", "pattern", "correction", "fact"])
 TYPE_CHOICES = click.Choice(["semantic", "episodic", "procedural"])
@@ -168,6 +169,7 @@ def _index(bundle: str):
               help="Leave out memories whose effective importance is lower.")
 @click.option("--as-of", help="Count recency to this time (default: the snapshot's as_of).")
 @click.option("--json", "as_json", is_flag=True, help="Print the results as JSON.")
+@reads_bundle
 def search(bundle, query, namespace, category, mtype, top_k, min_importance, as_of, as_json) -> None:
     """Search a bundle's (or snapshot folder's) memories for QUERY, best first.
 
@@ -204,6 +206,7 @@ def search(bundle, query, namespace, category, mtype, top_k, min_importance, as_
 @click.option("--offset", default=0, type=click.IntRange(0))
 @click.option("--limit", default=50, show_default=True, type=click.IntRange(0), help="0: no limit.")
 @click.option("--json", "as_json", is_flag=True)
+@reads_bundle
 def show(bundle, memory_id, namespace, category, mtype, text, status, offset, limit, as_json) -> None:
     """List a snapshot's memories like the memory tab (badge, stars, content), or show one by ID.
 

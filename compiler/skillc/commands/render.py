@@ -7,6 +7,7 @@ import json
 import click
 
 from ..errors import SkillcError
+from ..index import reads_bundle
 
 FORMATS = ("meerkat", "skills-ref", "adk", "adk-instruction", "plan-cascade")
 
@@ -25,6 +26,7 @@ FORMATS = ("meerkat", "skills-ref", "adk", "adk-instruction", "plan-cascade")
               help="adk: characters of body kept (default 2000; 8000 for adk-instruction).")
 @click.option("--json", "as_json", is_flag=True, help="Print {format, kind, ids, text}.")
 @click.argument("more_ids", nargs=-1, metavar="[ID]...")
+@reads_bundle
 def render(bundle: str, inventory: bool, inject: tuple[str, ...], to_prompt: bool, fmt: str,
            max_chars: int | None, as_json: bool, more_ids: tuple[str, ...]) -> None:
     """Render BUNDLE's skills byte-exactly as a framework expects them.

@@ -6,6 +6,8 @@ import json
 
 import click
 
+from ..index import reads_bundle
+
 
 @click.command("search")
 @click.argument("bundle")
@@ -13,6 +15,7 @@ import click
 @click.option("--top-k", "-k", type=click.IntRange(min=1), default=10, show_default=True,
               help="How many results.")
 @click.option("--json", "as_json", is_flag=True, help="Print {query, results:[{id,name,description,score}]}.")
+@reads_bundle
 def search(bundle: str, query: str, top_k: int, as_json: bool) -> None:
     """Search BUNDLE (a bundle directory such as dist/, or its http(s) API URL) for QUERY.
 

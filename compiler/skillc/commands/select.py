@@ -6,6 +6,7 @@ import json
 
 import click
 
+from ..index import reads_bundle
 from ..select import DETECT_MODES, PHASES
 
 
@@ -25,6 +26,7 @@ from ..select import DETECT_MODES, PHASES
 @click.option("--render", "render_fmt", type=click.Choice(["plan-cascade", "meerkat", "adk"]),
               help="Print the selected skills rendered in this format instead of the list.")
 @click.option("--json", "as_json", is_flag=True, help="Print {message, selected:[{id,name,reason,score,…}]}.")
+@reads_bundle
 def select(bundle: str, message: str, project: str, phase: str | None, detect_mode: str, top_k: int,
            min_score: float, render_fmt: str | None, as_json: bool) -> None:
     """Select the skills for MESSAGE from BUNDLE.

@@ -13,3 +13,28 @@ class BundleError(SkillcError):
     """A bundle (or one of its files) is missing, corrupted, too new, or not a bundle at all."""
 
     exit_code = 1
+
+
+# What reading a bundle's data can raise when the data is not what skillc wrote: values of the
+# wrong type or range, missing keys, nesting too deep for the JSON parser, text that is not Unicode.
+MALFORMED = (KeyError, IndexError, TypeError, ValueError, AttributeError, OverflowError, RecursionError,
+             UnicodeError)
+
+
+def reads_bundle(command):
+    """Wrap a command that reads a bundle (``skillc search``, ``render``, ``select``, ``memory``):
+    data that is not what skillc writes becomes one ``BundleError`` line (exit 1), not an internal
+    error, so a corrupted or hostile bundle never gets a traceback."""
+    import functools
+
+    @functools.wraps(command)
+    def run(*args, **kwargs):
+        try:
+            return command(*args, **kwargs)
+        except SkillcError:
+            raise
+        except MALFORMED as exc:
+            detail = str(exc).splitlines()[0][:200] if str(exc) else ""
+            raise BundleError(f"the bundle's data is malformed ({type(exc).__name__}: {detail})",
+                              hint="rebuild it with `skillc build`; --debug shows where") from exc
+    return run

@@ -118,6 +118,7 @@ class SearchIndex:
         except (KeyError, TypeError, ValueError) as exc:
             raise BundleError(f"{self.source}: {DICTIONARY} does not match its header ({exc})") from None
         self._shard_first = [s["first_term"] for s in header["shards"]]
+        self._check_offsets(header)
         self._shards: dict[int, _Shard] = {}
         self._norm = None
         self._tags: list[list[str]] | None = None
@@ -163,6 +164,22 @@ class SearchIndex:
                               hint="rebuild or re-download the bundle")
         return data
 
+    def _check_offsets(self, header: Mapping) -> None:
+        """Every offset table runs from 0 to the end of what it indexes without going back, and the
+        shards cover the terms and postings in order: data that lies (the hashes match what was
+        written, not what is true) is refused instead of answering from the wrong place."""
+        shards = header["shards"]
+        total = sum(int(s["count"]) for s in shards)
+        tables = ((self._term_off, len(self._blob)), (self._post_off, total),
+                  (self._doc_id_off, len(self._ids)), (self._doc_name_off, len(self._names)))
+        for table, end in tables:
+            values = table.tolist() if hasattr(table, "tolist") else list(table)
+            if not values or values[0] != 0 or values[-1] != end or any(a > b for a, b in zip(values, values[1:])):
+                raise BundleError(f"{self.source}: {DICTIONARY}: an offset table does not fit its data (corrupted)")
+        if not shards or self._shard_first[0] != 0 or any(
+                int(s["first_posting"]) != int(self._post_off[s["first_term"]]) for s in shards):
+            raise BundleError(f"{self.source}: the shards do not cover the terms in order (corrupted)")
+
     def _shard(self, i: int) -> _Shard:
         shard = self._shards.get(i)
         if shard is None:
@@ -173,6 +190,9 @@ class SearchIndex:
             shard = _Shard(_typed(self._np, data, self._doc_type, 0, n),
                            _typed(self._np, data, "uint16", dsize * n, n),
                            _typed(self._np, data, "uint8", (dsize + 2) * n, n))
+            docs = shard.docs.tolist() if hasattr(shard.docs, "tolist") else shard.docs
+            if n and max(docs) >= self.N:
+                raise BundleError(f"{self.source}/{meta['file']}: a posting names a document past the last (corrupted)")
             self._shards[i] = shard
         return shard
 

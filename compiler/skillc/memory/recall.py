@@ -24,8 +24,6 @@ from __future__ import annotations
 import json
 import math
 import sqlite3
-import urllib.error
-import urllib.request
 from array import array
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping, Sequence
@@ -59,15 +57,13 @@ class MemoryHit:
 
 
 def _fetch(url: str) -> bytes | None:
+    from ..fetch import FetchError, get
+
     try:
-        with urllib.request.urlopen(url, timeout=30) as resp:
-            return resp.read()
-    except urllib.error.HTTPError as exc:
-        if exc.code == 404:
-            return None
-        raise SkillcError(f"{url}: HTTP {exc.code}") from None
-    except (urllib.error.URLError, OSError) as exc:
-        raise SkillcError(f"{url}: cannot fetch: {getattr(exc, 'reason', exc)}") from None
+        resp = get(url)
+    except FetchError as exc:
+        raise SkillcError(str(exc)) from None
+    return None if resp.status in (404, 410) else resp.body
 
 
 def _locate(path_or_url: str | Path) -> tuple[bytes, Any, str]:

@@ -28,24 +28,24 @@ import re
 import shutil
 import tempfile
 import time
-import urllib.error
 import urllib.parse
-import urllib.request
 from pathlib import Path
 from typing import Any
 
 import yaml
 
 from ..discover import path_key
+from ..fetch import MAX_BYTES, FetchError
+from ..fetch import get as http_get
 from ..lint import LintConfig, read_item
 from ..model import Diagnostic, DiscoveredItem, ItemKind, Severity
+from ..resolve import id_problem
 from ..resolve_types import Repository, SkillFile, SourceInput, SourceSkill
 from . import ReadItem, SourceError, SourceListing
 from .filesystem import display, hash_file, id_selected, skill_files
 
-MAX_RESPONSE_BYTES = 64 * 1024 * 1024
+MAX_RESPONSE_BYTES = MAX_BYTES
 MAX_SKILL_BYTES = 256 * 1024 * 1024  # all the files fetched for one skill from a remote bundle
-TIMEOUT = 30
 _AUTO_DESCRIPTION = re.compile(r"^\d+ skills?$")
 
 
@@ -58,45 +58,22 @@ def auth_headers(repo: Repository) -> dict[str, str]:
     return {"Authorization": f"Bearer {repo.auth_token}"}
 
 
-class _SameHostRedirect(urllib.request.HTTPRedirectHandler):
-    def redirect_request(self, req, fp, code, msg, headers, newurl):  # type: ignore[override]
-        new = super().redirect_request(req, fp, code, msg, headers, newurl)
-        if new is not None and urllib.parse.urlsplit(newurl).netloc != urllib.parse.urlsplit(req.full_url).netloc:
-            for name in list(new.headers):
-                if name.lower() not in ("accept", "user-agent", "accept-encoding"):
-                    del new.headers[name]
-            new.unredirected_hdrs.clear()
-        return new
-
-
-_OPENER = urllib.request.build_opener(_SameHostRedirect)
-
-
 def request(repo: Repository, url: str, *, accept: str = "application/json",
             etag: str | None = None) -> tuple[int, bytes, dict[str, str]]:
-    """GET ``url``: (status, body, headers).  2xx, 304 and 404 are returned; anything else raises."""
+    """GET ``url``: (status, body, headers).  2xx, 304 and 404 are returned; anything else raises
+    (``skillc.fetch``: capped at MAX_RESPONSE_BYTES, an overall deadline, safe redirects)."""
     from .. import __version__
 
     headers = {"Accept": accept, "User-Agent": f"skillc/{__version__}", **auth_headers(repo)}
     if etag:
         headers["If-None-Match"] = etag
-    req = urllib.request.Request(url, headers=headers)
-    shown = re.sub(r"(://)[^/@\s]+@", r"\1***@", url)
     try:
-        with _OPENER.open(req, timeout=TIMEOUT) as resp:
-            body = resp.read(MAX_RESPONSE_BYTES + 1)
-            status, got = resp.status, {k.lower(): v for k, v in resp.headers.items()}
-    except urllib.error.HTTPError as exc:
-        if exc.code in (304, 404):
-            return exc.code, b"", {k.lower(): v for k, v in exc.headers.items()}
-        hint = " (check auth_token / auth_header)" if exc.code in (401, 403) else ""
-        raise SourceError(f"repository {repo.name!r}: HTTP {exc.code} from {shown}{hint}") from None
-    except (urllib.error.URLError, OSError, ValueError) as exc:
-        reason = getattr(exc, "reason", exc)
-        raise SourceError(f"repository {repo.name!r}: cannot reach {shown}: {reason}") from None
-    if len(body) > MAX_RESPONSE_BYTES:
-        raise SourceError(f"repository {repo.name!r}: {shown} answered more than {MAX_RESPONSE_BYTES:,} bytes")
-    return status, body, got
+        resp = http_get(url, headers, max_bytes=MAX_RESPONSE_BYTES)
+    except FetchError as exc:
+        hint = " (check auth_token / auth_header)" if exc.status in (401, 403) else ""
+        raise SourceError(f"repository {repo.name!r}: {exc}{hint}") from None
+    status = 404 if resp.status == 410 else resp.status
+    return status, resp.body, resp.headers
 
 
 def fetch(repo: Repository, url: str, *, accept: str = "application/json") -> tuple[bytes, dict[str, str]]:
@@ -112,7 +89,16 @@ def _json(repo: Repository, url: str, body: bytes, headers: dict[str, str]) -> A
         raise SourceError(f"repository {repo.name!r}: {url} answered HTML, not JSON; is the url the API root "
                           "(for a skillc bundle: https://host/api)?")
     try:
-        return json.loads(body.decode("utf-8"))
+        value = json.loads(body.decode("utf-8"))
+        if "\\ud" in body.decode("utf-8") or "\\uD" in body.decode("utf-8"):
+            # a \\ud800 escape decodes to a lone surrogate, which no file or UTF-8 text can hold
+            json.dumps(value, ensure_ascii=False).encode("utf-8")
+        return value
+    except RecursionError:
+        raise SourceError(f"repository {repo.name!r}: {url} answered JSON nested too deep") from None
+    except UnicodeEncodeError:
+        raise SourceError(f"repository {repo.name!r}: {url} answered text that is not Unicode (a lone "
+                          "surrogate escape)") from None
     except (UnicodeDecodeError, ValueError) as exc:
         raise SourceError(f"repository {repo.name!r}: {url} did not answer valid JSON ({exc})") from None
 
@@ -137,11 +123,6 @@ def _check_descriptor(repo: Repository, url: str, d: Any, body: bool = False) ->
 def _inside(path: Path, parent: Path) -> bool:
     return os.path.realpath(path) == os.path.realpath(parent) or \
         os.path.realpath(path).startswith(os.path.realpath(parent) + os.sep)
-
-
-def _safe_id(skill_id: str) -> bool:
-    parts = skill_id.split("/")
-    return all(p not in ("", ".", "..") and "\\" not in p and "\x00" not in p for p in parts)
 
 
 def published_files(manifest: Any, skill_ids: set[str]) -> dict[str, dict[str, tuple[str, int]]]:
@@ -232,9 +213,10 @@ class HttpSource:
         try:
             for d in descriptors:
                 skill_id = d["id"]
-                if not _safe_id(skill_id):
+                problem = id_problem(skill_id)
+                if problem:  # (before it names a file in the cache)
                     diags.append(Diagnostic("R104", Severity.ERROR, skill_id, 0, 0,
-                                            f"remote skill ID {skill_id!r} is not a safe path; skipped"))
+                                            f"remote skill ID {skill_id!r} is not safe: {problem}; skipped"))
                     continue
                 if not id_selected(skill_id, repo.include, repo.exclude):
                     continue
@@ -298,9 +280,12 @@ class HttpSource:
             diags.append(Diagnostic("R108", Severity.WARNING, skill_id, 0, 0,
                                     f"{display(repo)}/files/{skill_id}/{rel}: {why}; left out"))
 
+        from ..emit.skills import publishable
+
         for rel, (sha, size) in sorted(listed.items()):
-            if not _safe_id(rel):
-                leave_out(repr(rel), "not a safe path")
+            why = publishable(rel)  # (what a bundle may publish, checked before it names a file here)
+            if why:
+                leave_out(repr(rel), why)
                 continue
             if size > MAX_RESPONSE_BYTES or total + size > MAX_SKILL_BYTES:
                 leave_out(rel, f"the skill's files would pass {MAX_SKILL_BYTES:,} bytes")

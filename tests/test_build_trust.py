@@ -387,3 +387,63 @@ def test_a_secret_in_skill_md_is_never_published_whatever_lint_selects(tmp_path:
         assert r.returncode == 0, r.stderr
         assert json.loads(r.stdout)["excluded"] == ["pdf"]
         assert not [p for p, data in tree_bytes(tmp_path / "out").items() if token.encode() in data]
+
+
+def test_a_cache_that_cannot_be_written_never_fails_a_published_build(tmp_path: Path):
+    write_skill(tmp_path / "repo", "one")
+    (tmp_path / "afile").write_text("not a folder")
+    env = build_env(tmp_path, SKILLC_CACHE_DIR=str(tmp_path / "afile" / "cache"))
+    r = run_skillc("build", "repo", "--out", "out", "--no-site", cwd=tmp_path, env=env)
+    assert r.returncode == 0, r.stderr
+    assert "warning: the build cache could not be saved (Not a directory" in r.stderr
+    assert (tmp_path / "out/api/skills/one.json").is_file()
+
+
+def test_a_cache_record_of_the_wrong_shape_is_rebuilt_not_trusted(tmp_path: Path):
+    import pickle
+
+    write_skill(tmp_path / "repo", "one")
+    write_skill(tmp_path / "repo", "two")
+    env = build_env(tmp_path)
+    assert run_skillc("build", "repo", "--out", "out", "--no-site", cwd=tmp_path, env=env).returncode == 0
+    table = tmp_path / "cache/records/lint.pickle"
+    salt, token, data = pickle.loads(table.read_bytes())
+    table.write_bytes(pickle.dumps((salt, token, dict.fromkeys(data, (1, 2)))))
+    r = run_skillc("build", "repo", "--out", "out", "--no-site", cwd=tmp_path, env=env)
+    assert r.returncode == 0 and "warning: the build cache was unusable (TypeError" in r.stderr, r.stderr
+    r = run_skillc("build", "repo", "--out", "out", "--no-site", cwd=tmp_path, env=env)
+    assert r.returncode == 0 and "warning" not in r.stderr  # the cache was replaced
+    fresh = run_skillc("build", "repo", "--out", "fresh", "--no-site", "--no-cache", cwd=tmp_path, env=env)
+    assert fresh.returncode == 0
+    assert_same_tree(tmp_path / "out", tmp_path / "fresh")
+
+
+def test_an_output_folder_that_cannot_be_made_is_one_line_and_exit_1(tmp_path: Path):
+    write_skill(tmp_path / "repo", "one")
+    (tmp_path / "afile").write_text("x")
+    r = run_skillc("build", "repo", "--out", "afile/dist", "--json", cwd=tmp_path, env=build_env(tmp_path))
+    assert r.returncode == 1 and "internal error" not in r.stderr and "Not a directory" in r.stderr
+    assert json.loads(r.stdout)["ok"] is False
+
+
+def test_ctrl_c_on_a_terminal_is_one_line(tmp_path: Path):
+    """A terminal's Ctrl-C signals the whole process group: workers included."""
+    sys.path.insert(0, str(PROJECT / "benchmarks"))
+    from synthetic import make_corpus
+
+    make_corpus(tmp_path / "repo", 1500, 5)
+    env = {**os.environ, **build_env(tmp_path)}
+    proc = subprocess.Popen([*skillc_command(), "build", "repo", "--out", "out", "--no-cache", "--no-site"],
+                            cwd=tmp_path, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                            start_new_session=True)
+    work = tmp_path / ".skillc-build"
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and proc.poll() is None:
+        if [p for p in work.glob("out.tmp-*") if (p / "api/files").is_dir()] and _children(proc.pid):
+            break
+        time.sleep(0.005)
+    assert proc.poll() is None, "the build finished before it could be interrupted"
+    os.killpg(proc.pid, signal.SIGINT)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130 and err.decode().strip() == "Interrupted.", err.decode()[-2000:]
+    assert not (tmp_path / "out").exists()

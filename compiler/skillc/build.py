@@ -38,7 +38,7 @@ from . import parallel, secrets
 from .archive import read_source_date_epoch
 from .cache import BuildCache, default_cache_root, diagnostics_in, diagnostics_out, key_of
 from .discover import SKIP_DIRS, path_key
-from .errors import BuildError
+from .errors import BuildError, SkillcError
 from .lint import LintConfig, active_rules, check_collection, check_document, finalize
 from .model import Diagnostic, DiscoveredItem, Document, ItemKind, Severity
 from .parallel import default_jobs, fork_map
@@ -79,6 +79,7 @@ class BuildResult:
     seconds: float
     excluded: dict[str, str]
     timings: dict[str, float] = field(default_factory=dict)  # seconds per stage (benchmarks; not in --json)
+    notes: list[str] = field(default_factory=list)  # warnings about the build itself (the cache), printed
 
     def summary(self) -> dict[str, object]:
         errors = sum(1 for _, d in self.diagnostics if d.severity is Severity.ERROR)
@@ -94,6 +95,7 @@ class BuildResult:
             "files": self.files,
             "bytes": self.bytes,
             "seconds": round(self.seconds, 3),
+            "notes": list(self.notes),
             **self.stats,
         }
 
@@ -408,13 +410,25 @@ def run_build(opts: BuildOptions, progress: Progress | None = None) -> BuildResu
     was_enabled = gc.isenabled()
     gc.disable()
     try:
-        return _run_build(opts, progress)
+        try:
+            return _run_build(opts, progress)
+        except (SkillcError, OSError):
+            raise
+        except Exception as exc:  # noqa: BLE001 - re-raised below unless the cache was to blame
+            if not opts.use_cache:
+                raise
+            # A cache record of the wrong shape (edited by hand, or left by a broken build) must not
+            # break every later build: build again reading nothing from the cache, and replace it.
+            note = f"the build cache was unusable ({type(exc).__name__}: {exc}); built without it and replaced it"
+            result = _run_build(opts, progress, fresh_cache=True)
+            result.notes.insert(0, note)
+            return result
     finally:
         if was_enabled:
             gc.enable()
 
 
-def _run_build(opts: BuildOptions, progress: Progress | None = None) -> BuildResult:
+def _run_build(opts: BuildOptions, progress: Progress | None = None, fresh_cache: bool = False) -> BuildResult:
     from .buildconfig import load_build_config
     from .emit import EMITTERS
     from .emit.manifest import write_manifest
@@ -441,7 +455,7 @@ def _run_build(opts: BuildOptions, progress: Progress | None = None) -> BuildRes
     config_hash = _config_hash(
         (cfg.settings(), cfg.lint, tuple((r.name, r.type, r.tier, r.priority, r.order) for r in cfg.repositories)),
         (opts.site, opts.emit))
-    cache = BuildCache(cache_root / "records" if cache_root else None, salt=config_hash)
+    cache = BuildCache(cache_root / "records" if cache_root else None, salt=config_hash, fresh=fresh_cache)
     lap("config+cache load")
     work = out.parent / WORK_DIR
     name = out.name
@@ -548,12 +562,14 @@ def _run_build(opts: BuildOptions, progress: Progress | None = None) -> BuildRes
                 pending.cancel()  # type: ignore[union-attr]
             shutil.rmtree(staging_dir, ignore_errors=True)
             raise
-        cache.save()
+        cache.save()  # (after the swap: a cache that cannot be written never fails a published build)
         lap("cache save")
     files = manifest["files"]
     shown = [(r, _redacted(d)) for r, d in diagnostics]
+    notes = [f"the build cache could not be saved ({cache.save_error}); the next build starts without it"] \
+        if cache.save_error else []
     return BuildResult(out, resolution, shown, cache.stats.as_dict(), len(files) + 1,
-                       sum(f["size"] for f in files), time.perf_counter() - t0, failing, timings)
+                       sum(f["size"] for f in files), time.perf_counter() - t0, failing, timings, notes)
 
 
 # The search index needs only the resolution and the cache, not the skills' bundle files: it is

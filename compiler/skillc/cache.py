@@ -196,8 +196,10 @@ class BuildCache:
     ``started_ns`` is when the build began (``time.time_ns()`` by default): stat records made now
     carry it, and ``file_digest`` trusts a stat only for a file that had settled before it."""
 
-    def __init__(self, root: Path | None, salt: str = "", started_ns: int | None = None) -> None:
+    def __init__(self, root: Path | None, salt: str = "", started_ns: int | None = None, *,
+                 fresh: bool = False) -> None:
         self.root = root
+        self.save_error: str | None = None  # why save() could not write (the build still succeeded)
         self.salt = f"{__version__}|{FORMAT}|{salt}"
         self.started_ns = time.time_ns() if started_ns is None else started_ns
         self.stats = CacheStats()
@@ -205,7 +207,7 @@ class BuildCache:
         self._new: dict[str, dict] = {t: {} for t in TABLES}
         self._base: dict[str, tuple[str, int]] = {}  # table -> (token, records in its table file)
         self._delta_keys: dict[str, frozenset] = {}  # table -> keys loaded from its delta file
-        if root is not None:
+        if root is not None and not fresh:  # fresh: read nothing, and save() rewrites every table
             for table in TABLES:
                 self._old[table] = self._load(root, table)
 
@@ -338,6 +340,13 @@ class BuildCache:
         fifth of it went unused or the delta would outgrow a fifth of it."""
         if self.root is None:
             return
+        try:
+            self._save()
+        except OSError as exc:  # (a full or read-only cache folder: the cache is only an optimisation)
+            self.save_error = f"{exc.strerror or exc}: {exc.filename or self.root}"
+
+    def _save(self) -> None:
+        assert self.root is not None
         self.root.mkdir(parents=True, exist_ok=True)
         for table in TABLES:
             new, old = self._new[table], self._old[table]

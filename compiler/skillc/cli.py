@@ -77,8 +77,8 @@ def main(argv: list[str] | None = None) -> None:
     debug = "--debug" in (argv if argv is not None else sys.argv[1:])
     try:
         cli.main(args=argv, prog_name="skillc", standalone_mode=False)
-    except click.exceptions.Abort:
-        click.echo("Aborted.", err=True)
+    except click.exceptions.Abort:  # (click's form of Ctrl-C)
+        click.echo("Interrupted.", err=True)
         sys.exit(130)
     except click.ClickException as exc:
         exc.show()

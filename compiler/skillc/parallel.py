@@ -56,6 +56,9 @@ def die_with_parent(parent: int, forked_by_caller: bool = True) -> None:
             pass
     if os.getppid() != parent:  # it died before that took effect
         os._exit(1)
+    # Ctrl-C on a terminal signals the whole process group: the parent stops the workers (and says
+    # so in one line); a worker that took the KeyboardInterrupt itself would print a traceback.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 _PR_SET_PDEATHSIG = 1

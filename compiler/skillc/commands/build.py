@@ -9,7 +9,7 @@ from pathlib import Path
 
 import click
 
-from ..errors import SkillcError
+from ..errors import BuildError, SkillcError
 from ..model import Diagnostic, Severity
 
 
@@ -66,7 +66,12 @@ def build(paths, config_path, out, no_site, memory, keep_going, force, emit, no_
         return bar.update
 
     try:
-        result = run_build(opts, progress if show_progress else None)
+        try:
+            result = run_build(opts, progress if show_progress else None)
+        except OSError as exc:  # the environment (a full disk, a read-only folder), not the inputs: exit 1
+            where = f": {exc.filename}" if exc.filename else ""
+            raise BuildError(f"{exc.strerror or exc}{where}", hint="check the free space and permissions there; "
+                             "the previous bundle is untouched") from exc
     except SkillcError as exc:
         # The errors that failed the build, with their file and line (the one-line error follows).
         failed, diagnostics = getattr(exc, "failed", {}), getattr(exc, "diagnostics", ())
@@ -87,6 +92,8 @@ def build(paths, config_path, out, no_site, memory, keep_going, force, emit, no_
         return
     if quiet:
         return
+    for note in result.notes:
+        click.echo(f"warning: {note}", err=True)
     for repo, d in result.diagnostics:  # errors: of the skills --keep-going left out; R101: shadowing
         if d.severity is not Severity.INFO or d.code == "R101":
             click.echo(_diagnostic_line(repo, d), err=True)

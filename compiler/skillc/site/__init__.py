@@ -88,8 +88,12 @@ def run_mkdocs(config: Path, site_dir: Path, epoch: int = 0) -> None:
         lines = [ln for ln in (proc.stderr or proc.stdout).splitlines() if ln.strip()]
         errors = [ln for ln in lines if "ERROR" in ln or "Error" in ln] or lines
         detail = errors[-1].strip() if errors else f"exit status {proc.returncode}"
+        environment = any(m in detail for m in ("No space left on device", "Read-only file system",
+                                                    "Permission denied", "Disk quota exceeded"))
         raise BuildError(f"mkdocs could not build the docs site: {detail}",
-                         hint="rebuild with --no-site to skip it, or report the skill text that breaks it")
+                         hint="check the free space and permissions of the output's folder; the previous bundle is "
+                              "untouched" if environment else
+                         "rebuild with --no-site to skip it, or report the skill text that breaks it")
 
 
 def _drop(site_dir: Path) -> None:

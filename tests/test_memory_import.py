@@ -226,3 +226,88 @@ def test_cli_import_bad_rows_and_huge_values_need_keep_going(tmp_path: Path) -> 
     rows = [json.loads(line) for line in out.read_text().splitlines()]
     assert [(r["id"], len(r["content"])) for r in rows] == [("ok", 29), ("huge", 8000), ("ctl", 7)]
     assert json.loads(ok.stdout)["repaired"] and "warning:" in ok.stderr
+
+
+# --- hostile sources -------------------------------------------------------------------------------
+
+TOKEN = "ghp_" + "aB3dE5gH7jK9mN1pQ3sT5vX7zA9cE1gI3kM5"
+
+
+def test_a_secret_in_a_refused_value_is_never_printed(tmp_path: Path) -> None:
+    db = make_db(tmp_path / "pc.db", "plan_cascade.sql", {"project_memories": [
+        {"id": "pm-1", "project_path": "/a", "category": "fact", "content": "c", "importance": 0.5,
+         "created_at": f"password={TOKEN}"}]})
+    r = run_skillc("memory", "import", str(db), "--into", str(tmp_path / "m.yaml"), "--keep-going", "--json")
+    assert r.returncode == 0, r.stderr
+    assert TOKEN not in r.stdout + r.stderr and "[REDACTED:" in r.stdout
+
+
+def test_invalid_utf8_in_a_cell_is_named_not_quoted(tmp_path: Path) -> None:
+    db = make_db(tmp_path / "pc.db", "plan_cascade.sql", {})
+    con = sqlite3.connect(db)
+    con.execute("INSERT INTO project_memories (id, project_path, category, content, importance) "
+                "VALUES ('m1', '/a', 'fact', CAST(? AS TEXT), 0.5)", ((f"token {TOKEN} ").encode() + b"\xff",))
+    con.commit()
+    con.close()
+    r = run_skillc("memory", "import", str(db), "--into", str(tmp_path / "m.yaml"))
+    assert r.returncode == 1 and "a value of column 'content' is not UTF-8 text" in r.stderr
+    assert TOKEN not in r.stderr
+
+
+def test_a_wal_database_is_read_without_writing_beside_it(tmp_path: Path) -> None:
+    src = tmp_path / "src"
+    src.mkdir()
+    db = make_db(src / "pc.db", "plan_cascade.sql", {})
+    con = sqlite3.connect(db)
+    con.execute("PRAGMA journal_mode=wal")
+    con.execute("INSERT INTO project_memories (id, project_path, category, content, importance) "
+                "VALUES ('m1', '/a', 'fact', 'only in the log', 0.5)")
+    con.commit()  # (not checkpointed: the row lives in pc.db-wal while this connection is open)
+    before = {p.name: p.read_bytes() for p in src.iterdir()}
+    try:
+        r = run_skillc("memory", "import", str(db), "--into", str(tmp_path / "m.yaml"))
+        assert r.returncode == 0, r.stderr
+        assert "only in the log" in (tmp_path / "m.yaml").read_text()
+        assert {p.name: p.read_bytes() for p in src.iterdir()} == before
+    finally:
+        con.close()
+
+
+def test_a_recursive_view_is_not_read(tmp_path: Path) -> None:
+    db = tmp_path / "view.db"
+    con = sqlite3.connect(db)
+    con.execute("CREATE VIEW memories AS WITH RECURSIVE r(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM r) "
+                "SELECT 'id' || x AS id, 'semantic' AS type, 'c' AS content FROM r")
+    con.commit()
+    con.close()
+    r = run_skillc("memory", "import", str(db), "--from", "talkcody", "--into", str(tmp_path / "m.yaml"), timeout=60)
+    assert r.returncode == 1 and "missing table" in r.stderr
+
+
+@pytest.mark.parametrize("body, words", [
+    ('{"results":[{"id":"a","memory":"hello \\ud800 world"}]}', "lone surrogate"),
+    ('{"results":[{"id":' + "9" * 5000 + ',"memory":"x"}]}', "not a valid mem0 source"),
+    ('{"results":[{"id":"a","memory":"x","metadata":{"keywords":5}}]}', "not a valid mem0 source"),
+])
+def test_hostile_values_are_reported_and_nothing_is_overwritten(tmp_path: Path, body: str, words: str) -> None:
+    src = tmp_path / "m0.json"
+    src.write_text(body)
+    keep = tmp_path / "keep.jsonl"
+    keep.write_text('{"content": "precious"}\n')
+    r = run_skillc("memory", "import", str(src), "--from", "mem0", "--into", str(keep), "--force")
+    assert r.returncode == 1 and words in r.stderr and "internal error" not in r.stderr, r.stderr
+    assert keep.read_text() == '{"content": "precious"}\n'
+
+
+def test_into_a_link_and_from_a_fifo_are_refused(tmp_path: Path, plan_cascade: Path) -> None:
+    import os
+
+    (tmp_path / "memory").mkdir()
+    (tmp_path / "memory/link.yaml").symlink_to(tmp_path / "outside.yaml")
+    r = run_skillc("memory", "import", str(plan_cascade), "--into", str(tmp_path / "memory/link.yaml"))
+    assert r.returncode != 0 and "symbolic link" in r.stderr and not (tmp_path / "outside.yaml").exists()
+    os.mkfifo(tmp_path / "fifo")
+    r = run_skillc("memory", "import", str(tmp_path / "fifo"), "--into", str(tmp_path / "f.yaml"), timeout=30)
+    assert r.returncode == 1 and "not a regular file" in r.stderr
+    r = run_skillc("memory", "extract", str(tmp_path / "fifo"), timeout=30)
+    assert r.returncode == 1 and "not a regular file" in r.stderr

@@ -283,3 +283,18 @@ def test_sqlite_ddl_is_the_seeds_own_and_the_app_can_keep_writing(tmp_path: Path
     con.execute("INSERT INTO project_memories (id, project_path, category, content) VALUES ('x', 'acme', 'fact', 'y')")
     with pytest.raises(sqlite3.IntegrityError):
         con.execute("INSERT INTO project_memories (id, project_path, category, content) VALUES ('z', 'acme', 'mood', 'y')")
+
+
+def test_secrets_in_refused_values_provenance_keys_and_keywords_never_leave(tmp_path: Path) -> None:
+    src = tmp_path / "m.yaml"
+    src.write_text(f"- content: ok entry\n- content: leaky category\n  category: \"password={TOKEN}\"\n"
+                   f"- content: provenance key\n  provenance: {{\"{TOKEN}\": 1}}\n"
+                   "- content: keyword secrets\n  keywords: [AKIAQ3EGRT5YHN2K7WJM, Deploy]\n")
+    out = tmp_path / "snap"
+    r = run_skillc("memory", "freeze", str(src), "--out", str(out), "--keep-going", env=ENV)
+    assert r.returncode == 0, r.stderr
+    for secret in (TOKEN, "AKIAQ3EGRT5YHN2K7WJM", "akiaq3egrt5yhn2k7wjm"):
+        assert secret not in r.stdout + r.stderr
+        assert not [p.name for p in out.rglob("*") if p.is_file() and secret.encode() in p.read_bytes()]
+    entries = {e["content"]: e for e in json.loads((out / "snapshot.json").read_text())["entries"]}
+    assert entries["keyword secrets"]["keywords"] == ["[REDACTED:aws-access-key-id]", "deploy"]

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import json
+import os
+import stat
 import sys
+import tempfile
 from pathlib import Path
 
 import click
@@ -15,18 +18,39 @@ CATEGORY_CHOICES = click.Choice(["preference", "convention", "pattern", "correct
 TYPE_CHOICES = click.Choice(["semantic", "episodic", "procedural"])
 
 
+MAX_TRANSCRIPT_BYTES = 256 * 1024 * 1024
+
+
 def _print_problems(problems) -> None:
     for p in problems:
         click.echo(str(p), err=True)
 
 
 def _write_output(path: Path, text: str, force: bool) -> None:
+    """Write ``--into`` whole or not at all (a temporary sibling renamed over it), never through a
+    symbolic link (one that dangles would write wherever it points)."""
+    if path.is_symlink():
+        raise SkillcError(f"{path} is a symbolic link; --into writes only a plain file",
+                          hint="give the file the link points to, or another --into file")
     if path.exists() and not force:
         raise SkillcError(f"{path} exists", hint="pass --force to overwrite it, or choose another --into file")
     if path.exists() and path.is_dir():
         raise SkillcError(f"{path} is a folder; --into takes a file (memory/NAME.yaml or .jsonl)")
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text, encoding="utf-8", newline="\n")
+    try:
+        data = text.encode("utf-8")
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
+        try:
+            with os.fdopen(fd, "wb") as fh:
+                fh.write(data)
+            os.replace(tmp, path)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
+    except UnicodeEncodeError as exc:
+        raise SkillcError(f"{path}: not written: the memories hold text that is not Unicode ({exc.reason})") from None
+    except OSError as exc:
+        raise SkillcError(f"{path}: cannot write: {exc.strerror or exc}") from None
 
 
 def _check_into(into: str) -> Path:
@@ -275,14 +299,29 @@ def extract(transcript: Path, into: str | None, namespace: str, force: bool, as_
     except EntryError as exc:
         raise click.BadParameter(str(exc), param_hint="--namespace") from None
     try:
+        st = transcript.stat()
+        if not stat.S_ISREG(st.st_mode):  # (a FIFO or /dev/zero would never end)
+            raise SkillcError(f"{transcript}: not a regular file", exit_code=1)
+        if st.st_size > MAX_TRANSCRIPT_BYTES:
+            raise SkillcError(f"{transcript}: {st.st_size:,} bytes; transcripts over {MAX_TRANSCRIPT_BYTES:,} bytes "
+                              "are not read", exit_code=1)
         text = transcript.read_text("utf-8-sig")
     except UnicodeDecodeError:
         raise SkillcError(f"{transcript}: not UTF-8 text", exit_code=1) from None
+    except OSError as exc:
+        raise SkillcError(f"{transcript}: cannot read: {exc.strerror}", exit_code=1) from None
+    notes: list[str] = []
     try:
         entries = run_extract(text, transcript=transcript.name, namespace=namespace,
-                              default_time=iso(default_as_of()))
+                              default_time=iso(default_as_of()), notes=notes)
+    except RecursionError:
+        raise SkillcError(f"{transcript}: a JSON line nested too deep", exit_code=1) from None
+    except EntryError as exc:  # (a remembered sentence that is not text an entry can hold)
+        raise SkillcError(f"{transcript}: {exc}", exit_code=1) from None
     except ValueError as exc:
         raise SkillcError(f"{transcript}:{str(exc).removeprefix('line ')}", exit_code=1) from None
+    for note in notes:
+        click.echo(f"{transcript}: warning: {note}", err=True)
     entries_t, audit = redact_entries(entries)
     for r in audit:
         click.echo(f"redacted: entry {r.entry} {r.field}: {r.count} × {r.kind}", err=True)

@@ -100,7 +100,10 @@ def commands(msg: Message) -> Iterator[tuple[str, str]]:
             yield "remember", _clean(m.group("x"))
 
 
-def extract(text: str, *, transcript: str, namespace: str, default_time: str) -> list[MemoryEntry]:
+def extract(text: str, *, transcript: str, namespace: str, default_time: str,
+            notes: list[str] | None = None) -> list[MemoryEntry]:
+    """The entries a transcript asks for; ``notes`` receives what was changed to make them (a
+    sentence capped at 8,000 characters, control characters removed): nothing is lost silently."""
     out: list[MemoryEntry] = []
     seen: set[str] = set()
     for msg in messages(text):
@@ -120,10 +123,12 @@ def extract(text: str, *, transcript: str, namespace: str, default_time: str) ->
             else:
                 raw["category"] = "preference" if _PREFERENCE.match(content) else "fact"
             try:
-                entry, _ = entry_from_dict(raw, default_time=default_time, source="extract", repair=True)
+                entry, repairs = entry_from_dict(raw, default_time=default_time, source="extract", repair=True)
             except EntryError:
                 raw.pop("created_at", None)
-                entry, _ = entry_from_dict(raw, default_time=default_time, source="extract", repair=True)
+                entry, repairs = entry_from_dict(raw, default_time=default_time, source="extract", repair=True)
+            if notes is not None:
+                notes.extend(f"line {msg.line}: {message}" for _, message in repairs.messages)
             if action == "forget":
                 entry = replace(entry, id="forget-" + entry.id[2:])
             if entry.id in seen:

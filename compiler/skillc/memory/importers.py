@@ -26,15 +26,21 @@ text is redacted (``redact``) before it is written.
 
 from __future__ import annotations
 
+import atexit
 import json
 import re
+import shutil
 import sqlite3
+import stat
+import tempfile
+import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from ..errors import SkillcError
+from ..secrets import redact as redact_text
 from .model import CATEGORIES, EntryError, MemoryEntry, entry_from_dict
 
 FORMATS = ("plan-cascade", "talkcody", "skill-memory", "letta", "mem0")
@@ -87,6 +93,7 @@ class ImportProblem(SkillcError):
 
 
 def detect(path: Path) -> str:
+    _regular(path)
     try:
         with path.open("rb") as fh:
             head = fh.read(16)
@@ -112,7 +119,20 @@ def detect(path: Path) -> str:
                         "skill-memory; a Letta .af file; Mem0 get_all JSON)", hint="pass --from FORMAT")
 
 
+_HOSTILE = (RecursionError, TypeError, ValueError, KeyError, AttributeError, OverflowError)
+
+
+def _regular(path: Path) -> None:
+    """A source must be a regular file: a FIFO or a device (/dev/zero) would never end."""
+    try:
+        if not stat.S_ISREG(path.stat().st_mode):
+            raise ImportProblem(f"{path}: not a regular file")
+    except OSError as exc:
+        raise SkillcError(f"{path}: cannot read: {exc.strerror}") from None
+
+
 def import_source(path: Path, fmt: str | None, *, default_time: str) -> ImportResult:
+    _regular(path)
     fmt = fmt or detect(path)
     if fmt not in FORMATS:
         raise SkillcError(f"unknown format {fmt!r} (known: {', '.join(FORMATS)})")
@@ -123,7 +143,16 @@ def import_source(path: Path, fmt: str | None, *, default_time: str) -> ImportRe
     skipped: list[str] = []
     repaired: list[str] = []
     seen: set[str] = set()
-    for where, raw in reader(path):
+    rows = reader(path)
+    while True:
+        try:
+            where, raw = next(rows)
+        except StopIteration:
+            break
+        except _HOSTILE as exc:  # a value the source's format does not allow (nested too deep, a number
+            # with 5,000 digits, a list that is a number): the source is not what it claims to be
+            raise ImportProblem(f"{path}: not a valid {fmt} source ({type(exc).__name__}: "
+                                f"{str(exc).splitlines()[0][:200] if str(exc) else ''})") from None
         if isinstance(raw, dict) and "__error__" in raw:
             skipped.append(f"{where}: {raw['__error__']}")
             continue
@@ -132,28 +161,48 @@ def import_source(path: Path, fmt: str | None, *, default_time: str) -> ImportRe
         except EntryError as exc:
             skipped.append(f"{where}: {exc}")
             continue
+        except _HOSTILE as exc:
+            skipped.append(f"{where}: {type(exc).__name__}: {str(exc)[:200]}")
+            continue
         repaired.extend(f"{where}: {message}" for _, message in repairs.messages)
         if entry.id in seen:
             skipped.append(f"{where}: duplicate id {entry.id!r}")
             continue
         seen.add(entry.id)
         entries.append(entry)
-    return ImportResult(fmt, tuple(entries), tuple(skipped), tuple(repaired))
+    # (the reasons quote row ids and values: printed and returned, so never with a secret in them)
+    return ImportResult(fmt, tuple(entries), tuple(redact_text(m)[0] for m in skipped),
+                        tuple(redact_text(m)[0] for m in repaired))
 
 
 # ---------------------------------------------------------------- SQLite helpers
 
+SQLITE_SECONDS = 120  # the longest an import may query a database
+
 def _connect(path: Path) -> sqlite3.Connection:
     try:
-        con = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
+        # Nothing is written beside the source (a read-only open of a WAL database still creates its
+        # -shm file): without a write-ahead log it is opened immutable; with one (rows an app has not
+        # checkpointed yet live there) a copy of both is read.  A query that runs away (a recursive
+        # view) is stopped after SQLITE_SECONDS.
+        if path.with_name(path.name + "-wal").exists():
+            copy = Path(tempfile.mkdtemp(prefix="skillc-import-"))
+            atexit.register(shutil.rmtree, copy, True)
+            shutil.copyfile(path, copy / "db")
+            shutil.copyfile(path.with_name(path.name + "-wal"), copy / "db-wal")
+            con = sqlite3.connect(copy / "db")
+        else:
+            con = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro&immutable=1", uri=True)
+        deadline = time.monotonic() + SQLITE_SECONDS
+        con.set_progress_handler(lambda: int(time.monotonic() > deadline), 100_000)
         con.execute("SELECT count(*) FROM sqlite_master").fetchone()
         return con
-    except sqlite3.Error as exc:
+    except (sqlite3.Error, OSError) as exc:
         raise ImportProblem(f"{path}: cannot open as SQLite: {exc}") from None
 
 
 def _tables(con: sqlite3.Connection) -> set[str]:
-    return {r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type IN ('table', 'view')")}
+    return {r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}  # (views run code)
 
 
 def _columns(con: sqlite3.Connection, table: str) -> set[str]:
@@ -184,7 +233,13 @@ def _rows(con: sqlite3.Connection, table: str) -> Iterator[sqlite3.Row]:
     try:
         yield from con.execute(f'SELECT * FROM "{table}" ORDER BY {order}')
     except sqlite3.Error as exc:
-        raise ImportProblem(f"table {table}: cannot read: {exc}") from None
+        detail = str(exc)
+        bad_text = re.match(r"Could not decode to UTF-8 column '([^']*)'", detail)
+        if bad_text:  # (its message quotes the whole cell: never printed)
+            detail = f"a value of column {bad_text.group(1)!r} is not UTF-8 text"
+        elif "interrupted" in detail:
+            detail = f"reading took more than {SQLITE_SECONDS} s (stopped)"
+        raise ImportProblem(f"table {table}: cannot read: {detail[:300]}") from None
     _ = cols
 
 

@@ -24,6 +24,7 @@ import yaml
 
 from ..discover import path_key
 from ..parse import YAML_LOADER
+from ..secrets import redact as redact_text
 from .model import EntryError, MemoryEntry, entry_from_dict
 
 MAX_FILE_BYTES = 256 * 1024 * 1024
@@ -37,6 +38,11 @@ class Problem:
     line: int  # 1-based; 0 = the whole file
     message: str
     severity: str = "error"  # error | warning (skipped or repaired with --keep-going)
+
+    def __post_init__(self) -> None:
+        # A message quotes the value it refuses ("'category' must be one of …, not 'password=…'"):
+        # problems are printed and kept in the snapshot, so a secret in them is redacted too.
+        object.__setattr__(self, "message", redact_text(self.message)[0])
 
     def __str__(self) -> str:
         where = f"{self.path}:{self.line}" if self.line else self.path

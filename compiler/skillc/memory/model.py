@@ -20,6 +20,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from .. import secrets
+
 TYPES = ("semantic", "episodic", "procedural")
 CATEGORIES = ("preference", "convention", "pattern", "correction", "fact")
 OUTCOMES = ("success", "partial", "failure")
@@ -36,7 +38,9 @@ SNAPSHOT_FORMAT = "skillc-memory-snapshot"
 SNAPSHOT_VERSION = 1
 
 _NAMESPACE = re.compile(r"^(global|(project|conversation|skill)/[^\x00-\x1f\x7f]+)$")
-_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+# Control characters (C0 but tab and line ends, DEL, C1: YAML turns U+0085 into a line break) and lone
+# surrogates (a JSON "\\ud800" escape: no UTF-8 file can hold one).
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ud800-\udfff]")
 _WS = re.compile(r"\s+")
 
 
@@ -202,8 +206,9 @@ def parse_time(value: Any, name: str) -> str:
         dt = value if value.tzinfo else value.replace(tzinfo=_dt.UTC)
         try:
             dt = dt.astimezone(_dt.UTC)
-        except OverflowError:  # (0001-01-01T00:00:00+01:00 is before the first representable time)
-            raise EntryError(f"'{name}' {value.isoformat()} is before 1970", name) from None
+        except OverflowError:  # (0001-01-01T00:00:00+01:00 or 9999-12-31T23:59:59-05:00 in UTC)
+            when = "after the year 9999" if value.year > 1 else "before 1970"
+            raise EntryError(f"'{name}' {value.isoformat()} is {when}", name) from None
         if dt.year < 1970:  # (like a negative number of seconds: no memory is older than the epoch)
             raise EntryError(f"'{name}' {dt.isoformat()} is before 1970", name)
         return dt.strftime("%Y-%m-%dT%H:%M:%SZ")
@@ -222,6 +227,13 @@ def parse_time(value: Any, name: str) -> str:
                              name) from None
         return parse_time(dt, name)
     raise EntryError(f"'{name}' must be a timestamp, not {type(value).__name__}", name)
+
+
+def _keyword(k: str) -> str:
+    """A keyword as matched (lower case), unless it looks like a secret: lower-casing would hide an
+    AWS key or a JWT from the redaction that follows (``memory.redact``)."""
+    k = k.strip()
+    return k if secrets.scan(k) else k.lower()
 
 
 @functools.lru_cache(maxsize=65536)
@@ -262,9 +274,11 @@ def _text(raw: Any, name: str, limit: int, repair: bool, notes: list[tuple[str, 
     if _CONTROL.search(text):
         bad = _CONTROL.search(text).group()
         if not repair:
-            raise EntryError(f"'{name}' contains a control character (U+{ord(bad):04X})", name, repairable=True)
+            what = "a lone surrogate" if 0xD800 <= ord(bad) <= 0xDFFF else "a control character"
+            raise EntryError(f"'{name}' contains {what} (U+{ord(bad):04X})", name, repairable=True)
+        surrogate = any(0xD800 <= ord(c) <= 0xDFFF for c in _CONTROL.findall(text))
         text = _CONTROL.sub("", text)
-        notes.append((name, f"'{name}': control characters removed"))
+        notes.append((name, f"'{name}': control characters{' and lone surrogates' if surrogate else ''} removed"))
     if len(text) > limit:
         if not repair:
             raise EntryError(f"'{name}' is {len(text):,} characters; the limit is {limit:,}", name, repairable=True)
@@ -461,7 +475,7 @@ def entry_from_dict(raw: Any, *, default_time: str, source: str = "file", repair
     if supersedes is not None and (not isinstance(supersedes, list)
                                    or not all(isinstance(s, (str, int)) and not isinstance(s, bool) for s in supersedes)):
         raise EntryError("'supersedes' must be an id or a list of ids", "supersedes")
-    keywords = tuple(dict.fromkeys(k.strip().lower() for k in _text_list(raw.get("keywords"), "keywords", repair, notes)
+    keywords = tuple(dict.fromkeys(_keyword(k) for k in _text_list(raw.get("keywords"), "keywords", repair, notes)
                                    if k.strip()))
     entry = MemoryEntry(
         id=str(rid), type=mtype, content=content, namespace=namespace, category=category,

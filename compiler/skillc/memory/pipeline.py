@@ -8,7 +8,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..archive import read_source_date_epoch
+from ..archive import MAX_SOURCE_DATE_EPOCH, read_source_date_epoch
 from ..discover import discover
 from ..errors import BuildError, SkillcError
 from ..lint import read_item
@@ -47,16 +47,21 @@ def parse_as_of(text: str | None) -> float:
     if not text:
         return default_as_of()
     t = text.strip()
-    if t.isdigit():
-        return float(int(t))
     try:
-        dt = _dt.datetime.fromisoformat(t)
-    except ValueError:
-        raise SkillcError(f"--as-of {text!r} is not a date (use 2026-03-01, 2026-03-01T12:00:00Z or epoch seconds)") \
-            from None
-    if dt.tzinfo is None:
-        dt = dt.replace(tzinfo=_dt.UTC)
-    return float(int(dt.timestamp()))
+        if t.isdigit():
+            seconds = float(int(t))
+        else:
+            dt = _dt.datetime.fromisoformat(t)
+            if dt.tzinfo is None:
+                dt = dt.replace(tzinfo=_dt.UTC)
+            seconds = float(int(dt.timestamp()))
+        if not 0 <= seconds <= MAX_SOURCE_DATE_EPOCH:
+            raise ValueError("out of range")
+        iso(seconds)  # (a time the snapshot can write)
+    except (ValueError, OverflowError):
+        raise SkillcError(f"--as-of {text!r} is not a date from 1970 to 9999 (use 2026-03-01, 2026-03-01T12:00:00Z "
+                          "or epoch seconds)") from None
+    return seconds
 
 
 def load(paths: Iterable[Path], *, as_of: float, keep_going: bool) -> LoadResult:

@@ -52,6 +52,7 @@ def _scrub_id(value: str, entry: str, fld: str, audit: list[Redaction]) -> str:
 def _texts(e: MemoryEntry) -> list[str]:
     out = [e.id, e.namespace, e.category or "", e.source, *e.supersedes,
            e.content, *e.keywords, *e.tags, e.note.intent if e.note else ""]
+    out += [k for k in e.provenance if isinstance(k, str)]  # (keys are published too)
     out += [v for v in e.provenance.values() if isinstance(v, str)]
     out += [x for v in e.provenance.values() if isinstance(v, list) for x in v if isinstance(x, str)]
     if e.episode:
@@ -90,6 +91,8 @@ def redact_entry(e: MemoryEntry) -> tuple[MemoryEntry, list[Redaction]]:
         elif isinstance(value, list):
             value = [_scrub(v, entry_id, f"provenance.{key}[{i}]", audit) if isinstance(v, str) else v
                      for i, v in enumerate(value)]
+        if isinstance(key, str):
+            key = _scrub(key, entry_id, "provenance key", audit)
         prov[key] = value
     changes["provenance"] = prov
     if e.episode:

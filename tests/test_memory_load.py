@@ -122,6 +122,13 @@ def test_values_a_snapshot_cannot_hold_are_problems_not_crashes(tmp_path: Path, 
     assert not (tmp_path / "snap").exists()
 
 
+def test_a_key_written_twice_is_a_problem(tmp_path: Path) -> None:
+    f = tmp_path / "m.yaml"
+    f.write_text('- content: first\n  content: "second"\n- content: fine\n  provenance: {a: 1, a: 2}\n- content: ok\n')
+    assert [(p.line, p.message) for p in load(f).errors] == [(2, "duplicate key 'content'"), (4, "duplicate key 'a'")]
+    assert [e.content for e in load(f, keep_going=True).entries] == ["ok"]
+
+
 def test_yaml_aliases_and_duplicate_ids_are_refused(tmp_path: Path) -> None:
     f = tmp_path / "alias.yaml"
     f.write_text("- &a {content: one}\n- *a\n")

@@ -223,6 +223,24 @@ def _check_tree(node: yaml.Node) -> str | None:
     return None
 
 
+def _duplicate_key(node: yaml.Node) -> tuple[str, int] | None:
+    """The first key that a mapping below ``node`` holds twice, with its line."""
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        if isinstance(n, yaml.MappingNode):
+            seen: set[str] = set()
+            for k, v in n.value:
+                if isinstance(k, yaml.ScalarNode):
+                    if k.value in seen:
+                        return k.value, k.start_mark.line + 1
+                    seen.add(k.value)
+                stack.append(v)
+        elif isinstance(n, yaml.SequenceNode):
+            stack.extend(n.value)
+    return None
+
+
 def _yaml_items(text: str, shown: str) -> Iterator[Any]:
     loader = YAML_LOADER(text)
     try:
@@ -248,6 +266,10 @@ def _yaml_items(text: str, shown: str) -> Iterator[Any]:
             nodes = doc.value if isinstance(doc, yaml.SequenceNode) else [doc]
             for node in nodes:
                 line = node.start_mark.line + 1
+                duplicate = _duplicate_key(node)
+                if duplicate is not None:  # (YAML keeps the last value: a reviewer reads the first)
+                    yield Problem(shown, duplicate[1], f"duplicate key {duplicate[0]!r}")
+                    continue
                 try:
                     data = loader.construct_document(node)
                 except yaml.YAMLError as exc:

@@ -87,6 +87,29 @@ def test_patterns_are_case_sensitive_substrings_and_files_stay_in_the_project(tm
     assert detect([outside], ProjectFiles(tmp_path)) == []
 
 
+def test_detection_reads_only_regular_files_inside_the_project(tmp_path):
+    import os
+
+    root = tmp_path / "proj"
+    (root / "out").mkdir(parents=True)
+    (tmp_path / "secret.txt").write_text("root:x:0:0")
+    (root / "out/link").symlink_to(tmp_path / "secret.txt")  # a link out of the project
+    os.mkfifo(root / "fifo.json")  # opening it would block forever
+    rule = DetectRule("x", "x", "s", "user", 150, ("out/link", "fifo.json"), ("root:",))
+    assert detect([rule], ProjectFiles(root)) == []
+    (root / "inside.txt").write_text("root:here")
+    (root / "in-link").symlink_to("inside.txt")  # a link that stays inside is followed
+    assert names(detect([DetectRule("y", "y", "s", "user", 150, ("in-link",), ("root:",))], ProjectFiles(root))) == ["y"]
+
+
+def test_a_cut_inside_a_character_still_matches_the_file(tmp_path):
+    from skillc.select import MAX_DETECT_FILE_BYTES
+
+    (tmp_path / "big.txt").write_bytes(b"NEEDLE\n" + b"a" * (MAX_DETECT_FILE_BYTES - 8) + "é".encode() + b"tail\n")
+    rule = DetectRule("big", "big", "s", "user", 150, ("big.txt",), ("NEEDLE",))
+    assert names(detect([rule], ProjectFiles(tmp_path))) == ["big"]
+
+
 def test_dedup_by_name_keeps_the_higher_priority():
     a = DetectRule("same", "a", "s", "user", 150, ("f",), ("x",))
     b = DetectRule("same", "b", "s", "user", 160, ("f",), ("x",))

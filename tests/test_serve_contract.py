@@ -80,6 +80,29 @@ def test_unknown_method_and_gzip_refused_with_q0(served):
     assert status == 200 and "content-encoding" not in headers
 
 
+def test_a_refused_body_is_never_read_as_the_next_request_and_bad_targets_get_an_answer(served):
+    import socket
+    from urllib.parse import urlsplit
+
+    _, base = served
+    u = urlsplit(base)
+
+    def exchange(raw: bytes) -> bytes:
+        with socket.create_connection((u.hostname, u.port), timeout=10) as sock:
+            sock.sendall(raw)
+            chunks = []
+            while data := sock.recv(65536):
+                chunks.append(data)
+            return b"".join(chunks)
+
+    smuggled = b"GET /api/skill-collections HTTP/1.1\r\n\r\n"
+    answer = exchange(b"POST /api/skills HTTP/1.1\r\nHost: x\r\nContent-Length: %d\r\n\r\n%s" % (len(smuggled), smuggled))
+    assert answer.startswith(b"HTTP/1.0 405") or answer.startswith(b"HTTP/1.1 405")
+    assert answer.count(b"HTTP/1.") == 1 and b"collections" not in answer
+    answer = exchange(b"GET http://[::1/api/skills HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+    assert b" 404 " in answer.split(b"\r\n", 1)[0]
+
+
 def test_rebuild_is_picked_up_without_restart(tmp_path: Path):
     write_skill(tmp_path / "repo", "one")
     env = build_env(tmp_path)

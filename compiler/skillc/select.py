@@ -17,6 +17,8 @@ breaking ties, then name and ID.
 
 from __future__ import annotations
 
+import os
+import stat
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
@@ -83,14 +85,30 @@ class ProjectFiles:
         return path is not None and path.exists()
 
     def read(self, rel: str) -> str | None:
+        """The first MAX_DETECT_FILE_BYTES of a regular file inside the root (a link may point
+        elsewhere in it, never out of it; a FIFO would block), as text; None otherwise."""
         path = self._path(rel)
         if path is None:
             return None
+        real, root = os.path.realpath(path), os.path.realpath(self.root)
+        if not real.startswith(root + os.sep):
+            return None
         try:
-            with open(path, "rb") as fh:
-                data = fh.read(MAX_DETECT_FILE_BYTES)
+            fd = os.open(real, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+            try:
+                if not stat.S_ISREG(os.fstat(fd).st_mode):
+                    return None
+                with open(fd, "rb", closefd=False) as fh:
+                    data = fh.read(MAX_DETECT_FILE_BYTES)
+            finally:
+                os.close(fd)
+        except OSError:
+            return None
+        try:
             return data.decode("utf-8")
-        except (OSError, UnicodeDecodeError):
+        except UnicodeDecodeError as exc:
+            if len(data) == MAX_DETECT_FILE_BYTES and exc.start >= len(data) - 3:
+                return data[:exc.start].decode("utf-8", "ignore")  # the cut split a character
             return None
 
 

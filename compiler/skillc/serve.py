@@ -211,8 +211,11 @@ class Handler(BaseHTTPRequestHandler):
         self._respond(head=True)
 
     def _other(self) -> None:
+        # The request's body is never read: the connection is closed after the answer, so those
+        # bytes can never be taken for the next request on a kept-alive connection.
+        self.close_connection = True
         self._send(HTTPStatus.METHOD_NOT_ALLOWED, JSON_UTF8, b'{"error":"method_not_allowed"}\n', head=False,
-                   extra={"Allow": "GET, HEAD"})
+                   extra={"Allow": "GET, HEAD", "Connection": "close"})
 
     do_POST = do_PUT = do_DELETE = do_PATCH = do_OPTIONS = _other
 
@@ -240,11 +243,11 @@ class Handler(BaseHTTPRequestHandler):
             self._send(404, JSON_UTF8, body, head)
 
     def _respond(self, head: bool) -> None:
-        raw = urlsplit(self.path).path if "://" in self.path else self.path
         try:
+            raw = urlsplit(self.path).path if "://" in self.path else self.path
             r = route(raw)
-        except UnicodeDecodeError:
-            r = Route(None, None, "not found")
+        except (UnicodeDecodeError, ValueError):  # (an absolute target with a malformed host: http://[::1/)
+            raw, r = "/", Route(None, None, "not found")
         if r.rel is None:
             return self._not_found(r.not_found or "not found", head)
         found = self.bundle.open(r.rel)

@@ -126,6 +126,18 @@ def test_assets_fixture_passed_as_a_file_is_skipped(repo: Path):
     assert proc.returncode == 0 and "is not a skill" in proc.stderr
 
 
+def test_a_file_named_under_a_folder_walks_skip_is_linted(repo: Path):
+    """`skillc lint dist/x/SKILL.md` lints that skill, as `skillc lint dist/x` does; a walk of the
+    repository still skips dist/ (generated output)."""
+    write_skill(repo, "dist/x", name="wrong-name")
+    rc, r = lint_json("dist/x/SKILL.md", cwd=repo)
+    assert ("dist/x/SKILL.md", "S308") in codes(r)
+    rc, r = lint_json("dist/x", cwd=repo)
+    assert ("SKILL.md", "S308") in codes(r)
+    rc, r = lint_json(cwd=repo)
+    assert not any(path.startswith("dist/") for path, _ in codes(r))
+
+
 # --- configuration -------------------------------------------------------------------------------
 
 def test_skills_toml_and_pyproject_configuration(repo: Path):

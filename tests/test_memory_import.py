@@ -228,6 +228,26 @@ def test_cli_import_bad_rows_and_huge_values_need_keep_going(tmp_path: Path) -> 
     assert json.loads(ok.stdout)["repaired"] and "warning:" in ok.stderr
 
 
+def test_mem0_ids_that_are_not_strings_or_numbers_are_refused(tmp_path: Path) -> None:
+    """An object as `run_id` or `id` would become its Python repr in the namespace or the ID."""
+    src = tmp_path / "mem0.json"
+    src.write_text(json.dumps({"results": [
+        {"id": "ok", "memory": "Prefers short commit messages", "run_id": "r1"},
+        {"id": "obj", "memory": "x", "run_id": {"x": 1}},
+        {"id": ["a"], "memory": "y"},
+        {"id": 7, "memory": "numbers are IDs too", "run_id": 3},
+    ]}))
+    out = tmp_path / "m.jsonl"
+    r = run_skillc("memory", "import", str(src), "--into", str(out))
+    assert r.returncode == 1 and not out.exists()
+    assert "error: cannot import results[1]: 'run_id' must be a string or a number" in r.stderr
+    assert "error: cannot import results[2]: 'id' must be a string or a number" in r.stderr
+    ok = run_skillc("memory", "import", str(src), "--into", str(out), "--keep-going")
+    assert ok.returncode == 0, ok.stderr
+    rows = [json.loads(line) for line in out.read_text().splitlines()]
+    assert [(r["id"], r["namespace"]) for r in rows] == [("ok", "conversation/r1"), ("7", "conversation/3")]
+
+
 # --- hostile sources -------------------------------------------------------------------------------
 
 TOKEN = "ghp_" + "aB3dE5gH7jK9mN1pQ3sT5vX7zA9cE1gI3kM5"

@@ -210,7 +210,9 @@ def discover(root: str | os.PathLike[str], options: DiscoveryOptions = Discovery
                         files[name] = entry
                     continue
                 if entry.is_dir(follow_symlinks=False):
-                    if name not in skip_dirs and (wanted is None or prefix + name in wanted):
+                    # (a folder on the way to a selected item is entered even if it is one walks skip:
+                    # a file named on the command line is linted wherever it is)
+                    if prefix + name in wanted if wanted is not None else name not in skip_dirs:
                         subdirs.append(entry)
                 elif entry.is_file(follow_symlinks=False):
                     files[name] = entry

@@ -483,6 +483,10 @@ def _letta(path: Path) -> Iterator[tuple[str, Any]]:
             yield f"blocks[{n}] ({label})", raw
 
 
+def _scalar_id(value: object) -> bool:
+    return isinstance(value, (str, int, float)) and not isinstance(value, bool)
+
+
 def _mem0(path: Path) -> Iterator[tuple[str, Any]]:
     doc = _json(path)
     items = doc.get("results") if isinstance(doc, dict) else doc
@@ -491,6 +495,10 @@ def _mem0(path: Path) -> Iterator[tuple[str, Any]]:
     for n, item in enumerate(items):
         if not isinstance(item, dict) or not isinstance(item.get("memory"), str):
             yield f"results[{n}]", {"__error__": "an item needs a 'memory' string"}
+            continue
+        odd = next((k for k in ("id", "run_id") if item.get(k) is not None and not _scalar_id(item[k])), None)
+        if odd is not None:  # (an object would become its Python repr in the ID or the namespace)
+            yield f"results[{n}]", {"__error__": f"'{odd}' must be a string or a number"}
             continue
         meta = item.get("metadata") if isinstance(item.get("metadata"), dict) else {}
         category = meta.get("category") if meta.get("category") in CATEGORIES else None

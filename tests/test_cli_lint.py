@@ -248,6 +248,45 @@ def test_fix_through_a_symlink_writes_the_target_and_keeps_the_link(repo: Path):
     assert "'Use when: asked'" in (repo / "real" / "SKILL.md").read_text()
 
 
+@pytest.fixture
+def unwritable():
+    """Make a folder unwritable for this process: chmod for a user, the immutable attribute for root
+    (whom permissions do not stop); skipped only where the file system has no such attribute."""
+    import subprocess
+
+    undo = []
+
+    def lock(folder: Path) -> None:
+        if os.geteuid() != 0:
+            folder.chmod(0o555)
+            undo.append(lambda: folder.chmod(0o755))
+            return
+        proc = subprocess.run(["chattr", "+i", str(folder)], capture_output=True, text=True, check=False)
+        if proc.returncode != 0:
+            pytest.skip(f"cannot make a folder immutable here: {proc.stderr.strip()}")
+        undo.append(lambda: subprocess.run(["chattr", "-i", str(folder)], check=True))
+
+    yield lock
+    for fn in undo:
+        fn()
+
+
+def test_fix_that_cannot_be_written_is_reported_and_the_others_are_fixed(repo: Path, unwritable):
+    for name in ("locked", "open"):
+        write_skill(repo, name)
+        f = repo / name / "SKILL.md"
+        f.write_bytes(f.read_bytes().replace(b"\n", b"\r\n"))
+    before = (repo / "locked" / "SKILL.md").read_bytes()
+    unwritable(repo / "locked")
+    proc = run_skillc("lint", "--fix", cwd=repo)
+    assert "locked/SKILL.md: cannot write the fix" in proc.stderr and "the file is unchanged" in proc.stderr
+    assert "Traceback" not in proc.stderr
+    assert (repo / "locked" / "SKILL.md").read_bytes() == before
+    assert b"\r" not in (repo / "open" / "SKILL.md").read_bytes()
+    assert "locked/SKILL.md:" in proc.stdout and "P204" in proc.stdout  # still reported: not fixed
+    assert "open/SKILL.md" not in proc.stdout
+
+
 def test_lint_writes_nothing_without_fix(repo: Path, tmp_path: Path):
     write_skill(repo, "a", frontmatter="name: a\ndescription: Use when: asked\n")
     (repo / "b").mkdir()

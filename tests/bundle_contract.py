@@ -125,6 +125,7 @@ def check_contract(base: str, bundle: Path) -> dict[str, int]:
         for f in entry["files"]:
             status, headers, body = fetch(base, f"/.well-known/agent-skills/{quote(entry['name'])}/{quote(f['path'])}")
             assert status == 200, (entry["name"], f["path"], status)
+            _check_untrusted_headers(f["path"], headers)
             hexd = hashlib.sha256(body).hexdigest()
             assert f["digest"] == "sha256:" + hexd
             lines.append((f["path"], hexd))
@@ -158,6 +159,59 @@ def check_contract(base: str, bundle: Path) -> dict[str, int]:
         status, headers, body = fetch(base, "/")
         assert status == 200 and headers["content-type"].startswith("text/html")
     return counts
+
+
+# --- a skill's own files are untrusted -------------------------------------------------------------
+
+ACTIVE_TYPES = ("text/html", "application/xhtml+xml", "text/javascript", "application/javascript",
+                "application/x-javascript", "text/css", "application/xml", "text/xml", "text/xsl")
+UNTRUSTED_PROBES = {
+    "page.html": b"<script>document.title = 'pwned'</script>",
+    "page.xhtml": b"<html xmlns='http://www.w3.org/1999/xhtml'><script>1</script></html>",
+    "app.js": b"window.pwned = 1;",
+    "app.mjs": b"export default 1;",
+    "style.css": b"body { display: none }",
+    "feed.xml": b"<?xml version='1.0'?><x/>",
+    "diagram.svg": b"<svg xmlns='http://www.w3.org/2000/svg'><script>1</script></svg>",
+    "notes.md": b"# Notes\n",
+    "logo.png": b"\x89PNG\r\n\x1a\n",
+}
+
+
+def _check_untrusted_headers(path: str, headers: dict) -> None:
+    ctype = headers.get("content-type", "").split(";")[0].strip().lower()
+    assert ctype not in ACTIVE_TYPES, (path, ctype)
+    assert headers.get("x-content-type-options") == "nosniff", (path, headers)
+    assert "sandbox" in headers.get("content-security-policy", ""), (path, headers)
+
+
+def check_untrusted_files(base: str, bundle: Path) -> None:
+    """A skill's files of every type a browser would run or apply, published beside the others, reach
+    a browser as plain text (or an image), never sniffed, sandboxed when opened directly; through
+    both routes (``/api/files/`` and ``/.well-known/agent-skills/``)."""
+    import shutil
+
+    probe = bundle / "api/files/zz-untrusted-probe"
+    probe.mkdir()
+    try:
+        for name, data in UNTRUSTED_PROBES.items():
+            (probe / name).write_bytes(data)
+        for name, data in UNTRUSTED_PROBES.items():
+            for path in (f"/api/files/zz-untrusted-probe/{name}", f"/.well-known/agent-skills/zz-untrusted-probe/{name}"):
+                status, headers, body = fetch(base, path)
+                assert status == 200 and body == data, (path, status)
+                _check_untrusted_headers(path, headers)
+                ctype = headers["content-type"].split(";")[0].strip()
+                if name.endswith((".html", ".xhtml", ".js", ".mjs", ".css", ".xml")):
+                    assert ctype == "text/plain", (path, ctype)
+                elif name.endswith(".svg"):
+                    assert ctype == "image/svg+xml", (path, ctype)  # an image still, sandboxed
+                elif name.endswith(".png"):
+                    assert ctype == "image/png", (path, ctype)
+                else:
+                    assert ctype == "text/markdown", (path, ctype)
+    finally:
+        shutil.rmtree(probe)
 
 
 # --- a sample repository and a bundle built from it (shared by the bundle, serve and nginx tests) ---

@@ -21,8 +21,21 @@ Placeholders stay literal: {baseDir} $ARGUMENTS {{ user_input }} {% raw %} ${HOM
 <script>this is code, shown as code</script>
 ```
 
-See [the reference](references/REFERENCE.md).
+See [the reference](references/REFERENCE.md), the [guide](guide.html) and the [diagram](diagram.svg).
+
+``` {#__config}
+{"base": "../../api/files/hostile/", "features": ["navigation.instant"], "search": null, "translations": {}}
+```
 """
+
+# A skill's own files that a browser would run if the site's origin served them as what they are.
+HOSTILE_FILES = {
+    "guide.html": "<!doctype html><title>guide</title>"
+                  "<script>document.title = 'pwned-file'; window.__pwned = 'file'</script>\n",
+    "diagram.svg": '<svg xmlns="http://www.w3.org/2000/svg"><script>'
+                   'document.documentElement.setAttribute("data-pwned", "svg")</script></svg>\n',
+    "app.js": "window.__pwned = 'js'; document.title = 'pwned-js';\n",
+}
 
 
 def make_site_repos(root: Path) -> dict[str, Path]:
@@ -37,6 +50,8 @@ def make_site_repos(root: Path) -> dict[str, Path]:
                 body=HOSTILE_BODY)
     (team / "hostile/references").mkdir(parents=True)
     (team / "hostile/references/REFERENCE.md").write_text("# Reference\n", encoding="utf-8")
+    for name, text in HOSTILE_FILES.items():
+        (team / "hostile" / name).write_text(text, encoding="utf-8")
     (team / "extraction/COLLECTION.md").write_text("Entity extraction\n", encoding="utf-8")
     write_skill(vendor, "extraction/email", description="Vendor email extractor. Use for emails.")
     write_skill(vendor, "vendor-only", description="Only the vendor has it. Use for vendor things.")

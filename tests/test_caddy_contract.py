@@ -9,7 +9,7 @@ import time
 
 import pytest
 
-from bundle_contract import build_env, check_contract, fetch, make_sample_repo
+from bundle_contract import build_env, check_contract, check_untrusted_files, fetch, make_sample_repo
 from conftest import run_skillc
 from skillc.emit.routing import render_routing
 from test_nginx_contract import free_port
@@ -58,6 +58,11 @@ def test_contract_through_caddy(caddy_bundle):
     bundle, base = caddy_bundle
     counts = check_contract(base, bundle)
     assert counts == {"skills": 5, "files": 7, "packages": 5}
+
+
+def test_a_skills_own_files_are_never_active_content(caddy_bundle):
+    bundle, base = caddy_bundle
+    check_untrusted_files(base, bundle)
 
 
 def test_caddy_answers_like_skillc_serve(caddy_bundle):

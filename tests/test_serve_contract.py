@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from bundle_contract import build_env, check_contract, fetch, make_sample_repo
+from bundle_contract import build_env, check_contract, check_untrusted_files, fetch, make_sample_repo
 from conftest import run_skillc, skillc_command, write_skill
 
 
@@ -40,6 +40,11 @@ def test_contract(served):
     bundle, base = served
     counts = check_contract(base, bundle)
     assert counts == {"skills": 5, "files": 7, "packages": 5}
+
+
+def test_a_skills_own_files_are_never_active_content(served):
+    bundle, base = served
+    check_untrusted_files(base, bundle)
 
 
 def test_id_encodings_reach_the_same_document(served):

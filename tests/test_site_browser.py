@@ -235,7 +235,28 @@ def test_hostile_skill_cannot_run_script(site):
     # The body's relative link points at the bundle's copy of the file.
     assert browser.js("[...document.querySelectorAll('article a')].find(a => a.textContent == 'the reference').href") \
         == base + "api/files/hostile/references/REFERENCE.md"
+    # A fenced block with the ID material reads its settings from did not take its place.
+    assert browser.js("document.querySelector('#__config').tagName") == "SCRIPT"
+    pre_ids = browser.js("[...document.querySelectorAll('pre')].map(p => p.id)")  # (material prefixes __code_)
+    assert any(i.endswith("h-__config") for i in pre_ids) and "__config" not in pre_ids, pre_ids
     # Memory text is hostile too.
     browser.goto(base + "memory/")
     assert "Tests live in Vitest <script>alert(1)</script>." in browser.js("document.querySelector('article').innerText")
     assert browser.js("document.querySelectorAll('article script').length") == 0
+
+
+@pytest.mark.parametrize("name", ["guide.html", "diagram.svg"])
+def test_a_skills_own_files_cannot_run_script_on_the_sites_origin(site, name):
+    """A supporting page or SVG opened from the site (its Files list links them) is not run: it is
+    plain text or a sandboxed document."""
+    browser, base = site
+    browser.goto(base + f"api/files/hostile/{name}")
+    time.sleep(0.3)  # (not a page timer: in a sandboxed document none runs)
+    assert browser.js("typeof window.__pwned") == "undefined"
+    assert browser.js("document.title") != "pwned-file"
+    assert browser.js("document.documentElement.getAttribute('data-pwned')") is None
+    # Loaded as a script into a page of the site, the skill's .js file is refused (plain text, nosniff).
+    browser.goto(base + "skills/hostile/")
+    browser.js("new Promise(r => { const s = document.createElement('script'); s.src = '../../api/files/hostile/app.js';"
+               " s.onload = s.onerror = r; document.head.appendChild(s); })")
+    assert browser.js("typeof window.__pwned") == "undefined"

@@ -78,6 +78,18 @@ def test_heading_ids_cannot_shadow_the_theme():
     assert 'id="__config"' not in out and 'id="h-__config"' in out and 'id="h-md-sidebar"' in out
 
 
+@pytest.mark.parametrize("fence", ["``` {#__config}", "~~~ {#md-header .python}", "``` { #__search }",
+                                   "```{#H-x}"])
+def test_fenced_code_ids_cannot_shadow_the_theme(fence: str):
+    """fenced_code writes its <pre id=…> outside the element tree; an ID material looks up
+    (#__config holds its settings) would hand the theme the skill's JSON."""
+    out = render(f'# T\n\n{fence}\n{{"base": "../../api/files/x/"}}\n{fence[:3]}\n')
+    ids = re.findall(r'<pre[^>]*\sid="([^"]*)"', out)
+    assert ids and all(i.startswith("h-") for i in ids), out
+    assert "<pre" in out and "&quot;base&quot;" in out  # still the code block, its text escaped
+    assert 'id="plain"' in render("``` {#plain}\nx\n```\n")  # other IDs stay
+
+
 @pytest.mark.parametrize("text", [
     "{baseDir} $ARGUMENTS {{ user }} {% raw %} ${HOME}",
     "*not bold* _not em_ `not code` [not](link) ![not](img) # not heading",

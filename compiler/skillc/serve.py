@@ -11,7 +11,9 @@ Routes (Meerkat Skills API v2.0, base URL ``http://host:port/api``):
 * anything else: a file of the bundle (``index.html`` for a folder).
 
 Every response carries an ETag (the file's SHA-256 from the manifest), answers ``If-None-Match``
-with 304, is gzip-compressed when the client asks, and HEAD is supported.  No request can reach a
+with 304, is gzip-compressed when the client asks, and HEAD is supported.  A skill's own files are
+untrusted: ``nosniff``, a sandboxing Content-Security-Policy, and pages, scripts and styles sent as
+plain text (``SKILL_FILES``).  No request can reach a
 file outside the bundle: ``..`` and ``.`` segments (encoded or not), NUL bytes, backslashes and
 symbolic links anywhere on the path are refused.
 """
@@ -43,6 +45,16 @@ TYPES = {
     ".txt": "text/plain", ".sh": "text/plain", ".py": "text/plain", ".zip": "application/zip",
     ".bin": "application/octet-stream", ".svg": "image/svg+xml", ".png": "image/png", ".sqlite": "application/vnd.sqlite3",
 }
+# A skill's own files (``api/files/``, also reached as ``/.well-known/agent-skills/<id>/<path>``) are
+# untrusted: on the site's origin none may be a page, a script or a style a browser runs or applies.
+# They are sent with these headers (no sniffing; a page opened directly is sandboxed: no script,
+# no same-origin access), and any type outside PASSIVE_TYPES as plain text (or bytes).
+SKILL_FILES = "api/files/"
+UNTRUSTED_HEADERS = {"X-Content-Type-Options": "nosniff", "Content-Security-Policy": "sandbox; default-src 'none'"}
+PASSIVE_TYPES = frozenset({"text/plain", "text/markdown", "text/csv", "application/json", "application/zip",
+                           "application/octet-stream"})
+_SHOWN_AS_TEXT = ("text/", "application/javascript", "application/x-javascript", "application/xml",
+                  "application/xhtml+xml", "application/ecmascript")
 COMPRESSIBLE = ("application/json", "application/xml", "text/", "image/svg+xml", "application/javascript")
 GZIP_MIN = 256
 
@@ -97,6 +109,9 @@ def route(raw_path: str) -> Route:
 def content_type(rel: str, forced: str | None = None) -> str:
     ctype = forced or TYPES.get(os.path.splitext(rel)[1].lower()) or mimetypes.guess_type(rel)[0] \
         or "application/octet-stream"
+    if rel.startswith(SKILL_FILES) and ctype not in PASSIVE_TYPES and not ctype.startswith("image/"):
+        # (an SVG stays an image: an <img> never runs its script, and opened directly it is sandboxed)
+        ctype = "text/plain" if ctype.startswith(_SHOWN_AS_TEXT) else "application/octet-stream"
     if ctype.startswith("text/") or ctype in (JSON, "application/xml", "text/javascript", "image/svg+xml"):
         ctype += "; charset=utf-8"
     return ctype
@@ -264,6 +279,8 @@ class Handler(BaseHTTPRequestHandler):
         use_gzip = compressible and _accepts_gzip(self.headers.get("Accept-Encoding"))
         etag = f'"{digest}-gzip"' if use_gzip else f'"{digest}"'
         headers = {"ETag": etag, "Cache-Control": "no-cache"}
+        if r.rel.startswith(SKILL_FILES):
+            headers.update(UNTRUSTED_HEADERS)
         if compressible:
             headers["Vary"] = "Accept-Encoding"
         if _etag_matches(self.headers.get("If-None-Match"), (f'"{digest}"', f'"{digest}-gzip"')):

@@ -11,7 +11,10 @@ safe to publish: ``markdown_extensions: [skillc.site.markdown_safe]`` in ``mkdoc
   ``vbscript:``, ``file:``…) turns the link or image into a ``span.skillc-unsafe-link`` holding its text.
 * **Attribute allow-list.**  Only ``href src alt title id class start align`` and a table cell's
   ``style="text-align: …"`` survive; element IDs that could shadow the theme's own (``__…``,
-  ``md-…``) are prefixed with ``h-``.
+  ``md-…``) are prefixed with ``h-``.  That holds for fenced code blocks too (`````` ``` {#__config}
+  ``````), whose HTML ``fenced_code`` stores aside instead of in the element tree: a block with
+  the ID ``__config`` would come before material's own ``<script id="__config">`` and hand the
+  theme the skill's settings (its base URL, instant navigation).
 * **Relative links of a skill body** point at the bundle's copy of the skill's files: a page that
   defines the reference ``[skillc-files]: <url>`` (the site generator writes it after the body, so
   it wins over any definition in the body) gets ``references/x.md`` rewritten to
@@ -30,6 +33,7 @@ import xml.etree.ElementTree as etree
 
 from markdown import Markdown
 from markdown.extensions import Extension
+from markdown.preprocessors import Preprocessor
 from markdown.treeprocessors import Treeprocessor, UnescapeTreeprocessor
 
 SAFE_SCHEMES = frozenset({"http", "https", "mailto"})
@@ -40,6 +44,7 @@ _SCHEME = re.compile(r"^([a-zA-Z][a-zA-Z0-9+.\-]*):")
 _INVISIBLE = re.compile(r"[\x00-\x20\x7f-\x9f\u200b-\u200f\u2028\u2029\ufeff]+")
 _ALIGN_STYLE = re.compile(r"^\s*text-align:\s*(left|right|center)\s*;?\s*$")
 _RESERVED_ID = re.compile(r"^(__|md-|h-)", re.IGNORECASE)
+_STASHED_ID = re.compile(r'(<[a-z]+\b[^<>]*?\sid=")([^"]*)"')  # (fenced_code escapes the value: no '"')
 _unescape = UnescapeTreeprocessor().unescape
 
 
@@ -94,6 +99,23 @@ class SafeTreeprocessor(Treeprocessor):
         _fix_toc(getattr(self.md, "toc_tokens", None) or ())
 
 
+class SafeStashPreprocessor(Preprocessor):
+    """Runs after ``fenced_code``: the IDs in the HTML it stored aside get the same ``h-`` prefix
+    rule as the element tree's (raw HTML never reaches the stash: ``html_block`` is removed)."""
+
+    def run(self, lines: list[str]) -> list[str]:
+        blocks = self.md.htmlStash.rawHtmlBlocks
+        for i, block in enumerate(blocks):
+            if isinstance(block, str) and " id=" in block:
+                blocks[i] = _STASHED_ID.sub(_prefixed_id, block)
+        return lines
+
+
+def _prefixed_id(m: re.Match[str]) -> str:
+    value = m.group(2)
+    return f'{m.group(1)}h-{value}"' if _RESERVED_ID.match(html.unescape(value)) else m.group(0)
+
+
 def _neutralise(el: etree.Element) -> None:
     """An ``a``/``img`` with a script URL becomes a ``span`` (mkdocs expects every ``a`` to have an href)."""
     alt = el.get("alt") if el.tag == "img" else None
@@ -121,6 +143,8 @@ class SafeExtension(Extension):
             md.inlinePatterns.deregister("html")
         # After inline patterns (20) and toc (5), before mkdocs' own link rewriting (0).
         md.treeprocessors.register(SafeTreeprocessor(md), "skillc_safe", 2)
+        # Right after fenced_code (25), before anything reads the stash.
+        md.preprocessors.register(SafeStashPreprocessor(md), "skillc_safe_stash", 24)
 
 
 def makeExtension(**kwargs) -> SafeExtension:

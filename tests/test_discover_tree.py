@@ -35,6 +35,7 @@ def test_layouts_nested_hidden_and_case_variants(repo: Path):
     write_skill(repo, "skills/pdf/references/deeper/example")  # anything below references/ too
     write_skill(repo, "node_modules/pkg/skill-x")
     write_skill(repo, ".git/hooks/skill-y")
+    write_skill(repo, ".plan-cascade/cache/skill-z")  # seed 000 skips Plan Cascade's own folder
     (repo / "CLAUDE.md").write_text("# rules\n")
     (repo / "docs").mkdir()
     (repo / "docs" / "AGENTS.md").write_text("# agents\n")

@@ -81,7 +81,7 @@ def test_snapshot_sqlite_opens_in_the_seeds_schemas(tmp_path: Path) -> None:
     names = {r[0] for r in con.execute("SELECT name FROM sqlite_master")}
     assert {"project_memories", "episodic_records", "skill_library", "memories", "memories_fts", "memory_access_log",
             "memories_ai", "memories_ad", "memories_au", "skill_memory", "skill_memory_fts",
-            "idx_project_memories_importance"} <= names
+            "idx_project_memories_importance", "idx_episodic_records_project"} <= names
     # Plan Cascade: its own queries work (filter by project, category, importance)
     rows = con.execute("SELECT id, category FROM project_memories WHERE project_path = 'acme' AND importance >= 0.1 "
                        "ORDER BY importance DESC").fetchall()
@@ -92,7 +92,7 @@ def test_snapshot_sqlite_opens_in_the_seeds_schemas(tmp_path: Path) -> None:
     # TalkCody: the seed's FTS query (bm25) and JSON namespace
     hits = con.execute("SELECT m.id, m.namespace FROM memories m JOIN memories_fts ON m.rowid = memories_fts.rowid "
                        "WHERE memories_fts MATCH ? ORDER BY bm25(memories_fts) LIMIT 10", ("pnpm",)).fetchall()
-    assert hits == [("pref-pnpm", '["project", "acme"]')]
+    assert hits == [("pref-pnpm", '["project","acme"]')]
     meta = json.loads(con.execute("SELECT metadata FROM memories WHERE id = 'conv-routes'").fetchone()[0])
     assert meta["consolidatedFrom"] == ["conv-routes-dup"] and meta["category"] == "convention"
     assert con.execute("SELECT count(*) FROM memories WHERE id = 'pref-tabs'").fetchone() == (0,)  # superseded
@@ -108,7 +108,7 @@ def test_prompt_md_badges_budget_and_order(tmp_path: Path) -> None:
     out, _ = freeze(tmp_path)
     text = (out / "prompt.md").read_text()
     assert text == (
-        "## Project Memory\nThe following facts were learned from previous sessions:\n\n"
+        "\n## Project Memory\nThe following facts were learned from previous sessions:\n\n"
         "- [PREF] Always use pnpm instead of npm for install, add and run commands.\n"
         "- [WARN] Editing executor.rs requires cargo check because of its type complexity.\n"
         "- [PREF] Indent Python code with four spaces, never tabs.\n"

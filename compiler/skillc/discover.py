@@ -16,9 +16,11 @@ from pathlib import Path
 
 from .model import Diagnostic, DiscoveredItem, Discovery, ItemKind, Severity
 
+# Seed 000's IGNORED_DIRS (its skill discovery walk), and .skillc-build: a build's lock, staging and
+# previous bundle (skillc.build).
 SKIP_DIRS = frozenset(
-    {".git", ".hg", ".svn", "node_modules", "target", "dist", "build", "coverage", "__pycache__", ".next",
-     ".skillc-build"}  # .skillc-build: a build's lock, staging and previous bundle (skillc.build)
+    {".git", ".hg", ".svn", "target", "node_modules", ".next", "dist", "build", "coverage", "__pycache__",
+     ".plan-cascade", ".skillc-build"}
 )
 CONVENTION_FILES = ("CLAUDE.md", "AGENTS.md", "AGENT.md", "SKILLS.md", "COPILOT.md", "GEMINI.md", "SOUL.md")
 _CONVENTION_UPPER = {n.upper(): n for n in CONVENTION_FILES}

@@ -49,6 +49,8 @@ CREATE TABLE IF NOT EXISTS episodic_records (
     created_at TEXT NOT NULL DEFAULT (datetime('now'))
 );
 
+CREATE INDEX IF NOT EXISTS idx_episodic_records_project
+    ON episodic_records(project_path);
 
 -- Auto-generated skills from successful task executions
 CREATE TABLE IF NOT EXISTS skill_library (

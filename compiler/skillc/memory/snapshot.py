@@ -22,7 +22,6 @@ read-only (mode 0444).  Superseded and pruned entries are only in ``snapshot.jso
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 import sqlite3
 from collections.abc import Iterable, Mapping, Sequence
@@ -32,7 +31,7 @@ from typing import Any
 from urllib.parse import quote
 
 from ..discover import path_key
-from ..jsonio import json_bytes
+from ..jsonio import compact_json, json_bytes
 from ..resources import template_dir
 from .consolidate import consolidate
 from .load import Problem
@@ -163,7 +162,8 @@ def _project_path(e: Mapping[str, Any]) -> str:
 
 
 def _namespace_array(ns: str) -> str:
-    return json.dumps(ns.split("/", 1), ensure_ascii=False)
+    # (every JSON column is written as the apps write it, JSON.stringify / serde_json: no spaces)
+    return compact_json(ns.split("/", 1))
 
 
 def _metadata(e: Mapping[str, Any]) -> str:
@@ -191,7 +191,7 @@ def _metadata(e: Mapping[str, Any]) -> str:
                       ("note", "skillNote")):
         if e.get(key):
             meta[name] = e[key]
-    return json.dumps(meta, ensure_ascii=False, sort_keys=True)
+    return compact_json(meta)
 
 
 def _record_type(e: Mapping[str, Any]) -> str:
@@ -236,7 +236,7 @@ def write_sqlite(entries: Sequence[Mapping[str, Any]], path: Path) -> None:
             "access_count, source_session_id, source_context, created_at, updated_at, last_accessed_at) "
             "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             ((e["id"], _project_path(e), e.get("category") or "fact", e["content"],
-              json.dumps(e["keywords"], ensure_ascii=False), e["effective_importance"], e["access_count"],
+              compact_json(e["keywords"]), e["effective_importance"], e["access_count"],
               (e.get("provenance") or {}).get("session_id"), (e.get("provenance") or {}).get("source_context"),
               _sql_time(e["created_at"]), _sql_time(e["updated_at"]), _sql_time(e["last_accessed_at"]))
              for e in active if e["type"] == "semantic" and not e.get("note")
@@ -249,20 +249,20 @@ def write_sqlite(entries: Sequence[Mapping[str, Any]], path: Path) -> None:
                   (e["namespace"].split("/", 1)[1] if e["namespace"].startswith("conversation/") else "")),
               _record_type(e), e["episode"]["situation"], e["episode"]["action"],
               e["episode"].get("reasoning") or e["content"],
-              json.dumps((e.get("provenance") or {}).get("tools_used") or [], ensure_ascii=False),
-              json.dumps(e["keywords"], ensure_ascii=False), _sql_time(e["created_at"]))
+              compact_json((e.get("provenance") or {}).get("tools_used") or []),
+              compact_json(e["keywords"]), _sql_time(e["created_at"]))
              for e in active if e["type"] == "episodic"))
         con.executemany(
             "INSERT INTO skill_library (id, project_path, name, description, tags, body, source_type, "
             "source_session_ids, usage_count, success_rate, keywords, enabled, created_at, updated_at) "
             "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?)",
             ((e["id"], _project_path(e), e["procedure"]["name"], e["procedure"]["description"],
-              json.dumps(e["tags"], ensure_ascii=False), _library_body(e["procedure"]),
+              compact_json(e["tags"]), _library_body(e["procedure"]),
               (e.get("provenance") or {}).get("source_type") if (e.get("provenance") or {}).get("source_type")
               in ("generated", "refined") else "generated",
-              json.dumps((e.get("provenance") or {}).get("source_session_ids") or [], ensure_ascii=False),
+              compact_json((e.get("provenance") or {}).get("source_session_ids") or []),
               e["access_count"], _unit((e.get("provenance") or {}).get("success_rate"), 1.0),
-              json.dumps(e["keywords"], ensure_ascii=False), _sql_time(e["created_at"]), _sql_time(e["updated_at"]))
+              compact_json(e["keywords"]), _sql_time(e["created_at"]), _sql_time(e["updated_at"]))
              for e in active if e["type"] == "procedural" and e.get("procedure") and not e.get("note")))
         con.executemany(
             "INSERT OR IGNORE INTO skill_memory (skill_id, tier, skill_source, project_identity, intent, kind, delta, "
@@ -270,7 +270,7 @@ def write_sqlite(entries: Sequence[Mapping[str, Any]], path: Path) -> None:
             "source_type) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             ((e["namespace"].split("/", 1)[1], e["note"]["tier"], (e.get("provenance") or {}).get("skill_source"),
               "*" if e["note"]["tier"] == "global" else str((e.get("provenance") or {}).get("project_identity") or ""),
-              e["note"].get("intent", ""), e["note"]["kind"], e["content"], json.dumps(e["tags"], ensure_ascii=False),
+              e["note"].get("intent", ""), e["note"]["kind"], e["content"], compact_json(e["tags"]),
               e["note"]["hit_count"], int(e["note"]["pinned"]),
               hashlib.md5(normalize_text(e["content"]).encode("utf-8")).hexdigest(),
               _ms(e["created_at"]), _ms(e["last_accessed_at"]), e["note"]["recall_count"],

@@ -217,3 +217,13 @@ def test_rules_that_name_their_keys_find_nothing_without_them(corpora: Path):
                     assert list(r.check(ctx)) == [], (r.code, item.path)
                     checked += 1
     assert checked > 10_000
+
+
+@pytest.mark.parametrize("lines, reported", [(500, False), (501, True)])
+def test_body_line_limit_is_inclusive(tmp_path: Path, lines: int, reported: bool):
+    """B701 reports a body of more than `max-body-lines` (500) lines, as skill-validator's ">500 lines"."""
+    skill(body="".join(f"line {i}\n" for i in range(lines)))(tmp_path)
+    found = [d for d in lint_root(tmp_path, LintConfig()).diagnostics if d.code == "B701"]
+    assert bool(found) is reported
+    if found:
+        assert found[0].message == "body is 501 lines; keep it to 500 or fewer and move details to references/"

@@ -321,7 +321,8 @@ def _body_links(ctx: RuleContext) -> list[tuple[Link, Position, str | None]]:
         The specification: "Keep your main SKILL.md under 500 lines. Move detailed reference
         material to separate files." The whole body is loaded into the context on activation, and
         Codex has been seen truncating reads near line 220-260. The limit is `[lint]
-        max-body-lines`. A warning: it is guidance, not a hard rule (351 real skills exceed it).
+        max-body-lines`: a body of more lines than that is reported (as skill-validator reports
+        ">500 lines"). A warning: it is guidance, not a hard rule (351 real skills exceed it).
     """,
     bad="a 900-line SKILL.md", good="a 200-line SKILL.md that links references/details.md",
     severity=Severity.WARNING, profiles=REC_SPEC, kinds=SKILL_AND_LIGHT,
@@ -333,7 +334,7 @@ def body_too_long(ctx: RuleContext):
         return
     lines = body.count("\n") + (0 if body.endswith("\n") else 1)
     if lines > limit:
-        yield Finding(f"body is {lines:,} lines; keep it under {limit:,} and move details to references/",
+        yield Finding(f"body is {lines:,} lines; keep it to {limit:,} or fewer and move details to references/",
                       Position(ctx.document.body_line, 1))
 
 
@@ -344,7 +345,7 @@ def body_too_long(ctx: RuleContext):
         tokens without a tokenizer: ASCII characters / 4 plus one token per non-ASCII character
         (BPE tokenizers average ~4 characters per token on English and code, and about one per
         character on CJK). The estimate is within ~15% of o200k on English prose, and costs
-        microseconds. The limit is `[lint] max-body-tokens`.
+        microseconds. The limit is `[lint] max-body-tokens`: an estimate above it is reported.
     """,
     bad="a 30,000-character body", good="a 12,000-character body with references/ for the rest",
     severity=Severity.WARNING, profiles=REC_SPEC, kinds=SKILL_AND_LIGHT,
@@ -356,7 +357,7 @@ def body_too_many_tokens(ctx: RuleContext):
         return
     tokens = estimate_tokens(body)
     if tokens > limit:
-        yield Finding(f"body is about {tokens:,} tokens (estimated); keep it under {limit:,}",
+        yield Finding(f"body is about {tokens:,} tokens (estimated); keep it to {limit:,} or fewer",
                       Position(ctx.document.body_line, 1))
 
 

@@ -121,4 +121,4 @@ def convention_file_too_long(ctx: RuleContext):
         return
     lines = text.count("\n") + (0 if text.endswith("\n") else 1)
     if lines > limit:
-        yield Finding(f"the file is {lines:,} lines; keep it under {limit:,}", Position(1, 1))
+        yield Finding(f"the file is {lines:,} lines; keep it to {limit:,} or fewer", Position(1, 1))

@@ -153,3 +153,23 @@ def test_browse_listing_and_search_results():
 def test_load_result_carries_rendered_block_and_byte_size():
     out = load_result("a/b", "b", "Body é")
     assert out == '{"body":"<skill id=\\"a/b\\">\\nBody é\\n</skill>","byte_size":33,"id":"a/b","name":"b"}'
+
+
+def test_wire_body_and_injection_read_like_meerkats_filesystem_source(tmp_path: Path):
+    """Meerkat's parser drops the newlines after the closing `---` (research/frameworks.md §1): its
+    own test fixture, built and injected from the bundle, gives `<skill id="…">\\n# name`."""
+    from conftest import run_skillc
+
+    (tmp_path / "repo/extraction/email").mkdir(parents=True)
+    (tmp_path / "repo/extraction/email/SKILL.md").write_text(
+        "---\nname: email\ndescription: Test skill email\n---\n\n# email\n\nBody.")
+    r = run_skillc("build", "repo", "--out", "out", "--no-site", cwd=tmp_path,
+                   env={"SKILLC_CACHE_DIR": str(tmp_path / "cache")})
+    assert r.returncode == 0, r.stderr
+    doc = json.loads((tmp_path / "out/api/skills/extraction%2Femail").read_text())
+    assert doc["body"] == "# email\n\nBody."
+    inject = run_skillc("render", "out", "--inject", "extraction/email", cwd=tmp_path)
+    assert inject.returncode == 0, inject.stderr
+    assert inject.stdout.startswith('<skill id="extraction/email">\n# email\n\nBody.\n</skill>')
+    # The published SKILL.md is the file itself, blank line and all.
+    assert (tmp_path / "out/api/files/extraction/email/SKILL.md").read_text().startswith("---\nname: email")

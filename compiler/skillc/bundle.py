@@ -544,9 +544,21 @@ class Bundle:
                        else adk.prompt_block(doc.name, body, max_chars))
         return "\n\n".join(out)
 
+    def _plan_cascade_content(self, skill_id: str, body: str, max_lines: int) -> str:
+        """Plan Cascade cuts its content from the whole SKILL.md (the lines after the closing ``---``,
+        blank ones included): read from the bundle's copy, else (withheld, or a bundle that does not
+        publish it) from the wire body, whose leading newlines Meerkat's parser dropped."""
+        from .render.plan_cascade import body_content, extract_key_content
+
+        try:
+            text = self._verified(f"files/{skill_id}/SKILL.md").decode("utf-8")
+        except (BundleError, UnicodeDecodeError):
+            return body_content(body, max_lines)
+        return extract_key_content(text, max_lines)
+
     def render_plan_cascade(self, ids_or_selected: Iterable, max_content_lines: int | None = None) -> str:
         """Plan Cascade's "## Framework-Specific Best Practices" block for skills (IDs or ``Selected``)."""
-        from .render.plan_cascade import CascadeSkill, body_content, format_skills
+        from .render.plan_cascade import CascadeSkill, format_skills
 
         lines = max_content_lines if max_content_lines is not None else self._setting("max_content_lines", 200)
         data = self.select_data()
@@ -566,7 +578,8 @@ class Bundle:
             else:
                 doc = self.get(item.id)
                 name, source, stype, prio = item.name, item.source, item.source_type, item.priority
-            out.append(CascadeSkill(name, source, stype, prio, body_content(doc.body, lines)))
+            skill_id = item if isinstance(item, str) else item.id
+            out.append(CascadeSkill(name, source, stype, prio, self._plan_cascade_content(skill_id, doc.body, lines)))
         return format_skills(out)
 
     # -- memory (issue 5) -------------------------------------------------------------------------

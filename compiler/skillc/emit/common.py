@@ -145,9 +145,17 @@ def wire_descriptor(skill: SourceSkill) -> dict[str, Any]:
     }
 
 
+def wire_body(skill: SourceSkill) -> str:
+    """The wire ``body``: the Markdown after the frontmatter as Meerkat's parser gives it, the text
+    after the closing ``---`` line without its leading newlines (research/frameworks.md §1: "body =
+    text after that ``\n---`` with leading ``\n`` stripped"), so a skill injected from the bundle
+    reads byte for byte as one from a Meerkat filesystem source."""
+    return skill.document.body.lstrip("\n")
+
+
 def wire_document(skill: SourceSkill) -> dict[str, Any]:
-    """``WireSkillDocument``: the descriptor plus ``body`` (the Markdown after the frontmatter)."""
-    return {**wire_descriptor(skill), "body": skill.document.body}
+    """``WireSkillDocument``: the descriptor plus ``body`` (``wire_body``)."""
+    return {**wire_descriptor(skill), "body": wire_body(skill)}
 
 
 def write(out: Path, rel: str, data: bytes) -> None:

@@ -37,7 +37,7 @@ from .. import secrets
 from ..archive import excluded, zip_time
 from ..errors import BuildError
 from ..resolve_types import EmitContext, SkillFile, SourceSkill
-from .common import compact_json, encode_id, sha256_hex, wire_descriptor
+from .common import compact_json, encode_id, sha256_hex, wire_body, wire_descriptor
 from .staging import Staging
 from .wellknown import index_entry
 
@@ -234,7 +234,7 @@ def render_skill(ctx: EmitContext, staging: Staging, skill: SourceSkill) -> Skil
     published, scanned and zipped from memory."""
     enc = encode_id(skill.id)
     descriptor = compact_json(wire_descriptor(skill))
-    doc = document_bytes(descriptor, skill.document.body)
+    doc = document_bytes(descriptor, wire_body(skill))
     doc_rel = f"api/skills/{enc}"
     staging.write(doc_rel, doc)
     staging.link(doc_rel, doc_rel + ".json")

@@ -227,3 +227,9 @@ def test_body_line_limit_is_inclusive(tmp_path: Path, lines: int, reported: bool
     assert bool(found) is reported
     if found:
         assert found[0].message == "body is 501 lines; keep it to 500 or fewer and move details to references/"
+
+
+def test_meerkats_requires_capabilities_is_a_known_key(tmp_path: Path):
+    """Moved under `metadata` (F401's usual hint) it would no longer gate the skill in Meerkat."""
+    skill(fm="requires_capabilities: [shell]\n")(tmp_path)
+    assert "F401" not in [d.code for d in lint_root(tmp_path, LintConfig()).diagnostics]

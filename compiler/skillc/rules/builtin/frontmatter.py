@@ -31,8 +31,11 @@ CLAUDE_CODE_KEYS = ("argument-hint", "disable-model-invocation", "model", "conte
                     "paths")
 # Used across at least five surveyed repositories (corpora.md §4): author (2,578 files), category.
 WIDELY_USED_KEYS = ("author", "category")
+# Meerkat's SkillFrontmatter (seed 004): the capabilities a skill needs; published in the wire
+# descriptor, and the runtime hides the skill where they are missing.
+MEERKAT_KEYS = ("requires_capabilities",)
 KNOWN_KEYS = frozenset(SPEC_KEYS + FORMAT_A_KEYS + SKILL_MEMORY_KEYS + STEP_SKILL_KEYS + CLAUDE_CODE_KEYS
-                       + WIDELY_USED_KEYS)
+                       + WIDELY_USED_KEYS + MEERKAT_KEYS)
 
 BOOLEAN_KEYS = ("user-invocable", "disable-model-invocation")
 TEXT_KEYS = ("argument-hint", "model", "context", "agent", "effort", "shell", "author", "category", "id")
@@ -50,7 +53,8 @@ def _scalar(ctx: RuleContext, *path: Any):
     "F401", "unknown-frontmatter-key", "A top-level key that no known skill format defines.",
     rationale=f"""
         skillc knows the specification's keys, seed 000 format A ({', '.join(FORMAT_A_KEYS)}),
-        skill-memory (seed 003), step skills ({', '.join(STEP_SKILL_KEYS)}; seed 002), Claude Code's
+        skill-memory (seed 003), step skills ({', '.join(STEP_SKILL_KEYS)}; seed 002), Meerkat's
+        {', '.join(MEERKAT_KEYS)} (seed 004: moved under `metadata` it would gate nothing), Claude Code's
         documented keys ({', '.join(CLAUDE_CODE_KEYS)}) and keys used across at least five surveyed
         repositories ({', '.join(WIDELY_USED_KEYS)}). Anything else is read by no client: it is
         usually a typo (`desciption`) or belongs under `metadata`. Recommended profile only; the

@@ -196,3 +196,18 @@ def test_lint_error_fails_the_build_and_names_the_skill(tmp_path: Path):
     assert manifest["lint"]["errors"] >= 1
     ids = [s["id"] for s in json.loads((tmp_path / "out/api/skills.json").read_text())["skills"]]
     assert ids == ["good"]
+
+
+def test_a_top_level_key_wins_over_the_same_metadata_key(tmp_path: Path):
+    """Seed 000's format A example has `version` at the top level and in `metadata`: the wire
+    metadata publishes the top-level one (the skill's semantic version), and lint says the other is
+    not published (F414)."""
+    write_skill(tmp_path / "repo", "fa", frontmatter='name: fa\ndescription: Format A. Use for tests.\nversion: "3.2.0"\n'
+                'metadata:\n  version: "1.0.0"\n  author: ana\n')
+    r = run_skillc("build", "repo", "--out", "out", "--no-site", cwd=tmp_path,
+                   env={"SKILLC_CACHE_DIR": str(tmp_path / "cache")})
+    assert r.returncode == 0, r.stderr
+    meta = json.loads((tmp_path / "out/api/skills/fa").read_text())["metadata"]
+    assert meta["version"] == "3.2.0" and meta["author"] == "ana"
+    lint = run_skillc("lint", "repo", "--format", "json", cwd=tmp_path)
+    assert [d["code"] for d in json.loads(lint.stdout)["diagnostics"]] == ["F414"]

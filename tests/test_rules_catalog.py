@@ -114,6 +114,8 @@ CASES = [
          skill(HOOKS_OK)),
     Case("F412", raw("demo/SKILL.md", f"---\nName: demo\nname: demo\ndescription: {DESC}\n---\nx\n"), skill()),
     Case("F413", skill("argument-hint: [file]\n"), skill("argument-hint: '[file]'\n")),
+    Case("F414", skill(fm='version: "3.2.0"\nmetadata:\n  version: "1.0.0"\n'),
+         skill(fm='version: "3.2.0"\nmetadata:\n  author: ana\n  version: "3.2.0"\n')),
     # T5xx: step skills
     Case("T501", skill("inputs:\n  query: text\n"), skill(STEPS_OK)),
     Case("T502", skill("steps:\n  tool: x\n"), skill(STEPS_OK)),

@@ -11,6 +11,10 @@ import enum
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
+# Frontmatter keys that are fields of Meerkat's wire descriptor; every other top-level key goes into
+# its flat string `metadata` map (skillc.emit.common.wire_metadata; lint F414).
+WIRE_FRONTMATTER_KEYS = frozenset({"name", "description", "metadata", "requires_capabilities"})
+
 
 class Severity(str, enum.Enum):
     ERROR = "error"

@@ -17,11 +17,10 @@ from urllib.parse import quote, urlsplit, urlunsplit
 
 from .. import secrets
 from ..jsonio import compact_json, json_bytes  # (also re-exported for the emitters)
+from ..model import WIRE_FRONTMATTER_KEYS
 from ..resolve_types import SourceSkill
 
 WIRE_SCOPES = ("builtin", "project", "user")
-# Frontmatter keys that become wire fields rather than metadata entries.
-_WIRE_KEYS = frozenset({"name", "description", "metadata", "requires_capabilities"})
 SKILLC_PREFIX = "skillc."  # metadata keys skillc adds itself (provenance)
 
 
@@ -102,23 +101,23 @@ def metadata_text(value: Any) -> str:
 def wire_metadata(skill: SourceSkill) -> dict[str, str]:
     """The string→string ``metadata`` of a skill.
 
-    The frontmatter's ``metadata`` map first, then the other frontmatter keys that have no wire
-    field (``license``, ``allowed-tools``, ``compatibility``…) unless ``metadata`` already has them,
-    then skillc's provenance keys (``skillc.repository``, ``skillc.digest``).
+    The frontmatter keys that have no wire field (``license``, ``allowed-tools``, format A's
+    ``version``…), then the entries of its ``metadata`` map that no such key already gave (a
+    top-level key is the field its format defines; lint F414 reports the hidden entry), then
+    skillc's provenance keys (``skillc.repository``, ``skillc.digest``).
     """
     meta = skill.document.meta
     out: dict[str, str] = {}
+    for key, value in meta.items():
+        key = str(key)
+        if key not in WIRE_FRONTMATTER_KEYS:
+            out[key] = metadata_text(value)
     inner = meta.get("metadata")
     if isinstance(inner, Mapping):
         for key, value in inner.items():
-            out[str(key)] = metadata_text(value)
+            out.setdefault(str(key), metadata_text(value))
     elif inner is not None:
         out["metadata"] = metadata_text(inner)
-    for key, value in meta.items():
-        key = str(key)
-        if key in _WIRE_KEYS or key in out:
-            continue
-        out[key] = metadata_text(value)
     out[SKILLC_PREFIX + "repository"] = skill.repository.name
     out[SKILLC_PREFIX + "digest"] = skill_digest((f.path, f.sha256) for f in skill.files)
     return out

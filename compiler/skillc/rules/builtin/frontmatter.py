@@ -11,7 +11,7 @@ import difflib
 import re
 from typing import Any, Iterator
 
-from ...model import ItemKind, Position, Severity
+from ...model import WIRE_FRONTMATTER_KEYS, ItemKind, Position, Severity
 from ...parse import type_name
 from ..registry import Finding, RuleContext, rule
 from . import schema
@@ -442,3 +442,35 @@ def text_key_not_string(ctx: RuleContext):
         fix = quote_scalar_fix(ctx, scalar) if scalar is not None else None
         hint = " (quote it)" if isinstance(value, (list, int, float, bool)) else ""
         yield Finding(f"{key!r} must be text, found a {type_name(value)}{hint}", ctx.value(key), fix)
+
+
+@rule(
+    "F414", "metadata-key-shadowed", "A `metadata` key that a top-level key of the same name hides.",
+    rationale="""
+        The wire descriptor's `metadata` is one flat map of strings: the frontmatter's `metadata`
+        entries and its other top-level keys (`license`, format A's `version`…) go into it
+        together. Where both hold a key with different values, the top-level one is published (the
+        field its format defines: format A's `version` is the skill's semantic version) and the
+        `metadata` one is not. Seed 000's own format A example has `version` in both.
+    """,
+    bad="""
+        version: "3.2.0"
+        metadata:
+          version: "1.0.0"
+    """,
+    good="""
+        version: "3.2.0"
+        metadata:
+          author: ana
+    """,
+    severity=Severity.WARNING, profiles=REC, kinds=frozenset({ItemKind.SKILL}),
+)
+def metadata_key_shadowed(ctx: RuleContext):
+    inner = ctx.meta.get("metadata")
+    if not isinstance(inner, dict):
+        return
+    for key, value in inner.items():
+        name = str(key)
+        if name in ctx.meta and name not in WIRE_FRONTMATTER_KEYS and ctx.meta[name] != value:
+            yield Finding(f"{name!r} is both a top-level key and a metadata key with another value; the wire "
+                          f"metadata publishes the top-level one", ctx.key("metadata", key))

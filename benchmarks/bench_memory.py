@@ -96,13 +96,14 @@ def _plain_search(index, query: str) -> list[str]:
     qs = set(q)
     scored = []
     for i, e in enumerate(index.entries):
+        if e["effective_importance"] < 0.1:  # search()'s default min_importance
+            continue
         vec = index._plain_vectors[i]
         kw = index._plain_kw[i]
         inter = len(qs & kw)
         jac = inter / (len(qs) + len(kw) - inter) if inter else 0.0
         sim = cosine(qv, vec)
-        if sim or jac:
-            scored.append((0.40 * sim + 0.25 * jac + index._base[i], e["id"]))
+        scored.append((0.40 * sim + 0.25 * jac + index._base[i], e["id"]))
     scored.sort(key=lambda t: (-t[0], t[1]))
     return [i for _, i in scored[:10]]
 

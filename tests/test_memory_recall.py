@@ -66,22 +66,48 @@ def test_score_is_seed_000s_formula(snap: Path) -> None:
 
 
 def test_filters_defaults_and_superseded(snap: Path) -> None:
+    """The filters choose the candidates (seed 000's step 2); every candidate is scored."""
     index = MemoryIndex.open(snap)
     ids = {h.entry["id"] for h in index.search("npm installs")}
+    assert ids == {"pnpm", "routes", "yarn", "deploy", "new-npm"}
     assert "low" not in ids  # below min_importance 0.1 by default
     assert "old-npm" not in ids  # superseded
     assert "low" in {h.entry["id"] for h in index.search("npm", min_importance=0.0)}
-    assert {h.entry["id"] for h in index.search("installs", namespace="project/acme")} == {"pnpm", "new-npm"}
-    assert {h.entry["id"] for h in index.search("installs", namespace="project")} == {"pnpm", "new-npm"}
+    assert {h.entry["id"] for h in index.search("installs", namespace="project/acme")} == {"pnpm", "new-npm", "routes"}
+    assert {h.entry["id"] for h in index.search("installs", namespace="project")} == {"pnpm", "new-npm", "routes",
+                                                                                       "deploy"}
     assert {h.entry["id"] for h in index.search("installs", category="fact")} == {"yarn"}
-    assert len(index.search("installs", top_k=1)) == 1
-    assert index.search("zebra quantum") == []
+    assert index.search("installs", top_k=1) == index.search("installs")[:1]
+
+
+def test_every_candidate_is_scored_like_a_full_scan(snap: Path) -> None:
+    """A memory that shares nothing with the query still scores 0.20 · importance + 0.15 · recency
+    and can rank above a weak match, as the seed's flow scores every candidate."""
+    index = MemoryIndex.open(snap)
+    for query in ("npm installs", "zebra quantum", "routes", "", "the docs site"):
+        for as_of in (None, epoch("2026-06-01T00:00:00Z")):
+            hits = index.search(query, top_k=3, as_of=as_of)
+            every = index.search(query, top_k=100, as_of=as_of)
+            assert len(every) == 5  # every active entry with importance >= 0.1
+            assert hits == every[:3], (query, as_of)
+            assert [h.score for h in every] == sorted((h.score for h in every), reverse=True)
+    unrelated = index.search("zebra quantum")
+    assert all(h.similarity == 0 and h.keyword_overlap == 0 for h in unrelated)
+
+    def base(e) -> float:  # importance and recency only
+        return 0.20 * e["effective_importance"] + 0.15 / (1 + 0.1 * (AS_OF - epoch(e["last_accessed_at"])) / 86400)
+
+    for h in unrelated:
+        assert math.isclose(h.score, base(h.entry), rel_tol=1e-9)
+    # A weak match ranks below unrelated but important, recent memories.
+    ranked = [h.entry["id"] for h in index.search("docs")]
+    assert ranked.index("yarn") > 0 and {"pnpm", "new-npm"} <= set(ranked[:ranked.index("yarn")])
 
 
 def test_fts5_fallback_when_no_term_is_shared(snap: Path) -> None:
     index = MemoryIndex.open(snap)
     hits = index.search("deploy")  # shares no term ("Deployments"), matches as an FTS5 prefix
-    assert [h.entry["id"] for h in hits] == ["deploy"]
+    assert hits[0].entry["id"] == "deploy" and all(h.similarity == 0 for h in hits[1:])
     assert hits[0].mode == "fts5-fallback" and hits[0].similarity == 1.0
 
 
@@ -100,8 +126,10 @@ def test_cli_search_and_show(snap: Path) -> None:
     assert results[0]["id"] == "pnpm" and set(results[0]) >= {"score", "similarity", "keyword_overlap", "recency"}
     text = run_skillc("memory", "search", str(snap), "routes", "--namespace", "project/acme")
     assert text.returncode == 0 and "[CONV] API routes live in src/routes" in text.stdout
-    none = run_skillc("memory", "search", str(snap), "zebra")
-    assert none.returncode == 1 and "no memories match" in none.stderr
+    unrelated = run_skillc("memory", "search", str(snap), "zebra")
+    assert unrelated.returncode == 0 and "no memory shares a term with the query" in unrelated.stderr
+    none = run_skillc("memory", "search", str(snap), "zebra", "--namespace", "project/nobody")
+    assert none.returncode == 1 and "no memories match the filters" in none.stderr
     show = run_skillc("memory", "show", str(snap), "--category", "preference")
     assert show.returncode == 0
     assert show.stdout.splitlines()[-1] == "2 memories │ 2 pref │ 0 conv │ 0 patn │ 0 warn │ 0 fact"
@@ -134,7 +162,7 @@ def test_open_over_http_on_loopback(snap: Path, tmp_path: Path) -> None:
         assert index.search("routes")[0].entry["id"] == "routes"
         # the API base URL, which `skillc search` and Bundle.open take, works too
         assert MemoryIndex.open(url + "/api").search("routes")[0].entry["id"] == "routes"
-        assert [h.entry["id"] for h in index.search("deploy")] == ["deploy"]  # FTS5 from the downloaded database
+        assert index.search("deploy")[0].entry["id"] == "deploy"  # FTS5 from the downloaded database
         with pytest.raises(SkillcError, match="no memory snapshot"):
             MemoryIndex.open(url + "/nothing-here")
     finally:

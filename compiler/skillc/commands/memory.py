@@ -197,9 +197,11 @@ def _index(bundle: str):
 def search(bundle, query, namespace, category, mtype, top_k, min_importance, as_of, as_json) -> None:
     """Search a bundle's (or snapshot folder's) memories for QUERY, best first.
 
-    Score = 0.40 TF-IDF cosine + 0.25 keyword overlap + 0.20 importance + 0.15 recency (seed 000);
-    FTS5 prefix search over the snapshot database when the query shares no term with any memory.
-    BUNDLE is a bundle folder or URL, a snapshot folder or a snapshot.json. Exit 1 when nothing matches.
+    Score = 0.40 TF-IDF cosine + 0.25 keyword overlap + 0.20 importance + 0.15 recency (seed 000),
+    over every memory the filters keep (one sharing nothing with QUERY scores its importance and
+    recency only); FTS5 prefix search over the snapshot database when the query shares no term
+    with any memory. BUNDLE is a bundle folder or URL, a snapshot folder or a snapshot.json.
+    Exit 1 when no memory passes the filters.
     """
     from ..memory.pipeline import parse_as_of
     from ..memory.recall import badge
@@ -214,7 +216,10 @@ def search(bundle, query, namespace, category, mtype, top_k, min_importance, as_
             e = h.entry
             click.echo(f"{h.score:.3f}  {badge(e)} {' '.join(e['content'].split())}  ({e['namespace']}, {e['id']})")
         if not hits:
-            click.echo("no memories match", err=True)
+            click.echo("no memories match the filters", err=True)
+        elif not any(h.similarity or h.keyword_overlap for h in hits):
+            click.echo("note: no memory shares a term with the query; these rank by importance and recency only",
+                       err=True)
     sys.exit(0 if hits else 1)
 
 

@@ -8,11 +8,13 @@ Seed 000 §4.3.2's relevance score::
           + 0.15 · 1 / (1 + 0.1 · days since last access)
 
 TF-IDF is computed over the snapshot's active entries (stop words left out); the memory's keywords are
-its ``keywords`` (split into terms), or its content's terms when it has none.  Candidates are the
-entries sharing at least one term with the query (an inverted index, so a search does not visit
-every memory); when the query shares no term with any memory, the snapshot's ``memories_fts``
-(FTS5, the seed's own table) is searched with each query token as a prefix, and the normalised BM25
-takes the cosine's place (mode ``fts5-fallback``).  Filters: namespace (exact, or a kind such as
+its ``keywords`` (split into terms), or its content's terms when it has none.  As in the seed's
+search flow, every memory the filters keep is a candidate and is scored: one that shares no term
+with the query still scores its importance and recency terms, and can rank above a weak match.
+The entries sharing a term come from an inverted index and the others from a list kept in order of
+those two terms, so a search does not visit every memory.  When the query shares no term with any
+memory, the snapshot's ``memories_fts`` (FTS5, the seed's own table) is searched with each query
+token as a prefix, and the normalised BM25 takes the cosine's place (mode ``fts5-fallback``).  Filters: namespace (exact, or a kind such as
 ``project`` for every ``project/…``), category, type, ``min_importance`` (default 0.1) on the
 effective importance; superseded entries are left out.  Days are counted to the snapshot's ``as_of``
 (pass ``as_of=`` for another time), so a frozen bundle answers the same way every time; the
@@ -156,6 +158,8 @@ class MemoryIndex:
             self._base.append(W_IMP * e["effective_importance"] + W_REC * rec)
         self._postings = postings
         self._kw_postings = dict(kw_postings)
+        # Every entry by the score it has when it shares nothing with a query (ties: ID bytes).
+        self._by_base = sorted(range(len(entries)), key=lambda i: (-self._base[i], path_key(entries[i]["id"])))
 
     @staticmethod
     def _recency_of(e: Mapping[str, Any], now: float) -> float:
@@ -205,7 +209,8 @@ class MemoryIndex:
         hits: list[tuple[float, int, float, float]] = []
         entries = self.entries
         nq = len(q_set)
-        for i in set(sims) | set(inter):
+        matched = set(sims) | set(inter)
+        for i in matched:
             e = entries[i]
             if not self._keep(e, namespace, category, type, min_importance):
                 continue
@@ -218,12 +223,33 @@ class MemoryIndex:
                 rec = self._recency_of(e, as_of)
                 score = W_SIM * sim + W_KW * jac + W_IMP * e["effective_importance"] + W_REC * rec
             hits.append((score, i, sim, jac))
+        hits.extend(self._unmatched(matched, top_k, namespace, category, type, min_importance, as_of))
         hits.sort(key=lambda h: (-h[0], path_key(entries[h[1]]["id"])))
         out = []
         for score, i, sim, jac in hits[:max(0, top_k)]:
             e = entries[i]
             rec = self._recency[i] if as_of is None else self._recency_of(e, as_of)
             out.append(MemoryHit(e, score, sim, jac, rec, mode))
+        return out
+
+    def _unmatched(self, matched: set[int], top_k: int, namespace: str | None, category: str | None,
+                   type: str | None, min_importance: float, as_of: float | None) -> list[tuple[float, int, float, float]]:
+        """The best ``top_k`` candidates that share nothing with the query: their score is
+        ``0.20 · importance + 0.15 · recency`` (no more are needed: the matched ones are all scored)."""
+        entries = self.entries
+        if as_of is None:
+            order: Iterable[int] = self._by_base
+            base = self._base
+        else:
+            base = array("d", (W_IMP * e["effective_importance"] + W_REC * self._recency_of(e, as_of)
+                               for e in entries))
+            order = sorted(range(len(entries)), key=lambda i: (-base[i], path_key(entries[i]["id"])))
+        out: list[tuple[float, int, float, float]] = []
+        for i in order:
+            if len(out) >= top_k:
+                break
+            if i not in matched and self._keep(entries[i], namespace, category, type, min_importance):
+                out.append((base[i], i, 0.0, 0.0))
         return out
 
     def _connection(self) -> sqlite3.Connection | None:

@@ -78,6 +78,11 @@ def test_same_name_case_collision_and_unsafe_ids(tmp_path):
     assert codes == ["R103", "R103", "R104"]
     r103 = next(d for d in res.diagnostics if d.code == "R103")
     assert "'Tools' and 'tools' differ only by case" in r103.message
+    # Safe, but Meerkat's /skill-ref cannot name it (seed 004: /[a-z0-9-]+(/[a-z0-9-]+)*): a warning
+    assert [(d.skill, d.severity.value) for d in res.diagnostics if d.code == "R109"] == [("Tools/pdf", "warning")]
+    listing = repo_with(tmp_path / "d", "d", ["my-tools/pdf", "My_Col/foo", ".curated/x", "v1.2/y"])
+    warned = sorted(d.skill for d in resolve([listing]).diagnostics if d.code == "R109")
+    assert warned == [".curated/x", "My_Col/foo", "v1.2/y"]
 
 
 def test_collection_description_first_line_of_prose():

@@ -14,6 +14,8 @@ from typing import Any, Mapping
 # Frontmatter keys that are fields of Meerkat's wire descriptor; every other top-level key goes into
 # its flat string `metadata` map (skillc.emit.common.wire_metadata; lint F414).
 WIRE_FRONTMATTER_KEYS = frozenset({"name", "description", "metadata", "requires_capabilities"})
+# The skill IDs Meerkat's `/skill-ref` syntax can name (seed 004, agent/skills.rs).
+SKILL_REF_ID = r"[a-z0-9-]+(?:/[a-z0-9-]+)*"
 
 
 class Severity(str, enum.Enum):

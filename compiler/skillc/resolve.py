@@ -19,11 +19,12 @@ from typing import Mapping, Sequence
 
 from . import secrets
 from .discover import path_key
-from .model import Diagnostic, Severity
+from .model import SKILL_REF_ID, Diagnostic, Severity
 from .resolve_types import Collection, Resolution, Shadowing, SourceSkill
 from .sources import SourceListing
 
 _WINDOWS_RESERVED = re.compile(r"^(con|prn|aux|nul|com[0-9¹²³]|lpt[0-9¹²³])(\..*)?$", re.I)
+_SKILL_REF_ID = re.compile(SKILL_REF_ID)
 _BAD_CHARS = re.compile(r'[\x00-\x1f\x7f%\\:*?"<>|#]')
 MAX_NAME_BYTES = 255 - len(".json")  # the bundle stores skills/<quote(id)> and skills/<quote(id)>.json
 
@@ -125,6 +126,10 @@ def resolve(listings: Sequence[SourceListing], *, settings: Mapping[str, object]
         if problem:
             diags.append(_diag("R104", Severity.ERROR, skill, f"skill ID {secrets.redact(skill.id)[0]!r} is not "
                                f"safe in a URL or a file name: {problem}"))
+        elif not _SKILL_REF_ID.fullmatch(skill.id):
+            diags.append(_diag("R109", Severity.WARNING, skill, f"skill ID {secrets.redact(skill.id)[0]!r} cannot "
+                               "be invoked as /<id> in Meerkat (its /skill-ref syntax takes lowercase letters, "
+                               "digits, '-' and '/')"))
 
     # same name under different IDs
     by_name: dict[str, list[SourceSkill]] = {}

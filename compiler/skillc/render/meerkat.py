@@ -16,6 +16,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
+from ..model import SKILL_REF_ID
 from ._templates import render, xml_escape
 
 __all__ = [
@@ -39,7 +40,7 @@ TRUNCATION_MARKER = "[truncated]"
 _CLOSING_TAG = re.compile(r"</skill\s*>", re.IGNORECASE)
 # agent/skills.rs: `^/([a-z0-9-]+(?:/[a-z0-9-]+)*)(?:\s+(.*))?$`; Rust's `$` is the end of the text,
 # Python's also matches before a final newline, hence `\Z`.
-_SKILL_REF = re.compile(r"/([a-z0-9-]+(?:/[a-z0-9-]+)*)(?:\s+(.*))?\Z")
+_SKILL_REF = re.compile(rf"/({SKILL_REF_ID})(?:\s+(.*))?\Z")
 
 
 class SkillLike(Protocol):

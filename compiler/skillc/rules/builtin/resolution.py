@@ -86,3 +86,14 @@ declare(
     bad='skills_root = "skill"   # the folder is skills/', good='skills_root = "skills"',
     severity=Severity.WARNING, scope="resolve",
 )
+declare(
+    "R109", "id-not-invocable", "A skill ID that Meerkat's `/skill-ref` syntax cannot name.",
+    rationale="""
+        Meerkat invokes a skill from a message that starts with `/<id>`, matched by
+        `^/([a-z0-9-]+(?:/[a-z0-9-]+)*)` (seed 004): an ID with capitals, `_`, `.` or other
+        characters is published and loads through `load_skill`, but a user can never type it as a
+        `/skill-ref`. The ID is the skill's folder path: rename the folders.
+    """,
+    bad="skills/My_Tools/pdf/SKILL.md (ID My_Tools/pdf)", good="skills/my-tools/pdf/SKILL.md (ID my-tools/pdf)",
+    severity=Severity.WARNING, scope="resolve",
+)

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Installs the system programs the tests use for real (git, nginx, caddy, node, headless chromium) when
-# they are missing. Runs from `nox -s tests` (and so from .ci/run); needs root or passwordless sudo
+# Installs the system programs the tests use for real (git, nginx, caddy, node, headless chromium,
+# sqlite3, localedef) when they are missing. Runs from `nox -s tests` (and so from .ci/run); needs root or passwordless sudo
 # for apt-get, otherwise the tests that need a missing program are skipped with a reason.
 set -u
 need=()
@@ -10,8 +10,10 @@ command -v caddy >/dev/null 2>&1 || need+=(caddy)
 command -v node >/dev/null 2>&1 || need+=(nodejs)
 command -v chromium >/dev/null 2>&1 || need+=(chromium)
 command -v sqlite3 >/dev/null 2>&1 || need+=(sqlite3)
+# localedef and the de_DE source (a test builds under an ISO-8859-1 locale)
+{ command -v localedef >/dev/null 2>&1 && [ -e /usr/share/i18n/locales/de_DE ]; } || need+=(locales)
 if [ ${#need[@]} -eq 0 ]; then
-  echo "setup_system: git, nginx, caddy, node, chromium and sqlite3 are present"
+  echo "setup_system: git, nginx, caddy, node, chromium, sqlite3 and locales are present"
   exit 0
 fi
 SUDO=""

@@ -36,6 +36,60 @@ def build_json(tmp: Path, *args: str, cwd: Path | None = None, **env: str) -> di
     return json.loads(r.stdout)
 
 
+def test_a_checkout_moved_to_another_folder_builds_the_same_bundle_and_reuses_its_cache(tmp_path: Path):
+    """The configuration file's path is not part of the build's identity (config_hash, cache keys)."""
+    shared_cache = str(tmp_path / "cache")
+    outs = []
+    for project in (tmp_path / "a" / "proj", tmp_path / "b" / "deep" / "other"):
+        make_sample_repo(project / "skills")
+        (project / "skills.toml").write_text('include_embedded = false\n\n[[repositories]]\nname = "team"\n'
+                                             'type = "filesystem"\npath = "skills"\n\n[lint]\nignore = ["B704"]\n')
+        outs.append((project / "out", build_json(tmp_path, "--out", "out", cwd=project, SKILLC_CACHE_DIR=shared_cache)))
+    assert_same_tree(outs[0][0], outs[1][0])
+    assert outs[1][1]["linted"] == 0 and outs[1][1]["parsed"] == 0  # its parse and lint records reused
+
+
+def test_a_locale_in_another_encoding_changes_nothing(tmp_path: Path):
+    """Under de_DE in ISO-8859-1, file names are still read as UTF-8 (skillc runs in Python's UTF-8
+    mode): the same IDs, paths, links and bundle as under C.UTF-8."""
+    locales = tmp_path / "locales"
+    locales.mkdir()
+    made = subprocess.run(["localedef", "-i", "de_DE", "-f", "ISO-8859-1", str(locales / "de_DE")],
+                          capture_output=True, text=True, check=False) if shutil.which("localedef") else None
+    if made is None or made.returncode != 0:
+        pytest.skip("localedef cannot make an ISO-8859-1 locale here")
+    repo = tmp_path / "repo"
+    write_skill(repo, "résumé-tools", name="resume-tools", body="See [the notes](références/notes.md).\n")
+    (repo / "résumé-tools" / "références").mkdir()
+    (repo / "résumé-tools" / "références" / "notes.md").write_text("# Notes\n")
+    utf8 = build_json(tmp_path, "repo", "--out", "out-utf8", "--no-site", LC_ALL="C.UTF-8")
+    latin = build_json(tmp_path, "repo", "--out", "out-latin", "--no-site", LC_ALL="de_DE", LOCPATH=str(locales))
+    assert latin["warnings"] == utf8["warnings"]
+    assert_same_tree(tmp_path / "out-utf8", tmp_path / "out-latin")
+    manifest = json.loads((tmp_path / "out-latin" / "api" / "manifest.json").read_text())
+    assert [s["id"] for s in json.loads((tmp_path / "out-latin" / "api" / "skills.json").read_text())["skills"]] \
+        == ["résumé-tools"]
+    assert manifest["withheld"][0]["path"] == "références/notes.md"  # (not printable ASCII: withheld, named right)
+
+
+@pytest.mark.parametrize("closed", [">&-", "2>&-", "<&-"])
+def test_a_closed_standard_stream_is_not_an_error(tmp_path: Path, closed: str):
+    """`skillc … >&-`: output to the closed stream is dropped, the exit status is the command's own."""
+    import shlex
+
+    make_sample_repo(tmp_path / "repo")
+    cmd = shlex.join([*skillc_command(), "build", "repo", "--out", "out", "--no-site", "--json"])
+    r = subprocess.run(["bash", "-c", f"{cmd} {closed} > out.json" if closed != ">&-" else f"{cmd} {closed}"],
+                       cwd=tmp_path, capture_output=True, text=True, env={**os.environ, **build_env(tmp_path)})
+    assert r.returncode == 0 and "Traceback" not in r.stderr and "internal error" not in r.stderr, r.stderr
+    assert (tmp_path / "out" / "api" / "manifest.json").is_file()
+    if closed != ">&-":
+        assert json.loads((tmp_path / "out.json").read_text())["ok"] is True
+    rules = subprocess.run(["bash", "-c", f"{shlex.join([*skillc_command(), 'rules'])} {closed}"],
+                           capture_output=True, text=True)
+    assert rules.returncode == 0 and "Traceback" not in rules.stderr, rules.stderr
+
+
 def test_deterministic_whatever_the_order_time_zone_and_locale(tmp_path: Path, monkeypatch):
     a, b, c = tmp_path / "a", tmp_path / "b", tmp_path / "c"
     make_sample_repo(a / "repo", "forward")
@@ -447,3 +501,11 @@ def test_ctrl_c_on_a_terminal_is_one_line(tmp_path: Path):
     _, err = proc.communicate(timeout=60)
     assert proc.returncode == 130 and err.decode().strip() == "Interrupted.", err.decode()[-2000:]
     assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("args", [("--bogus",), ("--config", "nope.toml")])
+def test_a_usage_error_with_json_is_json_too(tmp_path: Path, args: tuple[str, ...]):
+    r = run_skillc("build", "--json", *args, cwd=tmp_path)
+    assert r.returncode == 2
+    doc = json.loads(r.stdout)
+    assert doc["ok"] is False and doc["error"] and doc["failed"] == {} and "Usage:" in r.stderr

@@ -244,6 +244,11 @@ def test_build_includes_the_snapshot_and_skill_blocks(tmp_path: Path) -> None:
     bad = run_skillc("build", str(repo), "--out", str(out), "--no-site", env=ENV)
     assert bad.returncode == 1 and "bad.jsonl:1" in bad.stderr and "Traceback" not in bad.stderr
     assert (mem / "snapshot.json").exists()  # the previous bundle is untouched
+    # --keep-going publishes without it, and says what it skipped (text and --json), as `memory freeze` does
+    kept = run_skillc("build", str(repo), "--out", str(out), "--no-site", "--keep-going", env=ENV)
+    assert kept.returncode == 0 and "warning: " in kept.stderr and "bad.jsonl:1: " in kept.stderr, kept.stderr
+    as_json = run_skillc("build", str(repo), "--out", str(out), "--no-site", "--keep-going", "--json", env=ENV)
+    assert any("bad.jsonl:1: " in n for n in json.loads(as_json.stdout)["notes"])
 
 
 def test_freeze_never_writes_through_links_in_the_output_folder(tmp_path: Path) -> None:

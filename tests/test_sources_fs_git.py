@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 from pathlib import Path
 
 import pytest
 
-from conftest import write_skill
+from conftest import run_skillc, write_skill
 from skillc.lint import LintConfig
 from skillc.resolve_types import Repository, Tier
 from skillc.sources import SourceError, open_source
@@ -214,3 +215,20 @@ def test_git_through_the_cli_config(tmp_path, remote):
     cfg = load_build_config([], None, cwd=proj, home=tmp_path / "home", env={})
     listing = open_source(cfg.repositories[0], cache_dir=tmp_path / "c", lint=cfg.lint).skills()
     assert [s.id for s in listing.skills] == ["tools/pdf"]
+
+
+def test_no_cache_leaves_no_clone_behind(tmp_path, remote):
+    """`skillc build --no-cache` of a git repository fetches into a temporary folder it removes."""
+    _, bare = remote
+    proj = tmp_path / "proj"
+    proj.mkdir()
+    (proj / "skills.toml").write_text(
+        f'include_embedded = false\n[[repositories]]\nname = "company"\ntype = "git"\nurl = "{bare.as_uri()}"\n'
+        'skills_root = "skills"\n')
+    tmpdir = tmp_path / "tmpdir"
+    tmpdir.mkdir()
+    r = run_skillc("build", "--out", "out", "--no-cache", "--no-site", cwd=proj,
+                   env={"TMPDIR": str(tmpdir), "HOME": str(tmp_path / "home")})
+    assert r.returncode == 0, r.stderr
+    assert json.loads((proj / "out/api/skills.json").read_text())["skills"][0]["id"] == "tools/csv"
+    assert list(tmpdir.iterdir()) == []

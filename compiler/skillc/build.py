@@ -19,6 +19,7 @@ Guarantees (tested in ``tests/test_build_*.py``):
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import ctypes.util
 import errno
@@ -28,8 +29,9 @@ import hashlib
 import os
 import shutil
 import sys
+import tempfile
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -314,7 +316,7 @@ def lint_skills(skills: Sequence[SourceSkill], reader: Reader, config: LintConfi
 
     rules = active_rules(config)
     b707 = config.settings.secret_scan and any(r.code == SECRET_RULE for r in rules)
-    config_key = key_of("lint-config", repr(canonical(config)))  # hashed once, not with every skill
+    config_key = key_of("lint-config", repr(canonical(lint_identity(config))))  # hashed once, not with every skill
     out: dict[int, list[Diagnostic]] = {}
     contexts: list[tuple[str, SourceSkill, RuleContext]] = []
     todo: list[tuple[SourceSkill, RuleContext, str]] = []
@@ -378,6 +380,12 @@ def lint_skills(skills: Sequence[SourceSkill], reader: Reader, config: LintConfi
 # --- the build -----------------------------------------------------------------------------------
 
 SECRET_RULE = "B707"
+
+
+def lint_identity(config: LintConfig) -> LintConfig:
+    """What of a lint configuration decides the results: not the path of the file it came from (a
+    checkout moved to another folder builds the same bundle, and reuses its cache)."""
+    return replace(config, source=None)
 
 
 def canonical(obj: object) -> object:
@@ -453,19 +461,19 @@ def _run_build(opts: BuildOptions, progress: Progress | None = None, fresh_cache
 
     cache_root = (opts.cache_dir or default_cache_root(opts.env)) if opts.use_cache else None
     config_hash = _config_hash(
-        (cfg.settings(), cfg.lint, tuple((r.name, r.type, r.tier, r.priority, r.order) for r in cfg.repositories)),
+        (cfg.settings(), lint_identity(cfg.lint),
+         tuple((r.name, r.type, r.tier, r.priority, r.order) for r in cfg.repositories)),
         (opts.site, opts.emit))
     cache = BuildCache(cache_root / "records" if cache_root else None, salt=config_hash, fresh=fresh_cache)
     lap("config+cache load")
     work = out.parent / WORK_DIR
     name = out.name
     jobs = opts.jobs or default_jobs(dict(opts.env))
-    with BuildLock(work, name):
+    with BuildLock(work, name), _sources_folder(cache_root, opts.env) as source_cache:
         clean_stale(work, name)
         # 1. sources (parse through the cache)
         reader = Reader(cache, progress)
         listings = []
-        source_cache = (cache_root or Path(opts.env.get("TMPDIR", "/tmp")) / "skillc-nocache") / "sources"
         for repo in cfg.repositories:
             listings.append(open_source(repo, cache_dir=source_cache, lint=cfg.lint).skills(reader))
         lap("sources")
@@ -532,6 +540,7 @@ def _run_build(opts: BuildOptions, progress: Progress | None = None, fresh_cache
                 "lint_summary": _lint_summary(cfg.lint, len(all_skills), diagnostics),
                 "excluded_reasons": failing, "jobs": jobs, "keep_going": opts.keep_going,
                 "external": cfg.external,  # Plan Cascade detection rules, for api/index/select.json
+                "notes": [],  # warnings an emitter has for the user (memory entries --keep-going skipped)
             }
             memory = tuple(Path(p) for p in opts.memory)
             ctx = EmitContext(resolution, staging_dir, as_of, memory, cache_root / "emit" if cache_root else None,
@@ -566,10 +575,25 @@ def _run_build(opts: BuildOptions, progress: Progress | None = None, fresh_cache
         lap("cache save")
     files = manifest["files"]
     shown = [(r, _redacted(d)) for r, d in diagnostics]
-    notes = [f"the build cache could not be saved ({cache.save_error}); the next build starts without it"] \
-        if cache.save_error else []
+    notes = [*options.get("notes", ())]  # type: ignore[misc]
+    if cache.save_error:
+        notes.append(f"the build cache could not be saved ({cache.save_error}); the next build starts without it")
     return BuildResult(out, resolution, shown, cache.stats.as_dict(), len(files) + 1,
                        sum(f["size"] for f in files), time.perf_counter() - t0, failing, timings, notes)
+
+
+@contextlib.contextmanager
+def _sources_folder(cache_root: Path | None, env: Mapping[str, str]) -> Iterator[Path]:
+    """Where git, zip and http sources fetch to: ``<cache>/sources``, or without a cache a temporary
+    folder removed when the build ends (nothing stays behind outside the output)."""
+    if cache_root is not None:
+        yield cache_root / "sources"
+        return
+    tmp = tempfile.mkdtemp(prefix="skillc-sources-", dir=env.get("TMPDIR") or None)
+    try:
+        yield Path(tmp)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
 
 
 # The search index needs only the resolution and the cache, not the skills' bundle files: it is

@@ -82,6 +82,12 @@ def main(argv: list[str] | None = None) -> None:
         sys.exit(130)
     except click.ClickException as exc:
         exc.show()
+        args = argv if argv is not None else sys.argv[1:]
+        if _command_name(args) == "build" and "--json" in args:  # (a usage error is a failed build too)
+            import json
+
+            click.echo(json.dumps({"ok": False, "error": exc.format_message(), "hint": "see skillc build --help",
+                                   "failed": {}, "diagnostics": []}, ensure_ascii=False, sort_keys=True))
         sys.exit(2)
     except click.exceptions.Exit as exc:
         sys.exit(exc.exit_code)
@@ -111,6 +117,36 @@ def _command_name(argv: list[str]) -> str | None:
     return next((a for a in argv if not a.startswith("-")), None)
 
 
+def _utf8_file_names() -> None:
+    """Under a locale whose encoding is not UTF-8 (``de_DE`` in ISO-8859-1), Python decodes file
+    names with it: ``résumé.md`` would become ``rÃ©sumÃ©.md`` in IDs, paths and links, and the bundle
+    would depend on the locale.  Run again in Python's UTF-8 mode (file names, arguments and
+    environment read as UTF-8, as on every other system), which the children inherit."""
+    if sys.flags.utf8_mode or sys.getfilesystemencoding().replace("-", "").lower() == "utf8":
+        return
+    os.environ["PYTHONUTF8"] = "1"
+    try:
+        os.execv(sys.executable, [sys.executable, "-m", "skillc", *sys.argv[1:]])
+    except OSError:  # (no interpreter to run again: go on in the locale's encoding)
+        pass
+
+
+def _reopen_closed_streams() -> None:
+    """A standard stream the caller closed (``skillc rules >&-``) becomes /dev/null: what would be
+    written to it is dropped and the command's exit status stays its own.  The descriptor is filled
+    first, so no file skillc opens later takes number 1 or 2 (and receives its output, or a child's)."""
+    for fd, name in ((0, "stdin"), (1, "stdout"), (2, "stderr")):
+        try:
+            os.fstat(fd)
+        except OSError:
+            null = os.open(os.devnull, os.O_RDWR)
+            if null != fd:
+                os.dup2(null, fd)
+                os.close(null)
+        if getattr(sys, name) is None:
+            setattr(sys, name, open(fd, "r" if fd == 0 else "w", encoding="utf-8", closefd=False))
+
+
 def run() -> None:
     """The ``skillc`` command: ``main``, then leave at once.
 
@@ -124,6 +160,8 @@ def run() -> None:
     found nothing to free (0.1-0.3 s at the end of a 10,000-skill lint, when ``lint_root`` turns it
     back on).  ``serve`` runs until stopped, so it keeps the collector.
     """
+    _utf8_file_names()
+    _reopen_closed_streams()
     if _command_name(sys.argv[1:]) != "serve":
         gc.disable()
     try:

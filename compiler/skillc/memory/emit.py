@@ -72,5 +72,11 @@ def emit_memory(ctx: EmitContext) -> None:
             shutil.rmtree(target)
         else:
             target.unlink()
-    freeze(paths, target, settings=settings, as_of=ctx.as_of, keep_going=bool(ctx.options.get("keep_going")),
-           skills=skills)
+    report = freeze(paths, target, settings=settings, as_of=ctx.as_of, keep_going=bool(ctx.options.get("keep_going")),
+                    skills=skills)
+    # What --keep-going skipped or repaired is printed by the build (and in --json "notes"), as by
+    # `skillc memory freeze`, besides snapshot.json's diagnostics.
+    notes = ctx.options.get("notes")
+    if isinstance(notes, list):
+        notes.extend(f"{p.path}:{p.line}: {p.message}" if p.line else f"{p.path}: {p.message}"
+                     for p in report.problems)

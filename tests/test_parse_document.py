@@ -151,6 +151,33 @@ def test_bom_and_crlf_warn_with_fixes():
     assert len(by["P204"].fix.edits) == 4
 
 
+def test_old_mac_line_endings_are_line_breaks_with_a_fix():
+    doc = parse("---\rname: s\rdescription: d\r---\r# Body\r")
+    assert doc.frontmatter is not None and doc.meta["description"] == "d" and doc.body == "# Body\r"
+    (d,) = doc.diagnostics
+    assert d.code == "P204" and "CR (old Mac)" in d.message and len(d.fix.edits) == 5
+
+
+def test_a_block_scalar_written_last_keeps_its_final_newline():
+    """As in any YAML reader (and skills-ref): the value does not depend on the key order."""
+    last = parse("---\nname: s\ndescription: |\n  one\n  two\n---\n")
+    first = parse("---\ndescription: |\n  one\n  two\nname: s\n---\n")
+    assert last.meta["description"] == first.meta["description"] == "one\ntwo\n"
+    keep = parse("---\nname: s\ndescription: |+\n  one\n\n---\n")
+    assert keep.meta["description"] == "one\n\n"
+
+
+@pytest.mark.parametrize("frontmatter", [
+    "name: s\ndescription: |\n  Use this:\n  \t- item\n",
+    "name: s\ndescription: \"Extracts text\n  \tfrom PDFs.\"\n",
+    "name: s\ndescription: 'Extracts text\n  \tfrom PDFs.'\n",
+    "name: s\ndescription:\ttabbed after the colon\n",
+])
+def test_a_tab_that_is_text_is_not_indentation(frontmatter: str):
+    doc = parse(f"---\n{frontmatter}---\n")
+    assert codes(doc) == [] and doc.meta["description"].startswith(("Use this", "Extracts text", "tabbed"))
+
+
 def test_unquoted_colon_offers_a_quoting_fix():
     doc = parse("---\nname: s\ndescription: Use when: asked\n---\n")
     (d,) = doc.diagnostics

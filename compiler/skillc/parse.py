@@ -472,6 +472,16 @@ def _parse_text(original: str, digest: str, size: int, ctx: _Ctx, kind: ItemKind
                           for m in re.finditer("\r\n", text))))
             )
         text = text.replace("\r\n", "\n")
+        if "\r" in text:  # a CR alone ends a line too (old Mac files), in YAML and in Markdown
+            lone = text.count("\r")
+            line, col = line_col(text, text.find("\r"))
+            diags.append(
+                _diag(ctx, "P204", Severity.WARNING, line, col, f"file uses CR (old Mac) line endings ({lone} lines)",
+                      Fix("convert line endings to LF", tuple(
+                          TextEdit(m.start() + offset, m.start() + offset + 1, "\n")
+                          for m in re.finditer("\r(?!\n)", original[offset:]))))
+            )
+            text = text.replace("\r", "\n")
     # Exact offsets for quoting fixes only hold when nothing was normalised; --fix loops until stable.
     exact = offset == 0 and len(text) == len(original)
     if "<<<<<<<" in text or ">>>>>>>" in text:
@@ -507,7 +517,9 @@ def _parse_text(original: str, digest: str, size: int, ctx: _Ctx, kind: ItemKind
         diags.append(_diag(ctx, "P202", Severity.ERROR, 1, 1, "frontmatter opened on line 1 is never closed with '---'"))
         return Document(ctx.path, kind, digest, size, original, None, "", 1, tuple(diags))
     close = text.count("\n", 0, closing.start())  # 0-based line index of the closing fence
-    fm_text = text[fm_offset : closing.start() - 1] if closing.start() > fm_offset else ""
+    # (with its last line break: a block scalar written last keeps its final newline, as in any YAML
+    # reader and skills-ref, so its length does not depend on the key order)
+    fm_text = text[fm_offset : closing.start()] if closing.start() > fm_offset else ""
     # Body: everything after the closing fence line, byte-exact from the original text.
     if closing.end() >= len(text):
         body = ""
@@ -525,13 +537,6 @@ def _parse_text(original: str, digest: str, size: int, ctx: _Ctx, kind: ItemKind
     if len(fm_text) > MAX_FRONTMATTER_BYTES // 4 and len(fm_text.encode("utf-8")) > MAX_FRONTMATTER_BYTES:
         diags.append(_diag(ctx, "P213", Severity.ERROR, 2, 1, f"frontmatter is over {MAX_FRONTMATTER_BYTES:,} bytes"))
         return finish()
-    fm_lines = fm_text.split("\n") if "\t" in fm_text else ()
-    tab_lines = [i for i, line in enumerate(fm_lines, start=2) if "\t" in line[: len(line) - len(line.lstrip(" \t"))]]
-    if tab_lines:
-        for ln in tab_lines[:5]:
-            diags.append(_diag(ctx, "P207", Severity.ERROR, ln, fm_lines[ln - 2].index("\t") + 1,
-                               "tab character in indentation; YAML allows only spaces"))
-        return finish()
     if _flow_depth_exceeds(fm_text, MAX_BRACKET_DEPTH):
         diags.append(_diag(ctx, "P213", Severity.ERROR, 2, 1, f"YAML nesting deeper than {MAX_YAML_DEPTH} levels"))
         return finish()
@@ -546,6 +551,16 @@ def _parse_text(original: str, digest: str, size: int, ctx: _Ctx, kind: ItemKind
                            f"control character U+{exc.character:04X} in frontmatter (mis-encoded text?)"))
         return finish()
     except yaml.MarkedYAMLError as exc:
+        # A tab where indentation goes is the likely cause (a tab inside a block scalar or a quoted
+        # value is text, and parses: it is never reported).
+        fm_lines = fm_text.split("\n") if "\t" in fm_text else ()
+        tab_lines = [i for i, line in enumerate(fm_lines, start=2)
+                     if "\t" in line[: len(line) - len(line.lstrip(" \t"))]]
+        if tab_lines:
+            for ln in tab_lines[:5]:
+                diags.append(_diag(ctx, "P207", Severity.ERROR, ln, fm_lines[ln - 2].index("\t") + 1,
+                                   "tab character in indentation; YAML allows only spaces"))
+            return finish()
         mark = exc.problem_mark or exc.context_mark
         line = mark.line + 2 if mark else 2
         col = mark.column + 1 if mark else 1

@@ -151,7 +151,8 @@ def name_invalid_characters(ctx: RuleContext):
         loaders should warn and load anyway, and some official repositories prefix names on
         purpose (`vercel-react-best-practices` in `react-best-practices/`), so this is an error in
         the `spec` profile and a warning in `recommended`. Like skills-ref, both sides are
-        NFKC-normalised and compared exactly. A skill at the repository root is not checked.
+        NFKC-normalised and compared exactly. A skill at the repository root is compared with the
+        root folder's own name.
     """,
     bad="pdf-tools/SKILL.md with name: pdf", good="pdf/SKILL.md with name: pdf",
     severity_by_profile=RECOMMENDED_WARNS,

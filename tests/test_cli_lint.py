@@ -75,6 +75,13 @@ def test_paths_relative_to_the_single_root(repo: Path):
     assert codes(r) == [("colon/SKILL.md", "P209")]
 
 
+def test_github_annotations_are_placed_from_the_current_directory(repo: Path):
+    """GitHub places an annotation by its path in the repository, whatever folder was linted."""
+    write_skill(repo, "skills/colon", frontmatter="name: colon\ndescription: Use when: asked\n")
+    proc = run_skillc("lint", "skills", "--format", "github", cwd=repo)
+    assert proc.stdout.startswith("::error file=skills/colon/SKILL.md,line=3,"), proc.stdout
+
+
 def test_several_roots_are_relative_to_the_current_directory(repo: Path, tmp_path: Path):
     write_skill(repo, "a/x", frontmatter="name: x\ndescription: Use when: asked\n")
     write_skill(repo, "b/y", frontmatter="name: y\ndescription: Use when: asked\n")

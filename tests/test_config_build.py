@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from conftest import run_skillc, write_skill
 from skillc.buildconfig import expand_env, json_lines, load_build_config
 from skillc.errors import ConfigError
 from skillc.resolve_types import Tier
@@ -263,3 +264,21 @@ def test_invalid_json_names_line(tmp_path, proj):
 def test_json_lines():
     lines = json_lines('{\n "a": [\n  1,\n  {"b": 2}\n ],\n "c": "x"\n}')
     assert lines[("a",)] == 2 and lines[("a", 0)] == 3 and lines[("a", 1, "b")] == 4 and lines[("c",)] == 6
+
+
+def test_lint_and_build_read_the_globs_from_the_configuration_files_folder(tmp_path: Path):
+    """`per-path-ignores` and `exclude` are relative to skills.toml's folder for `skillc lint`,
+    `skillc lint skills` and `skillc build` alike."""
+    proj = tmp_path / "proj"
+    write_skill(proj, "skills/a", frontmatter="name: a\ndescription: Use when: asked\n")  # P209
+    write_skill(proj, "skills/b", frontmatter="name: b\ndescription: Use when: asked\n")
+    (proj / "skills.toml").write_text('[[repositories]]\nname = "team"\ntype = "filesystem"\npath = "skills"\n\n'
+                                      '[lint]\nexclude = ["skills/b"]\n[lint.per-path-ignores]\n"skills/a/*" = ["P209"]\n')
+    for args in ((), ("skills",)):
+        r = run_skillc("lint", *args, "--format", "json", cwd=proj)
+        report = json.loads(r.stdout)
+        assert r.returncode == 0 and report["summary"]["skills"] == 1 and report["diagnostics"] == [], (args, report)
+    b = run_skillc("build", "--out", str(tmp_path / "out"), "--no-site", cwd=proj,
+                   env={"SKILLC_CACHE_DIR": str(tmp_path / "cache")})
+    assert b.returncode == 0, b.stderr
+    assert [s["id"] for s in json.loads((tmp_path / "out/api/skills.json").read_text())["skills"]] == ["a"]

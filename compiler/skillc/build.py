@@ -312,15 +312,27 @@ def lint_skills(skills: Sequence[SourceSkill], reader: Reader, config: LintConfi
     ``blocked`` receives why a skill must not be published whatever the configuration selects: a
     likely secret in its SKILL.md that B707 was not there to report (a profile or selection without
     it, `secret-scan = false`, an ignore); supporting files with one are withheld at emit instead."""
+    from .config import anchored
     from .rules.registry import RuleContext
 
     rules = active_rules(config)
     b707 = config.settings.secret_scan and any(r.code == SECRET_RULE for r in rules)
-    config_key = key_of("lint-config", repr(canonical(lint_identity(config))))  # hashed once, not with every skill
     out: dict[int, list[Diagnostic]] = {}
     contexts: list[tuple[str, SourceSkill, RuleContext]] = []
     todo: list[tuple[SourceSkill, RuleContext, str]] = []
     roots: dict[str, Path] = {}  # one Path per repository root, not one per skill
+    # Per repository root: the configuration (a local repository's paths are matched by its globs
+    # from the configuration file's folder, as `skillc lint` does) and its hash, computed once.
+    configs: dict[str, tuple[LintConfig, str]] = {}
+    config_at: dict[Path, LintConfig] = {}  # the same, by the contexts' root
+
+    def config_of(root: str, skill: SourceSkill) -> tuple[LintConfig, str]:
+        found = configs.get(root)
+        if found is None:
+            cfg = anchored(config, root) if skill.repository.type == "filesystem" else config
+            found = configs[root] = (cfg, key_of("lint-config", repr(canonical(lint_identity(cfg)))))
+        return found
+
     for skill in skills:
         origin = reader.origin.get(id(skill.document))
         doc = skill.document
@@ -336,6 +348,8 @@ def lint_skills(skills: Sequence[SourceSkill], reader: Reader, config: LintConfi
             root_path = roots[root] = Path(root)
         ctx = RuleContext(item, doc, root_path, config.settings, config.profile)
         contexts.append((root, skill, ctx))
+        root_config, config_key = config_of(root, skill)
+        config_at[root_path] = root_config
         key = key_of("lint", config_key, item.path, tuple((f.path, f.sha256) for f in skill.files))
         rec = cache.get("lint", key)
         if rec is not None:
@@ -348,9 +362,10 @@ def lint_skills(skills: Sequence[SourceSkill], reader: Reader, config: LintConfi
 
     def check(entry: tuple[SourceSkill, RuleContext, str]) -> tuple[list[Diagnostic], str]:
         _, ctx, _ = entry
-        diags = finalize([*ctx.document.diagnostics, *check_document(ctx, rules)], config)
+        cfg = config_at[ctx.root]
+        diags = finalize([*ctx.document.diagnostics, *check_document(ctx, rules)], cfg)
         unpublishable = ""
-        if not b707 or config.ignored_at(SECRET_RULE, ctx.item.path):
+        if not b707 or cfg.ignored_at(SECRET_RULE, ctx.item.path):
             found = secrets.scan(ctx.document.text)
             if found:
                 unpublishable = (f"{ctx.item.file_name} holds a likely secret ({found[0].kind}) at line "
@@ -368,9 +383,9 @@ def lint_skills(skills: Sequence[SourceSkill], reader: Reader, config: LintConfi
     groups: dict[str, list[tuple[SourceSkill, RuleContext]]] = {}
     for root, skill, ctx in contexts:
         groups.setdefault(root, []).append((skill, ctx))
-    for group in groups.values():
+    for root, group in groups.items():
         by_path = {ctx.item.path: skill for skill, ctx in group}
-        for d in finalize(check_collection([c for _, c in group], rules), config):
+        for d in finalize(check_collection([c for _, c in group], rules), configs[root][0]):
             skill = by_path.get(d.path)
             if skill is not None:
                 out.setdefault(id(skill), []).append(d)

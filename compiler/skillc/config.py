@@ -3,9 +3,10 @@
 
 from __future__ import annotations
 
+import os
 import re
 import tomllib
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -149,3 +150,22 @@ def lint_config(cfg: ConfigFile | None, **overrides: Any) -> LintConfig:
             value = kw["ignore"] + tuple(value)
         kw[key] = value
     return LintConfig(**kw)
+
+
+def anchored(config: LintConfig, root: str | os.PathLike[str]) -> LintConfig:
+    """``config`` for linting ``root``: its ``per-path-ignores`` and ``exclude`` globs are relative
+    to the folder of the file it came from (``config.source``), and the paths lint sees are relative
+    to ``root``, so the one is mapped onto the other (``discover.config_relative``).  Unchanged
+    without a source file."""
+    if not config.source:
+        return config
+    root_abs = os.path.realpath(root)
+    folder = os.path.realpath(os.path.dirname(os.path.abspath(config.source)))
+    base = strip = ""
+    if folder != root_abs and folder.startswith(root_abs.rstrip(os.sep) + os.sep):  # the file is below the root
+        strip = Path(os.path.relpath(folder, root_abs)).as_posix()
+    else:
+        rel = os.path.relpath(root_abs, folder)
+        base = "" if rel == "." else Path(rel).as_posix()
+    return replace(config, ignore_base=base, ignore_strip=strip,
+                   discovery=replace(config.discovery, exclude_base=base, exclude_strip=strip))

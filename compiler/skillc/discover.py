@@ -38,6 +38,10 @@ class DiscoveryOptions:
     lightweight: bool = True  # .skills/*.md and .claude/skills/*.md
     conventions: bool = True  # CLAUDE.md, AGENTS.md, …
     exclude: tuple[str, ...] = ()  # fnmatch globs on relative posix paths (a dir excludes its subtree)
+    # The globs are relative to the configuration file's folder: the walked root's path from there,
+    # or that folder's path from the root (see ``config_relative``).
+    exclude_base: str = ""
+    exclude_strip: str = ""
     skip_dirs: frozenset[str] = field(default=SKIP_DIRS)
     # Walk only towards these relative directories ("" is the root): a directory is entered when it
     # is one of them or an ancestor of one.  Used to lint single files (pre-commit passes file names)
@@ -50,8 +54,24 @@ def path_key(rel: str) -> bytes:
     return rel.encode("utf-8", "surrogateescape")
 
 
-def _excluded(rel: str, patterns: tuple[str, ...]) -> bool:
-    return any(fnmatch.fnmatchcase(rel, p) or fnmatch.fnmatchcase(rel + "/", p) for p in patterns)
+def config_relative(path: str, base: str, strip: str) -> str | None:
+    """``path`` (relative to a linted or built root) as the configuration file's globs see it:
+    ``base`` is the root's path from the file's folder (``skills`` for ``skillc lint skills``),
+    ``strip`` the folder's path from the root (a file linted from above its repository).  None
+    when ``path`` lies outside that folder."""
+    if strip:
+        if path != strip and not path.startswith(strip + "/"):
+            return None
+        path = path[len(strip) + 1:]
+    if base:
+        path = f"{base}/{path}" if path else base
+    return path
+
+
+def _excluded(rel: str, patterns: tuple[str, ...], base: str = "", strip: str = "") -> bool:
+    path = config_relative(rel, base, strip) if base or strip else rel
+    return path is not None and any(fnmatch.fnmatchcase(path, p) or fnmatch.fnmatchcase(path + "/", p)
+                                    for p in patterns)
 
 
 def _lightweight_dir(rel_parts: tuple[str, ...]) -> bool:
@@ -193,7 +213,7 @@ def discover(root: str | os.PathLike[str], options: DiscoveryOptions = Discovery
         prefix = f"{dir_rel}/" if dir_rel else ""
         for entry in entries:
             name = entry.name
-            if exclude and _excluded(prefix + name, exclude):
+            if exclude and _excluded(prefix + name, exclude, options.exclude_base, options.exclude_strip):
                 continue
             try:
                 # The type comes from the directory listing (d_type): no stat call per entry.

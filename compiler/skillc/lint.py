@@ -11,7 +11,7 @@ from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from .discover import DiscoveryOptions, discover, path_key
+from .discover import DiscoveryOptions, config_relative, discover, path_key
 from .model import Diagnostic, DiscoveredItem, Discovery, Document, Frontmatter, ItemKind, Severity
 from .parse import (
     MAX_FILE_BYTES,
@@ -57,12 +57,11 @@ class LintConfig:
     def ignored_at(self, code: str, path: str) -> bool:
         if not self.per_path_ignores:
             return False
-        if self.ignore_strip:
-            if not path.startswith(self.ignore_strip + "/"):
+        if self.ignore_base or self.ignore_strip:
+            seen = config_relative(path, self.ignore_base, self.ignore_strip)
+            if seen is None:
                 return False  # not below the configuration's folder
-            path = path[len(self.ignore_strip) + 1:]
-        if self.ignore_base:
-            path = f"{self.ignore_base}/{path}" if path else self.ignore_base
+            path = seen
         return any(
             matches(code, codes) and (fnmatch.fnmatchcase(path, glob) or fnmatch.fnmatchcase(path, glob.rstrip("/") + "/*"))
             for glob, codes in self.per_path_ignores

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import click
 
-from ..config import find_lint_config, lint_config, read_config_file
+from ..config import anchored, find_lint_config, lint_config, read_config_file
 from ..errors import SkillcError
 from ..lint import LintConfig, LintResult, lint_root
 from ..model import Diagnostic, Severity
@@ -114,16 +114,7 @@ def _config_for(tgt: Target, config_path: str | None, overrides: dict) -> LintCo
         while not start.is_dir():
             start = start.parent
     cfg_file = read_config_file(Path(config_path)) if config_path else find_lint_config(start)
-    cfg = lint_config(cfg_file, **overrides)
-    if cfg_file is not None:
-        root, folder = os.path.abspath(tgt.root), os.path.abspath(cfg_file.path.parent)
-        if _inside(folder, root) and folder != root:  # the configuration's folder is below the root
-            cfg = replace(cfg, ignore_strip=Path(os.path.relpath(folder, root)).as_posix())
-        else:
-            base = os.path.relpath(root, folder)
-            if base != ".":
-                cfg = replace(cfg, ignore_base=Path(base).as_posix())
-    return cfg
+    return anchored(lint_config(cfg_file, **overrides), tgt.root)
 
 
 def _use_color(output: str | None) -> bool:
@@ -227,8 +218,8 @@ def lint(paths, config_path, profile, fmt, output, strict, select, extend_select
         text = render_text(results, [] if quiet else shown, color, fixed)
     elif fmt == "json":
         text = render_json(results, shown)
-    elif fmt == "github":
-        text = render_github(results, shown)
+    elif fmt == "github":  # (annotations are placed by paths from the repository: the current directory in CI)
+        text = render_github(results, [_from_cwd(d, tgts, results, cwd) for d in shown] if len(tgts) == 1 else shown)
     else:
         text = render_sarif(results, [_from_cwd(d, tgts, results, cwd) for d in shown] if len(tgts) == 1 else shown)
     _emit(text, output, color)
@@ -238,7 +229,8 @@ def lint(paths, config_path, profile, fmt, output, strict, select, extend_select
 
 
 def _from_cwd(d: Diagnostic, tgts: list[Target], results: list[LintResult], cwd: Path) -> Diagnostic:
-    """SARIF locations are relative to the current directory (the repository in CI), whatever the root."""
+    """SARIF locations and GitHub annotations are relative to the current directory (the repository
+    in CI), whatever the root."""
     rel = Path(os.path.relpath(results[0].root, cwd)).as_posix()
     if rel == ".":
         return d

@@ -7,10 +7,12 @@ import hashlib
 import os
 import stat
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path, PurePosixPath
 
 from ..cache import BuildCache, stat_settled, stat_signature
-from ..discover import SKIP_DIRS, DiscoveryOptions, discover, path_key
+from ..config import anchored
+from ..discover import SKIP_DIRS, discover, path_key
 from ..lint import LintConfig, read_item
 from ..model import Diagnostic, ItemKind, Severity
 from ..resolve_types import Repository, SkillFile, SourceInput, SourceSkill
@@ -149,7 +151,7 @@ def list_directory(repo: Repository, root: Path, read: ReadItem | None, lint: Li
     prefixed with its directory name (a repository that is one skill publishes it by name).
     """
     read = read or read_item
-    options = DiscoveryOptions(lightweight=False, conventions=False, exclude=lint.discovery.exclude)
+    options = replace(lint.discovery, lightweight=False, conventions=False)  # (its exclude globs, anchored)
     disc = discover(root, options)
     if any(d.code == "D105" and d.path == "" for d in disc.diagnostics):
         raise SourceError(f"repository {repo.name!r}: {root} does not exist or is not a directory")
@@ -231,7 +233,9 @@ class FilesystemSource:
             raise SourceError(f"repository {self.repository.name!r}: {base} is not a directory{where}")
         root = skills_root_of(self.repository, base)
         source_input = SourceInput(self.repository.name, self.repository.type, str(base), None)
-        return list_directory(self.repository, root, read, self.lint, source_input)
+        # A local repository's paths are matched by the configuration's globs from its file's folder.
+        lint = anchored(self.lint, root) if self.repository.type == "filesystem" else self.lint
+        return list_directory(self.repository, root, read, lint, source_input)
 
 
 class EmbeddedSource(FilesystemSource):

@@ -282,3 +282,14 @@ def test_lint_and_build_read_the_globs_from_the_configuration_files_folder(tmp_p
                    env={"SKILLC_CACHE_DIR": str(tmp_path / "cache")})
     assert b.returncode == 0, b.stderr
     assert [s["id"] for s in json.loads((tmp_path / "out/api/skills.json").read_text())["skills"]] == ["a"]
+
+
+def test_a_configuration_with_nothing_to_build_is_an_error(tmp_path: Path):
+    """A skills.toml holding only [lint] must not publish an empty registry and report success."""
+    (tmp_path / "skills.toml").write_text('[lint]\nprofile = "spec"\n')
+    r = run_skillc("build", "--out", "out", cwd=tmp_path, env={"SKILLC_CACHE_DIR": str(tmp_path / "cache")})
+    assert r.returncode == 2 and "skills.toml: no repository to build" in r.stderr and "hint:" in r.stderr
+    assert not (tmp_path / "out").exists()
+    (tmp_path / "skills.toml").write_text('include_embedded = true\n[lint]\nprofile = "spec"\n')
+    ok = run_skillc("build", "--out", "out", "--no-site", cwd=tmp_path, env={"SKILLC_CACHE_DIR": str(tmp_path / "cache")})
+    assert ok.returncode == 0, ok.stderr

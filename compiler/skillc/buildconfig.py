@@ -176,6 +176,12 @@ def load_build_config(paths: Sequence[str], config_path: str | None, *, cwd: Pat
 
         repositories.append(Repository("embedded", "embedded", str(embedded_skills()), Tier.BUILTIN,
                                        Tier.BUILTIN.default_priority))
+    if not repositories:  # (a skills.toml that holds only [lint]: an empty registry is never what was meant)
+        shown = [os.path.relpath(cfg.path, cwd) for cfg, _ in files]
+        where = ", ".join(p if not p.startswith("..") else str(cfg.path) for p, (cfg, _) in zip(shown, files))
+        raise ConfigError(f"{where}: no repository to build (no [[repositories]], and include_embedded is false)",
+                          hint="add a [[repositories]] table (name, type = \"filesystem\", path = \"skills\"), "
+                               "pass the folders to build (skillc build skills/), or set include_embedded = true")
     repositories = [_with_order(r, i) for i, r in enumerate(repositories)]
     hashes = tuple((str(cfg.path), _sha256(cfg.text.encode("utf-8"))) for cfg, _ in files)
     hashes += tuple((str(f), _sha256(f.read_bytes())) for f in json_files)

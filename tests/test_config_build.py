@@ -293,3 +293,36 @@ def test_a_configuration_with_nothing_to_build_is_an_error(tmp_path: Path):
     (tmp_path / "skills.toml").write_text('include_embedded = true\n[lint]\nprofile = "spec"\n')
     ok = run_skillc("build", "--out", "out", "--no-site", cwd=tmp_path, env={"SKILLC_CACHE_DIR": str(tmp_path / "cache")})
     assert ok.returncode == 0, ok.stderr
+
+
+def test_top_level_keys_match_the_schema():
+    from skillc.config import TOP_LEVEL_KEYS
+
+    schema = json.loads((Path(__file__).resolve().parents[1] / "schemas" / "skills-toml.schema.json").read_text())
+    assert set(TOP_LEVEL_KEYS) == set(schema["properties"]) | {"lint", "memory"}
+
+
+@pytest.mark.parametrize("text, line, words", [
+    ("inventory_treshold = 5\n", 1, "unknown key 'inventory_treshold'; did you mean 'inventory_threshold'?"),
+    ("# c\n[lnt]\nignore = ['B701']\n", 2, "unknown key 'lnt'; did you mean 'lint'?"),
+    ("[[repository]]\nname = 'x'\n", 1, "unknown key 'repository'; did you mean 'repositories'?"),
+    ("[memroy]\nmaxMemories = 3\n", 1, "unknown key 'memroy'; did you mean 'memory'?"),
+    ("# c\n[lint]\nprofile = 'spec'\n\n\nignore = ['Q12']\n", 6, "no rule code starts with 'Q12'"),
+])
+def test_a_typo_in_the_configuration_is_named_with_its_line(tmp_path: Path, text: str, line: int, words: str):
+    """Typos of skillc's own keys are errors at their line, in lint, build and memory freeze alike;
+    another tool's table (Meerkat reads skills.toml too) is left alone."""
+    (tmp_path / "skills.toml").write_text(text)
+    for args in (("lint", "."), ("build", "--out", "out"), ("memory", "freeze", ".", "--out", "m")):
+        r = run_skillc(*args, cwd=tmp_path, env={"SKILLC_CACHE_DIR": str(tmp_path / "cache")})
+        if args[0] == "memory" and "Q12" in words:
+            continue  # (memory freeze does not read [lint])
+        assert r.returncode == 2 and f"skills.toml:{line}: " in r.stderr and words in r.stderr, (args, r.stderr)
+    (tmp_path / "skills.toml").write_text("[meerkat]\nfoo = 1\n")
+    assert run_skillc("lint", ".", cwd=tmp_path).returncode == 0
+
+
+def test_pyproject_tool_skillc_refuses_any_unknown_key(tmp_path: Path):
+    (tmp_path / "pyproject.toml").write_text("[tool.skillc.lnt]\nignore = ['B701']\n")
+    r = run_skillc("lint", ".", cwd=tmp_path)
+    assert r.returncode == 2 and "pyproject.toml:1: unknown key 'lnt'; did you mean 'lint'?" in r.stderr

@@ -291,7 +291,7 @@ def toml_line(cfg: ConfigFile, path: Sequence[Any]) -> int | None:
             start = headers[path[1]].start()
             nxt = next((m.start() for m in _TABLE.finditer(text, headers[path[1]].end())), len(text))
             if len(path) >= 3:
-                key = re.compile(rf"^\s*(\"?){re.escape(str(path[2]))}\1\s*=", re.M)
+                key = re.compile(rf"^[ \t]*(\"?){re.escape(str(path[2]))}\1[ \t]*=", re.M)
                 m = key.search(text, start, nxt)
                 if m:
                     return text.count("\n", 0, m.start()) + 1
@@ -353,6 +353,7 @@ def _safe_relative(value: str) -> bool:
 
 def _parse_skills_toml(cfg: ConfigFile, level: str, env: Mapping[str, str]) -> _Parsed:
     data = cfg.data
+    cfg.check_top_level()
     errors = _schema_errors("skills-toml.schema.json", data)
     if errors:
         e = errors[0]

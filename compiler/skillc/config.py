@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import difflib
 import os
 import re
 import tomllib
@@ -16,6 +17,10 @@ from .lint import LintConfig
 from .rules.registry import PROFILES, LintSettings, selects_a_rule
 
 CONFIG_NAMES = ("skills.toml", ".rkat/skills.toml", "pyproject.toml")
+# The top-level keys skillc reads: schemas/skills-toml.schema.json's properties, and the [lint] and
+# [memory] tables (a test keeps the two lists in step).
+TOP_LEVEL_KEYS = ("enabled", "max_injection_bytes", "inventory_threshold", "include_embedded", "external_skills",
+                  "repositories", "lint", "memory")
 
 
 @dataclass(frozen=True, slots=True)
@@ -25,10 +30,26 @@ class ConfigFile:
     text: str = field(repr=False, default="")
 
     def line_of(self, key: str) -> int | None:
-        """The first line that assigns ``key`` (TOML does not keep positions; this is close enough)."""
-        pattern = re.compile(rf"^\s*(\"?){re.escape(key)}\1\s*=", re.M)
-        m = pattern.search(self.text)
+        """The first line that assigns ``key``, else the header of a table named ``key`` (TOML does
+        not keep positions; this is close enough)."""
+        k = re.escape(key)
+        m = re.compile(rf"^[ \t]*([\"']?){k}\1[ \t]*=", re.M).search(self.text) or \
+            re.compile(rf"^[ \t]*\[\[?[ \t]*(?:[\w.\"'-]+\.)?([\"']?){k}\1[ \t]*\]", re.M).search(self.text)
         return self.text.count("\n", 0, m.start()) + 1 if m else None
+
+    def check_top_level(self) -> None:
+        """Refuse a top-level key skillc does not know when it looks like a typo of one it does, or
+        is not a table (``inventory_treshold = 5``, ``[lnt]``, ``[[repository]]``).  Other tables
+        are left alone in skills.toml (Meerkat reads the file too); in pyproject.toml's
+        ``[tool.skillc]``, which is skillc's alone, every unknown key is refused."""
+        ours = self.path.name == "pyproject.toml"
+        for key, value in self.data.items():
+            if key in TOP_LEVEL_KEYS:
+                continue
+            close = difflib.get_close_matches(str(key), TOP_LEVEL_KEYS, n=1, cutoff=0.75)
+            if ours or close or not isinstance(value, dict):
+                hint = f"; did you mean {close[0]!r}?" if close else f"; known: {', '.join(TOP_LEVEL_KEYS)}"
+                raise self.error(f"unknown key {key!r}{hint}", str(key))
 
     def error(self, message: str, key: str | None = None) -> ConfigError:
         line = self.line_of(key) if key else None
@@ -99,6 +120,7 @@ def lint_config(cfg: ConfigFile | None, **overrides: Any) -> LintConfig:
     """Build a LintConfig from a file's ``[lint]`` table, then apply command-line overrides."""
     table: dict[str, Any] = {}
     if cfg is not None:
+        cfg.check_top_level()
         table = cfg.data.get("lint", {})
         if not isinstance(table, dict):
             raise cfg.error("'lint' must be a table", "lint")

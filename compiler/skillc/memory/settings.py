@@ -135,6 +135,7 @@ def settings_from_table(table: Mapping[str, Any], cfg: ConfigFile | None = None)
 def settings_from_config(cfg: ConfigFile | None) -> MemorySettings:
     if cfg is None:
         return MemorySettings()
+    cfg.check_top_level()  # ([memroy] would be ignored silently)
     table = cfg.data.get("memory", {})
     if not isinstance(table, dict):
         raise cfg.error("'memory' must be a table", "memory")

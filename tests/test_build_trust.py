@@ -509,3 +509,16 @@ def test_a_usage_error_with_json_is_json_too(tmp_path: Path, args: tuple[str, ..
     assert r.returncode == 2
     doc = json.loads(r.stdout)
     assert doc["ok"] is False and doc["error"] and doc["failed"] == {} and "Usage:" in r.stderr
+
+
+def test_keep_going_says_why_each_skill_was_left_out(tmp_path: Path):
+    """Also when no lint error says it: a secret B707 was configured not to report."""
+    write_skill(tmp_path / "repo", "ok")
+    write_skill(tmp_path / "repo", "leak", body="# L\n\ntoken: ghp_Ab3dEf6hIj9kLm2nOp5qRs8tUv1wXy4zAb7c\n")
+    write_skill(tmp_path / "repo", "bad", frontmatter="name: bad\ndescription: Use when: asked\n")
+    (tmp_path / "skills.toml").write_text('[[repositories]]\nname = "r"\ntype = "filesystem"\npath = "repo"\n'
+                                          '[lint]\nignore = ["B707"]\n')
+    r = run_skillc("build", "--out", "out", "--keep-going", "--no-site", cwd=tmp_path, env=build_env(tmp_path))
+    assert r.returncode == 0, r.stderr
+    assert "excluded leak: SKILL.md holds a likely secret (github-token) at line 7; never published" in r.stderr
+    assert "excluded bad: lint errors: P209" in r.stderr and "ghp_" not in r.stderr + r.stdout

@@ -97,6 +97,13 @@ def build(paths, config_path, out, no_site, memory, keep_going, force, emit, no_
     for repo, d in result.diagnostics:  # errors: of the skills --keep-going left out; R101: shadowing
         if d.severity is not Severity.INFO or d.code == "R101":
             click.echo(_diagnostic_line(repo, d), err=True)
+    from ..discover import path_key
+    from ..report import one_line
+    from ..secrets import redact
+
+    for skill_id in sorted(result.excluded, key=path_key):  # (--keep-going) each left-out skill, and why
+        shown_id, reason = redact(skill_id)[0], redact(result.excluded[skill_id])[0]
+        click.echo(f"excluded {one_line(shown_id)}: {one_line(reason)}", err=True)
     out_shown = os.path.relpath(result.out) if not Path(out).is_absolute() else str(result.out)
     size = summary["bytes"] / 1e6
     click.echo(

@@ -85,6 +85,9 @@ def test_bad_inputs(dist, tmp_path):
             b.search(q)
     with pytest.raises(BundleError, match="not a skillc bundle"):
         Bundle.open(tmp_path)
+    with pytest.raises(SkillcError, match="holds no memory snapshot") as no_memory:
+        b.memory.search("flaky tests")
+    assert "--memory" in no_memory.value.hint
 
 
 def _copy(dist: Path, dst: Path) -> Path:

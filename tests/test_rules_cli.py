@@ -58,3 +58,11 @@ def test_unknown_rule_exits_2_with_a_suggestion():
     assert result.returncode == 2
     assert "unknown rule 'name-mising'; did you mean name-missing?" in result.stderr
     assert "Traceback" not in result.stderr
+
+
+def test_a_code_prefix_lists_that_family():
+    r = run_skillc("rules", "R1", "--format", "json")
+    codes = [x["code"] for x in json.loads(r.stdout)["rules"]]
+    assert r.returncode == 0 and codes and all(c.startswith("R1") for c in codes) and "R101" in codes
+    assert run_skillc("rules", "r10").returncode == 0
+    assert "R101 skill-shadowed" in run_skillc("rules", "R101").stdout  # a whole code still explains it

@@ -152,6 +152,12 @@ def test_a_linked_bundle_folder_is_served_and_a_manifest_cannot_write_headers(tm
 def test_serve_refuses_a_folder_that_is_not_a_bundle(tmp_path: Path):
     r = run_skillc("serve", str(tmp_path), "--port", "0", cwd=tmp_path)
     assert r.returncode == 2 and "holds no skillc bundle" in r.stderr and "Traceback" not in r.stderr
+    assert "skillc build --out" in r.stderr  # (empty: build one there)
+    (tmp_path / "notes.txt").write_text("x")
+    r = run_skillc("serve", str(tmp_path), "--port", "0", cwd=tmp_path)
+    assert "skillc build --out" not in r.stderr and "the folder `skillc build` wrote" in r.stderr
+    r = run_skillc("serve", str(tmp_path / "missing"), "--port", "0", cwd=tmp_path)
+    assert r.returncode == 2 and "does not exist" in r.stderr
 
 
 def test_embedded_build_then_serve(tmp_path: Path):

@@ -232,3 +232,17 @@ def test_no_cache_leaves_no_clone_behind(tmp_path, remote):
     assert r.returncode == 0, r.stderr
     assert json.loads((proj / "out/api/skills.json").read_text())["skills"][0]["id"] == "tools/csv"
     assert list(tmpdir.iterdir()) == []
+
+
+def test_a_short_token_is_masked_only_where_it_stands_alone():
+    """Masking every "x" would garble git's message ("e***ists"); a real token is still masked."""
+    from skillc.sources.git import GitSource
+
+    def scrub(token: str, text: str) -> str:
+        source = GitSource.__new__(GitSource)
+        source.repository = git_repo("https://example.invalid/r.git", auth_token=token)
+        return source._scrub(text)
+
+    assert scrub("x", "fatal: repository does not exist (token x)") == "fatal: repository does not exist (token ***)"
+    long = "ghp_" + "a1" * 18
+    assert long not in scrub(long, f"fatal: auth {long} at https://u:{long}@host/r.git failed")

@@ -361,7 +361,8 @@ class Bundle:
             close = difflib.get_close_matches(skill_id, list(self._by_id), n=3)  # type: ignore[arg-type]
             raise UnknownSkill(f"unknown skill ID {skill_id!r} in {self._t.location}",
                                hint=("did you mean " + ", ".join(close) + "?") if close else
-                               "list the IDs with `skillc search` or Bundle.skills()")
+                               "the IDs are listed in api/skills.json (`skillc render BUNDLE --to-prompt`, "
+                               "Bundle.skills())")
         return info
 
     def get(self, skill_id: str) -> SkillDoc:
@@ -594,5 +595,8 @@ class Bundle:
                 raise SkillcError("this skillc has no memory support") from None
             where = (str(self._t.api / "memory") if isinstance(self._t, _Local)
                      else self._t.url("memory"))  # type: ignore[union-attr]
+            if isinstance(self._t, _Local) and not (self._t.api / "memory" / "snapshot.json").is_file():
+                raise SkillcError(f"{self.location}: the bundle holds no memory snapshot (built without memories)",
+                                  hint="build with memories: a memory/ folder in a repository, or --memory PATH")
             self._memory = MemoryIndex.open(where)
         return self._memory

@@ -124,9 +124,14 @@ class Bundle:
         # Resolved once: a bundle folder reached through a link (a deploy folder) is served; links
         # *inside* it are never followed (``open``).
         self.root = Path(os.path.realpath(root))
+        if not self.root.is_dir():
+            raise SkillcError(f"{root} does not exist or is not a folder",
+                              hint="serve the folder `skillc build` wrote (its --out; dist by default)")
         if read_manifest(self.root) is None:
+            empty = not any(True for _ in os.scandir(self.root))
             raise SkillcError(f"{root} holds no skillc bundle (no api/manifest.json)",
-                              hint="build one first: skillc build --out " + str(root))
+                              hint=("build one first: skillc build --out " + str(root)) if empty else
+                              "serve the folder `skillc build` wrote (its --out; dist by default)")
         self._lock = threading.Lock()
         self._stamp: tuple | None = None
         self._hashes: dict[str, tuple[str, int]] = {}

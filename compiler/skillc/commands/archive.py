@@ -136,7 +136,8 @@ def pack(skill_dir: Path, output: Path | None, profile: str, config_path: str | 
         for line in leaks:
             click.echo(line, err=True)
         raise SkillcError(f"{skill_dir.name}: not packed: {len(errors)} lint error(s), {len(leaks)} likely secret(s)",
-                          hint="fix them and run again (`skillc lint` shows the details)", exit_code=1)
+                          hint=f"fix them and run again (`skillc lint --profile {cfg.profile} {skill_dir}` "
+                               "shows the details)", exit_code=1)
     if warnings and not as_json:
         _print_diags(warnings, f"{skill_dir.name}/")
     dest = (output or Path.cwd() / f"{skill_dir.name}.zip").resolve()

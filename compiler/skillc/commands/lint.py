@@ -36,13 +36,13 @@ class Target:
     files: tuple[str, ...] = ()  # the file arguments (as given) that selected ``only``
 
 
-def _codes(value: str | None) -> tuple[str, ...]:
+def _codes(value: str | None, option: str) -> tuple[str, ...]:
     if not value:
         return ()
     codes = tuple(c.strip().upper() for c in value.split(",") if c.strip())
     for code in codes:
         if not selects_a_rule(code):
-            raise click.BadParameter(f"no rule code starts with {code!r} (see `skillc rules`)")
+            raise click.BadParameter(f"no rule code starts with {code!r} (see `skillc rules`)", param_hint=option)
     return codes
 
 
@@ -168,8 +168,8 @@ def lint(paths, config_path, profile, fmt, output, strict, select, extend_select
         raise click.UsageError("use either --fix (write) or --diff (show), not both")
     if diff and fmt != "text":
         raise click.UsageError(f"--diff prints a unified diff; it cannot be written as --format {fmt}")
-    overrides = {"profile": profile, "select": _codes(select), "extend_select": _codes(extend_select),
-                 "ignore": _codes(ignore)}
+    overrides = {"profile": profile, "select": _codes(select, "--select"),
+                 "extend_select": _codes(extend_select, "--extend-select"), "ignore": _codes(ignore, "--ignore")}
     tgts = targets(tuple(paths))
     cwd = Path.cwd()
     many = len(paths) > 1  # several arguments: paths relative to the current directory (even if they collapse)
@@ -209,7 +209,11 @@ def lint(paths, config_path, profile, fmt, output, strict, select, extend_select
         out = "".join(f.diff(Path(os.path.relpath(t.root, cwd)).as_posix() if many else "") for t, f in file_fixes)
         _emit(out, output, color=False)
         n = sum(f.applied for _, f in file_fixes)
-        click.echo(f"{len(file_fixes)} file(s) would be changed by {n} safe fix(es); run with --fix to apply.", err=True)
+        if file_fixes:
+            click.echo(f"{len(file_fixes)} file(s) would be changed by {n} safe fix(es); run with --fix to apply.",
+                       err=True)
+        else:
+            click.echo("No safe fix to apply.", err=True)
         sys.exit(1 if file_fixes else 0)
 
     fixed = sum(f.applied for _, f in file_fixes) if fix else 0

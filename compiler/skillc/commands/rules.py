@@ -109,15 +109,20 @@ def markdown(rules: list[Rule]) -> str:
               show_default=True, help="Output format (markdown is the generated docs/rules.md).")
 @click.option("--profile", type=click.Choice(PROFILES), help="Only the rules of this profile.")
 def rules(rule: str | None, fmt: str, profile: str | None) -> None:
-    """List the lint rules, or explain RULE (a code such as S301 or a name such as name-missing).
+    """List the lint rules, or explain RULE (a code such as S301 or a name such as name-missing);
+    a code prefix (S3, R1) lists that family.
 
     \b
     skillc rules                      every rule: code, name, severity, profiles, summary
     skillc rules --profile spec       only the specification's rules
+    skillc rules R1                   the rules whose code starts with R1
     skillc rules B704                 why the rule exists, a bad and a good example, the fix
     skillc rules --format markdown > docs/rules.md
     """
     all_rules = by_code_order()
+    family = [r for r in all_rules if rule and r.code.startswith(rule.upper()) and r.code != rule.upper()]
+    if rule and family and rule_by_code_or_name(rule) is None:  # a prefix: list those rules
+        all_rules, rule = family, None
     if rule:
         found = rule_by_code_or_name(rule)
         if found is None and rule[:1].isalpha():

@@ -61,5 +61,5 @@ def select(bundle: str, message: str, project: str, phase: str | None, detect_mo
     if not chosen:
         click.echo("no skill selected", err=True)
     for c in chosen:
-        score = f"score {c.score:.6g}" if c.score is not None else "detected"
-        click.echo(f"{c.id}  ({c.reason}, {score}, priority {c.priority}, {c.source})")
+        parts = [c.reason] + ([f"score {c.score:.6g}"] if c.score is not None else [])
+        click.echo(f"{c.id}  ({', '.join(parts)}, priority {c.priority}, {c.source})")

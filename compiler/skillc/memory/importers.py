@@ -108,7 +108,13 @@ def detect(path: Path) -> str:
             f"{path}: SQLite database without any memory table: missing project_memories/episodic_records/"
             f"skill_library (Plan Cascade), memories (TalkCody) or skill_memory (seed 003); "
             f"it has: {', '.join(sorted(tables)) or 'no tables'}")
-    doc = _json(path)
+    try:
+        doc = _json(path)
+    except ImportProblem as exc:  # neither SQLite nor JSON: say what is accepted, not only why JSON failed
+        raise ImportProblem(f"{path}: not a recognised memory source ({exc}); skillc imports SQLite from Plan "
+                            "Cascade, TalkCody or skill-memory, a Letta .af file, or Mem0 get_all JSON",
+                            hint="memories written by hand go in a memory/ folder as YAML or JSONL "
+                                 "(`skillc memory freeze` reads them)") from None
     if isinstance(doc, dict) and ("agents" in doc or "blocks" in doc or "core_memory" in doc or path.suffix == ".af"):
         return "letta"
     if path.suffix == ".af":

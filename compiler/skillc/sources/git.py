@@ -68,8 +68,10 @@ class GitSource:
     def _scrub(self, text: str) -> str:
         text = re.sub(r"(://)[^/@\s]+@", r"\1***@", text)
         token = self.repository.auth_token
-        if token:
+        if token and len(token) >= 8:
             text = text.replace(token, "***")
+        elif token:  # (a short one only where it stands alone: "x" inside "exists" is not it)
+            text = re.sub(rf"(?<![\w-]){re.escape(token)}(?![\w-])", "***", text)
         lines = [ln for ln in text.strip().splitlines() if ln.strip() and not ln.startswith("hint:")]
         return " ".join(lines[-3:])[:500]
 

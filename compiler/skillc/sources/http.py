@@ -191,8 +191,8 @@ class HttpSource:
         list_url = self._url("skills")
         status, body, headers = request(repo, list_url)
         if status == 404:
-            raise SourceError(f"repository {repo.name!r}: {display(repo)}/skills not found (HTTP 404); "
-                              "is the url the API root?")
+            raise SourceError(f"repository {repo.name!r}: {display(repo).rstrip('/')}/skills not found (HTTP 404); "
+                              "is the url the API root (for a skillc bundle: https://host/api)?")
         listing = _json(repo, list_url, body, headers)
         if not isinstance(listing, dict) or not isinstance(listing.get("skills"), list):
             raise SourceError(f"repository {repo.name!r}: {list_url} must answer {{\"skills\": [...]}}")

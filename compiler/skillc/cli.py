@@ -124,9 +124,12 @@ def _utf8_file_names() -> None:
     environment read as UTF-8, as on every other system), which the children inherit."""
     if sys.flags.utf8_mode or sys.getfilesystemencoding().replace("-", "").lower() == "utf8":
         return
+    if os.environ.get("SKILLC_UTF8_RERUN"):  # (ran again already and still not in UTF-8 mode: go on)
+        return
     os.environ["PYTHONUTF8"] = "1"
+    os.environ["SKILLC_UTF8_RERUN"] = "1"
     try:
-        os.execv(sys.executable, [sys.executable, "-m", "skillc", *sys.argv[1:]])
+        os.execv(sys.executable, [sys.executable, "-X", "utf8", "-m", "skillc", *sys.argv[1:]])
     except OSError:  # (no interpreter to run again: go on in the locale's encoding)
         pass
 

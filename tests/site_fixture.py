@@ -53,7 +53,10 @@ def make_site_repos(root: Path) -> dict[str, Path]:
     for name, text in HOSTILE_FILES.items():
         (team / "hostile" / name).write_text(text, encoding="utf-8")
     (team / "extraction/COLLECTION.md").write_text("Entity extraction\n", encoding="utf-8")
-    write_skill(vendor, "extraction/email", description="Vendor email extractor. Use for emails.")
+    write_skill(team, ".curated/gh-fix", description="Fix CI on GitHub. Use when a workflow fails.")  # a dot-folder
+    # The shadowed copy has a broken link: its finding is not the published skill's.
+    write_skill(vendor, "extraction/email", description="Vendor email extractor. Use for emails.",
+                body="# Vendor\n\nSee [the notes](missing-notes.md).\n")
     write_skill(vendor, "vendor-only", description="Only the vendor has it. Use for vendor things.")
     (team / "memory").mkdir()
     (team / "memory/conventions.yaml").write_text(

@@ -260,3 +260,13 @@ def test_a_skills_own_files_cannot_run_script_on_the_sites_origin(site, name):
     browser.js("new Promise(r => { const s = document.createElement('script'); s.src = '../../api/files/hostile/app.js';"
                " s.onload = s.onerror = r; document.head.appendChild(s); })")
     assert browser.js("typeof window.__pwned") == "undefined"
+
+
+def test_a_missing_page_is_the_sites_404_page(site):
+    from bundle_contract import fetch
+
+    browser, base = site
+    status, headers, body = fetch(base.rstrip("/"), "/skills/no-such-skill/")
+    assert status == 404 and headers["content-type"].startswith("text/html") and b"404" in body
+    status, headers, body = fetch(base.rstrip("/"), "/api/skills/no-such-skill")
+    assert status == 404 and headers["content-type"].startswith("application/json")  # the API's JSON 404

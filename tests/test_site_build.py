@@ -65,11 +65,12 @@ def test_script_urls_are_removed(url: str):
 
 def test_safe_urls_stay_and_relative_links_point_at_the_bundle_files():
     out = render("[a](https://example.org/x) [m](mailto:a@b.c) [r](references/x.md#part) ![i](assets/p.png) "
-                 "[up](../other/SKILL.md) [top](#files)\n\n[skillc-files]: ../../api/files/a/b/\n")
+                 "[up](../other/SKILL.md) [out](../../../../etc/x) [top](#files)\n\n[skillc-files]: ../../api/files/a/b/\n")
     assert 'href="https://example.org/x"' in out and 'href="mailto:a@b.c"' in out
     assert 'href="../../api/files/a/b/references/x.md#part"' in out
     assert 'src="../../api/files/a/b/assets/p.png"' in out
-    assert 'href="../other/SKILL.md"' in out  # outside the skill: left as the author wrote it
+    assert 'href="../../api/files/a/other/SKILL.md"' in out  # a sibling skill's file: its copy in the bundle
+    assert 'href="../../../../etc/x"' in out  # above the repository: left as the author wrote it
     assert 'href="#files"' in out
 
 
@@ -146,6 +147,40 @@ def test_pages_for_every_skill_collection_and_report(built: Path):
                      r"<td[^>]*>vendor \(priority 250\)", provenance)
     lint = (built / "lint/index.html").read_text()
     assert "B704" in lint  # the hostile skill's broken link, reported with its skill
+
+
+def test_dot_folder_skills_shadowed_findings_and_memory_stars(built: Path):
+    """Skills in dot-folders get pages like any other; a published skill's page shows its own
+    findings, not its shadowed copy's; a memory has the same stars on every page."""
+    assert (built / "skills/.curated/gh-fix/index.html").is_file()
+    assert (built / "collections/.curated/index.html").is_file()
+    email = (built / "skills/extraction/email/index.html").read_text()
+    assert "missing-notes.md" not in email and "B704" not in email
+    lint = (built / "lint/index.html").read_text()
+    assert "missing-notes.md" in lint  # the report still lists the shadowed copy's finding
+    stars = re.compile(r"[★☆]{5}")
+    note = "The email skill misses CC headers."
+    on_skill = stars.findall(email[email.index("misses CC headers") - 400:email.index("misses CC headers")])
+    memory = (built / "memory/correction/index.html").read_text()
+    on_memory = stars.findall(memory[memory.index(note) - 400:memory.index(note)])
+    assert on_skill and on_memory and on_skill[-1] == on_memory[-1]
+
+
+def test_paged_lists_render_as_tables(tmp_path: Path, monkeypatch):
+    """Past PAGE_SIZE skills the "All skills" pages keep their table (a blank line before it)."""
+    needs_mkdocs()
+    from skillc.build import BuildOptions, run_build
+    from skillc.site import pages
+
+    monkeypatch.setattr(pages, "PAGE_SIZE", 2)
+    monkeypatch.setattr(pages, "HOME_LIMIT", 2)
+    make_site_repos(tmp_path)
+    run_build(BuildOptions(paths=("team",), out="out", cwd=tmp_path, cache_dir=tmp_path / "cache",
+                           env={"SOURCE_DATE_EPOCH": "1700000000"}))
+    for page in ("all/index.html", "all/2/index.html"):
+        html = (tmp_path / "out" / page).read_text()
+        article = html[html.index("<article"):html.index("</article>")]
+        assert "<table>" in article and "| Skill |" not in article, page
 
 
 def test_every_page_has_the_csp_and_no_inline_script(built: Path):

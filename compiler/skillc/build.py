@@ -535,12 +535,6 @@ def _run_build(opts: BuildOptions, progress: Progress | None = None, fresh_cache
                                                if d.severity is Severity.ERROR),
                              failed={_redact(k): _redact(failing[k]) for k in sorted(failing, key=path_key)})
         resolution = replace(resolution, excluded=tuple(sorted(failing, key=path_key)))
-        lint_status: dict[str, tuple[str, int]] = {}
-        for lst in listings:
-            for s in lst.skills:
-                ds = per_skill.get(id(s), ())
-                warnings = sum(1 for d in ds if d.severity is Severity.WARNING)
-                lint_status.setdefault(s.id, ("warning" if warnings else "ok", warnings))
         lap("resolve")
         # 4. emit into a staging folder
         staging_dir, staging = prepare_staging(work, name, out, current_manifest)
@@ -551,7 +545,7 @@ def _run_build(opts: BuildOptions, progress: Progress | None = None, fresh_cache
                 "site": opts.site, "emit": opts.emit, "epoch": epoch or 0, "source_date_epoch": epoch,
                 "config_hash": config_hash, "cwd": str(opts.cwd), "cache": cache,
                 "config_files": _shown_config_files(cfg.config_files, opts.cwd),
-                "staging": staging, "artifacts": {}, "lint_status": lint_status,
+                "staging": staging, "artifacts": {},
                 "lint_summary": _lint_summary(cfg.lint, len(all_skills), diagnostics),
                 "excluded_reasons": failing, "jobs": jobs, "keep_going": opts.keep_going,
                 "external": cfg.external,  # Plan Cascade detection rules, for api/index/select.json

@@ -256,7 +256,10 @@ class Handler(BaseHTTPRequestHandler):
             self.wfile.write(body)
 
     def _not_found(self, message: str | None, head: bool) -> None:
-        if message is None:
+        if message is None:  # a site page: the site's own 404 page when it has one
+            page = self.bundle.open("404.html")
+            if page is not None:
+                return self._send(404, "text/html; charset=utf-8", page[0], head)
             self._send(404, "text/plain; charset=utf-8", b"404 not found\n", head)
         else:
             body = json.dumps({"error": "not_found", "message": message}, ensure_ascii=False).encode() + b"\n"

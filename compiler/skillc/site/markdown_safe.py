@@ -39,6 +39,7 @@ from markdown.treeprocessors import Treeprocessor, UnescapeTreeprocessor
 SAFE_SCHEMES = frozenset({"http", "https", "mailto"})
 BADGES = frozenset({"[PREF]", "[CONV]", "[PATN]", "[WARN]", "[FACT]", "[EPIS]", "[PROC]"})
 FILES_REFERENCE = "skillc-files"
+FILES_DIR = "api/files/"  # where the bundle keeps each skill's files (the reference points below it)
 _ALLOWED_ATTRS = frozenset({"href", "src", "alt", "title", "id", "class", "start", "align", "style"})
 _SCHEME = re.compile(r"^([a-zA-Z][a-zA-Z0-9+.\-]*):")
 _INVISIBLE = re.compile(r"[\x00-\x20\x7f-\x9f\u200b-\u200f\u2028\u2029\ufeff]+")
@@ -70,8 +71,17 @@ def rebase(url: str, base: str) -> str:
     m = re.search(r"[?#]", plain)
     path, rest = (plain[:m.start()], plain[m.start():]) if m else (plain, "")
     path = posixpath.normpath(path) if path else path
-    if path in (".", "") or path.startswith(".."):
-        return url  # outside the skill: leave it (it will not resolve; that is the author's link)
+    if path in (".", ""):
+        return url
+    if path.startswith(".."):
+        # Up and into a sibling skill (`../other/notes.md`): the bundle keeps every skill's files
+        # under api/files/<its ID>/, in the repository's layout, so the link is followed there.
+        # Above the repository's skills it stays as the author wrote it.
+        files_root, sep, skill_id = base.rpartition(FILES_DIR)
+        target = posixpath.normpath(f"{skill_id.rstrip('/')}/{path}") if sep else ".."
+        if target == "." or target.startswith(".."):
+            return url
+        return files_root + FILES_DIR + target + rest
     return base + path + rest
 
 

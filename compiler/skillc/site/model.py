@@ -115,8 +115,10 @@ class SiteModel:
     inputs: tuple[InputInfo, ...]
     shadowing: tuple[Mapping[str, Any], ...]
     lint_profile: str
-    lint_errors: int
+    lint_errors: int  # every finding of every linted copy: excluded and shadowed ones too
     lint_warnings: int
+    linted: int  # skills linted (every repository's copy)
+    published_warnings: int  # the published skills' own warnings (what their pages show)
     lint_rows: tuple[Mapping[str, Any], ...]
     excluded: tuple[tuple[str, str], ...]
     memory: MemoryInfo | None
@@ -139,7 +141,8 @@ def collection_of(skill_id: str) -> str:
 
 def _skill_info(skill: SourceSkill, ctx: EmitContext, shadows, diags, memory_notes) -> SkillInfo:
     art = (ctx.options.get("artifacts") or {}).get(skill.id)
-    lint = (ctx.options.get("lint_status") or {}).get(skill.id, ("ok", 0))
+    warnings = sum(1 for d in diags if d.severity == "warning")  # (a published skill has no error)
+    lint = ("warning" if warnings else "ok", warnings)
     if art is not None:
         files = tuple(FileInfo(p, n) for p, _, n in art.files)
         withheld, archive = tuple(art.withheld), (art.archive[0] if art.archive else None)
@@ -186,10 +189,12 @@ def site_model(ctx: EmitContext) -> SiteModel:
             sh.loser, sh.loser_priority, shown_location(kinds.get(sh.loser, ""), sh.loser_source, cwd)))
     summary = ctx.options.get("lint_summary") or {}
     rows = tuple(summary.get("diagnostics", ()))
-    per_skill: dict[str, list[DiagnosticInfo]] = {}
+    # A skill's findings are its published copy's: the winner's repository only (a shadowed copy of
+    # the same ID has its own), lint and resolution (R1xx) alike.
+    per_skill: dict[tuple[str, str], list[DiagnosticInfo]] = {}
     for r in rows:
         if r.get("skill"):
-            per_skill.setdefault(r["skill"], []).append(DiagnosticInfo(
+            per_skill.setdefault((r.get("repository", ""), r["skill"]), []).append(DiagnosticInfo(
                 r["severity"], r["code"], r["path"], r["line"], redacted(r["message"])))
     memory = read_memory(ctx.out)
     notes: dict[str, list] = {}
@@ -199,7 +204,7 @@ def site_model(ctx: EmitContext) -> SiteModel:
             if ns.startswith("skill/") and e.get("status", "active") == "active":
                 notes.setdefault(ns[len("skill/"):], []).append(e)
     skills = tuple(
-        _skill_info(s, ctx, tuple(shadows.get(s.id, ())), tuple(per_skill.get(s.id, ())),
+        _skill_info(s, ctx, tuple(shadows.get(s.id, ())), tuple(per_skill.get((s.repository.name, s.id), ())),
                     tuple(notes.get(s.id, ()) or notes.get(s.name, ())))
         for s in res.skills)
     paths = {c.path for c in res.collections}
@@ -225,6 +230,7 @@ def site_model(ctx: EmitContext) -> SiteModel:
         version=__version__, skills=skills, collections=collections, top_skills=tuple(top), inputs=inputs,
         shadowing=shadowing, lint_profile=str(summary.get("profile", "")),
         lint_errors=int(summary.get("errors", 0)), lint_warnings=int(summary.get("warnings", 0)),
+        linted=int(summary.get("skills", 0)), published_warnings=sum(s.warnings for s in skills),
         lint_rows=tuple({**r, "message": redacted(r["message"])} for r in rows),
         excluded=tuple((redacted(e), redacted(str(reasons.get(e, "lint errors")))) for e in res.excluded),
         memory=memory)

@@ -177,7 +177,7 @@ def test_home_page_lists_collections_and_skills(site):
                      "vendor-only"):
         assert expected in links
     text = browser.js("document.querySelector('article').innerText")
-    assert "5 skills in 2 collections from 2 repositories" in text
+    assert "6 skills in 3 collections from 2 repositories" in text
     assert browser.csp_violations() == []  # material's own scripts run under script-src 'self'
     assert browser.js("document.documentElement.classList.contains('js')")  # material's bundle ran
 

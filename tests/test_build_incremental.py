@@ -9,6 +9,7 @@ import json
 import os
 import shutil
 import time
+import zipfile
 from pathlib import Path
 
 from bundle_contract import build_env, make_sample_repo
@@ -235,3 +236,44 @@ def test_a_remembered_skill_listing_sees_added_removed_and_nested(tmp_path: Path
     write_skill(root, "s/sub")  # sub/ becomes a skill of its own: no longer part of s
     assert listing({"s/sub"})[0] == ["references/b.md"]
     assert listing()[0] == ["references/b.md", "sub/SKILL.md", "sub/x.txt"]
+
+
+def _warm_equals_cold(tmp_path: Path, step) -> None:
+    """After ``step``, a rebuild with the cache and the recycled generation gives a fresh build's bundle."""
+    step()
+    build_json(tmp_path, "repo", "--out", "out", "--keep-going", "--no-site")
+    shutil.rmtree(tmp_path / "fresh", ignore_errors=True)
+    r = run_skillc("build", "repo", "--out", "fresh", "--no-cache", "--keep-going", "--no-site", cwd=tmp_path,
+                   env=build_env(tmp_path))
+    assert r.returncode == 0, r.stderr
+    assert_same_tree(tmp_path / "out", tmp_path / "fresh")
+
+
+def test_rebuilds_see_what_the_cache_keys_once_missed(tmp_path: Path):
+    """From a differential fuzz of warm against cold builds: an execute bit (kept in the zip), a file
+    replaced by a folder of the same name (in the recycled generation), an empty folder a link points
+    to, and a file the build never publishes (*.pyc holding a token) each give the fresh bundle."""
+    repo = tmp_path / "repo"
+    write_skill(repo, "pdf", body="# PDF\n\nSee [data](data/).\n")
+    (repo / "pdf/scripts").mkdir()
+    (repo / "pdf/scripts/run.sh").write_text("echo hi\n")
+    (repo / "pdf/agents").mkdir()
+    (repo / "pdf/agents/openai.yaml").write_text("a: 1\n")
+    write_skill(repo, "csv")
+    for _ in range(2):  # the second build swaps out a generation the next one recycles
+        build_json(tmp_path, "repo", "--out", "out", "--keep-going", "--no-site")
+
+    def folder_for_file():
+        (repo / "pdf/agents/openai.yaml").unlink()
+        (repo / "pdf/agents/openai.yaml").mkdir()
+        (repo / "pdf/agents/openai.yaml/inside.md").write_text("hi\n")
+
+    _warm_equals_cold(tmp_path, lambda: (repo / "pdf/scripts/run.sh").chmod(0o755))
+    with zipfile.ZipFile(tmp_path / "out/api/archives/pdf.zip") as zf:
+        assert zf.getinfo("pdf/scripts/run.sh").external_attr >> 16 & 0o777 == 0o755
+    _warm_equals_cold(tmp_path, folder_for_file)
+    _warm_equals_cold(tmp_path, lambda: (repo / "pdf/data").mkdir())
+    _warm_equals_cold(tmp_path, lambda: (repo / "csv/notes.pyc").write_text(
+        "GITHUB_TOKEN=ghp_Zq8rT2mW9xLkP4vB7nC1sD6fG3hJ0yUe5aQi\n"))
+    assert "csv" in [s["id"] for s in json.loads((tmp_path / "out/api/skills.json").read_text())["skills"]]
+    assert not any(b"ghp_Zq8" in p.read_bytes() for p in (tmp_path / "out").rglob("*") if p.is_file())

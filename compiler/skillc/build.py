@@ -19,6 +19,7 @@ Guarantees (tested in ``tests/test_build_*.py``):
 
 from __future__ import annotations
 
+import bisect
 import contextlib
 import ctypes
 import ctypes.util
@@ -333,6 +334,8 @@ def lint_skills(skills: Sequence[SourceSkill], reader: Reader, config: LintConfi
             found = configs[root] = (cfg, key_of("lint-config", repr(canonical(lint_identity(cfg)))))
         return found
 
+    located: list[tuple[SourceSkill, str, DiscoveredItem, Document]] = []
+    skill_dirs: dict[str, list[str]] = {}  # root -> the skill folders in it (for nested skills), sorted
     for skill in skills:
         origin = reader.origin.get(id(skill.document))
         doc = skill.document
@@ -343,14 +346,24 @@ def lint_skills(skills: Sequence[SourceSkill], reader: Reader, config: LintConfi
             doc = replace(doc, path=src.name)
         else:
             root, item = origin
+        located.append((skill, root, item, doc))
+        skill_dirs.setdefault(root, []).append(item.skill_dir)
+    for dirs in skill_dirs.values():
+        dirs.sort()
+    for skill, root, item, doc in located:
         root_path = roots.get(root)
         if root_path is None:
             root_path = roots[root] = Path(root)
+        # The rules see the skill's files as the build publishes them, so what they read is what the
+        # cache key covers (a *.pyc, an empty folder or a dangling link is never published, and never
+        # decides a build): the files with their hashes, and the folders of nested skills.
+        nested = _nested_dirs(skill_dirs[root], item.skill_dir)
+        item = replace(item, listing=_published_listing(skill, nested))
         ctx = RuleContext(item, doc, root_path, config.settings, config.profile)
         contexts.append((root, skill, ctx))
         root_config, config_key = config_of(root, skill)
         config_at[root_path] = root_config
-        key = key_of("lint", config_key, item.path, tuple((f.path, f.sha256) for f in skill.files))
+        key = key_of("lint", config_key, item.path, tuple((f.path, f.sha256) for f in skill.files), nested)
         rec = cache.get("lint", key)
         if rec is not None:
             cache.stats.lint_cached += 1
@@ -390,6 +403,32 @@ def lint_skills(skills: Sequence[SourceSkill], reader: Reader, config: LintConfi
             if skill is not None:
                 out.setdefault(id(skill), []).append(d)
     return out
+
+
+def _nested_dirs(sorted_dirs: list[str], skill_dir: str) -> tuple[str, ...]:
+    """The folders of the skills below ``skill_dir`` (relative to it), from every skill folder of its
+    repository, sorted."""
+    prefix = f"{skill_dir}/" if skill_dir else ""
+    out = []
+    for d in sorted_dirs[bisect.bisect_left(sorted_dirs, prefix):]:  # (those starting with it sort together)
+        if not d.startswith(prefix):
+            break
+        if d != skill_dir:
+            out.append(d[len(prefix):])
+    return tuple(out)
+
+
+def _published_listing(skill: SourceSkill, nested: tuple[str, ...]) -> tuple[tuple[str, ...], ...]:
+    """``DiscoveredItem.listing`` (files, folders, links) of what the build publishes of ``skill``:
+    SKILL.md and its supporting files, their folders, and the folders of nested skills."""
+    files = [f.path for f in skill.files]
+    dirs: set[str] = set()
+    for path in [*files[1:], *(f"{n}/x" for n in nested)]:
+        d = path.rpartition("/")[0]
+        while d and d not in dirs:
+            dirs.add(d)
+            d = d.rpartition("/")[0]
+    return tuple(sorted(files, key=path_key)), tuple(sorted(dirs, key=path_key)), ()
 
 
 # --- the build -----------------------------------------------------------------------------------

@@ -64,6 +64,7 @@ class SkillFile:
     sha256: str
     size: int
     source_path: str  # absolute path on disk to read it from (sources materialise into temp/cache dirs)
+    executable: bool = False  # any execute bit set when it was listed (kept in the zip; part of the cache keys)
 
 
 @dataclass(frozen=True, slots=True)

@@ -102,11 +102,11 @@ def _secret_in(data: bytes) -> str | None:
 
 
 def _read(path: str, expected: SkillFile) -> tuple[bytes, bool]:
-    """A source file's bytes (checked against the hash it was listed with) and its executable bit."""
+    """A source file's bytes (checked against the hash it was listed with) and the executable bit it
+    was listed with."""
     try:
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
         try:
-            mode = os.fstat(fd).st_mode
             chunks = []
             while chunk := os.read(fd, max(expected.size + 1, 1 << 16)):
                 chunks.append(chunk)
@@ -117,7 +117,7 @@ def _read(path: str, expected: SkillFile) -> tuple[bytes, bool]:
     data = b"".join(chunks)
     if len(data) != expected.size or hashlib.sha256(data).hexdigest() != expected.sha256:
         raise BuildError(f"{path} changed while the build was reading it; build again")
-    return data, bool(mode & 0o111)
+    return data, expected.executable  # (the bit it was listed with: the one the cache keys cover)
 
 
 def _main_bytes(skill: SourceSkill, f: SkillFile) -> tuple[bytes, bool]:
@@ -127,7 +127,7 @@ def _main_bytes(skill: SourceSkill, f: SkillFile) -> tuple[bytes, bool]:
     except UnicodeEncodeError:
         return _read(f.source_path, f)
     if len(data) == f.size and hashlib.sha256(data).hexdigest() == f.sha256:
-        return data, bool(os.stat(f.source_path).st_mode & 0o111)
+        return data, f.executable
     return _read(f.source_path, f)
 
 
@@ -224,7 +224,7 @@ def _remove_empty_dirs(staging: Staging, art: SkillArtifacts) -> None:
 def render_key(ctx: EmitContext, skill: SourceSkill) -> str:
     from ..cache import key_of
 
-    files = tuple((f.path, f.sha256) for f in skill.files)
+    files = tuple((f.path, f.sha256, f.executable) for f in skill.files)
     return key_of("render", skill.id, skill.repository.name, skill.repository.tier.value, files,
                   int(ctx.options.get("epoch", 0)), ctx.options.get("config_hash", ""))
 

@@ -78,11 +78,15 @@ class Staging:
                 d = d.rpartition("/")[0]
         made = 0
         for d in sorted(need):  # a parent sorts before its children
+            path = f"{self._root}/{d}"
             try:
-                os.mkdir(f"{self._root}/{d}")
+                os.mkdir(path)
                 made += 1
             except FileExistsError:
-                pass
+                if not os.path.isdir(path):  # a file of the old generation where a folder is now needed
+                    Staging._unlink(path)
+                    os.mkdir(path)
+                    made += 1
         return made
 
     def write(self, rel: str, data: bytes) -> None:
@@ -120,6 +124,19 @@ class Staging:
         except FileNotFoundError:
             os.makedirs(dest.rpartition("/")[0], exist_ok=True)
             return make()
+        except NotADirectoryError:  # a file of the old generation where a folder on the way is now needed
+            Staging._clear_path(dest.rpartition("/")[0])
+            return make()
+
+    @staticmethod
+    def _clear_path(folder: str) -> None:
+        """Make ``folder`` (and its parents) folders, removing any file that holds one of the names."""
+        parent, _, _ = folder.rpartition("/")
+        if parent and not os.path.isdir(parent):
+            Staging._clear_path(parent)
+        if os.path.lexists(folder) and not os.path.isdir(folder):
+            os.unlink(folder)
+        os.makedirs(folder, exist_ok=True)
 
     @staticmethod
     def _unlink(dest: str) -> None:

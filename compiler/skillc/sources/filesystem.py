@@ -107,7 +107,7 @@ def skill_files(root_abs: str, skill_dir: str, nested: set[str], skill_file: str
                     or entry.name.endswith(SKIP_SUFFIXES):
                 continue
             sha, size = digest(path_on_disk, st)
-            out.append(SkillFile(rel, sha, size, path_on_disk))
+            out.append(SkillFile(rel, sha, size, path_on_disk, bool(st.st_mode & 0o111)))
     out.sort(key=lambda f: path_key(f.path))
     if clean and cache is not None:
         cache.put("listing", base, (tuple(dirs), tuple(f.path for f in out), tuple(skipped), cache.started_ns))
@@ -137,7 +137,7 @@ def _remembered_listing(cache: BuildCache, base: str, skill_dir: str, nested: se
             if not stat.S_ISREG(st.st_mode):
                 return None
             sha, size = digest(path, st)
-            out.append(SkillFile(rel, sha, size, path))
+            out.append(SkillFile(rel, sha, size, path, bool(st.st_mode & 0o111)))
     except OSError:
         return None
     return out
@@ -182,7 +182,11 @@ def list_directory(repo: Repository, root: Path, read: ReadItem | None, lint: Li
         if st is not None and stat.S_ISLNK(st.st_mode):
             full, st = os.path.realpath(full), None  # SKILL.md links to a file elsewhere in the repository
         doc = read(root_abs, item, st=st) if digest is not None else read(root_abs, item)
-        main = SkillFile(item.file_name, doc.sha256, doc.size, full)
+        try:
+            mode = st.st_mode if st is not None else os.stat(full).st_mode
+        except OSError:
+            mode = 0
+        main = SkillFile(item.file_name, doc.sha256, doc.size, full, bool(mode & 0o111))
         files = [main, *skill_files(root_abs, item.skill_dir, nested, item.file_name, digest or hash_file, cache)]
         out.append(SourceSkill(skill_id, repo, doc, tuple(files)))
     out.sort(key=lambda s: path_key(s.id))

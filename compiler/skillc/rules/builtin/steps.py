@@ -318,9 +318,20 @@ def step_script_invalid(ctx: RuleContext):
                           ctx.value("steps", i, "script"))
         elif norm == ".." or norm.startswith("../"):
             yield Finding(f"step {i + 1} script {path!r} leaves the skill folder", ctx.value("steps", i, "script"))
-        elif not (ctx.skill_dir / norm).is_file():
+        elif not _is_skill_file(ctx, norm):
             yield Finding(f"step {i + 1} script {path!r} does not exist in the skill folder",
                           ctx.value("steps", i, "script"))
+
+
+def _is_skill_file(ctx: RuleContext, rel: str) -> bool:
+    """A file of the skill as its listing has it (the build's: what it publishes), like B704's
+    link targets; the file system decides only when the listing stopped at its size limit."""
+    from .content import skill_files
+
+    listed = skill_files(ctx)
+    if rel in listed.files:  # (a link too: discovery reports one that leads nowhere, D102)
+        return True
+    return listed.truncated and (ctx.skill_dir / rel).is_file()
 
 
 __all__ = ["declared_inputs", "placeholders", "type_name"]

@@ -115,6 +115,7 @@ NEGATIVE = [
     "- Example valid secret: `JBSWY3DPEHPK3PXP`",
     '"password": "SecurePass123!"',
     '"token": "0xNFTContractAddress",',
+    r"grep -v 'http.?://.+:.+@.*\' ~/.bash_history  # a pattern, not a URL with a password",
 ]
 
 
@@ -161,3 +162,14 @@ def test_unclosed_private_key_block_is_redacted_to_the_end():
 ])
 def test_is_placeholder(value, expected):
     assert is_placeholder(value) is expected
+
+
+def test_a_private_key_inside_a_json_key_file_is_found_and_redacted():
+    """A cloud service-account file keeps its PEM in a JSON string, its line breaks written as \\n."""
+    body = "MIIEvAIBADANBgkqhkiG9w0BAQEFAASCBKYwggSiAgEAAoIBAQC7VJTUt9Us8cKjMzEfYyjiWA4R4\\n" * 3
+    text = ('{"type": "service_account", "private_key_id": "b08e88ff", "private_key": "-----BEGIN ' + 'PRIVATE KEY'
+            + '-----\\n' + body + '-----END ' + 'PRIVATE KEY-----\\n", "client_email": "x@p.iam.gserviceaccount.com"}')
+    (found,) = scan(text)
+    assert found.kind == "private-key"
+    redacted, counts = redact(text)
+    assert "MIIEvAIB" not in redacted and counts == {"private-key": 1}

@@ -110,7 +110,10 @@ def _ok_openai(v: str) -> bool:
 
 
 def _ok_pem(v: str) -> bool:
-    """The block holds key material: its first content line is base64 (not ``...`` or prose)."""
+    """The block holds key material: its first content line is base64 (not ``...`` or prose).  A key
+    inside a JSON string (a cloud service-account file) has its line breaks written as ``\\n``."""
+    if "\\n" in v:
+        v = v.replace("\\r", "").replace("\\n", "\n")
     for line in v.split("\n")[1:]:
         line = line.strip()
         if not line or ":" in line and not line.startswith("-----"):
@@ -161,6 +164,8 @@ def _ok_url(v: str) -> bool:
     # v is "user:password@host…"; only the password decides, the host can make it a local example
     creds, _, host = v.rpartition("@")
     _, _, password = creds.partition(":")
+    if re.search(r"[.\]][+*]|\\", password):  # a pattern (`http.?://.+:.+@.*`), not a password
+        return False
     low_host = host.lower()
     if low_host.startswith(_URL_PLACEHOLDER_HOSTS) or _URL_EXAMPLE_DOMAINS.search(low_host):
         return False

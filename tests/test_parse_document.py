@@ -336,3 +336,10 @@ def test_environment_does_not_leak_into_parsing():
     # Parsing is pure: no file is touched (the path is only a label).
     doc = parse_document(b"---\nname: s\ndescription: d\n---\n", "/etc/passwd", ItemKind.SKILL, None)
     assert doc.path == "/etc/passwd" and not os.path.exists("s")
+
+
+def test_text_above_the_frontmatter_is_named():
+    """A comment or a title above the frontmatter: clients read none of it (seen in real skills)."""
+    doc = parse("<!-- https://example.org -->\n---\nname: s\ndescription: d\n---\n# Body\n")
+    (d,) = doc.diagnostics
+    assert d.code == "P201" and d.message == "frontmatter must start on line 1, found '---' on line 2"

@@ -100,7 +100,7 @@ CASES = [
     Case("S315", skill("license: {name: MIT}\n"), skill("license: MIT\n")),
     Case("S316", skill("version: '1.0'\n"), skill(), profile="spec"),
     # F4xx: extended frontmatter
-    Case("F401", skill("homepage: https://example.com\n"), skill("version: '1.0'\ntags: [a]\nauthor: me\n")),
+    Case("F401", skill("website: https://example.com\n"), skill("version: '1.0'\ntags: [a]\nauthor: me\nhomepage: https://x.org\n")),
     Case("F402", skill("version: 2.0\n"), skill("version: '2.0'\n")),
     Case("F403", skill("created: 2026-01-25\n"), skill("created: '2026-01-25'\n")),
     Case("F404", skill("tags: pdf, ocr\n"), skill("tags: [pdf, ocr]\n")),
@@ -235,3 +235,17 @@ def test_meerkats_requires_capabilities_is_a_known_key(tmp_path: Path):
     """Moved under `metadata` (F401's usual hint) it would no longer gate the skill in Meerkat."""
     skill(fm="requires_capabilities: [shell]\n")(tmp_path)
     assert "F401" not in [d.code for d in lint_root(tmp_path, LintConfig()).diagnostics]
+
+
+def test_a_reference_linking_to_a_file_skill_md_links_too_is_one_level_deep(tmp_path: Path):
+    """B706 (seen on 79 real skills): both files are one hop from SKILL.md."""
+    skill(body="# T\n\nSee [a](references/a.md) and [b](references/b.md).\n",
+          files={"references/a.md": "Also [b](b.md).\n", "references/b.md": "# B\n"})(tmp_path)
+    assert "B706" not in [d.code for d in lint_root(tmp_path, LintConfig()).diagnostics]
+
+
+def test_f401_suggests_a_key_only_when_the_value_fits_it(tmp_path: Path):
+    skill(fm="models: [claude-sonnet-4, claude-opus-4]\nmodl: opus\n")(tmp_path)
+    messages = {d.message for d in lint_root(tmp_path, LintConfig()).diagnostics if d.code == "F401"}
+    assert "unknown frontmatter key 'models'; move it under 'metadata' if clients should keep it" in messages
+    assert "unknown frontmatter key 'modl'; did you mean 'model'?" in messages

@@ -501,9 +501,11 @@ def _parse_text(original: str, digest: str, size: int, ctx: _Ctx, kind: ItemKind
         if first_nonblank is not None and _CODE_FENCE.match(lines[first_nonblank]) and first_nonblank + 1 < len(lines) and _FENCE.match(lines[first_nonblank + 1]):
             diags.append(_diag(ctx, "P206", Severity.ERROR, first_nonblank + 1, 1,
                                "the whole file is wrapped in a code fence; remove the ``` lines around the frontmatter"))
-        elif first_nonblank is not None and first_nonblank > 0 and _FENCE.match(lines[first_nonblank]):
+        elif (fence_at := next((i for i, line in enumerate(lines[:5]) if _FENCE.match(line)), None)) is not None \
+                and any(_FENCE.match(line) for line in lines[fence_at + 1:fence_at + 200]):
+            # (blank lines, a comment or a title above the frontmatter: clients read none of it)
             diags.append(_diag(ctx, "P201", Severity.ERROR if required else Severity.WARNING, 1, 1,
-                               f"frontmatter must start on line 1, found '---' on line {first_nonblank + 1}"))
+                               f"frontmatter must start on line 1, found '---' on line {fence_at + 1}"))
         elif required:
             hint = ""
             if first_nonblank is not None and re.match(r"^[A-Za-z_-]+:\s", lines[first_nonblank]):

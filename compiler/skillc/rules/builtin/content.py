@@ -435,7 +435,8 @@ def link_escapes_skill(ctx: RuleContext):
     rationale="""
         The specification: "Keep file references one level deep from SKILL.md. Avoid deeply nested
         reference chains." Agents read a referenced file when needed, but rarely follow a second
-        hop. Links back to SKILL.md, anchors and links between a file and itself are fine.
+        hop. Links back to SKILL.md, anchors, links between a file and itself, and links to files
+        SKILL.md links too (they are one level deep already) are fine.
     """,
     bad="SKILL.md → references/a.md → references/b.md",
     good="SKILL.md → references/a.md and SKILL.md → references/b.md",
@@ -444,7 +445,9 @@ def link_escapes_skill(ctx: RuleContext):
 def nested_reference(ctx: RuleContext):
     files = None
     seen: set[str] = set()
-    for _link, pos, rel in _body_links(ctx):
+    links = _body_links(ctx)
+    direct = {rel for _, _, rel in links if rel}  # what SKILL.md links itself: one level deep already
+    for _link, pos, rel in links:
         if not rel or not rel.lower().endswith(MARKDOWN_EXTENSIONS) or rel in seen:
             continue
         seen.add(rel)
@@ -459,7 +462,8 @@ def nested_reference(ctx: RuleContext):
         further = []
         for inner in local_links(text):
             target = _resolve(source_dir, inner.path)
-            if target and target != rel and target not in ("SKILL.md",) and target.rstrip("/") in files.files:
+            if target and target != rel and target not in ("SKILL.md",) and target.rstrip("/") in files.files \
+                    and target not in direct and target.rstrip("/") not in direct:
                 further.append(target)
         if further:
             shown = ", ".join(sorted(set(further))[:3]) + (" …" if len(set(further)) > 3 else "")

@@ -34,8 +34,11 @@ WIDELY_USED_KEYS = ("author", "category")
 # Meerkat's SkillFrontmatter (seed 004): the capabilities a skill needs; published in the wire
 # descriptor, and the runtime hides the skill where they are missing.
 MEERKAT_KEYS = ("requires_capabilities",)
+# OpenClaw's SKILL.md keys: `homepage` (its Skills UI's "Website" link; 377 surveyed files) and the
+# slash-command dispatch to a tool (`command-dispatch: tool`, `command-tool`, `command-arg-mode`).
+OPENCLAW_KEYS = ("homepage", "command-dispatch", "command-tool", "command-arg-mode")
 KNOWN_KEYS = frozenset(SPEC_KEYS + FORMAT_A_KEYS + SKILL_MEMORY_KEYS + STEP_SKILL_KEYS + CLAUDE_CODE_KEYS
-                       + WIDELY_USED_KEYS + MEERKAT_KEYS)
+                       + WIDELY_USED_KEYS + MEERKAT_KEYS + OPENCLAW_KEYS)
 
 BOOLEAN_KEYS = ("user-invocable", "disable-model-invocation")
 TEXT_KEYS = ("argument-hint", "model", "context", "agent", "effort", "shell", "author", "category", "id")
@@ -54,7 +57,8 @@ def _scalar(ctx: RuleContext, *path: Any):
     rationale=f"""
         skillc knows the specification's keys, seed 000 format A ({', '.join(FORMAT_A_KEYS)}),
         skill-memory (seed 003), step skills ({', '.join(STEP_SKILL_KEYS)}; seed 002), Meerkat's
-        {', '.join(MEERKAT_KEYS)} (seed 004: moved under `metadata` it would gate nothing), Claude Code's
+        {', '.join(MEERKAT_KEYS)} (seed 004: moved under `metadata` it would gate nothing), OpenClaw's
+        ({', '.join(OPENCLAW_KEYS)}), Claude Code's
         documented keys ({', '.join(CLAUDE_CODE_KEYS)}) and keys used across at least five surveyed
         repositories ({', '.join(WIDELY_USED_KEYS)}). Anything else is read by no client: it is
         usually a typo (`desciption`) or belongs under `metadata`. Recommended profile only; the
@@ -62,12 +66,12 @@ def _scalar(ctx: RuleContext, *path: Any):
     """,
     bad="""
         name: pdf
-        homepage: https://example.com
+        website: https://example.com
     """,
     good="""
         name: pdf
         metadata:
-          homepage: https://example.com
+          website: https://example.com
     """,
     severity=Severity.WARNING, profiles=REC, kinds=frozenset({ItemKind.SKILL}),
 )
@@ -81,6 +85,8 @@ def unknown_frontmatter_key(ctx: RuleContext):
         if key.lower() in KNOWN_KEYS and key.lower() in lower:
             continue  # `Name` beside `name`: F412 reports it
         close = difflib.get_close_matches(key.lower(), sorted(KNOWN_KEYS), n=1, cutoff=0.8)
+        if close and close[0] in TEXT_KEYS and not isinstance(ctx.meta[key], str):
+            close = []  # (`models: [a, b]` is not a misspelt `model`, which holds one name as text)
         hint = f"; did you mean {close[0]!r}?" if close else "; move it under 'metadata' if clients should keep it"
         yield Finding(f"unknown frontmatter key {key!r}{hint}", ctx.key(key))
 
@@ -276,8 +282,13 @@ def allowed_tools_comma(ctx: RuleContext):
     if isinstance(value, str):
         entries, sep, balanced = split_tools(value)
         if sep == "," and balanced and all(entries):
+            if any(" " in e for e in entries):  # (joined with spaces they could not be told apart)
+                fix = "an entry holds a space, so write them as a YAML list: [" + ", ".join(
+                    "'" + e.replace("'", "''") + "'" for e in entries) + "]"
+            else:
+                fix = f"write: {' '.join(entries)}"
             yield Finding(f"'allowed-tools' is comma-separated; the specification separates tools with spaces "
-                          f"(write: {' '.join(entries)})", ctx.value("allowed-tools"))
+                          f"({fix})", ctx.value("allowed-tools"))
 
 
 def _hook_issues(ctx: RuleContext) -> list[schema.SchemaIssue]:

@@ -343,3 +343,10 @@ def test_text_above_the_frontmatter_is_named():
     doc = parse("<!-- https://example.org -->\n---\nname: s\ndescription: d\n---\n# Body\n")
     (d,) = doc.diagnostics
     assert d.code == "P201" and d.message == "frontmatter must start on line 1, found '---' on line 2"
+
+
+def test_a_mapping_or_list_in_a_list_is_placed_where_it_starts():
+    """T5xx and F408 point at a step or a hook: where its item begins, not where the next begins."""
+    doc = parse("---\nname: s\ndescription: d\nsteps:\n  - name: one\n    run: x\n  - {}\n  - [a, b]\n---\n")
+    fm = doc.frontmatter
+    assert [fm.position("steps", i) for i in range(3)] == [Position(5, 5), Position(7, 5), Position(8, 5)]

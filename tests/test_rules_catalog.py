@@ -249,3 +249,11 @@ def test_f401_suggests_a_key_only_when_the_value_fits_it(tmp_path: Path):
     messages = {d.message for d in lint_root(tmp_path, LintConfig()).diagnostics if d.code == "F401"}
     assert "unknown frontmatter key 'models'; move it under 'metadata' if clients should keep it" in messages
     assert "unknown frontmatter key 'modl'; did you mean 'model'?" in messages
+
+
+def test_a_link_into_a_nested_skill_is_not_broken(tmp_path: Path):
+    """B704 (31 real findings): a nested skill's files are its own, but the link resolves."""
+    skill(body="# T\n\nSee [setup](setup/SKILL.md) and [gone](references/gone.md).\n")(tmp_path)
+    write_skill(tmp_path, "demo/setup")
+    found = [d.message for d in lint_root(tmp_path, LintConfig()).diagnostics if d.code == "B704"]
+    assert found == ["link target 'references/gone.md' does not exist in the skill"]

@@ -238,13 +238,16 @@ def load_yaml(text: str, line_offset: int = 0) -> tuple[Any, Mapping, Mapping, l
     duplicates: list[tuple[str, Position]] = []
     anchors: dict[str, tuple[Any, int]] = {}
     node_count = 0
-    # Stack frames: [container, path, pending_key (for mappings), anchor, start_count, is_mapping, key_pos]
+    # Stack frames: [container, path, pending_key (for mappings), anchor, start_count, is_mapping, key_pos,
+    # start position]
     stack: list[list[Any]] = []
     frame: list[Any] | None = None  # stack[-1]
     root: list[Any] = []  # the document's value, once complete
 
-    def attach(value: Any, event: Any, record: Any, frame: list[Any] | None) -> None:
-        """Put a finished node into its parent (``record``: the scalar's (tag, event), or None)."""
+    def attach(value: Any, event: Any, record: Any, frame: list[Any] | None,
+               start: tuple[int, int] | None = None) -> None:
+        """Put a finished node into its parent (``record``: the scalar's (tag, event), or None;
+        ``start``: where a finished mapping or list began, its position as a list item)."""
         if frame is None:
             root.append(value)
             if record is not None:
@@ -273,7 +276,7 @@ def load_yaml(text: str, line_offset: int = 0) -> tuple[Any, Mapping, Mapping, l
             child = frame[1] + (len(container),)
             container.append(value)
             mark = event.start_mark
-            key_pos = (mark.line + base, mark.column + 1)
+            key_pos = start or (mark.line + base, mark.column + 1)
         keys[child] = key_pos
         if record is not None:
             scalars[child] = record
@@ -354,14 +357,16 @@ def load_yaml(text: str, line_offset: int = 0) -> tuple[Any, Mapping, Mapping, l
                 path = frame[1] + ((frame[2],) if frame[5] else (len(frame[0]),))
             else:
                 path = ()
-            frame = [{} if is_map else [], path, None, event.anchor, node_count, is_map, None]
+            mark = event.start_mark
+            frame = [{} if is_map else [], path, None, event.anchor, node_count, is_map, None,
+                     (mark.line + base, mark.column + 1)]
             stack.append(frame)
         elif etype is _MappingEndEvent or etype is _SequenceEndEvent:
             done = stack.pop()
             frame = stack[-1] if stack else None
             if done[3]:
                 anchors[done[3]] = (done[0], node_count - done[4] + 1)
-            attach(done[0], event, None, frame)
+            attach(done[0], event, None, frame, done[7])
         elif etype is _AliasEvent:
             if event.anchor not in anchors:
                 raise yaml.composer.ComposerError(

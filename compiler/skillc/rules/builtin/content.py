@@ -409,8 +409,22 @@ def broken_relative_link(ctx: RuleContext):
         if files is None:
             files = skill_files(ctx)
         rel = rel.rstrip("/")
-        if rel not in files.files and rel not in files.dirs and not files.truncated:
+        if rel not in files.files and rel not in files.dirs and not files.truncated \
+                and not _inside_nested_skill(files, rel):
             yield Finding(f"link target {link.target!r} does not exist in the skill", pos)
+
+
+def _inside_nested_skill(files: SkillFiles, rel: str) -> bool:
+    """``rel`` lies in a folder the listing holds but did not enter: a nested skill's (its files are
+    its own, published under its own ID beside the parent's, so the link still resolves)."""
+    d = rel.rpartition("/")[0]
+    while d:
+        if d in files.dirs:
+            prefix = d + "/"
+            return not any(p.startswith(prefix) for p in files.files) and \
+                not any(p.startswith(prefix) for p in files.dirs)
+        d = d.rpartition("/")[0]
+    return False
 
 
 @rule(

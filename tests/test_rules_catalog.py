@@ -257,3 +257,11 @@ def test_a_link_into_a_nested_skill_is_not_broken(tmp_path: Path):
     write_skill(tmp_path, "demo/setup")
     found = [d.message for d in lint_root(tmp_path, LintConfig()).diagnostics if d.code == "B704"]
     assert found == ["link target 'references/gone.md' does not exist in the skill"]
+
+
+def test_b704_decodes_percent_encoded_links_and_skips_html_comments(tmp_path: Path):
+    skill(body="# T\n\n[ok](references/my%20file.md) [gone](references/no%20such.md) [t](%VAR%/x.md)\n"
+               "<!-- [old](references/removed.md) -->\n",
+          files={"references/my file.md": "x\n"})(tmp_path)
+    found = [d.message for d in lint_root(tmp_path, LintConfig()).diagnostics if d.code == "B704"]
+    assert found == ["link target 'references/no%20such.md' does not exist in the skill"]

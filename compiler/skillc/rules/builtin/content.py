@@ -172,7 +172,9 @@ _INLINE_LINK = re.compile(r"\[(?:[^\[\]]|\[[^\]]*\])*\]\(\s*(<[^>\n]*>|[^\s()]*(
 _REF_DEF = re.compile(r"^ {0,3}\[(?!\^)[^\]]+\]:\s*(<[^>\n]*>|\S+)", re.MULTILINE)
 _REF_DEF_START = re.compile(r"\n {0,3}\[")  # where a definition can start: a fast literal scan
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
-_PLACEHOLDER = re.compile(r"[{}$<>%]|\bbaseDir\b")
+# Templating, not a path: `{…}`, `$VAR`, `<…>`, a `%` that is not a percent-encoding (`%VAR%`, `%s`)
+_PLACEHOLDER = re.compile(r"[{}$<>]|%(?![0-9A-Fa-f]{2})|\bbaseDir\b")
+_HTML_COMMENT = re.compile(r"<!--.*?(?:-->|\Z)", re.S)
 
 
 @dataclass(frozen=True, slots=True)
@@ -208,7 +210,9 @@ def _fence_lines(text: str) -> Iterator[re.Match[str]]:
 
 
 def _mask_code(text: str) -> str:
-    """Blank out fenced code blocks and code spans, keeping offsets (newlines kept)."""
+    """Blank out fenced code blocks, code spans and HTML comments, keeping offsets (newlines kept)."""
+    if "<!--" in text:
+        text = _HTML_COMMENT.sub(lambda m: _blank(m.group(0)), text)
     if "`" not in text and "~~~" not in text:
         return text
     masked = text

@@ -354,15 +354,14 @@ def lint_skills(skills: Sequence[SourceSkill], reader: Reader, config: LintConfi
         root_path = roots.get(root)
         if root_path is None:
             root_path = roots[root] = Path(root)
-        # The rules see the skill's files as the build publishes them, so what they read is what the
-        # cache key covers (a *.pyc, an empty folder or a dangling link is never published, and never
-        # decides a build): the files with their hashes, and the folders of nested skills.
-        nested = _nested_dirs(skill_dirs[root], item.skill_dir)
-        item = replace(item, listing=_published_listing(skill, nested))
         ctx = RuleContext(item, doc, root_path, config.settings, config.profile)
         contexts.append((root, skill, ctx))
         root_config, config_key = config_of(root, skill)
         config_at[root_path] = root_config
+        # The rules see the skill's files as the build publishes them, so what they read is what the
+        # cache key covers (a *.pyc, an empty folder or a dangling link is never published, and never
+        # decides a build): the files with their hashes, and the folders of nested skills.
+        nested = _nested_dirs(skill_dirs[root], item.skill_dir)
         key = key_of("lint", config_key, item.path, tuple((f.path, f.sha256) for f in skill.files), nested)
         rec = cache.get("lint", key)
         if rec is not None:
@@ -371,7 +370,9 @@ def lint_skills(skills: Sequence[SourceSkill], reader: Reader, config: LintConfi
             if rec[1] and blocked is not None:
                 blocked[id(skill)] = rec[1]
         else:
-            todo.append((skill, ctx, key))
+            published = DiscoveredItem(item.kind, item.path, item.skill_dir, item.file_name, item.aliases,
+                                       _published_listing(skill, nested))
+            todo.append((skill, RuleContext(published, doc, root_path, config.settings, config.profile), key))
 
     def check(entry: tuple[SourceSkill, RuleContext, str]) -> tuple[list[Diagnostic], str]:
         _, ctx, _ = entry
@@ -409,6 +410,9 @@ def _nested_dirs(sorted_dirs: list[str], skill_dir: str) -> tuple[str, ...]:
     """The folders of the skills below ``skill_dir`` (relative to it), from every skill folder of its
     repository, sorted."""
     prefix = f"{skill_dir}/" if skill_dir else ""
+    i = bisect.bisect_left(sorted_dirs, prefix)
+    if prefix and (i == len(sorted_dirs) or not sorted_dirs[i].startswith(prefix)):
+        return ()  # (the usual case: no skill inside this one)
     out = []
     for d in sorted_dirs[bisect.bisect_left(sorted_dirs, prefix):]:  # (those starting with it sort together)
         if not d.startswith(prefix):

@@ -45,7 +45,8 @@ def make_site_repos(root: Path) -> dict[str, Path]:
                 body="# Email Extractor\n\nExtract entities.\n")
     write_skill(team, "extraction/medical/diagnosis", description="Diagnose from notes. Use for medical text.")
     write_skill(team, "deploy-helper", description="Deploy services to production. Use when shipping releases.",
-                body="# Deploy\n\nRoll out the release with kubectl and watch the canary.\n")
+                body="# Deploy\n\nRoll out the release with kubectl and watch the canary.\n\n"
+                     "See [rollback](#rollback--回滚-steps).\n\n## Rollback & 回滚 steps\n\nUndo it.\n")
     write_skill(team, "hostile", description="Hostile <img src=x onerror=alert(1)> {baseDir} $ARGUMENTS {{ x }} *not bold*",
                 body=HOSTILE_BODY)
     (team / "hostile/references").mkdir(parents=True)

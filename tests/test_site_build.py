@@ -166,6 +166,12 @@ def test_dot_folder_skills_shadowed_findings_and_memory_stars(built: Path):
     assert on_skill and on_memory and on_skill[-1] == on_memory[-1]
 
 
+def test_heading_anchors_are_githubs(built: Path):
+    """A link written for GitHub's anchors (`&` dropped, other scripts kept) finds its heading."""
+    page = (built / "skills/deploy-helper/index.html").read_text()
+    assert 'id="rollback--回滚-steps"' in page and 'href="#rollback--回滚-steps"' in page
+
+
 def test_paged_lists_render_as_tables(tmp_path: Path, monkeypatch):
     """Past PAGE_SIZE skills the "All skills" pages keep their table (a blank line before it)."""
     needs_mkdocs()

@@ -62,6 +62,8 @@ def test_a_locale_in_another_encoding_changes_nothing(tmp_path: Path):
     write_skill(repo, "résumé-tools", name="resume-tools", body="See [the notes](références/notes.md).\n")
     (repo / "résumé-tools" / "références").mkdir()
     (repo / "résumé-tools" / "références" / "notes.md").write_text("# Notes\n")
+    # (a module in the current folder must never be imported in skillc's place when it runs again)
+    (tmp_path / "yaml.py").write_text("import sys\nsys.stderr.write('HIJACKED')\nraise SystemExit(99)\n")
     utf8 = build_json(tmp_path, "repo", "--out", "out-utf8", "--no-site", LC_ALL="C.UTF-8")
     latin = build_json(tmp_path, "repo", "--out", "out-latin", "--no-site", LC_ALL="de_DE", LOCPATH=str(locales))
     assert latin["warnings"] == utf8["warnings"]
@@ -522,3 +524,15 @@ def test_keep_going_says_why_each_skill_was_left_out(tmp_path: Path):
     assert r.returncode == 0, r.stderr
     assert "excluded leak: SKILL.md holds a likely secret (github-token) at line 7; never published" in r.stderr
     assert "excluded bad: lint errors: P209" in r.stderr and "ghp_" not in r.stderr + r.stdout
+
+
+def test_build_and_lint_agree_on_links_into_nested_skills(tmp_path: Path):
+    """The build lints what it publishes: a link into a nested skill that holds another nested skill
+    resolves, as `skillc lint` finds."""
+    write_skill(tmp_path / "s", "p", body="# P\n\nSee [a](a/SKILL.md).\n")
+    write_skill(tmp_path / "s", "p/a")
+    write_skill(tmp_path / "s", "p/a/b")
+    lint = run_skillc("lint", "s", "--format", "json", cwd=tmp_path)
+    assert [d["code"] for d in json.loads(lint.stdout)["diagnostics"]] == []
+    built = build_json(tmp_path, "s", "--out", "out", "--no-site")
+    assert built["warnings"] == 0

@@ -326,3 +326,37 @@ def test_pyproject_tool_skillc_refuses_any_unknown_key(tmp_path: Path):
     (tmp_path / "pyproject.toml").write_text("[tool.skillc.lnt]\nignore = ['B701']\n")
     r = run_skillc("lint", ".", cwd=tmp_path)
     assert r.returncode == 2 and "pyproject.toml:1: unknown key 'lnt'; did you mean 'lint'?" in r.stderr
+
+
+def test_globs_reach_outside_a_configuration_below_the_root(tmp_path: Path):
+    """A config file below what is linted sees the paths outside its folder as `../…`."""
+    (tmp_path / ".git").mkdir()
+    for rel in ("x/legacy/old", "x/good"):
+        write_skill(tmp_path, rel, body="# T\n\n[l](nothere.md)\n")
+    (tmp_path / "cfg").mkdir()
+    (tmp_path / "cfg/skills.toml").write_text('[lint]\nexclude = ["../x/good"]\n[lint.per-path-ignores]\n'
+                                              '"../x/legacy/*" = ["B704"]\n')
+    for args in (("x",), (".",)):
+        r = run_skillc("lint", "--config", "cfg/skills.toml", *args, "--format", "json", cwd=tmp_path)
+        report = json.loads(r.stdout)
+        assert report["diagnostics"] == [] and report["summary"]["skills"] == 1, (args, report)
+
+
+def test_rkat_globs_are_relative_to_the_project(tmp_path: Path):
+    """.rkat/skills.toml speaks for the project around it, for its repository paths and its globs."""
+    (tmp_path / ".git").mkdir()
+    write_skill(tmp_path, "skills/legacy/old", body="# T\n\n[l](nothere.md)\n")
+    (tmp_path / ".rkat").mkdir()
+    (tmp_path / ".rkat/skills.toml").write_text('[[repositories]]\nname = "p"\ntype = "filesystem"\npath = "skills"\n'
+                                                '[lint.per-path-ignores]\n"skills/legacy/*" = ["B704"]\n')
+    r = run_skillc("lint", "--format", "json", cwd=tmp_path)
+    assert json.loads(r.stdout)["diagnostics"] == []
+    b = run_skillc("build", "--out", "out", "--no-site", "--json", cwd=tmp_path,
+                   env={"SKILLC_CACHE_DIR": str(tmp_path / "cache")})
+    assert b.returncode == 0 and json.loads(b.stdout)["warnings"] == 0, b.stdout + b.stderr
+
+
+def test_a_pyproject_error_names_the_line_in_tool_skillc(tmp_path: Path):
+    (tmp_path / "pyproject.toml").write_text('[project]\nname = "x"\nversion = "1"\n\n[tool.skillc]\nversion = 2\n')
+    r = run_skillc("lint", ".", cwd=tmp_path)
+    assert r.returncode == 2 and "pyproject.toml:6: unknown key 'version'; known: lint, memory" in r.stderr

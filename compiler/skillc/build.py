@@ -427,7 +427,9 @@ def _published_listing(skill: SourceSkill, nested: tuple[str, ...]) -> tuple[tup
     SKILL.md and its supporting files, their folders, and the folders of nested skills."""
     files = [f.path for f in skill.files]
     dirs: set[str] = set()
-    for path in [*files[1:], *(f"{n}/x" for n in nested)]:
+    # (a nested skill's folder is listed, not entered, as discovery lists it: the ones inside it are its own)
+    outer = [n for i, n in enumerate(nested) if not any(n.startswith(m + "/") for m in nested[:i])]
+    for path in [*files[1:], *(f"{n}/x" for n in outer)]:
         d = path.rpartition("/")[0]
         while d and d not in dirs:
             dirs.add(d)

@@ -129,7 +129,9 @@ def _utf8_file_names() -> None:
     os.environ["PYTHONUTF8"] = "1"
     os.environ["SKILLC_UTF8_RERUN"] = "1"
     try:
-        os.execv(sys.executable, [sys.executable, "-X", "utf8", "-m", "skillc", *sys.argv[1:]])
+        # (-P: not the current folder first on sys.path, so no `yaml.py` or `skillc/` in the linted
+        # project can be imported in skillc's place)
+        os.execv(sys.executable, [sys.executable, "-X", "utf8", "-P", "-m", "skillc", *sys.argv[1:]])
     except OSError:  # (no interpreter to run again: go on in the locale's encoding)
         pass
 

@@ -21,6 +21,7 @@ CONFIG_NAMES = ("skills.toml", ".rkat/skills.toml", "pyproject.toml")
 # [memory] tables (a test keeps the two lists in step).
 TOP_LEVEL_KEYS = ("enabled", "max_injection_bytes", "inventory_threshold", "include_embedded", "external_skills",
                   "repositories", "lint", "memory")
+PYPROJECT_KEYS = ("lint", "memory")  # [tool.skillc] configures lint and memory; builds read skills.toml
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,8 +34,12 @@ class ConfigFile:
         """The first line that assigns ``key``, else the header of a table named ``key`` (TOML does
         not keep positions; this is close enough)."""
         k = re.escape(key)
-        m = re.compile(rf"^[ \t]*([\"']?){k}\1[ \t]*=", re.M).search(self.text) or \
-            re.compile(rf"^[ \t]*\[\[?[ \t]*(?:[\w.\"'-]+\.)?([\"']?){k}\1[ \t]*\]", re.M).search(self.text)
+        start = 0
+        if self.path.name == "pyproject.toml":  # (only [tool.skillc…] is skillc's: `version` in [project] is not)
+            table = re.compile(r"^[ \t]*\[[ \t]*tool\.skillc\b", re.M).search(self.text)
+            start = table.start() if table else 0
+        m = re.compile(rf"^[ \t]*([\"']?){k}\1[ \t]*=", re.M).search(self.text, start) or \
+            re.compile(rf"^[ \t]*\[\[?[ \t]*(?:[\w.\"'-]+\.)?([\"']?){k}\1[ \t]*\]", re.M).search(self.text, start)
         return self.text.count("\n", 0, m.start()) + 1 if m else None
 
     def check_top_level(self) -> None:
@@ -43,12 +48,13 @@ class ConfigFile:
         are left alone in skills.toml (Meerkat reads the file too); in pyproject.toml's
         ``[tool.skillc]``, which is skillc's alone, every unknown key is refused."""
         ours = self.path.name == "pyproject.toml"
+        known = PYPROJECT_KEYS if ours else TOP_LEVEL_KEYS
         for key, value in self.data.items():
-            if key in TOP_LEVEL_KEYS:
+            if key in known:
                 continue
-            close = difflib.get_close_matches(str(key), TOP_LEVEL_KEYS, n=1, cutoff=0.75)
+            close = difflib.get_close_matches(str(key), known, n=1, cutoff=0.75)
             if ours or close or not isinstance(value, dict):
-                hint = f"; did you mean {close[0]!r}?" if close else f"; known: {', '.join(TOP_LEVEL_KEYS)}"
+                hint = f"; did you mean {close[0]!r}?" if close else f"; known: {', '.join(known)}"
                 raise self.error(f"unknown key {key!r}{hint}", str(key))
 
     def error(self, message: str, key: str | None = None) -> ConfigError:
@@ -183,6 +189,8 @@ def anchored(config: LintConfig, root: str | os.PathLike[str]) -> LintConfig:
         return config
     root_abs = os.path.realpath(root)
     folder = os.path.realpath(os.path.dirname(os.path.abspath(config.source)))
+    if os.path.basename(folder) == ".rkat":  # (.rkat/skills.toml speaks for the project around it)
+        folder = os.path.dirname(folder)
     base = strip = ""
     if folder != root_abs and folder.startswith(root_abs.rstrip(os.sep) + os.sep):  # the file is below the root
         strip = Path(os.path.relpath(folder, root_abs)).as_posix()

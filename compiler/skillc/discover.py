@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import fnmatch
 import os
+import posixpath
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -57,12 +58,12 @@ def path_key(rel: str) -> bytes:
 def config_relative(path: str, base: str, strip: str) -> str | None:
     """``path`` (relative to a linted or built root) as the configuration file's globs see it:
     ``base`` is the root's path from the file's folder (``skills`` for ``skillc lint skills``),
-    ``strip`` the folder's path from the root (a file linted from above its repository).  None
-    when ``path`` lies outside that folder."""
+    ``strip`` the folder's path from the root (the file sits below the root: a path outside its
+    folder is seen as ``../…``, as its globs write it)."""
     if strip:
-        if path != strip and not path.startswith(strip + "/"):
-            return None
-        path = path[len(strip) + 1:]
+        path = posixpath.relpath(path or ".", strip)
+        if path == ".":
+            path = ""
     if base:
         path = f"{base}/{path}" if path else base
     return path

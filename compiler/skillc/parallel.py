@@ -11,13 +11,14 @@ results with ``.result()``.
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import multiprocessing
 import os
 import signal
 import sys
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Generic, TypeVar
 
 from .errors import SkillcError
@@ -59,6 +60,24 @@ def die_with_parent(parent: int, forked_by_caller: bool = True) -> None:
     # Ctrl-C on a terminal signals the whole process group: the parent stops the workers (and says
     # so in one line); a worker that took the KeyboardInterrupt itself would print a traceback.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if hasattr(signal, "pthread_sigmask"):  # (forked with SIGINT held: see sigint_held; a pending one is dropped now)
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+
+
+@contextlib.contextmanager
+def sigint_held() -> Iterator[None]:
+    """SIGINT held (blocked) while workers are forked.  A Ctrl-C in that moment would otherwise reach
+    a new worker before it ignores SIGINT: it dies with a traceback, its pool forks a replacement
+    and the interrupted build can hang stopping them.  Held, it reaches each worker once it ignores
+    it (``die_with_parent``), and this process as soon as the forking is done."""
+    if not hasattr(signal, "pthread_sigmask"):
+        yield
+        return
+    old = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, old)
 
 
 _PR_SET_PDEATHSIG = 1
@@ -117,9 +136,13 @@ class Pending(Generic[R]):
         global _FORKED_BY_CALLER
         _FORKED_BY_CALLER = True
         try:
-            self._pool = multiprocessing.get_context("fork").Pool(jobs, initializer=_init, initargs=(os.getpid(),))
-        except BaseException:
-            del _WORK[job]
+            with sigint_held():
+                self._pool = multiprocessing.get_context("fork").Pool(jobs, initializer=_init,
+                                                                      initargs=(os.getpid(),))
+        except BaseException:  # (a Ctrl-C held while forking arrives here: the pool is stopped)
+            if self._pool is not None:
+                self._close(terminate=True)
+            _WORK.pop(job, None)
             raise
         finally:
             _FORKED_BY_CALLER = False

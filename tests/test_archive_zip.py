@@ -159,7 +159,10 @@ def test_import_refuses_lint_errors_and_writes_nothing(tmp_path):
     dest = tmp_path / "dest"
     r = run_skillc("import", str(path), "--into", str(dest))
     assert r.returncode == 1 and "lint error" in r.stderr
-    assert list(dest.iterdir()) == []
+    assert not dest.exists()  # (created for the import, removed with it)
+    dest.mkdir()
+    r = run_skillc("import", str(path), "--into", str(dest))
+    assert r.returncode == 1 and list(dest.iterdir()) == []
 
 
 def test_export_several_ids_from_a_directory(tmp_path):
@@ -201,15 +204,18 @@ def test_import_skips_vcs_and_build_folders(tmp_path):
         zf.writestr(".git/config", b'[core]\n\tfsmonitor = "touch PWNED; false"\n')
         zf.writestr("pdf/SKILL.md", b"---\nname: pdf\ndescription: Reads PDFs. Use when asked.\n---\nBody.\n")
         zf.writestr("pdf/node_modules/x/creds.txt", b"token\n")
-        zf.writestr("pdf/Build/out.txt", b"x\n")
+        zf.writestr("pdf/.GIT/config", b"[core]\n")  # (is .git/ on a case-insensitive file system)
+        zf.writestr("pdf/build/out.txt", b"x\n")
+        zf.writestr("pdf/Build/notes.md", b"kept: discovery skips build/, not Build/\n")
     dest = tmp_path / "dest"
     r = run_skillc("import", str(hostile(tmp_path, "vcs.zip", build)), "--into", str(dest), "--json")
     assert r.returncode == 0, r.stderr
     summary = json.loads(r.stdout)
     assert summary["skills"] == ["pdf"]
-    assert sorted(summary["skipped"]) == [".git/SKILL.md", ".git/config", "pdf/Build/out.txt",
+    assert sorted(summary["skipped"]) == [".git/SKILL.md", ".git/config", "pdf/.GIT/config", "pdf/build/out.txt",
                                           "pdf/node_modules/x/creds.txt"]
-    assert sorted(p.relative_to(dest).as_posix() for p in dest.rglob("*")) == ["pdf", "pdf/SKILL.md"]
+    assert sorted(p.relative_to(dest).as_posix() for p in dest.rglob("*")) == [
+        "pdf", "pdf/Build", "pdf/Build/notes.md", "pdf/SKILL.md"]
 
 
 def test_pack_and_export_scan_large_and_binary_files(tmp_path):
@@ -254,3 +260,207 @@ def test_export_from_a_bundle_takes_the_skills_archive(tmp_path):
         assert zf.read("pdf/SKILL.md") == (d / "SKILL.md").read_bytes()
     r = run_skillc("export", str(tmp_path / "dist"), "../../etc", "-o", str(tmp_path / "x.zip"))
     assert r.returncode == 2 and "is not a skill ID" in r.stderr
+
+
+# ---------------------------------------------------------------- what pack/export scan, and with which configuration
+
+TOKEN = "ghp_" + "Zq8vR2mK7xW4pL9sT3nB6yH1cF5dJ0gA2eUo"
+
+
+def _git_project(root: Path) -> Path:
+    root.mkdir(parents=True)
+    (root / ".git").mkdir()  # (the repository's top: where lint stops looking for a configuration)
+    return root
+
+
+def test_pack_and_export_read_the_configuration_lint_reads(tmp_path):
+    """Per-path ignores are relative to the configuration's folder, found in the skill's folder or
+    above it, as `skillc lint` finds and anchors them, whatever the current folder: a glob meant for
+    the project's tests/ does not silence a token inside a skill, and a reviewed ignore is honoured."""
+    project = _git_project(tmp_path / "project")
+    d = write_skill(project / "skills", "deploy").parent
+    (d / "tests").mkdir()
+    (d / "tests/live.env").write_text(f"GITHUB_TOKEN={TOKEN}\n")
+    (project / "skills.toml").write_text('[lint.per-path-ignores]\n"tests/*" = ["B707"]\n')
+    assert run_skillc("lint", cwd=project).returncode == 1
+    r = run_skillc("pack", "skills/deploy", "-o", str(tmp_path / "p.zip"), cwd=project)
+    assert r.returncode == 1 and "deploy/tests/live.env:1:14:" in r.stderr, r.stderr
+    r = run_skillc("export", "skills", "deploy", "-o", str(tmp_path / "e.zip"), cwd=project)
+    assert r.returncode == 1 and "possible github-token" in r.stderr
+    assert not (tmp_path / "p.zip").exists() and not (tmp_path / "e.zip").exists()
+    # the reviewed exception, in the configuration of the skills folder
+    (project / "skills.toml").unlink()
+    (project / "skills/skills.toml").write_text('[lint.per-path-ignores]\n"deploy/tests/live.env" = ["B707"]\n')
+    assert run_skillc("lint", "skills", cwd=project).returncode == 0
+    for cwd in (project, project / "skills", tmp_path):
+        r = run_skillc("pack", str(d), "-o", str(tmp_path / "p.zip"), cwd=cwd)
+        assert r.returncode == 0, (cwd, r.stderr)
+        r = run_skillc("export", str(project / "skills"), "deploy", "-o", str(tmp_path / "e.zip"), cwd=cwd)
+        assert r.returncode == 0, (cwd, r.stderr)
+    # a global ignore above the skill, found from the skill folder (not only in its parent)
+    (project / "skills/skills.toml").unlink()
+    (project / "skills.toml").write_text('[lint]\nignore = ["B707"]\n')
+    assert run_skillc("pack", str(d), "-o", str(tmp_path / "p.zip"), cwd=tmp_path).returncode == 0
+
+
+@pytest.mark.parametrize("encoding", ["utf-16", "utf-16-le"])
+def test_a_token_in_a_utf16_file_is_found(tmp_path, encoding):
+    """Windows PowerShell writes UTF-16 by default: with or without a byte-order mark, a token in
+    such a file refuses the pack (and lint reports it when the mark says what the file is)."""
+    d = write_skill(tmp_path / "skills", "sec").parent
+    (d / "assets").mkdir()
+    (d / "assets/creds.txt").write_bytes(f"GITHUB_TOKEN={TOKEN}\r\n".encode(encoding))
+    r = run_skillc("pack", str(d), "--profile", "spec", "-o", str(tmp_path / "s.zip"))
+    assert r.returncode == 1 and "sec/assets/creds.txt:1:14: " in r.stderr, r.stderr
+    assert r.stderr.count("possible github-token") == 1
+    lint = run_skillc("lint", str(d), "--format", "json")
+    found = [x for x in json.loads(lint.stdout)["diagnostics"] if x["code"] == "B707"]
+    assert len(found) == (1 if encoding == "utf-16" else 0)
+
+
+def test_pack_lints_the_whole_folder_and_names_nested_skills_it_leaves_out(tmp_path):
+    d = write_skill(tmp_path / "skills", "dang", body="See [guide](references/guide.md).\n").parent
+    (d / "references").mkdir()
+    os.symlink("missing.md", d / "references/guide.md")
+    r = run_skillc("pack", str(d), "-o", str(tmp_path / "d.zip"))
+    assert r.returncode == 1 and "D102" in r.stderr and not (tmp_path / "d.zip").exists()
+    (d / "references/guide.md").unlink()
+    (d / "references/guide.md").write_text("guide\n")
+    write_skill(d, "helper")
+    r = run_skillc("pack", str(d), "-o", str(tmp_path / "d.zip"), "--json")
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout)["nested_skills_left_out"] == ["helper"]
+    assert json.loads(r.stdout)["files"] == ["dang/SKILL.md", "dang/references/guide.md"]
+
+
+def test_pack_and_export_never_write_what_import_refuses_or_drops(tmp_path):
+    skills = tmp_path / "skills"
+    both = write_skill(skills, "both").parent
+    (both / "skill.md").write_text("lower-case twin\n")
+    aux = write_skill(skills, "aux").parent
+    cov = write_skill(tmp_path / "other", "coverage").parent
+    colon = write_skill(skills, "colon").parent
+    (colon / "notes:v2.md").write_text("x\n")
+    for args, words in (
+        (("pack", str(both)), "collide"),
+        (("pack", str(aux)), "reserved device name"),
+        (("pack", str(cov)), "below a folder that discovery skips"),
+        (("export", str(skills), "colon"), "one of"),
+    ):
+        r = run_skillc(*args, "-o", str(tmp_path / "x.zip"))
+        assert r.returncode == 1 and words in r.stderr and "import" in r.stderr, (args, r.stderr)
+        assert not (tmp_path / "x.zip").exists()
+    # a name that is not UTF-8: refused by name, never an internal error
+    bad = write_skill(skills, "badname").parent
+    (bad / "caf\udce9.md").write_bytes(b"x")
+    for args in (("pack", str(bad)), ("export", str(skills), "badname")):
+        r = run_skillc(*args, "-o", str(tmp_path / "x.zip"))
+        assert r.returncode == 1 and "caf\\xe9.md" in r.stderr and "not a UTF-8 name" in r.stderr, r.stderr
+
+
+def test_round_trip_keeps_folders_discovery_does_not_skip(tmp_path):
+    d = write_skill(tmp_path / "skills", "rt").parent
+    (d / "Build").mkdir()
+    (d / "Build/notes.md").write_text("a\n")
+    assert run_skillc("pack", str(d), "-o", str(tmp_path / "rt.zip")).returncode == 0
+    r = run_skillc("import", str(tmp_path / "rt.zip"), "--into", str(tmp_path / "imp"))
+    assert r.returncode == 0 and "skipped" not in r.stderr, r.stderr
+    assert (tmp_path / "imp/rt/Build/notes.md").read_text() == "a\n"
+
+
+@pytest.mark.parametrize("names, words", [
+    (["s/Refs/a.md", "s/refs/b.md"], "differ only by case"),
+    (["s/caf\u00e9.md", "s/cafe\u0301.md"], "Unicode normalization"),
+    (["s/" + "a" * 300 + ".md"], "file systems stop at 255"),
+    (["s/" + "/".join(["d" * 200] * 6) + "/x.md"], "more than 1024 bytes"),
+])
+def test_import_refuses_names_a_file_system_would_merge_or_refuse(tmp_path, names, words):
+    def build(zf):
+        zf.writestr("s/SKILL.md", b"---\nname: s\ndescription: Does s. Use when asked for s.\n---\nBody.\n")
+        for n in names:
+            zf.writestr(n, b"x\n")
+    into = tmp_path / "into"
+    r = run_skillc("import", str(hostile(tmp_path, "n.zip", build)), "--into", str(into))
+    assert r.returncode == 1 and words in r.stderr and "internal error" not in r.stderr, r.stderr
+    assert not into.exists()  # (refused before anything was written)
+
+
+def test_a_failed_import_into_a_new_folder_leaves_nothing(tmp_path):
+    path = hostile(tmp_path, "bad.zip", lambda zf: zf.writestr("bad/SKILL.md", b"---\nname: Not Valid!!\n---\n"))
+    r = run_skillc("import", str(path), "--into", str(tmp_path / "new/skills"))
+    assert r.returncode == 1 and "not imported" in r.stderr
+    assert not (tmp_path / "new/skills").exists()
+
+
+def test_a_forced_import_that_fails_half_way_puts_everything_back(tmp_path, monkeypatch):
+    """A folder that cannot be moved in (a mount point answers EBUSY; injected here, as mounting needs
+    privileges) undoes the folders moved before it: DIR is as it was, and the error is exit 1."""
+    import errno
+
+    from click.testing import CliRunner
+
+    from skillc.cli import cli
+
+    def build(zf):
+        for n in "ab":
+            zf.writestr(f"{n}/SKILL.md", f"---\nname: {n}\ndescription: New {n}. Use when asked.\n---\n# new\n")
+    into = tmp_path / "into"
+    for n in "ab":
+        write_skill(into, n, description=f"Old {n}. Use when asked.")
+    before = {p.relative_to(into).as_posix(): p.read_bytes() for p in into.rglob("*") if p.is_file()}
+    real_replace = os.replace
+
+    def flaky(src, dst, *args, **kwargs):
+        if os.fspath(src) == os.fspath(into / "b"):
+            raise OSError(errno.EBUSY, "Device or resource busy", os.fspath(src))
+        return real_replace(src, dst, *args, **kwargs)
+
+    monkeypatch.setattr(os, "replace", flaky)
+    result = CliRunner().invoke(cli, ["import", str(hostile(tmp_path, "ab.zip", build)), "--into", str(into),
+                                      "--force"], standalone_mode=False)
+    monkeypatch.undo()
+    assert "is as it was" in str(result.exception) and result.exception.exit_code == 1
+    after = {p.relative_to(into).as_posix(): p.read_bytes() for p in into.rglob("*") if p.is_file()}
+    assert after == before
+    assert sorted(p.name for p in into.iterdir()) == ["a", "b"]  # (no staging folder left)
+
+
+def test_a_killed_import_leaves_nothing_lint_build_or_the_next_import_would_see(tmp_path):
+    """The staging folder lives in DIR/.skillc-build/, which discovery skips; the next import removes
+    what a killed one left; SIGTERM unwinds like Ctrl-C (exit 143)."""
+    import signal
+    import subprocess
+    import time
+
+    from conftest import skillc_command
+
+    into = tmp_path / "skills"
+    write_skill(into, "real")
+    leftover = into / ".skillc-build/import.tmp-dead/skills/half"
+    write_skill(leftover.parent, "half")
+    r = run_skillc("lint", str(into), "--format", "json")
+    assert json.loads(r.stdout)["summary"]["skills"] == 1
+    r = run_skillc("build", str(into), "--out", str(tmp_path / "dist"), "--no-site", "--json",
+                   env={"SKILLC_CACHE_DIR": str(tmp_path / "cache")})
+    assert [s["id"] for s in json.loads((tmp_path / "dist/api/skills.json").read_text())["skills"]] == ["real"]
+    path = hostile(tmp_path, "ok.zip", lambda zf: zf.writestr(
+        "ok/SKILL.md", b"---\nname: ok\ndescription: Does ok. Use when asked.\n---\nBody.\n"))
+    assert run_skillc("import", str(path), "--into", str(into)).returncode == 0
+    assert sorted(p.name for p in into.iterdir()) == ["ok", "real"]
+    # SIGTERM while the archive is being opened (a FIFO nobody writes: the command waits there)
+    fifo = tmp_path / "slow.zip"
+    os.mkfifo(fifo)
+    proc = subprocess.Popen([*skillc_command(), "import", str(fifo), "--into", str(into)],
+                            stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 60
+    while True:  # a writer can open the FIFO once skillc has it open for reading; then its read waits
+        try:
+            writer = os.open(fifo, os.O_WRONLY | os.O_NONBLOCK)
+            break
+        except OSError:
+            assert time.monotonic() < deadline and proc.poll() is None
+            time.sleep(0.05)
+    proc.send_signal(signal.SIGTERM)
+    _, err = proc.communicate(timeout=30)
+    os.close(writer)
+    assert proc.returncode == 143 and err.strip().endswith("Terminated."), err

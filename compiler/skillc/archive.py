@@ -22,6 +22,7 @@ import re
 import stat
 import tempfile
 import time
+import unicodedata
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
@@ -37,7 +38,12 @@ EXCLUDE_GLOBS = ("*.pyc",)
 EXCLUDE_FILES = frozenset({".DS_Store"})
 ROOT_EXCLUDE_DIRS = frozenset({"evals"})
 JUNK_PREFIXES = ("__MACOSX/",)  # Finder's resource forks: skipped on import, never written
-_SKIPPED_DIRS = frozenset(d.lower() for d in SKIP_DIRS)  # entries below these are skipped too (check_zip)
+# Entries below the folders discovery skips are skipped too (check_zip), spelled as discovery spells
+# them (it never skips `Build/`); VCS folders in any case: on a case-insensitive file system `.GIT/`
+# is `.git/`, whose config can run commands in the next `git status`.
+_VCS_DIRS = frozenset({".git", ".hg", ".svn"})
+MAX_NAME_BYTES = 255  # one path segment (Linux, macOS and Windows all stop here)
+MAX_PATH_BYTES = 1024  # a whole entry name: room left for the folder it is extracted into
 _WINDOWS_BAD = re.compile(r'[\x00-\x1f\x7f\\:*?"<>|]')
 
 
@@ -183,7 +189,43 @@ def check_entry_name(raw: str) -> str:
             raise ArchiveError(f"entry {raw!r} has an empty, '.' or '..' path segment (path traversal)")
         if _WINDOWS_BAD.search(part):
             raise ArchiveError(f"entry {raw!r} contains a control character or one of \\:*?\"<>|")
+        try:
+            size = len(part.encode("utf-8"))
+        except UnicodeEncodeError:  # a file name read from disk that is not UTF-8 (surrogate escapes)
+            shown = part.encode("utf-8", "surrogateescape").decode("ascii", "backslashreplace")
+            raise ArchiveError(f"entry '{shown}' is not a UTF-8 name; zip tools would show it differently "
+                               "on every system") from None
+        if size > MAX_NAME_BYTES:
+            raise ArchiveError(f"entry {raw[:60]!r}… has a name of {size} bytes (file systems stop at "
+                               f"{MAX_NAME_BYTES})")
+    if len(raw.encode("utf-8")) > MAX_PATH_BYTES:
+        raise ArchiveError(f"entry {raw[:60]!r}… is a path of more than {MAX_PATH_BYTES} bytes")
     return raw
+
+
+def skipped_below(name: str) -> bool:
+    """The entry sits below a folder discovery never looks into (VCS, build output): import skips it."""
+    folders = name.split("/")[:-1]
+    return not SKIP_DIRS.isdisjoint(folders) or any(f.lower() in _VCS_DIRS for f in folders)
+
+
+def check_names(names: Sequence[str], where: str) -> None:
+    """ArchiveError when two of ``names`` (files, and the folders on their way) would be one name on
+    a case-insensitive or normalizing file system (macOS, Windows), or a name is both a file and a
+    folder."""
+    seen: dict[str, str] = {}
+    files = set(names)
+    for name in names:
+        parts = name.split("/")
+        for i in range(1, len(parts) + 1):
+            path = "/".join(parts[:i])
+            if i < len(parts) and path in files:
+                raise ArchiveError(f"{where}: {path!r} is both a file and a folder")
+            folded = unicodedata.normalize("NFC", path).casefold()
+            other = seen.setdefault(folded, path)
+            if other != path:
+                raise ArchiveError(f"{where}: {other!r} and {path!r} collide (they differ only by case or "
+                                   "Unicode normalization)")
 
 
 def check_zip(path: Path, limits: Limits = Limits()) -> ZipListing:
@@ -203,13 +245,13 @@ def check_zip(path: Path, limits: Limits = Limits()) -> ZipListing:
             raise ArchiveError(f"{path}: {len(infos):,} entries (the limit is {limits.max_entries:,})")
         entries: list[ZipEntry] = []
         skipped: list[str] = []
-        seen: dict[str, str] = {}
+        seen: set[str] = set()
         total = 0
         for info in infos:
             if info.filename.startswith(JUNK_PREFIXES) or info.filename.rsplit("/", 1)[-1] == ".DS_Store":
                 skipped.append(info.filename)
                 continue
-            if not _SKIPPED_DIRS.isdisjoint(p.lower() for p in info.filename.split("/")[:-1]):
+            if skipped_below(info.filename):
                 # VCS and build folders: discovery never looks inside them, so lint would not see what
                 # they hold, and a .git/config can run commands in the next `git status`.
                 skipped.append(info.filename)
@@ -225,11 +267,9 @@ def check_zip(path: Path, limits: Limits = Limits()) -> ZipListing:
                 raise ArchiveError(f"{path}: entry {name!r} is encrypted")
             if info.is_dir() or kind == stat.S_IFDIR:
                 continue
-            folded = name.casefold()
-            if folded in seen:
-                raise ArchiveError(f"{path}: entries {seen[folded]!r} and {name!r} collide "
-                                   "(duplicates, or differ only by case)")
-            seen[folded] = name
+            if name in seen:
+                raise ArchiveError(f"{path}: entry {name!r} is in the archive twice")
+            seen.add(name)
             if info.file_size > limits.max_file_bytes:
                 raise ArchiveError(f"{path}: entry {name!r} is {info.file_size:,} bytes uncompressed "
                                    f"(the limit is {limits.max_file_bytes:,})")
@@ -240,12 +280,7 @@ def check_zip(path: Path, limits: Limits = Limits()) -> ZipListing:
             if total > limits.max_total_bytes:
                 raise ArchiveError(f"{path}: more than {limits.max_total_bytes:,} bytes uncompressed")
             entries.append(ZipEntry(name, info.file_size, info.compress_size, bool(mode & 0o111), info))
-        files = {e.name for e in entries}
-        for e in entries:
-            parts = e.name.split("/")
-            for i in range(1, len(parts)):
-                if "/".join(parts[:i]) in files:
-                    raise ArchiveError(f"{path}: {'/'.join(parts[:i])!r} is both a file and a folder")
+        check_names([e.name for e in entries], str(path))
     return ZipListing(path, digest, tuple(entries), tuple(skipped))
 
 
@@ -269,10 +304,15 @@ def extract_zip(listing: ZipListing, dest: Path, limits: Limits = Limits(),
                 continue
             target = os.path.join(root, *entry.name.split("/"))
             parent = os.path.dirname(target)
-            os.makedirs(parent, exist_ok=True)
-            if not os.path.realpath(parent).startswith(root):
-                raise ArchiveError(f"{listing.path}: entry {entry.name!r} would be written outside {dest}")
-            fd = os.open(target, flags, 0o755 if entry.executable else 0o644)
+            try:
+                os.makedirs(parent, exist_ok=True)
+                real = os.path.realpath(parent)
+                if real != root and not real.startswith(root + os.sep):
+                    raise ArchiveError(f"{listing.path}: entry {entry.name!r} would be written outside {dest}")
+                fd = os.open(target, flags, 0o755 if entry.executable else 0o644)
+            except OSError as exc:
+                raise ArchiveError(f"{listing.path}: entry {entry.name!r} cannot be written into {dest}: "
+                                   f"{exc.strerror or exc}") from None
             count = 0
             try:
                 with os.fdopen(fd, "wb") as out, zf.open(entry.info) as src:
@@ -291,5 +331,5 @@ def extract_zip(listing: ZipListing, dest: Path, limits: Limits = Limits(),
     return written
 
 
-__all__ = ["ArchiveError", "Limits", "ZipEntry", "ZipListing", "check_entry_name", "check_zip", "excluded", "extract_zip",
-           "skill_members", "source_date_epoch", "write_skill_zip", "write_zip", "zip_time"]
+__all__ = ["ArchiveError", "Limits", "ZipEntry", "ZipListing", "check_entry_name", "check_names", "check_zip",
+           "excluded", "extract_zip", "skill_members", "skipped_below", "source_date_epoch", "write_skill_zip", "write_zip", "zip_time"]

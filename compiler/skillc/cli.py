@@ -11,6 +11,7 @@ import gc
 import importlib
 import importlib.util
 import os
+import signal
 import sys
 
 import click
@@ -77,7 +78,10 @@ def main(argv: list[str] | None = None) -> None:
     debug = "--debug" in (argv if argv is not None else sys.argv[1:])
     try:
         cli.main(args=argv, prog_name="skillc", standalone_mode=False)
-    except click.exceptions.Abort:  # (click's form of Ctrl-C)
+    except click.exceptions.Abort as exc:  # (click's form of Ctrl-C, and of SIGTERM: see run)
+        if isinstance(exc.__cause__, Terminated):
+            click.echo("Terminated.", err=True)
+            sys.exit(128 + 15)
         click.echo("Interrupted.", err=True)
         sys.exit(130)
     except click.ClickException as exc:
@@ -98,9 +102,10 @@ def main(argv: list[str] | None = None) -> None:
         if exc.hint:
             click.echo(f"  hint: {terminal_safe(exc.hint)}", err=True)
         sys.exit(exc.exit_code)
-    except KeyboardInterrupt:
-        click.echo("Interrupted.", err=True)
-        sys.exit(130)
+    except KeyboardInterrupt as exc:
+        terminated = isinstance(exc, Terminated)
+        click.echo("Terminated." if terminated else "Interrupted.", err=True)
+        sys.exit(128 + 15 if terminated else 130)
     except BrokenPipeError:
         sys.exit(1)
     except Exception as exc:  # an internal error: one line and a hint, a traceback only with --debug
@@ -152,6 +157,14 @@ def _reopen_closed_streams() -> None:
             setattr(sys, name, open(fd, "r" if fd == 0 else "w", encoding="utf-8", closefd=False))
 
 
+class Terminated(KeyboardInterrupt):
+    """SIGTERM, raised where the program is (``run``)."""
+
+
+def _terminated(signum: int, frame: object) -> None:
+    raise Terminated()
+
+
 def run() -> None:
     """The ``skillc`` command: ``main``, then leave at once.
 
@@ -169,6 +182,9 @@ def run() -> None:
     _reopen_closed_streams()
     if _command_name(sys.argv[1:]) != "serve":
         gc.disable()
+        # `kill`, a CI job's timeout, `docker stop`: unwind as from Ctrl-C, so staging folders are
+        # removed and locks released (workers put the default back: parallel.die_with_parent).
+        signal.signal(signal.SIGTERM, _terminated)
     try:
         main()
         code: object = 0

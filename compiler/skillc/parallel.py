@@ -60,6 +60,7 @@ def die_with_parent(parent: int, forked_by_caller: bool = True) -> None:
     # Ctrl-C on a terminal signals the whole process group: the parent stops the workers (and says
     # so in one line); a worker that took the KeyboardInterrupt itself would print a traceback.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)  # (the command's handler unwinds the parent, not a worker)
     if hasattr(signal, "pthread_sigmask"):  # (forked with SIGINT held: see sigint_held; a pending one is dropped now)
         signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
 

@@ -368,12 +368,23 @@ def scan(text: str) -> list[SecretMatch]:
 def scan_bytes(data: bytes) -> list[SecretMatch]:
     """``scan`` of a file's bytes, whatever they hold: UTF-8 as text, anything else one character per
     byte (keys and tokens are ASCII, so a token inside a binary file or a file in another encoding is
-    found too).  What is about to be published is scanned whole, however large."""
+    found too).  UTF-16 (what Windows PowerShell writes by default) is read as such when it starts
+    with a byte-order mark; other text with NUL bytes between its characters (UTF-16 without a mark,
+    wide strings in a binary) is scanned again without them.  What is about to be published is
+    scanned whole, however large."""
+    if data[:2] in (b"\xff\xfe", b"\xfe\xff"):
+        try:
+            return scan(data.decode("utf-16"))
+        except UnicodeDecodeError:
+            pass
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError:
         text = data.decode("latin-1")
-    return scan(text)
+    found = scan(text)
+    if not found and b"\0" in data:
+        found = scan(data.replace(b"\0", b"").decode("latin-1"))
+    return found
 
 
 def redact(text: str) -> tuple[str, dict[str, int]]:

@@ -21,17 +21,19 @@ import click
 from ..archive import (
     ArchiveError,
     check_entry_name,
+    check_names,
     check_zip,
     excluded,
     extract_zip,
     skill_members,
+    skipped_below,
     source_date_epoch,
     write_zip,
 )
-from ..config import find_config, lint_config, read_config_file
+from ..config import anchored, find_lint_config, lint_config, read_config_file
 from ..errors import SkillcError
 from ..lint import LintConfig, lint_root
-from ..model import Diagnostic, Severity
+from ..model import Diagnostic, ItemKind, Severity
 from ..resolve import id_problem
 from ..resolve_types import Repository, SourceSkill, Tier
 from ..rules.registry import PROFILES, load_all
@@ -39,9 +41,13 @@ from ..rules.registry import PROFILES, load_all
 SECRET_RULE = "B707"
 
 
-def _lint_config(config_path: str | None, start: Path, profile: str | None) -> LintConfig:
-    cfg_file = read_config_file(Path(config_path)) if config_path else find_config(start)
-    return lint_config(cfg_file, profile=profile)
+def _lint_config(config_path: str | None, root: Path, profile: str | None = None) -> LintConfig:
+    """The ``[lint]`` configuration for the files under ``root``: ``--config``, else the file
+    ``skillc lint root`` finds (in ``root`` or above it, up to the repository's top), anchored at
+    ``root`` as lint anchors it (its per-path globs are relative to the file's folder)."""
+    cfg_file = read_config_file(Path(config_path)) if config_path else find_lint_config(root)
+    overrides = {"profile": profile} if profile else {}
+    return anchored(lint_config(cfg_file, **overrides), root)
 
 
 def _secrets_on(cfg: LintConfig) -> bool:
@@ -52,15 +58,19 @@ def _secrets_on(cfg: LintConfig) -> bool:
     return rule is None or not any(c and SECRET_RULE.startswith(c) for c in cfg.ignore)
 
 
-def secret_findings(members: Iterable[tuple[str, str]], cfg: LintConfig) -> list[str]:
-    """``name:line:col: kind`` for every likely secret in the files about to be archived (never the value)."""
+def secret_findings(members: Iterable[tuple[str, str]], cfg: LintConfig, root: Path | None) -> list[str]:
+    """``name:line:col: kind`` for every likely secret in the files about to be archived (never the value).
+
+    ``root``: the folder ``cfg`` is anchored at; a file's per-path ignores are looked up by its path
+    from there, as ``skillc lint root`` does (None: the files are not in a linted tree, e.g. a
+    bundle's archives, and only the global ignores apply)."""
     if not _secrets_on(cfg):
         return []
     from ..secrets import scan_bytes
 
     out = []
     for name, source in members:
-        if cfg.ignored_at(SECRET_RULE, name.split("/", 1)[-1]):
+        if root is not None and cfg.ignored_at(SECRET_RULE, Path(os.path.relpath(source, root)).as_posix()):
             continue
         try:
             raw = Path(source).read_bytes()
@@ -69,6 +79,25 @@ def secret_findings(members: Iterable[tuple[str, str]], cfg: LintConfig) -> list
         # every file the archive will hold, whole, binary too (scan_bytes)
         out.extend(f"{name}:{m.line}:{m.column}: possible {m.kind} (value not shown)" for m in scan_bytes(raw))
     return out
+
+
+def check_members(members: Sequence[tuple[str, str]]) -> None:
+    """SkillcError (exit 1) unless ``skillc import`` would accept every name of the archive about to
+    be written, as is: pack and export never write what import refuses or would silently drop."""
+    names = [n for n, _ in members]
+    try:
+        for name in names:
+            check_entry_name(name)
+            if skipped_below(name):
+                raise ArchiveError(f"{name!r} is below a folder that discovery skips, and import would drop it")
+        for folder in sorted({n.split("/", 1)[0] for n in names}):
+            problem = id_problem(folder)
+            if problem:
+                raise ArchiveError(f"the folder {folder!r} is not a safe skill name: {problem}")
+        check_names(names, "the archive")
+    except ArchiveError as exc:
+        raise SkillcError(f"not written: {exc} (`skillc import` and other tools would refuse it)",
+                          hint="rename the file or folder", exit_code=1) from None
 
 
 def _print_diags(diags: Sequence[Diagnostic], prefix: str = "") -> None:
@@ -120,22 +149,26 @@ def pack(skill_dir: Path, output: Path | None, profile: str, config_path: str | 
     false positive in the reviewed configuration ([lint] ignore = ["B707"]).
     """
     skill_dir = skill_dir.resolve()
-    start = skill_dir if (skill_dir / "skills.toml").is_file() else skill_dir.parent
-    cfg = _lint_config(config_path, start, profile)
+    cfg = _lint_config(config_path, skill_dir, profile)
     from dataclasses import replace
 
     cfg = replace(cfg, extend_select=tuple(cfg.extend_select) + (SECRET_RULE,))
     skill = _skill_of_dir(skill_dir, cfg)
-    result = lint_root(skill_dir, cfg, only={""})
+    # The whole folder, as `skillc lint SKILL_DIR` sees it: a broken file or link below it is an error too.
+    result = lint_root(skill_dir, cfg)
     errors = [d for d in result.diagnostics if d.severity is Severity.ERROR]
     warnings = [d for d in result.diagnostics if d.severity is Severity.WARNING]
     members = skill_members(skill)
-    leaks = secret_findings(members, cfg)
+    # (a secret lint already reported is not listed twice)
+    reported = {(d.path, d.line) for d in errors if d.code == SECRET_RULE}
+    leaks = [line for line in secret_findings(members, cfg, skill_dir)
+             if (_leak_path(line, skill_dir.name), _leak_line(line)) not in reported]
     if errors or leaks:
         _print_diags(errors, f"{skill_dir.name}/")
         for line in leaks:
             click.echo(line, err=True)
-        raise SkillcError(f"{skill_dir.name}: not packed: {len(errors)} lint error(s), {len(leaks)} likely secret(s)",
+        counts = [f"{n} {what}" for n, what in ((len(errors), "lint error(s)"), (len(leaks), "likely secret(s)")) if n]
+        raise SkillcError(f"{skill_dir.name}: not packed: {', '.join(counts)}",
                           hint=f"fix them and run again (`skillc lint --profile {cfg.profile} {skill_dir}` "
                                "shows the details)", exit_code=1)
     if warnings and not as_json:
@@ -144,15 +177,24 @@ def pack(skill_dir: Path, output: Path | None, profile: str, config_path: str | 
     if dest == skill_dir or skill_dir in dest.parents:
         raise SkillcError(f"{dest}: the archive would be inside the skill folder it packs",
                           hint="write it elsewhere, e.g. -o ../" + f"{skill_dir.name}.zip")
-    for name, _ in members:
-        try:
-            check_entry_name(name)
-        except ArchiveError as exc:
-            raise SkillcError(f"not packed: {exc} (`skillc import` and other tools would refuse it)",
-                              hint="rename the file or folder", exit_code=1) from None
+    check_members(members)
     names = write_zip(members, dest, source_date_epoch())
-    _emit(as_json, {"archive": str(dest), "skill": skill.id, "files": names, "warnings": len(warnings)},
+    nested = sorted(it.skill_dir for it in result.discovery.items if it.skill_dir and it.kind is ItemKind.SKILL)
+    if nested and not as_json:
+        click.echo(f"note: left out {len(nested)} nested skill(s) ({', '.join(nested[:3])}"
+                   f"{' …' if len(nested) > 3 else ''}): each is a skill of its own; pack it separately", err=True)
+    _emit(as_json, {"archive": str(dest), "skill": skill.id, "files": names, "warnings": len(warnings),
+                    "nested_skills_left_out": nested},
           f"packed {skill.id} ({len(names)} files) into {dest}")
+
+
+def _leak_path(line: str, folder: str) -> str:
+    """The path (relative to the skill folder) of a ``secret_findings`` line."""
+    return line.split(":", 1)[0].removeprefix(folder + "/")
+
+
+def _leak_line(line: str) -> int:
+    return int(line.split(":")[1])
 
 
 # ---------------------------------------------------------------- export
@@ -204,6 +246,7 @@ def _resolution_for(source: str, config_cwd: Path, cache_dir: Path, cfg: LintCon
     from ..sources import open_source
 
     path = Path(source)
+    config_root = None
     if "://" in source:
         repos = [Repository("source", "http", source, Tier.PROJECT, Tier.PROJECT.default_priority, refresh_seconds=0)]
     elif path.is_file() and path.suffix == ".zip":
@@ -211,14 +254,16 @@ def _resolution_for(source: str, config_cwd: Path, cache_dir: Path, cfg: LintCon
     elif path.is_file():
         build = load_build_config([], str(path), cwd=config_cwd, home=Path.home(), env=os.environ)
         repos = list(build.repositories)
-        cfg = build.lint
+        folder = path.resolve().parent
+        config_root = folder.parent if folder.name == ".rkat" else folder
+        cfg = anchored(build.lint, config_root)
     elif path.is_dir():
         repos = [Repository("source", "filesystem", str(path.resolve()), Tier.PROJECT,
                             Tier.PROJECT.default_priority)]
     else:
         raise SkillcError(f"{source}: no such directory, file or URL")
     listings = [open_source(r, cache_dir=cache_dir, lint=cfg).skills() for r in repos]
-    return resolve(listings), cfg
+    return resolve(listings), cfg, config_root
 
 
 @click.command("export")
@@ -241,7 +286,11 @@ def export(source: str, ids: tuple[str, ...], output: Path, cache_dir: Path | No
     upload, several IDs for moving skills between repositories. Files holding likely secrets
     refuse the export (exit 1).
     """
-    cfg = lint_config(find_config(Path.cwd()))
+    source_dir = Path(source) if "://" not in source and Path(source).is_dir() else None
+    # The source's own configuration, as `skillc lint SOURCE` finds it (a bundle, zip or URL has
+    # none: the one around the current folder speaks for it).
+    anchor = source_dir.resolve() if source_dir is not None else Path.cwd()
+    cfg = _lint_config(None, anchor)
     folders: dict[str, str] = {}
     for skill_id in ids:
         folder = skill_id.strip("/").rsplit("/", 1)[-1]
@@ -251,11 +300,13 @@ def export(source: str, ids: tuple[str, ...], output: Path, cache_dir: Path | No
         folders[folder] = skill_id
     with tempfile.TemporaryDirectory(prefix="skillc-export-") as tmp_name:
         tmp = Path(tmp_name)
-        api = _bundle_api(Path(source)) if "://" not in source and Path(source).is_dir() else None
+        api = _bundle_api(source_dir) if source_dir is not None else None
+        root: Path | None = anchor if source_dir is not None and api is None else None
         if api is not None:
             per_id = _export_from_bundle(api, [i.strip("/") for i in ids], tmp)
         else:
-            resolution, cfg = _resolution_for(source, Path.cwd(), cache_dir or tmp / "cache", cfg)
+            resolution, cfg, config_root = _resolution_for(source, Path.cwd(), cache_dir or tmp / "cache", cfg)
+            root = config_root or root
             by_id = {s.id: s for s in resolution.skills}
             missing = [i for i in ids if i.strip("/") not in by_id]
             if missing:
@@ -263,7 +314,8 @@ def export(source: str, ids: tuple[str, ...], output: Path, cache_dir: Path | No
                 raise SkillcError(f"not found in {source}: {', '.join(missing)}", hint=f"known IDs: {known or 'none'}")
             per_id = {i.strip("/"): skill_members(by_id[i.strip("/")]) for i in ids}
         members = [m for ms in per_id.values() for m in ms if not excluded(m[0].split("/", 1)[1])]
-        leaks = secret_findings(members, cfg)
+        check_members(members)
+        leaks = secret_findings(members, cfg, root)
         if leaks:
             for line in leaks:
                 click.echo(line, err=True)
@@ -325,30 +377,23 @@ def import_(archive: Path, into: Path, force: bool, profile: str, config_path: s
     """
     listing = check_zip(archive)
     folders = _layout(listing)
-    into.mkdir(parents=True, exist_ok=True)
     clashes = [f for f in folders if (into / f).exists() or (into / f).is_symlink()]
     if clashes and not force:
         raise SkillcError(f"{', '.join(clashes)} already exist(s) in {into}; nothing was imported",
                           hint="use --force to replace them")
-    cfg = _lint_config(config_path, into, profile)
-    staging = Path(tempfile.mkdtemp(prefix=".skillc-import-", dir=into))
+    created = not into.exists()
     try:
-        extract_zip(listing, staging / "skills")
-        result = lint_root(staging / "skills", cfg)
-        errors = [d for d in result.diagnostics if d.severity is Severity.ERROR]
-        warnings = [d for d in result.diagnostics if d.severity is Severity.WARNING]
-        if errors:
-            _print_diags(errors)
-            raise SkillcError(f"{archive.name}: not imported: {len(errors)} lint error(s)", exit_code=1,
-                              hint="fix the skill and pack it again, or choose another --profile")
-        for folder in folders:
-            target = into / folder
-            old = staging / f"old-{folder}"
-            if target.exists() or target.is_symlink():
-                os.replace(target, old)
-            os.replace(staging / "skills" / folder, target)
-    finally:
-        shutil.rmtree(staging, ignore_errors=True)
+        into.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise SkillcError(f"cannot create {into}: {exc.strerror or exc}") from None
+    try:
+        cfg = _lint_config(config_path, into.resolve(), profile)
+        with _ImportLock(into) as work:
+            warnings = _stage_and_swap(archive, listing, folders, into, work, cfg)
+    except BaseException:
+        if created:
+            shutil.rmtree(into, ignore_errors=True)  # (nothing was imported: DIR did not exist before)
+        raise
     if warnings and not as_json:
         _print_diags(warnings)
     if listing.skipped and not as_json:
@@ -359,6 +404,93 @@ def import_(archive: Path, into: Path, force: bool, profile: str, config_path: s
                     "files": len(listing.entries), "replaced": clashes, "warnings": len(warnings),
                     "skipped": list(listing.skipped)},
           f"imported {len(folders)} skill(s) into {into}: {', '.join(folders)}")
+
+
+class _ImportLock:
+    """One import at a time into DIR (``flock`` on the folder itself: nothing is left behind), with
+    its staging folder in ``DIR/.skillc-build/`` (on DIR's file system, so each skill moves in with
+    one rename, and in a folder discovery skips, so an import that was killed is never linted or
+    built).  Leftovers of killed imports are removed first; the work folder goes when it is empty."""
+
+    def __init__(self, into: Path) -> None:
+        from ..build import WORK_DIR
+
+        self.into, self.work = into, into / WORK_DIR
+        self.fd: int | None = None
+
+    def __enter__(self) -> Path:
+        import errno
+        import fcntl
+
+        from ..build import clean_stale
+
+        fd = os.open(self.into, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError as exc:
+            os.close(fd)
+            if exc.errno in (errno.EWOULDBLOCK, errno.EAGAIN, errno.EACCES):
+                raise SkillcError(f"another skillc import is writing into {self.into}", exit_code=1,
+                                  hint="wait for it to finish and run this one again") from None
+            raise
+        self.fd = fd
+        from .. import parallel
+
+        parallel.CLOSE_IN_CHILD.append(fd)
+        clean_stale(self.work, "import")
+        self.work.mkdir(exist_ok=True)
+        return self.work
+
+    def __exit__(self, *exc: object) -> None:
+        try:
+            self.work.rmdir()
+        except OSError:
+            pass  # (a build's output beside it, or not empty)
+        if self.fd is not None:
+            from .. import parallel
+
+            parallel.CLOSE_IN_CHILD.remove(self.fd)
+            os.close(self.fd)
+            self.fd = None
+
+
+def _stage_and_swap(archive: Path, listing, folders: list[str], into: Path, work: Path,
+                    cfg: LintConfig) -> list[Diagnostic]:
+    """Extract and lint in a staging folder, then move each skill folder in; returns the warnings.
+    A folder that cannot be moved in puts back every one moved before it: DIR is left as it was."""
+    staging = Path(tempfile.mkdtemp(prefix="import.tmp-", dir=work))
+    try:
+        extract_zip(listing, staging / "skills")
+        result = lint_root(staging / "skills", cfg)
+        errors = [d for d in result.diagnostics if d.severity is Severity.ERROR]
+        if errors:
+            _print_diags(errors)
+            raise SkillcError(f"{archive.name}: not imported: {len(errors)} lint error(s)", exit_code=1,
+                              hint="fix the skill and pack it again, or choose another --profile")
+        done: list[tuple[Path, Path | None]] = []  # (target, where its old folder went)
+        try:
+            for folder in folders:
+                target = into / folder
+                old = None
+                if target.exists() or target.is_symlink():
+                    old = staging / f"old-{folder}"
+                    os.replace(target, old)
+                done.append((target, old))
+                os.replace(staging / "skills" / folder, target)
+        except OSError as exc:
+            for target, old in reversed(done):
+                try:
+                    if os.path.lexists(target):  # (the last one may have failed to move in)
+                        os.replace(target, staging / f"new-{target.name}")
+                    if old is not None:
+                        os.replace(old, target)
+                except OSError:
+                    pass
+            raise SkillcError(f"{archive.name}: not imported: cannot move {exc.filename!r} into place "
+                              f"({exc.strerror or exc}); {into} is as it was", exit_code=1) from None
+        return [d for d in result.diagnostics if d.severity is Severity.WARNING]
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
 
 
 __all__ = ["export", "import_", "pack"]

@@ -8,8 +8,9 @@ from pathlib import Path
 
 import click
 
-from ..discover import SKIP_DIRS
+from ..discover import RESOURCE_DIRS, SKILL_FILE_NAMES, SKIP_DIRS
 from ..errors import SkillcError
+from ..resolve import id_problem
 
 NAME_RE = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
@@ -50,6 +51,9 @@ def new(skill_id: str, description: str | None) -> None:
         raise SkillcError(f"invalid skill name {name!r}: use 1-64 characters of a-z, 0-9 and single hyphens, "
                           "not starting or ending with a hyphen",
                           hint="e.g. `skillc new skills/data/csv-cleanup`")
+    problem = id_problem(name)
+    if problem:  # (a reserved Windows device name: build and import refuse it)
+        raise SkillcError(f"invalid skill name {name!r}: {problem}", hint="choose another name")
     folder = Path(*parts) if not os.path.isabs(skill_id) else Path(skill_id)
     target = folder / "SKILL.md"
     existing = [p for p in (folder.iterdir() if folder.is_dir() else []) if p.name.lower() == "skill.md"]
@@ -74,11 +78,24 @@ def new(skill_id: str, description: str | None) -> None:
     except OSError as exc:
         raise SkillcError(f"cannot create {target}: {exc.strerror or exc}") from None
     click.echo(f"created {target.as_posix()}")
-    skipped = [p for p in parts[:-1] if p in SKIP_DIRS]
-    if skipped:
-        click.echo(f"note: discovery skips {skipped[0]}/ folders, so linting or building the repository will "
-                   "not see this skill", err=True)
+    hidden = _hidden_by(folder, parts)
+    if hidden:
+        click.echo(f"note: {hidden}, so linting or building the repository will not see this skill", err=True)
     click.echo(f"next: edit the description and steps, then run `skillc lint {folder.as_posix()}`")
+
+
+def _hidden_by(folder: Path, parts: list[str]) -> str | None:
+    """Why discovery would not find a skill in ``folder`` (``parts``: its path segments), or None."""
+    skipped = [p for p in parts if p in SKIP_DIRS]
+    if skipped:
+        return f"discovery skips {skipped[0]}/ folders"
+    for i, part in enumerate(parts[:-1]):
+        if part in RESOURCE_DIRS and i > 0:
+            owner = Path(*folder.parts[: len(folder.parts) - len(parts) + i])
+            if any((owner / n).is_file() for n in SKILL_FILE_NAMES):
+                return (f"{owner.as_posix()} is a skill, and a SKILL.md in its {part}/ folder is a resource "
+                        "(a fixture or template), not a skill")
+    return None
 
 
 __all__ = ["new", "render"]

@@ -144,6 +144,8 @@ def read_text(path: str) -> str | None:
         return None
     finally:
         os.close(fd)
+    if raw[:2] in (b"\xff\xfe", b"\xfe\xff"):  # UTF-16 with a byte-order mark (Windows PowerShell's default)
+        return raw.decode("utf-16", "replace")
     if b"\0" in raw[:8192]:
         return None
     return raw.decode("utf-8", "replace")

@@ -39,7 +39,7 @@ from typing import TYPE_CHECKING
 
 from . import parallel, secrets
 from .archive import read_source_date_epoch
-from .cache import BuildCache, default_cache_root, diagnostics_in, diagnostics_out, key_of
+from .cache import BuildCache, default_cache_root, diagnostics_in, diagnostics_out, key_of, tag_cache_root
 from .discover import SKIP_DIRS, path_key
 from .errors import BuildError, SkillcError
 from .lint import LintConfig, active_rules, check_collection, check_document, finalize
@@ -500,7 +500,8 @@ def _run_build(opts: BuildOptions, progress: Progress | None = None, fresh_cache
     from .buildconfig import load_build_config
     from .emit import EMITTERS
     from .emit.manifest import write_manifest
-    from .resolve import resolve
+    from .emit.skills import bundle_collisions
+    from .resolve import resolve, winners_of
     from .sources import open_source
 
     t0 = time.perf_counter()
@@ -524,6 +525,8 @@ def _run_build(opts: BuildOptions, progress: Progress | None = None, fresh_cache
         (cfg.settings(), lint_identity(cfg.lint),
          tuple((r.name, r.type, r.tier, r.priority, r.order) for r in cfg.repositories)),
         (opts.site, opts.emit))
+    if cache_root is not None:
+        tag_cache_root(cache_root)
     cache = BuildCache(cache_root / "records" if cache_root else None, salt=config_hash, fresh=fresh_cache)
     lap("config+cache load")
     work = out.parent / WORK_DIR
@@ -548,8 +551,14 @@ def _run_build(opts: BuildOptions, progress: Progress | None = None, fresh_cache
             for s in lst.skills:
                 diagnostics.extend((repo_name, d) for d in per_skill.get(id(s), ()))
         failing: dict[str, str] = {}
+        # Only the copy that would be published can fail the build: a broken copy that a valid one of
+        # higher precedence shadows is reported, and the valid one is published (overriding a broken
+        # upstream skill is what precedence is for).
+        publish = {id(s) for s in winners_of(listings).values()}
         for lst in listings:
             for s in lst.skills:
+                if id(s) not in publish:
+                    continue
                 errs = [d for d in per_skill.get(id(s), ()) if d.severity is Severity.ERROR]
                 if errs:
                     failing.setdefault(s.id, "lint errors: " + ", ".join(sorted({d.code for d in errs})))
@@ -570,6 +579,18 @@ def _run_build(opts: BuildOptions, progress: Progress | None = None, fresh_cache
             found = secrets.scan(s.id)
             if found:
                 res_errors.setdefault(s.id, f"its ID holds a likely secret ({found[0].kind}); rename the folder")
+        # Two skills that would write the same bundle path (from different repositories): one would
+        # silently overwrite the other's file, so neither is published, whatever lint selects.
+        by_id = {s.id: s for s in resolution.skills}
+        for skill_id, other, path in bundle_collisions(resolution.skills):
+            skill = by_id[skill_id]
+            whose = f"skill {other!r}" if other else "the bundle's own file"
+            message = f"skill {skill_id!r} would write {path}, where {whose} is; rename a folder"
+            diagnostics.append((skill.repository.name, Diagnostic("R110", Severity.ERROR, skill.document.path, 0, 0,
+                                                                   message, skill_id)))
+            res_errors.setdefault(skill_id, f"R110: {message}")
+            if other:
+                res_errors.setdefault(other, f"R110: skill {skill_id!r} would write {path}, in its place")
         if res_errors:
             failing.update(res_errors)
             resolution = resolve(_without(listings, failing), settings=settings)

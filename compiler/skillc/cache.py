@@ -63,6 +63,23 @@ def default_cache_root(env: dict[str, str] | os._Environ = os.environ) -> Path:
     return Path(base) / "skillc"
 
 
+def tag_cache_root(root: Path) -> None:
+    """Create ``root`` with a ``CACHEDIR.TAG`` in it: backup tools leave it out, and discovery never
+    reads it as a repository (a cache inside the project would otherwise publish the checkouts of
+    the git sources in it)."""
+    from .discover import CACHE_TAG, CACHE_TAG_SIGNATURE
+
+    tag = root / CACHE_TAG
+    if tag.is_file():
+        return
+    try:
+        root.mkdir(parents=True, exist_ok=True)
+        tag.write_bytes(CACHE_TAG_SIGNATURE + b"\n# This file is a cache directory tag created by skillc.\n"
+                        b"# For information about cache directory tags see https://bford.info/cachedir/\n")
+    except OSError:
+        pass  # (a read-only cache is reported where it is written)
+
+
 def key_of(*parts: object) -> str:
     """A record's key: the SHA-256 of the parts' ``repr`` (strings are quoted and escaped in it, so
     different parts never give the same text)."""

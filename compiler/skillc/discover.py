@@ -31,6 +31,18 @@ RESOURCE_DIRS = frozenset({"assets", "references", "scripts"})
 _LIGHTWEIGHT_EXCLUDED = frozenset({"references", "agents", "scripts"})
 MAX_COLLECTION_BYTES = 64 * 1024  # COLLECTION.md is one line of prose; never read a huge one whole
 SKILL_FILE_NAMES = ("SKILL.md", "skill.md", "Skill.md")
+# The Cache Directory Tagging Specification (bford.info/cachedir): a folder holding this file, starting
+# with the signature, is a cache.  skillc tags its own (SKILLC_CACHE_DIR may be inside a repository).
+CACHE_TAG = "CACHEDIR.TAG"
+CACHE_TAG_SIGNATURE = b"Signature: 8a477f597d28d172789f06886806bc55"
+
+
+def is_tagged_cache(folder: str | os.PathLike[str]) -> bool:
+    try:
+        with open(os.path.join(folder, CACHE_TAG), "rb") as fh:
+            return fh.read(len(CACHE_TAG_SIGNATURE)) == CACHE_TAG_SIGNATURE
+    except OSError:
+        return False
 MAX_LISTED_FILES = 2000  # files listed per skill folder (rules see at most this many)
 
 
@@ -208,6 +220,8 @@ def discover(root: str | os.PathLike[str], options: DiscoveryOptions = Discovery
         except OSError as exc:
             diag("D105", Severity.ERROR, dir_rel or ".", f"cannot read directory: {exc.strerror or exc}")
             continue
+        if dir_rel and any(e.name == CACHE_TAG for e in entries) and is_tagged_cache(dir_abs):
+            continue  # a cache (skillc's own, with the checkouts of git sources inside): never an input
         files: dict[str, os.DirEntry] = {}
         subdirs: list[os.DirEntry] = []
         links: list[str] = []

@@ -88,6 +88,22 @@ def _diag(code: str, sev: Severity, skill: SourceSkill, message: str) -> Diagnos
     return Diagnostic(code, sev, skill.document.path, 0, 0, message, skill.id)
 
 
+def precedence(s: SourceSkill) -> tuple[int, int]:
+    """Sort key of the copies of one ID: the first wins (higher priority, then declared first)."""
+    return (-s.repository.priority, s.repository.order)
+
+
+def winners_of(listings: Sequence[SourceListing]) -> dict[str, SourceSkill]:
+    """The copy of each ID that ``resolve`` publishes."""
+    best: dict[str, SourceSkill] = {}
+    for listing in listings:
+        for skill in listing.skills:
+            held = best.get(skill.id)
+            if held is None or precedence(skill) < precedence(held):
+                best[skill.id] = skill
+    return best
+
+
 def resolve(listings: Sequence[SourceListing], *, settings: Mapping[str, object] | None = None) -> Resolution:
     """Merge listings (in any order: precedence comes from each repository's priority and order).
 
@@ -101,9 +117,6 @@ def resolve(listings: Sequence[SourceListing], *, settings: Mapping[str, object]
     for listing in listings:
         for skill in listing.skills:
             offers.setdefault(skill.id, []).append(skill)
-
-    def precedence(s: SourceSkill) -> tuple[int, int]:
-        return (-s.repository.priority, s.repository.order)
 
     winners: list[SourceSkill] = []
     shadowed: list[Shadowing] = []

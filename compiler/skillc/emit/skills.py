@@ -29,7 +29,7 @@ import stat
 import struct
 import zipfile
 import zlib
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from json.encoder import encode_basestring  # json.dumps(ensure_ascii=False)'s string quoting
 
@@ -206,6 +206,32 @@ def planned_paths(skill: SourceSkill) -> list[str]:
     paths.extend(f"api/files/{skill.id}/{f.path}" for i, f in enumerate(skill.files)
                  if i == 0 or publishable(f.path) is None)
     return paths
+
+
+RESERVED_PATHS = ("api/skills/index.html",)  # written by the lists emitter inside api/skills/
+
+
+def bundle_collisions(skills: Sequence[SourceSkill]) -> list[tuple[str, str, str]]:
+    """``(id, other id or "", bundle path)`` for each skill whose planned files meet another
+    skill's (the same path, or a file where the other needs a folder) or a path the bundle keeps
+    for itself (other ``""``).  Skills from different repositories can meet this way."""
+    owner: dict[str, str] = {p: "" for p in RESERVED_PATHS}
+    found: list[tuple[str, str, str]] = []
+    for skill in skills:
+        enc = encode_id(skill.id)
+        for path in (*planned_paths(skill), f"api/skills/{enc}.json"):
+            held = owner.setdefault(path, skill.id)
+            if held != skill.id:
+                found.append((skill.id, held, path))
+    for path, held in owner.items():
+        cut = path.rfind("/")
+        while cut > 0:
+            other = owner.get(path[:cut])
+            if other is not None and other != held:
+                found.append((held, other, path[:cut]))
+                break
+            cut = path.rfind("/", 0, cut)
+    return found
 
 
 def _remove_empty_dirs(staging: Staging, art: SkillArtifacts) -> None:

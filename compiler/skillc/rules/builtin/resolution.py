@@ -97,3 +97,18 @@ declare(
     bad="skills/My_Tools/pdf/SKILL.md (ID My_Tools/pdf)", good="skills/my-tools/pdf/SKILL.md (ID my-tools/pdf)",
     severity=Severity.WARNING, scope="resolve",
 )
+declare(
+    "R110", "bundle-path-collision",
+    "Two published skills would write the same path in the bundle, or a file where the other needs a folder.",
+    rationale="""
+        Each skill is published at `api/skills/<encoded id>` (and `.json`), `api/archives/<id>.zip`
+        and `api/files/<id>/<path>`. Skills from different repositories can meet there: skill `a`'s
+        file `b/x.txt` and skill `a/b`'s `x.txt` are both `api/files/a/b/x.txt`; an ID `index.html`
+        is the list's redirect page `api/skills/index.html`; an ID `foo.json` is the `.json` twin of
+        skill `foo`. One would silently overwrite the other, so both skills are left out, and the
+        build fails (or, with `--keep-going`, lists them as excluded). Rename a folder.
+    """,
+    bad="repo1: a/SKILL.md, a/b/x.txt   repo2: a/b/SKILL.md, a/b/x.txt",
+    good="repo1: a/SKILL.md, a/refs/x.txt   repo2: a/b/SKILL.md, a/b/x.txt",
+    severity=Severity.ERROR, scope="resolve",
+)

@@ -1,0 +1,84 @@
+"""What a build publishes when repositories meet: broken copies that lose, bundle paths that collide,
+and a cache folder inside a repository."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+from conftest import run_skillc, write_skill
+
+
+def _build(tmp_path: Path, *args: str, cwd: Path | None = None, cache: Path | None = None):
+    env = {"SKILLC_CACHE_DIR": str(cache or tmp_path / "cache")}
+    return run_skillc("build", *args, "--no-site", "--json", cwd=cwd or tmp_path, env=env)
+
+
+def _ids(bundle: Path) -> list[str]:
+    return [s["id"] for s in json.loads((bundle / "api/skills.json").read_text())["skills"]]
+
+
+def test_a_broken_copy_that_loses_does_not_stop_the_copy_that_wins(tmp_path):
+    write_skill(tmp_path / "hi", "foo", description="The good override. Use when asked for foo.")
+    write_skill(tmp_path / "lo", "foo", frontmatter="name: foo\n")  # no description: S309, an error
+    r = _build(tmp_path, "hi", "lo", "--out", "dist")
+    assert r.returncode == 0, r.stderr
+    assert _ids(tmp_path / "dist") == ["foo"]
+    doc = json.loads((tmp_path / "dist/api/skills/foo").read_text())
+    assert doc["description"] == "The good override. Use when asked for foo."
+    assert json.loads(r.stdout)["errors"] == 1  # (reported: the repository has an error)
+    lint = json.loads((tmp_path / "dist/api/manifest.json").read_text())["lint"]
+    assert [(d["code"], d["repository"]) for d in lint["diagnostics"]] == [("S309", "lo")]
+    # the other way round: the copy that would win is broken, so the ID is not published at all
+    # (never the shadowed copy in its place)
+    r = _build(tmp_path, "lo", "hi", "--out", "dist2")
+    assert r.returncode == 1 and "foo (lint errors: S309)" in r.stderr
+    r = _build(tmp_path, "lo", "hi", "--out", "dist2", "--keep-going")
+    assert r.returncode == 0 and _ids(tmp_path / "dist2") == []
+
+
+def test_skills_that_would_write_the_same_bundle_path_are_refused(tmp_path):
+    a = write_skill(tmp_path / "r1", "a").parent
+    (a / "b").mkdir()
+    (a / "b/x.txt").write_text("from r1 skill a\n")
+    ab = write_skill(tmp_path / "r2", "a/b", name="b").parent
+    (ab / "x.txt").write_text("from r2 skill a/b\n")
+    r = _build(tmp_path, "r1", "r2", "--out", "d1")
+    assert r.returncode == 1 and "R110" in r.stderr and "api/files/a/b/x.txt" in r.stderr, r.stderr
+    write_skill(tmp_path / "r3", "index.html", name="indexhtml")
+    write_skill(tmp_path / "r3", "other")
+    write_skill(tmp_path / "r4", "foo")
+    write_skill(tmp_path / "r4", "foo.json", name="foojson")
+    for repo, path in (("r3", "api/skills/index.html"), ("r4", "api/skills/foo.json")):
+        r = _build(tmp_path, repo, "--out", f"d-{repo}", "--keep-going")
+        assert r.returncode == 0, r.stderr
+        lint = json.loads((tmp_path / f"d-{repo}/api/manifest.json").read_text())["lint"]
+        assert any(d["code"] == "R110" and path in d["message"] for d in lint["diagnostics"]), lint
+    assert _ids(tmp_path / "d-r3") == ["other"]
+    listing = (tmp_path / "d-r3/api/skills/index.html").read_bytes()
+    assert listing == (tmp_path / "d-r3/api/skills.json").read_bytes()  # the list's page, not a skill
+    assert _ids(tmp_path / "d-r4") == []  # (foo and foo.json: neither wins the name)
+
+
+def test_a_cache_folder_inside_a_repository_is_never_an_input(tmp_path):
+    """SKILLC_CACHE_DIR inside the project (a CI cache): the checkouts of git sources in it are not
+    skills of the filesystem repository around it; the bundle is the same on every build."""
+    git = tmp_path / "g"
+    write_skill(git / "skills", "alpha")
+    env = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@t"}
+    for cmd in (["init", "-q", "-b", "main"], ["add", "-A"], ["commit", "-qm", "c"]):
+        subprocess.run(["git", *cmd], cwd=git, check=True, env={**env, "PATH": "/usr/bin:/bin"})
+    project = tmp_path / "project"
+    write_skill(project, "mine")
+    (project / "skills.toml").write_text(
+        '[[repositories]]\nname = "here"\ntype = "filesystem"\npath = "."\n\n'
+        f'[[repositories]]\nname = "g"\ntype = "git"\nurl = "file://{git}"\nskills_root = "skills"\n')
+    cache = project / ".skillc-cache"
+    for out in ("dist", "build"):
+        r = _build(tmp_path, "--out", out, cwd=project, cache=cache)
+        assert r.returncode == 0, r.stderr
+        assert _ids(project / out) == ["alpha", "mine"]
+    assert (cache / "CACHEDIR.TAG").read_bytes().startswith(b"Signature: 8a477f597d28d172789f06886806bc55")
+    r = run_skillc("lint", ".", "--format", "json", cwd=project)
+    assert json.loads(r.stdout)["summary"]["skills"] == 1  # (lint skips a tagged cache too)

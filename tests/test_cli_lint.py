@@ -101,7 +101,7 @@ def test_file_arguments_as_pre_commit_passes_them(repo: Path):
     rc, r = lint_json("skills/a/SKILL.md", "skills/c/SKILL.md", "CLAUDE.md", cwd=repo)
     assert rc == 1
     assert codes(r) == [("CLAUDE.md", "L904"), ("skills/a/SKILL.md", "P209")]  # b is not linted
-    assert r["summary"]["skills"] == 3
+    assert (r["summary"]["skills"], r["summary"]["files"]) == (2, 3)
     proc = run_skillc("lint", "README.md", "skills/c/SKILL.md", cwd=repo)
     assert proc.returncode == 0 and "README.md is not a skill" in proc.stderr
     # A SKILL.md outside the current directory: rooted at the folder above its skill.

@@ -68,8 +68,9 @@ def test_golden_diff_and_nothing_written(tree: Path):
 def test_json_report_has_the_brief_shape(tree: Path):
     report = json.loads(run_skillc("lint", *SELECT, "--format", "json", cwd=tree).stdout)
     assert set(report) == {"summary", "diagnostics"}
-    assert set(report["summary"]) == {"skills", "errors", "warnings"}
-    assert report["summary"]["skills"] == 8  # 7 skill folders + CLAUDE.md; the assets/ fixture is no skill
+    assert set(report["summary"]) == {"skills", "files", "errors", "warnings"}  # (the brief's, and files)
+    assert report["summary"]["skills"] == 7  # 7 skill folders; the assets/ fixture is no skill
+    assert report["summary"]["files"] == 8  # and CLAUDE.md
     for d in report["diagnostics"]:
         assert set(d) == {"code", "severity", "path", "line", "column", "message", "skill"}
     assert not any(d["path"].startswith("good-skill") for d in report["diagnostics"])

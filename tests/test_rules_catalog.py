@@ -265,3 +265,35 @@ def test_b704_decodes_percent_encoded_links_and_skips_html_comments(tmp_path: Pa
           files={"references/my file.md": "x\n"})(tmp_path)
     found = [d.message for d in lint_root(tmp_path, LintConfig()).diagnostics if d.code == "B704"]
     assert found == ["link target 'references/no%20such.md' does not exist in the skill"]
+
+
+def test_a_fence_with_an_info_string_never_closes_a_block(tmp_path: Path):
+    """CommonMark: a closing fence has nothing after it, so ```python inside an open block is code
+    (one stray fence used to swap code and prose for the rest of the file)."""
+    skill(body="# T\n\n```\nstray\n\n```python\ncode\n```\n\n[a](references/missing.md)\n")(tmp_path)
+    found = [d.message for d in lint_root(tmp_path, LintConfig()).diagnostics if d.code == "B704"]
+    assert found == ["link target 'references/missing.md' does not exist in the skill"]
+
+
+def test_s313_never_quotes_a_null_into_text(tmp_path: Path):
+    skill(fm="metadata:\n  a: ~\n  b: 2.0\n")(tmp_path)
+    found = {d.message: d for d in lint_root(tmp_path, LintConfig(profile="spec")).diagnostics if d.code == "S313"}
+    assert set(found) == {"metadata value 'a' must be a string, found nothing (null)",
+                          "metadata value 'b' must be a string, found a number"}
+    assert found["metadata value 'a' must be a string, found nothing (null)"].fix is None
+    assert found["metadata value 'b' must be a string, found a number"].fix is not None  # quoted: '2.0'
+
+
+def test_f407_suggests_a_block_list_when_an_entry_holds_a_space(tmp_path: Path):
+    """A flow list `[...]` is refused by skills-ref's strict YAML; a block list is read by all."""
+    skill(fm="allowed-tools: Read, Bash(gh api:*)\n")(tmp_path)
+    found = [d.message for d in lint_root(tmp_path, LintConfig()).diagnostics if d.code == "F407"]
+    assert len(found) == 1 and "one `- entry` per line" in found[0] and "- Read, - Bash(gh api:*)" in found[0]
+    assert "[" not in found[0].split("(", 1)[1].replace("Bash(gh api:*)", "")
+
+
+def test_type_names_in_messages_take_the_right_article(tmp_path: Path):
+    skill(fm="model: 5\nversion: [1]\n")(tmp_path)
+    messages = [d.message for d in lint_root(tmp_path, LintConfig()).diagnostics]
+    assert any("found an integer" in m for m in messages), messages
+    assert not any("found a integer" in m or "a text" in m for m in messages)

@@ -597,7 +597,7 @@ def _parse_text(original: str, digest: str, size: int, ctx: _Ctx, kind: ItemKind
         data = {}
     if not isinstance(data, dict):
         diags.append(_diag(ctx, "P210", Severity.ERROR, 2, 1,
-                           f"frontmatter must be a YAML mapping of keys to values, found a {_type_name(data)}"))
+                           f"frontmatter must be a YAML mapping of keys to values, found {a_type_name(data)}"))
         return finish()
     frontmatter = Frontmatter(data, keys, scalars, 1, close + 1)
     return finish()
@@ -622,3 +622,11 @@ def _type_name(value: Any) -> str:
 
 
 type_name = _type_name
+
+
+def a_type_name(value: Any) -> str:
+    """``type_name`` as a message says it: "an integer", "a list", "text", "nothing (null)"."""
+    name = _type_name(value)
+    if name in ("null", "text"):
+        return "nothing (null)" if name == "null" else name
+    return f"an {name}" if name[0] in "aeiou" else f"a {name}"

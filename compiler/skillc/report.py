@@ -14,7 +14,7 @@ from urllib.parse import quote
 
 from . import __version__
 from .lint import LintResult
-from .model import Diagnostic, Severity
+from .model import Diagnostic, ItemKind, Severity
 from .rules.registry import RULES
 
 FORMATS = ("text", "json", "github", "sarif")
@@ -62,8 +62,11 @@ _TERMINAL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 
 
 def summary(results: Sequence[LintResult]) -> dict[str, int]:
+    """``skills``: the SKILL.md files checked; ``files``: everything checked (convention and
+    lightweight files too, as the text report's "Checked N files" counts)."""
     return {
-        "skills": sum(len(r.items) for r in results),
+        "skills": sum(1 for r in results for i in r.items if i.item.kind is ItemKind.SKILL),
+        "files": sum(len(r.items) for r in results),
         "errors": sum(r.count(Severity.ERROR) for r in results),
         "warnings": sum(r.count(Severity.WARNING) for r in results),
     }
@@ -87,7 +90,7 @@ def render_text(results: Sequence[LintResult], diagnostics: Sequence[Diagnostic]
         lines.append(f"{click.style(loc, bold=True) if color else loc} {code} {one_line(d.message)}")
     s = summary(results)
     infos = sum(1 for r in results for d in r.diagnostics if d.severity is Severity.INFO)
-    text = (f"Checked {_plural(s['skills'], 'file')}: {_plural(s['errors'], 'error')}, "
+    text = (f"Checked {_plural(s['files'], 'file')}: {_plural(s['errors'], 'error')}, "
             f"{_plural(s['warnings'], 'warning')}" + (f", {infos:,} info" if infos else "") + ".")
     if fixed:
         text += f" Fixed {_plural(fixed, 'problem')}."
@@ -134,7 +137,7 @@ def render_github(results: Sequence[LintResult], diagnostics: Sequence[Diagnosti
         props.append(f"title={gh_escape_property(d.code)}")
         out.append(f"::{level[d.severity]} {','.join(props)}::{gh_escape_data(d.code + ' ' + printable(d.message))}")
     s = summary(results)
-    out.append(f"skillc: {_plural(s['skills'], 'file')} checked: {_plural(s['errors'], 'error')}, "
+    out.append(f"skillc: {_plural(s['files'], 'file')} checked: {_plural(s['errors'], 'error')}, "
                f"{_plural(s['warnings'], 'warning')}.")
     return "\n".join(out) + "\n"
 

@@ -220,7 +220,7 @@ def _mask_code(text: str) -> str:
     masked = text
     if "```" in text or "~~~" in text:
         # Fence lines found by one multi-line search; a block runs from its opening line to the
-        # closing line (one that opens with at least as many of the same character), or to the end.
+        # closing line (at least as many of the same character and nothing else), or to the end.
         blocks: list[tuple[int, int]] = []
         fence: str | None = None
         start = 0
@@ -229,8 +229,10 @@ def _mask_code(text: str) -> str:
                 fence = m.group(1)[0] * len(m.group(1))
                 start = m.start()
             elif m.group(1).startswith(fence):
-                fence = None
                 end = text.find("\n", m.end())
+                if text[m.end() : len(text) if end < 0 else end].strip():
+                    continue  # (a closing fence has nothing after it: ```python inside a block is code)
+                fence = None
                 blocks.append((start, len(text) if end < 0 else end))
         if fence is not None:
             blocks.append((start, len(text)))

@@ -12,7 +12,7 @@ import re
 from typing import Any, Iterator
 
 from ...model import WIRE_FRONTMATTER_KEYS, ItemKind, Position, Severity
-from ...parse import type_name
+from ...parse import a_type_name
 from ..registry import Finding, RuleContext, rule
 from . import schema
 from .fixes import quote_scalar_fix
@@ -107,10 +107,10 @@ def version_not_string(ctx: RuleContext):
     value = ctx.meta["version"]
     scalar = _scalar(ctx, "version")
     if scalar is not None and not isinstance(value, (list, dict)):
-        yield Finding(f"'version' is read as a {type_name(value)}; quote it: '{scalar.text}'",
+        yield Finding(f"'version' is read as {a_type_name(value)}; quote it: '{scalar.text}'",
                       scalar.position, quote_scalar_fix(ctx, scalar))
     else:
-        yield Finding(f"'version' must be a version string such as '1.0.0', found a {type_name(value)}",
+        yield Finding(f"'version' must be a version string such as '1.0.0', found {a_type_name(value)}",
                       ctx.value("version"))
 
 
@@ -167,11 +167,11 @@ def tags_invalid(ctx: RuleContext):
         hint = f"; write a list: [{', '.join(parts)}]"
         yield Finding(f"'tags' must be a list of strings, found text{hint}", ctx.value("tags"))
     elif not isinstance(tags, list):
-        yield Finding(f"'tags' must be a list of strings, found a {type_name(tags)}", ctx.value("tags"))
+        yield Finding(f"'tags' must be a list of strings, found {a_type_name(tags)}", ctx.value("tags"))
     else:
         for i, tag in enumerate(tags):
             if not isinstance(tag, str) or not tag.strip():
-                what = "empty" if isinstance(tag, str) or tag is None else f"a {type_name(tag)}"
+                what = "empty" if isinstance(tag, str) or tag is None else f"{a_type_name(tag)}"
                 yield Finding(f"tag {i + 1} must be non-empty text, found {what}", ctx.key("tags", i))
 
 
@@ -246,14 +246,14 @@ def allowed_tools_invalid(ctx: RuleContext):
     if isinstance(value, list):
         for i, entry in enumerate(value):
             if not isinstance(entry, str):
-                yield Finding(f"allowed-tools entry {i + 1} must be text, found a {type_name(entry)}",
+                yield Finding(f"allowed-tools entry {i + 1} must be text, found {a_type_name(entry)}",
                               ctx.key("allowed-tools", i))
             elif not _LIST_ENTRY.match(entry.strip()) or entry.count("(") != entry.count(")"):
                 yield Finding(f"allowed-tools entry {entry!r} is not a tool name", ctx.key("allowed-tools", i))
         return
     if not isinstance(value, str):
         if "allowed-tools" in ctx.meta and value is not None:
-            yield Finding(f"'allowed-tools' must be text or a list, found a {type_name(value)}",
+            yield Finding(f"'allowed-tools' must be text or a list, found {a_type_name(value)}",
                           ctx.value("allowed-tools"))
         return
     entries, _, balanced = split_tools(value)
@@ -283,8 +283,9 @@ def allowed_tools_comma(ctx: RuleContext):
         entries, sep, balanced = split_tools(value)
         if sep == "," and balanced and all(entries):
             if any(" " in e for e in entries):  # (joined with spaces they could not be told apart)
-                fix = "an entry holds a space, so write them as a YAML list: [" + ", ".join(
-                    "'" + e.replace("'", "''") + "'" for e in entries) + "]"
+                # A block list, not a flow `[…]` one: skills-ref's strict YAML refuses flow collections.
+                fix = ("an entry holds a space, so write them as a YAML list, one `- entry` per line below "
+                       "`allowed-tools:`: " + ", ".join(f"- {e}" for e in entries))
             else:
                 fix = f"write: {' '.join(entries)}"
             yield Finding(f"'allowed-tools' is comma-separated; the specification separates tools with spaces "
@@ -452,7 +453,7 @@ def text_key_not_string(ctx: RuleContext):
         scalar = _scalar(ctx, key)
         fix = quote_scalar_fix(ctx, scalar) if scalar is not None else None
         hint = " (quote it)" if isinstance(value, (list, int, float, bool)) else ""
-        yield Finding(f"{key!r} must be text, found a {type_name(value)}{hint}", ctx.value(key), fix)
+        yield Finding(f"{key!r} must be text, found {a_type_name(value)}{hint}", ctx.value(key), fix)
 
 
 @rule(

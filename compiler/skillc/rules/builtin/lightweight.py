@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ...model import ItemKind, Position, Severity
-from ...parse import type_name
+from ...parse import a_type_name
 from ..registry import Finding, RuleContext, rule
 
 REC = frozenset({"recommended"})
@@ -20,7 +20,7 @@ def _required(ctx: RuleContext, key: str):
         return
     value = ctx.meta[key]
     if not isinstance(value, str) or not value.strip():
-        what = "empty" if isinstance(value, str) or value is None else f"a {type_name(value)}"
+        what = "empty" if isinstance(value, str) or value is None else f"{a_type_name(value)}"
         yield Finding(f"{key!r} must be non-empty text, found {what}", ctx.value(key))
 
 

@@ -10,7 +10,7 @@ silently falls back to defaults for anything else.  That silence is why these ar
 from __future__ import annotations
 
 from ...model import ItemKind, Severity
-from ...parse import type_name
+from ...parse import a_type_name
 from ..registry import Finding, RuleContext, rule
 from . import schema
 
@@ -60,7 +60,7 @@ def skill_memory_invalid(ctx: RuleContext):
         return
     value = ctx.meta[KEY]
     if not isinstance(value, dict):
-        yield Finding(f"'skill-memory' must be a mapping such as {{enabled: true}}, found a {type_name(value)}",
+        yield Finding(f"'skill-memory' must be a mapping such as {{enabled: true}}, found {a_type_name(value)}",
                       ctx.value(KEY))
         return
     for issue in _issues(ctx, None):

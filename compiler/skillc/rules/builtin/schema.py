@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from functools import cache
 from typing import TYPE_CHECKING, Any, Iterator
 
-from ...parse import type_name
+from ...parse import a_type_name
 from ...resources import schema_path
 
 if TYPE_CHECKING:  # imported when a validator is first needed: ~0.3 s that most lint runs never pay
@@ -50,11 +50,7 @@ def validator(definition: str, schema: str = FULL_SCHEMA) -> jsonschema.protocol
     return cls(sub)
 
 
-def _describe(value: Any) -> str:
-    name = type_name(value)
-    if name == "null":
-        return "nothing (null)"
-    return f"an {name}" if name[0] in "aeiou" else f"a {name}"
+_describe = a_type_name
 
 
 def _expected(types: Any) -> str:

@@ -10,7 +10,7 @@ import re
 import unicodedata
 
 from ...model import Severity
-from ...parse import type_name
+from ...parse import a_type_name
 from ..registry import ALL, Finding, RuleContext, rule
 
 SPEC_KEYS = ("name", "description", "license", "compatibility", "metadata", "allowed-tools")
@@ -65,7 +65,7 @@ def name_missing(ctx: RuleContext):
 def name_not_string(ctx: RuleContext):
     name = ctx.meta.get("name", "")
     if "name" in ctx.meta and (not isinstance(name, str) or not name.strip()):
-        what = "empty" if isinstance(name, str) or name is None else f"a {type_name(name)}"
+        what = "empty" if isinstance(name, str) or name is None else f"{a_type_name(name)}"
         yield Finding(f"'name' must be a non-empty string, found {what}", ctx.value("name"))
 
 
@@ -198,7 +198,7 @@ def description_not_string(ctx: RuleContext):
         return
     value = ctx.meta["description"]
     if not isinstance(value, str) or not value.strip():
-        what = "empty" if isinstance(value, str) or value is None else f"a {type_name(value)}"
+        what = "empty" if isinstance(value, str) or value is None else f"{a_type_name(value)}"
         yield Finding(f"'description' must be a non-empty string, found {what}", ctx.value("description"))
 
 
@@ -230,7 +230,7 @@ def compatibility_invalid(ctx: RuleContext):
         return
     value = ctx.meta["compatibility"]
     if not isinstance(value, str):
-        yield Finding(f"'compatibility' must be a string, found a {type_name(value)}", ctx.value("compatibility"))
+        yield Finding(f"'compatibility' must be a string, found {a_type_name(value)}", ctx.value("compatibility"))
     elif not value:
         yield Finding("'compatibility' is empty; remove it or say what the skill needs", ctx.value("compatibility"))
     elif len(value) > 500:
@@ -264,7 +264,7 @@ def metadata_not_string_map(ctx: RuleContext):
         return
     value = ctx.meta["metadata"]
     if not isinstance(value, dict):
-        yield Finding(f"'metadata' must be a mapping, found a {type_name(value)}", ctx.value("metadata"))
+        yield Finding(f"'metadata' must be a mapping, found {a_type_name(value)}", ctx.value("metadata"))
         return
     fm = ctx.document.frontmatter
     for key, item in value.items():
@@ -272,12 +272,13 @@ def metadata_not_string_map(ctx: RuleContext):
             continue
         scalar = fm.scalars.get(("metadata", key)) if fm else None
         fix = None
-        if scalar is not None and scalar.style is None and not isinstance(item, (list, dict)):
+        # (numbers, booleans and dates only: quoting `~` or `null` would turn "no value" into text)
+        if scalar is not None and scalar.style is None and item is not None and not isinstance(item, (list, dict)):
             from .fixes import quote_scalar_fix
 
             fix = quote_scalar_fix(ctx, scalar)
         yield Finding(
-            f"metadata value {key!r} must be a string, found a {type_name(item)}", ctx.key("metadata", key), fix
+            f"metadata value {key!r} must be a string, found {a_type_name(item)}", ctx.key("metadata", key), fix
         )
 
 
@@ -286,7 +287,7 @@ def metadata_not_string_map(ctx: RuleContext):
     rationale="""
         The specification defines a space-separated string (experimental). Many real skills use a
         YAML list (which adk-rust requires) or commas; skillc accepts both in `recommended` and
-        reports them in `spec`. F404 checks the entries themselves.
+        reports them in `spec`. F406 checks the entries themselves.
     """,
     bad="""
         allowed-tools:
@@ -299,7 +300,7 @@ def metadata_not_string_map(ctx: RuleContext):
 def allowed_tools_not_string(ctx: RuleContext):
     if "allowed-tools" in ctx.meta and not isinstance(ctx.meta["allowed-tools"], str):
         value = ctx.meta["allowed-tools"]
-        yield Finding(f"'allowed-tools' must be a space-separated string, found a {type_name(value)}",
+        yield Finding(f"'allowed-tools' must be a space-separated string, found {a_type_name(value)}",
                       ctx.value("allowed-tools"))
 
 
@@ -311,7 +312,7 @@ def allowed_tools_not_string(ctx: RuleContext):
 )
 def license_not_string(ctx: RuleContext):
     if "license" in ctx.meta and not isinstance(ctx.meta["license"], str):
-        yield Finding(f"'license' must be a string, found a {type_name(ctx.meta['license'])}", ctx.value("license"))
+        yield Finding(f"'license' must be a string, found {a_type_name(ctx.meta['license'])}", ctx.value("license"))
 
 
 @rule(

@@ -103,12 +103,27 @@ def test_file_arguments_as_pre_commit_passes_them(repo: Path):
     assert codes(r) == [("CLAUDE.md", "L904"), ("skills/a/SKILL.md", "P209")]  # b is not linted
     assert (r["summary"]["skills"], r["summary"]["files"]) == (2, 3)
     proc = run_skillc("lint", "README.md", "skills/c/SKILL.md", cwd=repo)
-    assert proc.returncode == 0 and "README.md is not a skill" in proc.stderr
+    assert proc.returncode == 0 and "README.md" not in proc.stderr  # (not a skill: skipped quietly)
     # A SKILL.md outside the current directory: rooted at the folder above its skill.
     elsewhere = repo.parent / "elsewhere"
     elsewhere.mkdir()
     _, r = lint_json(str(repo / "skills" / "b" / "SKILL.md"), cwd=elsewhere)
     assert codes(r) == [("b/SKILL.md", "P209")]
+
+
+def test_any_file_of_a_skill_lints_the_skill_it_belongs_to(repo: Path):
+    """pre-commit passes a changed reference or script alone: its secret is the skill's finding."""
+    (repo / ".git").mkdir()
+    d = write_skill(repo, "skills/deploy").parent
+    (d / "references").mkdir()
+    (d / "references/setup.md").write_text("export GITHUB_TOKEN=ghp_" + "Zq8vR2mK7xW4pL9sT3nB6yH1cF5dJ0gA2eUo\n")
+    (d / "run.py").write_text("print('ok')\n")
+    (repo / "setup.py").write_text("")
+    rc, r = lint_json("skills/deploy/references/setup.md", "skills/deploy/run.py", "setup.py", cwd=repo)
+    assert rc == 1 and codes(r) == [("skills/deploy/references/setup.md", "B707")]
+    assert r["summary"]["skills"] == 1
+    proc = run_skillc("lint", "setup.py", cwd=repo)
+    assert proc.returncode == 0 and "not a skill" not in proc.stderr  # (quietly: pre-commit passes every file)
 
 
 def test_a_file_linted_from_above_its_repository_uses_the_repositorys_configuration(repo: Path):

@@ -24,7 +24,7 @@ SKIP_DIRS = frozenset(
      ".plan-cascade", ".skillc-build"}
 )
 CONVENTION_FILES = ("CLAUDE.md", "AGENTS.md", "AGENT.md", "SKILLS.md", "COPILOT.md", "GEMINI.md", "SOUL.md")
-_CONVENTION_UPPER = {n.upper(): n for n in CONVENTION_FILES}
+CONVENTION_UPPER = {n.upper(): n for n in CONVENTION_FILES}
 # Inside a skill these folders hold resources: a SKILL.md there is a fixture or template, not a skill.
 RESOURCE_DIRS = frozenset({"assets", "references", "scripts"})
 # adk-rust skips lightweight files under these components (case-insensitive).
@@ -295,7 +295,7 @@ def discover(root: str | os.PathLike[str], options: DiscoveryOptions = Discovery
             if entry.is_symlink() or name == skill_file:
                 continue
             rel = f"{dir_rel}/{name}" if dir_rel else name
-            if options.conventions and name.upper() in _CONVENTION_UPPER and (name.upper() != "SOUL.MD" or not dir_rel):
+            if options.conventions and name.upper() in CONVENTION_UPPER and (name.upper() != "SOUL.MD" or not dir_rel):
                 items[rel] = DiscoveredItem(ItemKind.CONVENTION, rel, dir_rel, name)
                 complete(rel)
                 continue

@@ -6,7 +6,8 @@ PATH handling (documented in ``--help`` and the README):
 * a directory: a root of its own (everything under it is linted);
 * a file (``SKILL.md`` in any letter case, a ``.skills/*.md`` file, a convention file): that one
   skill or file is linted, as part of the repository it sits in: the current directory when the
-  file is inside it (what pre-commit does), else the folder above the skill;
+  file is inside it (what pre-commit does), else the folder above the skill; any other file of a
+  skill (a reference, a script) lints the skill it belongs to;
 * one root: paths are relative to it; several roots: paths are relative to the current directory.
 """
 
@@ -20,6 +21,7 @@ from pathlib import Path
 import click
 
 from ..config import anchored, find_lint_config, lint_config, read_config_file
+from ..discover import CONVENTION_UPPER, SKILL_FILE_NAMES
 from ..errors import SkillcError
 from ..lint import LintConfig, LintResult, lint_root
 from ..model import Diagnostic, Severity
@@ -46,9 +48,32 @@ def _codes(value: str | None, option: str) -> tuple[str, ...]:
     return codes
 
 
+def _lintable_file(path: Path) -> bool:
+    """A file lint checks on its own: SKILL.md (any case), a convention file, a lightweight skill."""
+    parent = path.parent
+    return (path.name.lower() == "skill.md" or path.name.upper() in CONVENTION_UPPER
+            or path.suffix == ".md" and (parent.name == ".skills" or parent.name == "skills" and parent.parent.name == ".claude"))
+
+
+def owning_skill(path: Path) -> Path | None:
+    """The SKILL.md of the skill a file belongs to (a reference, a script, an asset: the nearest folder
+    above it holding one), up to the repository's top; None when the file is in no skill."""
+    for folder in path.parents:
+        for name in SKILL_FILE_NAMES:
+            if (folder / name).is_file():
+                return folder / name
+        if (folder / ".git").exists():
+            return None
+    return None
+
+
 def _file_root(path: Path, cwd: Path) -> tuple[Path, str]:
-    """The root a file argument is linted in, and its selector (skill dir or file path) there."""
+    """The root a file argument is linted in, and its selector (skill dir or file path) there.  A
+    file of a skill that is not its SKILL.md (pre-commit passes a changed reference) selects the
+    skill: its secrets and links are the skill's findings."""
     absolute = Path(os.path.abspath(path))
+    if not _lintable_file(absolute):
+        absolute = owning_skill(absolute) or absolute
     is_skill_file = absolute.name.lower() == "skill.md"
     try:
         rel = absolute.relative_to(cwd)
@@ -245,7 +270,10 @@ def _note_unmatched(tgt: Target, result: LintResult) -> None:
     found = {li.item.path for li in result.items} | {li.item.skill_dir for li in result.items}
     missing = sorted(s for s in (tgt.only or ()) if s not in found)
     for sel in missing:
-        click.echo(f"skillc: note: {sel or '.'} is not a skill or convention file skillc lints; skipped", err=True)
+        # (pre-commit passes every changed file: only one named like a skill or convention file is
+        # worth a note, e.g. a SKILL.md fixture under a skill's assets/)
+        if (tgt.root / sel).is_dir() or _lintable_file(tgt.root / sel):
+            click.echo(f"skillc: note: {sel or '.'} is not a skill or convention file skillc lints; skipped", err=True)
 
 
 def _emit(text: str, output: str | None, color: bool) -> None:

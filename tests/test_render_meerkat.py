@@ -70,6 +70,12 @@ def test_inventory_threshold_boundary():
     assert render_inventory(thirteen, coll, 13).startswith("<available_skills>\n")
 
 
+def test_injection_leaves_a_closing_tag_with_a_separator_control_alone():
+    """`</skill\\x1c>` is no closing tag for Rust's `\\s*` (U+001C is not White_Space)."""
+    assert render_injection("x", "a</skill\x1c>b") == '<skill id="x">\na</skill\x1c>b\n</skill>'
+    assert render_injection("x", "a</skill\u00a0>b") == '<skill id="x">\na<\\/skill>b\n</skill>'
+
+
 def test_injection_escapes_closing_tags_case_and_space_insensitively():
     body = "# Title\n\nNever write </skill> or </SKILL  > or </Skill\n> early.\n"
     assert render_injection("a/b&c", body) == golden("meerkat_injection.xml")
@@ -118,6 +124,10 @@ def test_injection_default_cap_is_32_kib():
         ("/Upper case", None),
         ("/a//b x", None),
         ("/a_b x", None),
+        # Rust's \s is Unicode White_Space, which U+001C..U+001F are not (Python's \s takes them)
+        ("/ref\x1chello", None),
+        ("/ref \x1f", ("ref", "\x1f")),
+        ("/ref\u2003hello", ("ref", "hello")),
     ],
 )
 def test_skill_ref_regex_semantics(message, expected):
@@ -173,3 +183,39 @@ def test_wire_body_and_injection_read_like_meerkats_filesystem_source(tmp_path: 
     assert inject.stdout.startswith('<skill id="extraction/email">\n# email\n\nBody.\n</skill>')
     # The published SKILL.md is the file itself, blank line and all.
     assert (tmp_path / "out/api/files/extraction/email/SKILL.md").read_text().startswith("---\nname: email")
+
+
+@pytest.mark.parametrize("text, body", [
+    # Meerkat cuts after the `\n---` that opens the closing line: the rest of that line stays
+    ("---\r\nname: a\r\ndescription: d\r\n---\r\n\r\nBody six.\r\n", "\r\n\r\nBody six.\r\n"),
+    ("---\nname: a\ndescription: d\n---   \nBody one.\n", "   \nBody one.\n"),
+    ("---\nname: a\ndescription: d\n---\n\n\nBody.", "Body."),
+])
+def test_wire_body_of_crlf_and_odd_closing_lines_is_meerkats(tmp_path: Path, text: str, body: str):
+    from conftest import run_skillc
+
+    (tmp_path / "repo/a").mkdir(parents=True)
+    (tmp_path / "repo/a/SKILL.md").write_bytes(text.encode())
+    r = run_skillc("build", "repo", "--out", "out", "--no-site", cwd=tmp_path,
+                   env={"SKILLC_CACHE_DIR": str(tmp_path / "cache")})
+    assert r.returncode == 0, r.stderr
+    assert json.loads((tmp_path / "out/api/skills/a").read_text())["body"] == body
+
+
+def test_injected_ids_keep_the_command_lines_order(tmp_path: Path):
+    """`--inject a b --inject c` and `--inject=` forms mixed: rendered in the order given."""
+    from conftest import run_skillc, write_skill
+
+    for name in ("alpha", "beta", "gamma"):
+        write_skill(tmp_path / "repo", name)
+    r = run_skillc("build", "repo", "--out", "out", "--no-site", cwd=tmp_path,
+                   env={"SKILLC_CACHE_DIR": str(tmp_path / "cache")})
+    assert r.returncode == 0, r.stderr
+    for args, order in (
+        (["--inject", "gamma", "alpha", "--inject", "beta"], ["gamma", "alpha", "beta"]),
+        (["--format", "adk", "--inject=beta", "--inject", "gamma", "alpha"], ["beta", "gamma", "alpha"]),
+        (["--inject", "alpha", "--max-chars", "50", "gamma", "--inject", "beta"], ["alpha", "gamma", "beta"]),
+    ):
+        out = run_skillc("render", "out", *args, "--json", cwd=tmp_path)
+        assert out.returncode == 0, out.stderr
+        assert json.loads(out.stdout)["ids"] == order, args

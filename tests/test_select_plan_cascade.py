@@ -187,3 +187,36 @@ def test_select_renders_the_plan_cascade_block(cascade_bundle):
         "### Typescript Best Practices\n*Source: builtin (builtin) | Priority: 36*\n\n"
         "\n# typescript-best-practices\n\n\n... (5 more lines)\n"
     )
+
+
+def test_a_rule_whose_skill_was_shadowed_is_dropped(tmp_path):
+    """A user skill (.plan-cascade/skills.json) whose folder has the same name as a vendor's skill
+    wins the ID; the vendor's rule no longer names a skill of the bundle: the skill is selected once,
+    under the winner's source, and the freed slot goes to the next detected skill."""
+    plugin = tmp_path / "plugin"
+    ext = {"version": "1.1.0", "sources": {
+        "builtin": {"type": "builtin", "path": "builtin-skills"},
+        "vercel": {"type": "submodule", "path": "external-skills/vercel"}},
+        "skills": {}, "settings": {"max_skills_per_story": 2}}
+    for name in ("typescript-best-practices", "react-best-practices"):
+        src, path, files, pats, inject, prio = RULES[name]
+        base = plugin / ("builtin-skills" if src == "builtin" else "external-skills/vercel")
+        write_skill(base, path, name=path.rsplit("/", 1)[-1], description=f"{name} guidance. Use for {name}.")
+        ext["skills"][name] = {"source": src, "skill_path": path, "detect": {"files": files, "patterns": pats},
+                               "inject_into": inject, "priority": prio}
+    (plugin / "external-skills.json").write_text(json.dumps(ext, indent=2))
+    write_skill(tmp_path / "my-skills", "react-best-practices", description="Team React rules. Use for React.")
+    (plugin / ".plan-cascade").mkdir()
+    (plugin / ".plan-cascade/skills.json").write_text(json.dumps({"skills": [
+        {"name": "team-react", "path": "../../my-skills/react-best-practices",
+         "detect": {"files": ["package.json"], "patterns": ['"react"']}, "priority": 150}]}))
+    app = tmp_path / "app"
+    app.mkdir()
+    (app / "package.json").write_text('{"dependencies": {"react": "18", "typescript": "5"}}')
+    proc = run_skillc("build", "--no-site", "--out", str(tmp_path / "dist"), cwd=plugin, env={"HOME": str(tmp_path)})
+    assert proc.returncode == 0, proc.stderr
+    proc = run_skillc("select", str(tmp_path / "dist"), "x", "--project", str(app), "--json")
+    assert proc.returncode == 0, proc.stderr
+    selected = [(s["id"], s["priority"], s["source"]) for s in json.loads(proc.stdout)["selected"]]
+    assert selected == [("react-best-practices", 150, "user-team-react"),
+                        ("typescript", 36, "builtin")], selected

@@ -10,9 +10,41 @@ from ..errors import SkillcError
 from ..index import reads_bundle
 
 FORMATS = ("meerkat", "skills-ref", "adk", "adk-instruction", "plan-cascade")
+_VALUED = ("--format", "--max-chars")  # the options that take a value
 
 
-@click.command("render")
+class _OrderedIds(click.Command):
+    """Keeps the command line, so IDs given as `--inject a b --inject c` are rendered in that order
+    (click hands the option's values and the extra arguments over separately)."""
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        ctx.meta["render.args"] = list(args)
+        return super().parse_args(ctx, args)
+
+
+def _given_order(args: list[str], ids: list[str]) -> list[str]:
+    """``ids`` in the order the command line gives them (``ids`` itself if that cannot be told)."""
+    out: list[str] = []
+    positional, it = 0, iter(args)
+    for tok in it:
+        if tok == "--inject":
+            out.append(next(it, ""))
+        elif tok.startswith("--inject="):
+            out.append(tok.split("=", 1)[1])
+        elif tok in _VALUED:
+            next(it, None)
+        elif tok == "--":
+            rest = list(it)
+            out.extend(rest[1:] if positional == 0 else rest)
+            break
+        elif not tok.startswith("-") or tok == "-":
+            positional += 1
+            if positional > 1:  # (the first is BUNDLE)
+                out.append(tok)
+    return out if sorted(out) == sorted(ids) else ids
+
+
+@click.command("render", cls=_OrderedIds)
 @click.argument("bundle")
 @click.option("--inventory", is_flag=True, help="The catalogue of every skill (meerkat, skills-ref).")
 @click.option("--inject", "inject", multiple=True, metavar="ID",
@@ -40,7 +72,7 @@ def render(bundle: str, inventory: bool, inject: tuple[str, ...], to_prompt: boo
     """
     from ..bundle import Bundle
 
-    ids = list(inject) + list(more_ids)
+    ids = _given_order(click.get_current_context().meta.get("render.args", []), list(inject) + list(more_ids))
     modes = [m for m, on in (("inventory", inventory), ("inject", bool(inject)), ("to-prompt", to_prompt)) if on]
     if more_ids and not inject:
         raise click.UsageError("skill IDs are given with --inject")

@@ -148,8 +148,16 @@ def wire_body(skill: SourceSkill) -> str:
     """The wire ``body``: the Markdown after the frontmatter as Meerkat's parser gives it, the text
     after the closing ``---`` line without its leading newlines (research/frameworks.md §1: "body =
     text after that ``\n---`` with leading ``\n`` stripped"), so a skill injected from the bundle
-    reads byte for byte as one from a Meerkat filesystem source."""
-    return skill.document.body.lstrip("\n")
+    reads byte for byte as one from a Meerkat filesystem source.  Meerkat cuts just after the
+    ``\n---`` that opens the closing line, so what follows the dashes on that line (the ``\r`` of a
+    CRLF file, trailing blanks) starts the body too."""
+    doc = skill.document
+    body = doc.body
+    head = doc.text[: len(doc.text) - len(body)] if doc.frontmatter is not None and doc.text.endswith(body) else ""
+    start = head.rfind("\n---")
+    if start >= 0 and head[start + 4 :].rstrip("\n").count("\n") == 0:
+        body = head[start + 4 :] + body
+    return body.lstrip("\n")
 
 
 def wire_document(skill: SourceSkill) -> dict[str, Any]:

@@ -60,12 +60,18 @@ def external_config(ctx: EmitContext) -> Mapping:
     return _plain(value) or {}
 
 
-def detect_rules(external: Mapping, ids: set[str]) -> list[DetectRule]:
+def detect_rules(external: Mapping, published: Mapping[str, str]) -> list[DetectRule]:
+    """The detection rules of the skills the bundle publishes.  ``published``: each ID's repository.
+    A rule whose skill lost to another repository's copy of the ID (a user skill shadowing a
+    vendor's) is dropped: it names a skill the bundle does not hold, and would fill a second slot
+    with the winner's text under the loser's source."""
     rules = []
     for entry in external.get("skills", ()) or ():
         entry = _plain(entry)
-        if entry.get("id") not in ids:
+        if entry.get("id") not in published:
             continue  # not in the bundle: nothing to inject
+        if entry.get("repository") not in (None, published[entry["id"]]):
+            continue  # shadowed
         rules.append(DetectRule(
             name=str(entry["name"]), id=str(entry["id"]), source=str(entry.get("source", "")),
             source_type=str(entry.get("source_type", "")), priority=int(entry.get("priority", 0)),
@@ -92,7 +98,7 @@ def select_data(ctx: EmitContext) -> dict:
         "priority": [s.repository.priority for s in skills],
         "source": [s.repository.name for s in skills],
         "source_type": [s.repository.tier.value for s in skills],
-        "rules": [r.to_json() for r in detect_rules(external, {s.id for s in skills})],
+        "rules": [r.to_json() for r in detect_rules(external, {s.id: s.repository.name for s in skills})],
     }
 
 

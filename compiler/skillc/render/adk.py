@@ -17,13 +17,13 @@ DEFAULT_MAX_CHARS = 2000
 DEFAULT_MAX_INSTRUCTION_CHARS = 8000
 
 # Unicode White_Space (Rust char::is_whitespace); Python's str.strip() also strips U+001C..U+001F.
-_WHITE_SPACE = ("\t\n\x0b\x0c\r \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009"
+WHITE_SPACE = ("\t\n\x0b\x0c\r \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009"
                 "\u200a\u2028\u2029\u202f\u205f\u3000")
 
 
 def adk_body(body: str) -> str:
     """The body as adk-rust stores it: CRLF normalised to LF, then trimmed."""
-    return body.replace("\r\n", "\n").strip(_WHITE_SPACE)
+    return body.replace("\r\n", "\n").strip(WHITE_SPACE)
 
 
 def prompt_block(name: str, body: str, max_chars: int = DEFAULT_MAX_CHARS) -> str:

@@ -18,6 +18,7 @@ from typing import Protocol
 
 from ..model import SKILL_REF_ID
 from ._templates import render, xml_escape
+from .adk import WHITE_SPACE
 
 __all__ = [
     "DEFAULT_INVENTORY_THRESHOLD",
@@ -36,11 +37,13 @@ MAX_INJECTION_BYTES = 32 * 1024
 DEFAULT_INVENTORY_THRESHOLD = 12
 TRUNCATION_MARKER = "[truncated]"
 
-# Rust `regex` `(?i)</skill\s*>`: Unicode-aware case folding and whitespace, as Python's `re` on str.
-_CLOSING_TAG = re.compile(r"</skill\s*>", re.IGNORECASE)
+# Rust `regex` `\s` is Unicode White_Space; Python's `\s` also matches U+001C..U+001F.
+_S = "[" + re.escape(WHITE_SPACE) + "]"
+# Rust `regex` `(?i)</skill\s*>`: Unicode-aware case folding, as Python's `re` on str.
+_CLOSING_TAG = re.compile(rf"</skill{_S}*>", re.IGNORECASE)
 # agent/skills.rs: `^/([a-z0-9-]+(?:/[a-z0-9-]+)*)(?:\s+(.*))?$`; Rust's `$` is the end of the text,
 # Python's also matches before a final newline, hence `\Z`.
-_SKILL_REF = re.compile(rf"/({SKILL_REF_ID})(?:\s+(.*))?\Z")
+_SKILL_REF = re.compile(rf"/({SKILL_REF_ID})(?:{_S}+(.*))?\Z")
 
 
 class SkillLike(Protocol):

@@ -297,3 +297,21 @@ def test_type_names_in_messages_take_the_right_article(tmp_path: Path):
     messages = [d.message for d in lint_root(tmp_path, LintConfig()).diagnostics]
     assert any("found an integer" in m for m in messages), messages
     assert not any("found a integer" in m or "a text" in m for m in messages)
+
+
+def test_each_plugin_of_a_marketplace_has_its_own_description_budget(tmp_path: Path):
+    """A Claude Code plugin (`.claude-plugin/plugin.json`) is installed on its own: 2 plugins of
+    40 skills x 300 characters are 12,000 each, not 24,000 together; one plugin over it is named."""
+    desc = "x" * 290 + " Use when."
+    for plugin, n in (("plugins/a", 40), ("plugins/b", 40), ("plugins/c", 60)):
+        (tmp_path / plugin / ".claude-plugin").mkdir(parents=True)
+        (tmp_path / plugin / ".claude-plugin/plugin.json").write_text('{"name": "p"}')
+        for i in range(n):
+            write_skill(tmp_path / plugin / "skills", f"s{i:02d}", description=desc)
+    found = [d for d in lint_root(tmp_path, LintConfig(select=("C802",))).diagnostics]
+    assert [(d.path.split("/skills/")[0], d.code) for d in found] == [("plugins/c", "C802")]
+    assert "60 skills in the plugin plugins/c" in found[0].message
+    (tmp_path / "plugins/c/.claude-plugin/plugin.json").unlink()  # (c's skills now count with the root's)
+    (tmp_path / "plugins/a/.claude-plugin/plugin.json").unlink()
+    found = [d for d in lint_root(tmp_path, LintConfig(select=("C802",))).diagnostics]
+    assert len(found) == 1 and "over 100 skills, above" in found[0].message  # (a and c: the repository's own)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import unicodedata
+from pathlib import Path
 from typing import Sequence
 
 from ...discover import path_key
@@ -56,7 +57,9 @@ def duplicate_skill_name(ctxs: Sequence[RuleContext]):
         of the context or 8,000 characters; oxlint's `skill-index-budget` uses 20,000
         (research/registry.md §3.4, §3.2). skillc defaults to 16,000 characters of descriptions
         (`[lint] description-budget`) and reports once, on the first skill (in byte order of
-        paths) that no longer fits, so you can see how many are pushed out.
+        paths) that no longer fits, so you can see how many are pushed out. A Claude Code plugin
+        (a folder with `.claude-plugin/plugin.json`) is installed on its own, so in a marketplace
+        repository each plugin's skills have a budget of their own.
     """,
     bad="120 skills with 300-character descriptions (36,000 characters)",
     good="40 skills with 300-character descriptions (12,000 characters), or several roots",
@@ -66,18 +69,52 @@ def description_budget_exceeded(ctxs: Sequence[RuleContext]):
     if not ctxs:
         return
     budget = ctxs[0].settings.description_budget
+    if sum(len(d) for c in ctxs if isinstance(d := c.meta.get("description"), str)) <= budget:
+        return  # (most repositories: nothing to split)
+    plugins: dict[str, list[RuleContext]] = {}
+    plugin_of = _PluginRoots(ctxs[0].root)
+    for ctx in ctxs:
+        plugins.setdefault(plugin_of(ctx.item.skill_dir), []).append(ctx)
+    for plugin in sorted(plugins, key=path_key):
+        yield from _over_budget(plugins[plugin], budget, plugin if len(plugins) > 1 else None)
+
+
+class _PluginRoots:
+    """``plugin_of(skill_dir)``: the nearest folder at or above it holding ``.claude-plugin/plugin.json``
+    ("" when none: the repository is one installation)."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.known: dict[str, bool] = {}
+
+    def __call__(self, skill_dir: str) -> str:
+        folder = skill_dir
+        while folder:
+            if self._is_plugin(folder):
+                return folder
+            folder = folder.rpartition("/")[0]
+        return ""
+
+    def _is_plugin(self, folder: str) -> bool:
+        if folder not in self.known:
+            self.known[folder] = (self.root / folder / ".claude-plugin" / "plugin.json").is_file()
+        return self.known[folder]
+
+
+def _over_budget(ctxs: Sequence[RuleContext], budget: int, plugin: str | None):
     ordered = sorted(ctxs, key=lambda c: path_key(c.item.path))
     lengths = [len(d) if isinstance(d := c.meta.get("description"), str) else 0 for c in ordered]
     total = sum(lengths)
     if total <= budget:
         return
+    where = f" in the plugin {plugin}" if plugin else ""
     running = 0
     for i, (ctx, n) in enumerate(zip(ordered, lengths)):
         running += n
         if running > budget:
             beyond = sum(1 for m in lengths[i:] if m)
             yield ctx, Finding(
-                f"descriptions total {total:,} characters over {sum(1 for m in lengths if m):,} skills, above the "
+                f"descriptions total {total:,} characters over {sum(1 for m in lengths if m):,} skills{where}, above the "
                 f"{budget:,}-character budget; from this skill on, {beyond:,} may be hidden from agents",
                 ctx.value("description"))
             return

@@ -145,6 +145,10 @@ CASES = [
          skill(body="See [guide](references/guide.md#top) and [site](https://x.dev) and `[no](missing.md)`.\n",
                files={"references/guide.md": "x\n"})),
     Case("B705", skill(body="See [other](../other/SKILL.md).\n"), skill(body="See [x](https://example.com/../x).\n")),
+    Case("B708", skill(body="For the API read `references/api.md`.\n", files={"references/API.md": "x\n"}),
+         skill(body="For the API read `references/api.md`, see [t](references/t.md) (B704's), and\n\n"
+                    "```\nreferences/tree.md\n```\n\nnot `docs/api.md` (the user's project).\n",
+               files={"references/api.md": "x\n"})),
     Case("B706", skill(body="See [a](references/a.md).\n",
                        files={"references/a.md": "See [b](b.md).\n", "references/b.md": "b\n"}),
          skill(body="See [a](references/a.md) and [b](references/b.md).\n",
@@ -315,3 +319,14 @@ def test_each_plugin_of_a_marketplace_has_its_own_description_budget(tmp_path: P
     (tmp_path / "plugins/a/.claude-plugin/plugin.json").unlink()
     found = [d for d in lint_root(tmp_path, LintConfig(select=("C802",))).diagnostics]
     assert len(found) == 1 and "over 100 skills, above" in found[0].message  # (a and c: the repository's own)
+
+
+def test_b708_names_a_case_mismatch_and_b706_counts_named_files_as_direct(tmp_path: Path):
+    skill(body="# T\n\nRead `references/security.md` and [a](references/a.md).\n\n"
+               "## References\n\n- ./references/b.md -- the second part\n",
+          files={"references/Security.md": "x\n", "references/a.md": "Also [b](b.md).\n",
+                 "references/b.md": "# B\n"})(tmp_path)
+    diags = lint_root(tmp_path, LintConfig()).diagnostics
+    assert [(d.code, d.line, d.column) for d in diags if d.code in ("B706", "B708")] == [("B708", 7, 7)]
+    (b708,) = [d for d in diags if d.code == "B708"]
+    assert "the file is references/Security.md" in b708.message

@@ -211,8 +211,9 @@ def _fence_lines(text: str) -> Iterator[re.Match[str]]:
             yield m
 
 
-def _mask_code(text: str) -> str:
-    """Blank out fenced code blocks, code spans and HTML comments, keeping offsets (newlines kept)."""
+def _mask_code(text: str, spans: bool = True) -> str:
+    """Blank out fenced code blocks, code spans (unless ``spans`` is False) and HTML comments,
+    keeping offsets (newlines kept)."""
     if "<!--" in text:
         text = _HTML_COMMENT.sub(lambda m: _blank(m.group(0)), text)
     if "`" not in text and "~~~" not in text:
@@ -244,9 +245,33 @@ def _mask_code(text: str) -> str:
                 pos = end
             parts.append(text[pos:])
             masked = "".join(parts)
-    if "`" in masked:
+    if spans and "`" in masked:
         masked = _CODE_SPAN.sub(lambda m: _blank(m.group(0)), masked)
     return masked
+
+
+# A path into the skill's references/ or assets/ written as text or a code span (`references/api.md`),
+# the way many skills point at their files: it must end with a file extension.
+_MENTION = re.compile(r"(?<![\w./@:-])(?:\./)?((?:references|assets)/[A-Za-z0-9_][\w./-]*\.[A-Za-z0-9]{1,8})(?![\w/-])")
+_LINK_DEST = re.compile(r"\]\([^)\n]*\)")
+
+
+def path_mentions(text: str) -> list[Link]:
+    """Paths into ``references/`` or ``assets/`` named outside links and fenced code (code spans
+    included), e.g. "see `references/api.md`"."""
+    if "references/" not in text and "assets/" not in text:
+        return []
+    masked = _LINK_DEST.sub(lambda m: _blank(m.group(0)), _mask_code(text, spans=False))
+    out: list[Link] = []
+    starts: list[int] | None = None
+    for m in _MENTION.finditer(masked):
+        if starts is None:
+            starts = [0]
+            starts.extend(nl.end() for nl in re.finditer("\n", text))
+        offset = m.start(1)
+        line = bisect.bisect_right(starts, offset)
+        out.append(Link(m.group(0), m.group(1), line, offset - starts[line - 1] + 1))
+    return out
 
 
 def _ref_defs(masked: str) -> Iterator[re.Match[str]]:
@@ -436,6 +461,41 @@ def _inside_nested_skill(files: SkillFiles, rel: str) -> bool:
 
 
 @rule(
+    "B708", "mentioned-file-missing", "SKILL.md names a file in `references/` or `assets/` that does not exist.",
+    rationale="""
+        Many skills point at their files in text or a code span rather than a link ("see
+        `references/api.md`": 1,736 such mentions in the surveyed corpora, against 1,006 links),
+        and the agent reads the file when it needs it; a missing one (renamed, never committed, or
+        differing only by case: `Security.md`) loses the material as silently as a broken link.
+        Only paths starting with `references/` or `assets/` and ending with a file extension are
+        checked, outside links (B704's) and fenced code blocks (example trees); paths into other
+        folders often name the user's project, not the skill.
+    """,
+    bad="For the API, read `references/api.md`.  (the file is references/API.md)",
+    good="For the API, read `references/api.md`.  (the file exists)",
+    severity=Severity.WARNING, profiles=REC, kinds=SKILL,
+)
+def mentioned_file_missing(ctx: RuleContext):
+    mentions = path_mentions(ctx.document.body)
+    if not mentions:
+        return
+    files = skill_files(ctx)
+    if files.truncated:
+        return
+    folded = {f.lower(): f for f in files.files}
+    offset = ctx.document.body_line - 1
+    seen: set[str] = set()
+    for m in mentions:
+        if m.path in files.files or m.path in seen or _inside_nested_skill(files, m.path):
+            continue
+        seen.add(m.path)
+        other = folded.get(m.path.lower())
+        hint = f" (the file is {other}: names differ by case on Linux)" if other else ""
+        yield Finding(f"SKILL.md names {m.path}, which does not exist in the skill{hint}",
+                      Position(m.line + offset, m.column))
+
+
+@rule(
     "B705", "link-escapes-skill", "A relative link leaves the skill folder (`../…` or an absolute path).",
     rationale="""
         A skill is published, zipped and installed as one folder; a link to `../other-skill/` or
@@ -468,7 +528,8 @@ def nested_reference(ctx: RuleContext):
     files = None
     seen: set[str] = set()
     links = _body_links(ctx)
-    direct = {rel for _, _, rel in links if rel}  # what SKILL.md links itself: one level deep already
+    # What SKILL.md links or names itself (`references/b.md` in a list): one level deep already.
+    direct = {rel for _, _, rel in links if rel} | {m.path for m in path_mentions(ctx.document.body)}
     for _link, pos, rel in links:
         if not rel or not rel.lower().endswith(MARKDOWN_EXTENSIONS) or rel in seen:
             continue

@@ -338,6 +338,15 @@ def _resolve(source_dir: str, path: str) -> str | None:
 _links_cache: list = [None, None]  # (document, links): B704-B706 parse each body once
 
 
+_mentions_cache: list = [None, None]  # (document, mentions): B706 and B708 scan each body once
+
+
+def _body_mentions(ctx: RuleContext) -> list[Link]:
+    if _mentions_cache[0] is not ctx.document:
+        _mentions_cache[0], _mentions_cache[1] = ctx.document, path_mentions(ctx.document.body)
+    return _mentions_cache[1]
+
+
 def _body_links(ctx: RuleContext) -> list[tuple[Link, Position, str | None]]:
     if _links_cache[0] is ctx.document:
         return _links_cache[1]
@@ -476,7 +485,7 @@ def _inside_nested_skill(files: SkillFiles, rel: str) -> bool:
     severity=Severity.WARNING, profiles=REC, kinds=SKILL,
 )
 def mentioned_file_missing(ctx: RuleContext):
-    mentions = path_mentions(ctx.document.body)
+    mentions = _body_mentions(ctx)
     if not mentions:
         return
     files = skill_files(ctx)
@@ -528,8 +537,8 @@ def nested_reference(ctx: RuleContext):
     files = None
     seen: set[str] = set()
     links = _body_links(ctx)
-    # What SKILL.md links or names itself (`references/b.md` in a list): one level deep already.
-    direct = {rel for _, _, rel in links if rel} | {m.path for m in path_mentions(ctx.document.body)}
+    direct = {rel for _, _, rel in links if rel}  # what SKILL.md links itself: one level deep already
+    named = False  # (and what it names in text, `references/b.md` in a list: added when first needed)
     for _link, pos, rel in links:
         if not rel or not rel.lower().endswith(MARKDOWN_EXTENSIONS) or rel in seen:
             continue
@@ -547,6 +556,11 @@ def nested_reference(ctx: RuleContext):
             target = _resolve(source_dir, inner.path)
             if target and target != rel and target not in ("SKILL.md",) and target.rstrip("/") in files.files \
                     and target not in direct and target.rstrip("/") not in direct:
+                if not named:
+                    named = True
+                    direct |= {m.path for m in _body_mentions(ctx)}
+                    if target in direct or target.rstrip("/") in direct:
+                        continue
                 further.append(target)
         if further:
             shown = ", ".join(sorted(set(further))[:3]) + (" …" if len(set(further)) > 3 else "")

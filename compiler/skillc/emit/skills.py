@@ -208,27 +208,52 @@ def planned_paths(skill: SourceSkill) -> list[str]:
     return paths
 
 
-RESERVED_PATHS = ("api/skills/index.html",)  # written by the lists emitter inside api/skills/
+# IDs whose api/skills/<id> the bundle writes itself (the lists emitter's page inside api/skills/).
+RESERVED_IDS = frozenset({"index.html"})
 
 
 def bundle_collisions(skills: Sequence[SourceSkill]) -> list[tuple[str, str, str]]:
     """``(id, other id or "", bundle path)`` for each skill whose planned files meet another
     skill's (the same path, or a file where the other needs a folder) or a path the bundle keeps
-    for itself (other ``""``).  Skills from different repositories can meet this way."""
-    owner: dict[str, str] = {p: "" for p in RESERVED_PATHS}
+    for itself (other ``""``).  Skills from different repositories can meet this way.
+
+    Only IDs that are related can meet (each skill writes below ``api/files/<id>/``, plus
+    ``api/archives/<id>.zip`` and ``api/skills/<encoded id>`` with its ``.json`` twin): one inside
+    the other (``a`` and ``a/b``), inside an archive's name (``a`` and ``a.zip/x``), or an ID that
+    is another's twin (``foo.json``), so a 10,000-skill build compares a few pairs, not every path."""
+    by_id = {s.id: s for s in skills}
     found: list[tuple[str, str, str]] = []
     for skill in skills:
-        enc = encode_id(skill.id)
-        for path in (*planned_paths(skill), f"api/skills/{enc}.json"):
-            held = owner.setdefault(path, skill.id)
-            if held != skill.id:
-                found.append((skill.id, held, path))
+        if skill.id in RESERVED_IDS:  # (it encodes to itself)
+            found.append((skill.id, "", f"api/skills/{skill.id}"))
+        if skill.id.endswith(".json") and skill.id[:-5] in by_id:
+            found.append((skill.id, skill.id[:-5], f"api/skills/{encode_id(skill.id)}"))
+        cut = skill.id.find("/")
+        while cut > 0:
+            above = skill.id[:cut]
+            if above in by_id:
+                found.extend(_meeting(by_id[above], skill))
+            if above.endswith(".zip") and above[:-4] in by_id:
+                found.append((skill.id, above[:-4], f"api/archives/{above}"))
+            cut = skill.id.find("/", cut + 1)
+    return found
+
+
+def _meeting(outer: SourceSkill, inner: SourceSkill) -> list[tuple[str, str, str]]:
+    """Where the files of ``inner`` (an ID below ``outer``'s) meet ``outer``'s: the same path, or a
+    file of one where the other needs a folder."""
+    owner = {p: outer.id for p in planned_paths(outer)}
+    found = []
+    for path in planned_paths(inner):
+        if owner.get(path, inner.id) != inner.id:
+            found.append((inner.id, outer.id, path))
+        owner.setdefault(path, inner.id)
     for path, held in owner.items():
         cut = path.rfind("/")
         while cut > 0:
             other = owner.get(path[:cut])
             if other is not None and other != held:
-                found.append((held, other, path[:cut]))
+                found.append((inner.id, outer.id, path[:cut]))
                 break
             cut = path.rfind("/", 0, cut)
     return found

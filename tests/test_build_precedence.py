@@ -50,7 +50,9 @@ def test_skills_that_would_write_the_same_bundle_path_are_refused(tmp_path):
     write_skill(tmp_path / "r3", "other")
     write_skill(tmp_path / "r4", "foo")
     write_skill(tmp_path / "r4", "foo.json", name="foojson")
-    for repo, path in (("r3", "api/skills/index.html"), ("r4", "api/skills/foo.json")):
+    write_skill(tmp_path / "r5", "a")
+    write_skill(tmp_path / "r5", "a.zip/x", name="x")  # (api/archives/a.zip/x.zip: a.zip is a file)
+    for repo, path in (("r3", "api/skills/index.html"), ("r4", "api/skills/foo.json"), ("r5", "api/archives/a.zip")):
         r = _build(tmp_path, repo, "--out", f"d-{repo}", "--keep-going")
         assert r.returncode == 0, r.stderr
         lint = json.loads((tmp_path / f"d-{repo}/api/manifest.json").read_text())["lint"]

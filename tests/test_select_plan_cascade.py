@@ -220,3 +220,16 @@ def test_a_rule_whose_skill_was_shadowed_is_dropped(tmp_path):
     selected = [(s["id"], s["priority"], s["source"]) for s in json.loads(proc.stdout)["selected"]]
     assert selected == [("react-best-practices", 150, "user-team-react"),
                         ("typescript", 36, "builtin")], selected
+
+
+def test_the_plan_cascade_block_of_a_crlf_skill_has_no_carriage_returns(tmp_path):
+    """Plan Cascade reads SKILL.md in Python's text mode (universal newlines)."""
+    d = tmp_path / "repo/geo"
+    d.mkdir(parents=True)
+    (d / "SKILL.md").write_bytes(b"---\r\nname: geo\r\ndescription: Maps. Use for maps.\r\n---\r\n\r\n# Geo\r\n\r\nline\r\n")
+    r = run_skillc("build", "repo", "--out", "dist", "--no-site", cwd=tmp_path,
+                   env={"SKILLC_CACHE_DIR": str(tmp_path / "cache")})
+    assert r.returncode == 0, r.stderr
+    out = run_skillc("render", "dist", "--inject", "geo", "--format", "plan-cascade", cwd=tmp_path)
+    assert out.returncode == 0, out.stderr
+    assert "\r" not in out.stdout and "\n# Geo\n\nline\n" in out.stdout, repr(out.stdout)

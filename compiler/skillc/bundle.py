@@ -551,11 +551,12 @@ class Bundle:
         publish it) from the wire body, whose leading newlines Meerkat's parser dropped."""
         from .render.plan_cascade import body_content, extract_key_content
 
+        # (Plan Cascade reads the file with Python's read_text: universal newlines, so no "\r")
         try:
             text = self._verified(f"files/{skill_id}/SKILL.md").decode("utf-8")
         except (BundleError, UnicodeDecodeError):
-            return body_content(body, max_lines)
-        return extract_key_content(text, max_lines)
+            return body_content(_universal_newlines(body), max_lines)
+        return extract_key_content(_universal_newlines(text), max_lines)
 
     def render_plan_cascade(self, ids_or_selected: Iterable, max_content_lines: int | None = None) -> str:
         """Plan Cascade's "## Framework-Specific Best Practices" block for skills (IDs or ``Selected``)."""
@@ -600,3 +601,8 @@ class Bundle:
                                   hint="build with memories: a memory/ folder in a repository, or --memory PATH")
             self._memory = MemoryIndex.open(where)
         return self._memory
+
+
+def _universal_newlines(text: str) -> str:
+    """``text`` as Python's text mode reads it: CRLF and lone CR become LF."""
+    return text.replace("\r\n", "\n").replace("\r", "\n") if "\r" in text else text

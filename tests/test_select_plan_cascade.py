@@ -230,6 +230,7 @@ def test_the_plan_cascade_block_of_a_crlf_skill_has_no_carriage_returns(tmp_path
     r = run_skillc("build", "repo", "--out", "dist", "--no-site", cwd=tmp_path,
                    env={"SKILLC_CACHE_DIR": str(tmp_path / "cache")})
     assert r.returncode == 0, r.stderr
-    out = run_skillc("render", "dist", "--inject", "geo", "--format", "plan-cascade", cwd=tmp_path)
+    out = run_skillc("render", "dist", "--inject", "geo", "--format", "plan-cascade", "--json", cwd=tmp_path)
     assert out.returncode == 0, out.stderr
-    assert "\r" not in out.stdout and "\n# Geo\n\nline\n" in out.stdout, repr(out.stdout)
+    text = json.loads(out.stdout)["text"]  # (JSON keeps a "\r" that a text-mode pipe would turn into "\n")
+    assert "\r" not in text and "\n# Geo\n\nline\n" in text, repr(text)

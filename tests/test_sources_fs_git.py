@@ -246,3 +246,23 @@ def test_a_short_token_is_masked_only_where_it_stands_alone():
     assert scrub("x", "fatal: repository does not exist (token x)") == "fatal: repository does not exist (token ***)"
     long = "ghp_" + "a1" * 18
     assert long not in scrub(long, f"fatal: auth {long} at https://u:{long}@host/r.git failed")
+
+
+def test_a_commit_pin_is_never_redirected_by_a_tag_of_that_name(tmp_path, remote):
+    """git prefers a ref named like an abbreviated hash over the hash: a commit pin reads ids alone."""
+    work, bare = remote
+    head, first = git("rev-parse", "HEAD", cwd=work), git("rev-parse", "HEAD~1", cwd=work)
+    git("tag", head[:10], first, cwd=work)  # a tag named like HEAD's hash, pointing at the first commit
+    git("tag", "abcdef1234", first, cwd=work)  # and one named like no commit at all
+    git("push", "-q", "--tags", str(bare), cwd=work)
+    pinned = listing_of(git_repo(bare.as_uri(), head[:10], "commit"), tmp_path / "cache")
+    assert pinned.input.resolved == head
+    with pytest.raises(SourceError, match="commit 'abcdef1234' not found"):
+        listing_of(git_repo(bare.as_uri(), "abcdef1234", "commit"), tmp_path / "cache")
+    # a cache that holds another commit than the pin (resolved through the tag before) is not used
+    from skillc.sources.git import GitSource
+
+    source = GitSource(git_repo(bare.as_uri(), head[:10], "commit"), cache_dir=tmp_path / "cache", lint=LintConfig())
+    state_file = source.checkout / ".git" / "skillc-state.json"
+    state_file.write_text(json.dumps({**json.loads(state_file.read_text()), "commit": first}))
+    assert listing_of(git_repo(bare.as_uri(), head[:10], "commit"), tmp_path / "cache").input.resolved == head

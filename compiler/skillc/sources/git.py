@@ -75,12 +75,14 @@ class GitSource:
         lines = [ln for ln in text.strip().splitlines() if ln.strip() and not ln.startswith("hint:")]
         return " ".join(lines[-3:])[:500]
 
-    def _git(self, *args: str, cwd: Path | None = None, check: bool = True) -> subprocess.CompletedProcess:
+    def _git(self, *args: str, cwd: Path | None = None, check: bool = True,
+             input_text: str | None = None) -> subprocess.CompletedProcess:
         if shutil.which("git") is None:
             raise SourceError(f"repository {self.repository.name!r}: the git program is not installed")
+        stdin = {"input": input_text} if input_text is not None else {"stdin": subprocess.DEVNULL}
         try:
             proc = subprocess.run(["git", *args], cwd=cwd or self.checkout, env=self._env(), capture_output=True,
-                                  text=True, timeout=GIT_TIMEOUT, stdin=subprocess.DEVNULL)
+                                  text=True, timeout=GIT_TIMEOUT, **stdin)
         except subprocess.TimeoutExpired:
             raise SourceError(f"repository {self.repository.name!r}: git {args[0]} timed out after "
                               f"{GIT_TIMEOUT} s ({display(self.repository)})") from None
@@ -105,18 +107,34 @@ class GitSource:
                 self._git("fetch", "--quiet", "--no-tags", *depth, "origin", f"+{full}:{local}", cwd=where)
                 return self._git("rev-parse", "--verify", f"{local}^{{commit}}", cwd=where).stdout.strip()
             # commit
-            if len(ref) == 40:
+            if len(ref) in (40, 64):
                 attempt = self._git("fetch", "--quiet", "--no-tags", *depth, "origin", ref, cwd=where, check=False)
                 if attempt.returncode == 0:
-                    return self._git("rev-parse", "--verify", f"{ref}^{{commit}}", cwd=where).stdout.strip()
+                    return self._commit_named(where, ref)
             self._git("fetch", "--quiet", "origin", "+refs/heads/*:refs/remotes/origin/*",
                       "+refs/tags/*:refs/tags/*", cwd=where)
-            found = self._git("rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}", cwd=where, check=False)
-            if found.returncode != 0:
-                raise SourceError(f"repository {name!r}: commit {ref!r} not found in {display(repo)}")
-            return found.stdout.strip()
+            return self._commit_named(where, ref)
         except _GitFailed as exc:
             raise SourceError(f"repository {name!r}: cannot fetch {display(repo)}: {exc}") from None
+
+    def _commit_named(self, where: Path, prefix: str) -> str:
+        """The one commit whose id starts with ``prefix``.  Only object ids are looked at: git's own
+        lookup (``rev-parse <prefix>``) prefers a tag or branch of that name, so a tag named like
+        the pin could redirect it to any commit."""
+        repo = self.repository
+        listed = self._git("rev-parse", f"--disambiguate={prefix.lower()}", cwd=where, check=False).stdout.split()
+        commits = []
+        if listed:
+            types = self._git("cat-file", "--batch-check=%(objecttype) %(objectname)", cwd=where,
+                              input_text="\n".join(listed) + "\n").stdout.split("\n")
+            commits = [line.split()[1] for line in types if line.startswith("commit ")]
+        if not commits:
+            raise SourceError(f"repository {repo.name!r}: commit {prefix!r} not found in {display(repo)} "
+                              "(a commit pin names a commit id, never a tag or branch)")
+        if len(commits) > 1:
+            raise SourceError(f"repository {repo.name!r}: commit {prefix!r} is ambiguous in {display(repo)} "
+                              f"({len(commits)} commits start with it); give more digits")
+        return commits[0]
 
     def _checkout(self, where: Path, commit: str) -> None:
         self._git("-c", "advice.detachedHead=false", "checkout", "--quiet", "--force", "--detach", commit, cwd=where)
@@ -143,7 +161,10 @@ class GitSource:
         with open(self.checkout.parent / f"{self.checkout.name}.lock", "w") as lock:
             fcntl.flock(lock, fcntl.LOCK_EX)
             state = self._state()
-            if state.get("commit") and (self.checkout / ".git").is_dir():
+            # (a commit pin's cache must hold that commit: an older skillc resolved it through a tag
+            # named like the commit)
+            pinned = repo.ref_type != "commit" or str(state.get("commit", "")).startswith((repo.git_ref or "").lower())
+            if state.get("commit") and (self.checkout / ".git").is_dir() and pinned:
                 fresh = repo.ref_type in ("tag", "commit") or (
                     time.time() - float(state.get("fetched_at", 0)) < repo.refresh_seconds)
                 if fresh:

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import http.server
 import json
 import os
+import shutil
 import subprocess
 from pathlib import Path
 
@@ -266,3 +268,80 @@ def test_a_commit_pin_is_never_redirected_by_a_tag_of_that_name(tmp_path, remote
     state_file = source.checkout / ".git" / "skillc-state.json"
     state_file.write_text(json.dumps({**json.loads(state_file.read_text()), "commit": first}))
     assert listing_of(git_repo(bare.as_uri(), head[:10], "commit"), tmp_path / "cache").input.resolved == head
+
+
+class _SmartHttp(http.server.BaseHTTPRequestHandler):
+    """git's smart HTTP protocol (git http-backend as CGI), answering 401 without the expected
+    Authorization header."""
+
+    root: Path
+    authorization: str
+    seen: list
+
+    def log_message(self, *args):
+        pass
+
+    def _cgi(self):
+        type(self).seen.append(self.headers.get("Authorization"))
+        if self.headers.get("Authorization") != self.authorization:
+            self.send_response(401)
+            self.send_header("WWW-Authenticate", 'Basic realm="git"')
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+            return
+        path, _, query = self.path.partition("?")
+        body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        env = {"PATH": os.environ["PATH"], "GIT_PROJECT_ROOT": str(self.root), "GIT_HTTP_EXPORT_ALL": "1",
+               "REQUEST_METHOD": self.command, "PATH_INFO": path, "QUERY_STRING": query,
+               "CONTENT_TYPE": self.headers.get("Content-Type", ""), "CONTENT_LENGTH": str(len(body)),
+               "REMOTE_USER": "u", "REMOTE_ADDR": "127.0.0.1"}
+        out = subprocess.run(["git", "http-backend"], input=body, env=env, capture_output=True, check=True).stdout
+        head, _, payload = out.partition(b"\r\n\r\n")
+        headers = [line.split(":", 1) for line in head.decode().split("\r\n") if ":" in line]
+        status = next((int(v.split()[0]) for k, v in headers if k.lower() == "status"), 200)
+        self.send_response(status)
+        for k, v in headers:
+            if k.lower() != "status":
+                self.send_header(k, v.strip())
+        self.send_header("Content-Length", str(len(payload)))
+        self.end_headers()
+        self.wfile.write(payload)
+
+    do_GET = do_POST = _cgi
+
+
+def test_credentials_in_a_git_url_reach_git_only_in_its_environment(tmp_path, remote, monkeypatch):
+    """http://user:secret@host/… : the secret authenticates (a real smart-HTTP server on loopback)
+    but is never in .git/config, the cache, git's command line or a message."""
+    import base64
+    import threading
+
+    _, bare = remote
+    secret = "s3cr3t-0123456789"
+    handler = type("H", (_SmartHttp,), {"root": bare.parent, "seen": [],
+                                        "authorization": "Basic " + base64.b64encode(f"bob:{secret}".encode()).decode()})
+    srv = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=srv.serve_forever, daemon=True).start()
+    shim = tmp_path / "bin"
+    shim.mkdir()
+    log = tmp_path / "argv.log"
+    (shim / "git").write_text(f'#!/bin/sh\nprintf "%s\\n" "$*" >> {log}\nexec {shutil.which("git")} "$@"\n')
+    (shim / "git").chmod(0o755)
+    monkeypatch.setenv("PATH", f"{shim}{os.pathsep}{os.environ['PATH']}")
+    try:
+        url = f"http://bob:{secret}@127.0.0.1:{srv.server_address[1]}/{bare.name}"
+        listing = listing_of(git_repo(url), tmp_path / "cache")
+        assert [s.id for s in listing.skills] == ["tools/csv", "tools/pdf"]
+        assert log.read_text() and secret not in log.read_text()
+        for path in (tmp_path / "cache").rglob("*"):
+            assert secret not in str(path)
+            if path.is_file():
+                assert secret.encode() not in path.read_bytes(), path
+        assert handler.seen and all(seen == handler.authorization for seen in handler.seen)  # sent up front
+        handler.authorization = "Basic nobody"  # refused: the message names the url without the secret
+        with pytest.raises(SourceError) as exc:
+            listing_of(git_repo(url, refresh_seconds=0, ref="other"), tmp_path / "cache")
+        assert secret not in str(exc.value)
+    finally:
+        srv.shutdown()
+        srv.server_close()

@@ -23,6 +23,7 @@ import shutil
 import subprocess
 import tempfile
 import time
+import urllib.parse
 from pathlib import Path
 
 from ..lint import LintConfig
@@ -40,13 +41,28 @@ def sanitise(text: str, limit: int = 60) -> str:
     return re.sub(r"[^A-Za-z0-9._-]+", "_", text).strip("_.")[:limit] or "repo"
 
 
+def split_credentials(url: str) -> tuple[str, str | None]:
+    """``(url without its user:password, "user:password")`` for an http(s) url (percent-decoded, as
+    git would send them); other urls unchanged (ssh's ``git@`` is a login name, not a secret)."""
+    parts = urllib.parse.urlsplit(url)
+    if parts.scheme.lower() not in ("http", "https") or "@" not in parts.netloc:
+        return url, None
+    userinfo, _, host = parts.netloc.rpartition("@")
+    user, _, password = userinfo.partition(":")
+    bare = urllib.parse.urlunsplit(parts._replace(netloc=host))
+    return bare, f"{urllib.parse.unquote(user)}:{urllib.parse.unquote(password)}"
+
+
 class GitSource:
     def __init__(self, repository: Repository, *, cache_dir: Path, lint: LintConfig) -> None:
         self.repository = repository
         self.cache_dir = cache_dir
         self.lint = lint
-        key = hashlib.sha256(f"{repository.location}\0{repository.ref_type}\0{repository.git_ref}".encode()).hexdigest()
-        self.checkout = cache_dir / "git" / f"{sanitise(repository.location)}-{key[:12]}"
+        # Credentials in the url reach git only as a header in its environment (``_env``), never
+        # in .git/config, on a command line or in the cache folder's name.
+        self.url, self.userinfo = split_credentials(repository.location)
+        key = hashlib.sha256(f"{self.url}\0{repository.ref_type}\0{repository.git_ref}".encode()).hexdigest()
+        self.checkout = cache_dir / "git" / f"{sanitise(self.url)}-{key[:12]}"
 
     # -------------------------------------------------------------- git plumbing
 
@@ -62,6 +78,9 @@ class GitSource:
             else:
                 basic = base64.b64encode(f"x-access-token:{token}".encode()).decode()
                 header = f"Authorization: Basic {basic}"
+            env.update({"GIT_CONFIG_COUNT": "1", "GIT_CONFIG_KEY_0": "http.extraHeader", "GIT_CONFIG_VALUE_0": header})
+        elif self.userinfo:  # http://user:password@host/… : the Basic auth git would have sent
+            header = "Authorization: Basic " + base64.b64encode(self.userinfo.encode()).decode()
             env.update({"GIT_CONFIG_COUNT": "1", "GIT_CONFIG_KEY_0": "http.extraHeader", "GIT_CONFIG_VALUE_0": header})
         return env
 
@@ -188,7 +207,7 @@ class GitSource:
             tmp = Path(tempfile.mkdtemp(prefix=f".{self.checkout.name}.", dir=self.checkout.parent))
             try:
                 self._git("init", "--quiet", cwd=tmp)
-                self._git("remote", "add", "origin", repo.location, cwd=tmp)
+                self._git("remote", "add", "origin", self.url, cwd=tmp)
                 commit = self._fetch(tmp)
                 try:
                     self._checkout(tmp, commit)
@@ -211,7 +230,7 @@ class GitSource:
         source_input = SourceInput(self.repository.name, "git", display(self.repository), commit)
         name = None
         if root == checkout:  # a repository that is one skill: named after the URL's last segment
-            name = self.repository.location.rstrip("/").rsplit("/", 1)[-1].rsplit(":", 1)[-1].removesuffix(".git")
+            name = self.url.rstrip("/").rsplit("/", 1)[-1].rsplit(":", 1)[-1].removesuffix(".git")
         listing = list_directory(self.repository, root, read, self.lint, source_input, name)
         if diags:
             from dataclasses import replace

@@ -345,3 +345,23 @@ def test_credentials_in_a_git_url_reach_git_only_in_its_environment(tmp_path, re
     finally:
         srv.shutdown()
         srv.server_close()
+
+
+def test_a_relative_git_url_resolves_against_the_configuration_files_folder(tmp_path, remote):
+    """`url = "../remote.git"` is a local path like `path`: read from the config's folder, not from
+    the cache folder git runs in; scp-like and scheme urls are left alone."""
+    from skillc.buildconfig import load_build_config
+
+    _, bare = remote
+    proj = tmp_path / "proj"
+    proj.mkdir()
+    (proj / "skills.toml").write_text(
+        '[[repositories]]\nname = "company"\ntype = "git"\nurl = "../remote.git"\nskills_root = "skills"\n'
+        '[[repositories]]\nname = "scp"\ntype = "git"\nurl = "git@example.invalid:org/r.git"\n'
+        '[[repositories]]\nname = "https"\ntype = "git"\nurl = "https://example.invalid/../r.git"\n')
+    cfg = load_build_config([], "proj/skills.toml", cwd=tmp_path, home=tmp_path / "home", env={})
+    company, scp, https = cfg.repositories
+    assert company.location == str(bare)
+    assert scp.location == "git@example.invalid:org/r.git" and https.location == "https://example.invalid/../r.git"
+    listing = open_source(company, cache_dir=tmp_path / "c", lint=cfg.lint).skills()
+    assert [s.id for s in listing.skills] == ["tools/csv", "tools/pdf"]

@@ -346,6 +346,24 @@ def _config_base(cfg: ConfigFile) -> Path:
     return parent.parent if parent.name == ".rkat" else parent
 
 
+_SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://")
+
+
+def _local_path(base: Path, value: str) -> str:
+    """A path from a configuration file: ``~`` expanded, relative to ``base``, normalised."""
+    path = Path(os.path.expanduser(value))
+    return os.path.normpath(path if path.is_absolute() else base / path)
+
+
+def _is_git_path(url: str) -> bool:
+    """Whether git reads ``url`` as a local path: no ``scheme://`` and not scp-like ``host:path``
+    (git's rule: a ':' before any '/')."""
+    if _SCHEME.match(url):
+        return False
+    colon, slash = url.find(":"), url.find("/")
+    return colon < 0 or (0 <= slash < colon)
+
+
 def _safe_relative(value: str) -> bool:
     p = PurePosixPath(value)
     return not p.is_absolute() and ".." not in p.parts and "\\" not in value
@@ -390,14 +408,17 @@ def _parse_skills_toml(cfg: ConfigFile, level: str, env: Mapping[str, str]) -> _
         skills_root = entry.get("skills_root", "").strip("/")
         if skills_root and not _safe_relative(skills_root):
             raise err("skills_root", f"skills_root {skills_root!r} must be a relative path inside the repository")
-        if "path" in entry:
-            location = Path(os.path.expanduser(entry["path"]))
-            location = str(location if location.is_absolute() else base / location)
-        else:
-            location = values["url"]
         url = values.get("url")
         if url is not None and url.startswith("-"):
             raise err("url", "a url must not start with '-' (git would read it as an option)")
+        if "path" in entry:
+            location = Path(os.path.expanduser(entry["path"]))
+            location = str(location if location.is_absolute() else base / location)
+        elif rtype == "git" and _is_git_path(values["url"]):  # (git would read it from skillc's cache folder)
+            location = values["url"] = _local_path(base, values["url"])
+        else:
+            location = values["url"]
+        url = values.get("url")
         if rtype == "http" and url is not None and not url.lower().startswith(("http://", "https://")):
             raise err("url", f"an http repository's url must start with http:// or https://, not {url.split(':')[0]!r}")
         if rtype == "git" and str(entry.get("git_ref", "")).startswith("-"):

@@ -365,3 +365,17 @@ def test_a_relative_git_url_resolves_against_the_configuration_files_folder(tmp_
     assert scp.location == "git@example.invalid:org/r.git" and https.location == "https://example.invalid/../r.git"
     listing = open_source(company, cache_dir=tmp_path / "c", lint=cfg.lint).skills()
     assert [s.id for s in listing.skills] == ["tools/csv", "tools/pdf"]
+
+
+def test_a_deleted_branch_is_an_error_warm_as_cold(tmp_path, remote):
+    """R105's cached fallback is for an unreachable remote; one that answers the branch is gone fails
+    the build whether or not a checkout is cached."""
+    work, bare = remote
+    git("push", "-q", str(bare), "main:feature", cwd=work)
+    repo = git_repo(bare.as_uri(), "feature", refresh_seconds=0)
+    assert listing_of(repo, tmp_path / "cache").skills
+    git("push", "-q", str(bare), ":feature", cwd=work)
+    with pytest.raises(SourceError, match="branch 'feature' not found"):
+        listing_of(repo, tmp_path / "cold")
+    with pytest.raises(SourceError, match="branch 'feature' not found"):
+        listing_of(repo, tmp_path / "cache")

@@ -4,7 +4,8 @@ The repository is fetched into ``cache_dir/git/<sanitised url>-<hash>`` (one che
 ref): a branch or a tag with ``--depth`` (default 1), a full commit id the same way (servers speaking
 protocol v2 allow it), an abbreviated commit after a full fetch.  Tags and commits never change, so
 they are fetched once; a branch is fetched again after ``refresh_seconds``, and if that fetch fails
-the last checkout is used with an R105 warning.  The resolved commit is recorded in
+the last checkout is used with an R105 warning when the remote cannot be reached (one that answers
+that the ref is gone is an error, cached or not).  The resolved commit is recorded in
 ``SourceInput.resolved``.
 
 Credentials go to git as an ``http.extraHeader`` through ``GIT_CONFIG_*`` environment variables:
@@ -134,7 +135,7 @@ class GitSource:
                       "+refs/tags/*:refs/tags/*", cwd=where)
             return self._commit_named(where, ref)
         except _GitFailed as exc:
-            raise SourceError(f"repository {name!r}: cannot fetch {display(repo)}: {exc}") from None
+            raise _Unreachable(f"repository {name!r}: cannot fetch {display(repo)}: {exc}") from None
 
     def _commit_named(self, where: Path, prefix: str) -> str:
         """The one commit whose id starts with ``prefix``.  Only object ids are looked at: git's own
@@ -195,7 +196,7 @@ class GitSource:
                 else:
                     try:
                         commit = self._fetch(self.checkout)
-                    except SourceError as exc:
+                    except _Unreachable as exc:  # (a remote that answers the ref is gone: an error, as cold)
                         self._checkout(self.checkout, state["commit"])
                         d = Diagnostic("R105", Severity.WARNING, "", 0, 0,
                                        f"{exc}; building from the cached commit {state['commit'][:12]}")
@@ -241,6 +242,10 @@ class GitSource:
 
 class _GitFailed(Exception):
     """A git command failed (message already scrubbed of credentials)."""
+
+
+class _Unreachable(SourceError):
+    """git could not talk to the remote (the one failure a cached checkout stands in for)."""
 
 
 __all__ = ["GitSource", "sanitise"]

@@ -171,6 +171,26 @@ def test_secret_never_in_the_error(tmp_path, proj):
     assert "supersecretvalue" not in str(exc.value)
 
 
+
+def test_env_is_expanded_only_in_the_repositories_the_build_reads(tmp_path, proj):
+    """A user-level entry superseded by the project's of the same name, or any entry when PATH
+    arguments replace them, never needs its ${VAR}; one the build reads still does."""
+    home = tmp_path / "home"
+    (home / ".rkat").mkdir(parents=True)
+    (home / ".rkat" / "skills.toml").write_text(
+        '[[repositories]]\nname = "company"\ntype = "git"\nurl = "https://h/c.git"\nauth_token = "${GITHUB_TOKEN}"\n')
+    (proj / "skills.toml").write_text('[[repositories]]\nname = "company"\ntype = "filesystem"\npath = "c"\n'
+                                      '[[repositories]]\nname = "remote"\ntype = "http"\nurl = "${API}"\n')
+    assert [r.type for r in load(tmp_path, paths=["skills"]).repositories] == ["filesystem"]
+    cfg = load(tmp_path, env={"API": "http://127.0.0.1:9/api"})
+    assert [(r.name, r.type) for r in cfg.repositories] == [("company", "filesystem"), ("remote", "http")]
+    with pytest.raises(ConfigError, match="environment variable API is not set"):
+        load(tmp_path)
+    (proj / "skills.toml").write_text('[[repositories]]\nname = "other"\ntype = "filesystem"\npath = "c"\n')
+    with pytest.raises(ConfigError, match="environment variable GITHUB_TOKEN is not set"):
+        load(tmp_path)
+
+
 # ---------------------------------------------------------------- Plan Cascade
 
 EXTERNAL = {

@@ -22,7 +22,7 @@ import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
-from typing import Any, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 from .config import ConfigFile, lint_config
 from .errors import ConfigError
@@ -126,7 +126,14 @@ def load_build_config(paths: Sequence[str], config_path: str | None, *, cwd: Pat
             if (home / rel).is_file():
                 files.append((_read_toml(home / rel), "user"))
 
-    parsed = [_parse_skills_toml(cfg, level, env) for cfg, level in files]
+    # ${VAR} is expanded only in the repositories the build reads: not in one an earlier file's of
+    # the same name supersedes, nor in any when PATH arguments replace them (a user-level entry
+    # needing a token must not fail a build that never reads it).
+    parsed: list[_Parsed] = []
+    claimed: set[str] = set()
+    for cfg, level in files:
+        parsed.append(_parse_skills_toml(cfg, level, env, used=lambda name: not paths and name not in claimed))
+        claimed.update(r.name for r in parsed[-1].repositories)
     scalars = parsed[0].scalars if parsed else {}
     lint = lint_config(files[0][0] if files else None)
 
@@ -369,7 +376,10 @@ def _safe_relative(value: str) -> bool:
     return not p.is_absolute() and ".." not in p.parts and "\\" not in value
 
 
-def _parse_skills_toml(cfg: ConfigFile, level: str, env: Mapping[str, str]) -> _Parsed:
+def _parse_skills_toml(cfg: ConfigFile, level: str, env: Mapping[str, str],
+                       used: Callable[[str], bool] = lambda name: True) -> _Parsed:
+    """The file's settings and repositories.  Every entry is checked; a repository ``used`` says the
+    build does not read is left out before its ``${VAR}`` are expanded."""
     data = cfg.data
     cfg.check_top_level()
     errors = _schema_errors("skills-toml.schema.json", data)
@@ -392,13 +402,6 @@ def _parse_skills_toml(cfg: ConfigFile, level: str, env: Mapping[str, str]) -> _
             raise err("name", "declared twice in this file")
         names.add(entry["name"])
         rtype = entry["type"]
-        values: dict[str, Any] = {}
-        for key in ("url", "auth_token"):
-            if key in entry:
-                try:
-                    values[key] = expand_env(entry[key], env)
-                except ValueError as exc:
-                    raise err(key, f"{key}: {exc}") from None
         tier = Tier(entry.get("tier", default_tier.value))
         priority = entry.get("priority", tier.default_priority)
         low, high = tier.priority_range
@@ -408,6 +411,20 @@ def _parse_skills_toml(cfg: ConfigFile, level: str, env: Mapping[str, str]) -> _
         skills_root = entry.get("skills_root", "").strip("/")
         if skills_root and not _safe_relative(skills_root):
             raise err("skills_root", f"skills_root {skills_root!r} must be a relative path inside the repository")
+        if rtype == "git" and str(entry.get("git_ref", "")).startswith("-"):
+            raise err("git_ref", "a git_ref must not start with '-' (git would read it as an option)")
+        if rtype == "git" and entry.get("ref_type", "branch") == "commit" and not re.fullmatch(
+                r"[0-9a-fA-F]{7,64}", entry.get("git_ref", "")):
+            raise err("git_ref", "a commit git_ref must be a hexadecimal commit id")
+        if not used(entry["name"]):
+            continue
+        values: dict[str, Any] = {}
+        for key in ("url", "auth_token"):
+            if key in entry:
+                try:
+                    values[key] = expand_env(entry[key], env)
+                except ValueError as exc:
+                    raise err(key, f"{key}: {exc}") from None
         url = values.get("url")
         if url is not None and url.startswith("-"):
             raise err("url", "a url must not start with '-' (git would read it as an option)")
@@ -421,11 +438,6 @@ def _parse_skills_toml(cfg: ConfigFile, level: str, env: Mapping[str, str]) -> _
         url = values.get("url")
         if rtype == "http" and url is not None and not url.lower().startswith(("http://", "https://")):
             raise err("url", f"an http repository's url must start with http:// or https://, not {url.split(':')[0]!r}")
-        if rtype == "git" and str(entry.get("git_ref", "")).startswith("-"):
-            raise err("git_ref", "a git_ref must not start with '-' (git would read it as an option)")
-        if rtype == "git" and entry.get("ref_type", "branch") == "commit" and not re.fullmatch(
-                r"[0-9a-fA-F]{7,64}", entry.get("git_ref", "")):
-            raise err("git_ref", "a commit git_ref must be a hexadecimal commit id")
         if entry.get("auth_header") and not values.get("auth_token"):
             raise err("auth_header", "auth_header needs an auth_token")
         include = entry.get("include", [])

@@ -380,3 +380,22 @@ def test_a_pyproject_error_names_the_line_in_tool_skillc(tmp_path: Path):
     (tmp_path / "pyproject.toml").write_text('[project]\nname = "x"\nversion = "1"\n\n[tool.skillc]\nversion = 2\n')
     r = run_skillc("lint", ".", cwd=tmp_path)
     assert r.returncode == 2 and "pyproject.toml:6: unknown key 'version'; known: lint, memory" in r.stderr
+
+
+def test_build_reads_pyproject_lint_as_lint_does(tmp_path: Path):
+    """With no skills.toml, `[tool.skillc.lint]` configures `skillc build` as it configures `skillc
+    lint`, its globs anchored at pyproject.toml's folder."""
+    proj = tmp_path / "proj"
+    (proj / ".git").mkdir(parents=True)
+    write_skill(proj, "skills/a", frontmatter="name: a\ndescription: Use when: asked\n")  # P209
+    (proj / "pyproject.toml").write_text('[project]\nname = "x"\n\n[tool.skillc.lint.per-path-ignores]\n'
+                                         '"skills/a/*" = ["P209"]\n')
+    lint = run_skillc("lint", "skills", "--format", "json", cwd=proj)
+    assert json.loads(lint.stdout)["diagnostics"] == [], lint.stdout
+    for cwd, arg in ((proj, "skills"), (proj / "skills", ".")):
+        b = run_skillc("build", arg, "--out", str(tmp_path / "out"), "--no-site", "--json", cwd=cwd,
+                       env={"SKILLC_CACHE_DIR": str(tmp_path / "cache"), "HOME": str(tmp_path / "home")})
+        assert b.returncode == 0 and json.loads(b.stdout)["warnings"] == 0, (cwd, b.stdout + b.stderr)
+    cfg = load_build_config(["skills"], None, cwd=proj, home=tmp_path / "home", env={})
+    assert cfg.lint.source == str(proj / "pyproject.toml")
+    assert [Path(p).name for p, _ in cfg.config_files] == ["pyproject.toml"]

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any, Callable, Mapping, Sequence
 
-from .config import ConfigFile, lint_config
+from .config import ConfigFile, find_lint_config, lint_config
 from .errors import ConfigError
 from .lint import LintConfig
 from .resolve_types import Repository, Tier
@@ -135,7 +135,12 @@ def load_build_config(paths: Sequence[str], config_path: str | None, *, cwd: Pat
         parsed.append(_parse_skills_toml(cfg, level, env, used=lambda name: not paths and name not in claimed))
         claimed.update(r.name for r in parsed[-1].repositories)
     scalars = parsed[0].scalars if parsed else {}
-    lint = lint_config(files[0][0] if files else None)
+    # [lint] as `skillc lint` finds it for the project (skills.toml, .rkat/skills.toml, then
+    # pyproject.toml's [tool.skillc], up to the repository's top); a user-level file's otherwise.
+    lint_file = files[0][0] if files else None
+    if config_path is None:
+        lint_file = find_lint_config(cwd) or lint_file
+    lint = lint_config(lint_file)
 
     repositories: list[Repository] = []
     seen: set[str] = set()
@@ -190,7 +195,10 @@ def load_build_config(paths: Sequence[str], config_path: str | None, *, cwd: Pat
                           hint="add a [[repositories]] table (name, type = \"filesystem\", path = \"skills\"), "
                                "pass the folders to build (skillc build skills/), or set include_embedded = true")
     repositories = [_with_order(r, i) for i, r in enumerate(repositories)]
-    hashes = tuple((str(cfg.path), _sha256(cfg.text.encode("utf-8"))) for cfg, _ in files)
+    read = [cfg for cfg, _ in files]
+    if lint_file is not None and all(lint_file.path.resolve() != cfg.path.resolve() for cfg in read):
+        read.append(lint_file)  # (a pyproject.toml or a parent folder's file that only configures lint)
+    hashes = tuple((str(cfg.path), _sha256(cfg.text.encode("utf-8"))) for cfg in read)
     hashes += tuple((str(f), _sha256(f.read_bytes())) for f in json_files)
     return BuildConfig(
         repositories=tuple(repositories),

@@ -399,3 +399,32 @@ def test_build_reads_pyproject_lint_as_lint_does(tmp_path: Path):
     cfg = load_build_config(["skills"], None, cwd=proj, home=tmp_path / "home", env={})
     assert cfg.lint.source == str(proj / "pyproject.toml")
     assert [Path(p).name for p, _ in cfg.config_files] == ["pyproject.toml"]
+
+
+def test_a_path_with_dotdot_is_normalised_and_a_moved_checkout_builds_the_same_bundle(tmp_path: Path):
+    """`path = "../skills"` in conf/skills.toml: the bundle never shows `conf/../skills`, and the
+    same checkout built in another place gives the same bytes."""
+    import shutil
+
+    proj = tmp_path / "a" / "proj"
+    write_skill(proj, "skills/x")
+    (proj / "conf").mkdir()
+    (proj / "conf/skills.toml").write_text('[[repositories]]\nname = "team"\ntype = "filesystem"\npath = "../skills"\n')
+    env = {"SKILLC_CACHE_DIR": str(tmp_path / "cache"), "HOME": str(tmp_path / "home")}
+
+    def build(cwd: Path, config: str, out: Path, *paths: str) -> list[str]:
+        r = run_skillc("build", *paths, "--config", config, "--out", str(out), "--no-site", cwd=cwd, env=env)
+        assert r.returncode == 0, r.stderr
+        return [i["location"] for i in json.loads((out / "api/manifest.json").read_text())["inputs"]]
+
+    def tree(out: Path) -> dict[str, bytes]:
+        return {p.relative_to(out).as_posix(): p.read_bytes() for p in sorted(out.rglob("*")) if p.is_file()}
+
+    assert build(proj, "conf/skills.toml", tmp_path / "o1") == ["skills"]
+    # outside the build folder a location is shown whole, and normalised
+    assert build(proj / "conf", "skills.toml", tmp_path / "o2") == [str(proj / "skills")]
+    assert build(proj / "conf", "skills.toml", tmp_path / "o3", "../skills") == [str(proj / "skills")]
+    moved = tmp_path / "b" / "elsewhere"
+    shutil.copytree(proj, moved)
+    build(moved, "conf/skills.toml", tmp_path / "o4")
+    assert tree(tmp_path / "o1") == tree(tmp_path / "o4")

@@ -146,7 +146,7 @@ def load_build_config(paths: Sequence[str], config_path: str | None, *, cwd: Pat
     seen: set[str] = set()
     if paths:
         for p in paths:
-            location = Path(p) if Path(p).is_absolute() else cwd / p
+            location = Path(os.path.normpath(p if Path(p).is_absolute() else cwd / p))  # (no '..' in the bundle)
             # Named as given, but relative to the build folder when inside it: the name is published
             # (provenance, shadowing), and the bundle must not depend on where a checkout lives.
             shown = os.path.relpath(location, cwd) if Path(p).is_absolute() else p
@@ -365,7 +365,8 @@ _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://")
 
 
 def _local_path(base: Path, value: str) -> str:
-    """A path from a configuration file: ``~`` expanded, relative to ``base``, normalised."""
+    """A path from a configuration file: ``~`` expanded, relative to ``base``, normalised (the
+    bundle shows it, relative to the build folder or whole: never with a '..' in it)."""
     path = Path(os.path.expanduser(value))
     return os.path.normpath(path if path.is_absolute() else base / path)
 
@@ -437,8 +438,7 @@ def _parse_skills_toml(cfg: ConfigFile, level: str, env: Mapping[str, str],
         if url is not None and url.startswith("-"):
             raise err("url", "a url must not start with '-' (git would read it as an option)")
         if "path" in entry:
-            location = Path(os.path.expanduser(entry["path"]))
-            location = str(location if location.is_absolute() else base / location)
+            location = _local_path(base, entry["path"])
         elif rtype == "git" and _is_git_path(values["url"]):  # (git would read it from skillc's cache folder)
             location = values["url"] = _local_path(base, values["url"])
         else:
@@ -464,8 +464,7 @@ def _parse_skills_toml(cfg: ConfigFile, level: str, env: Mapping[str, str],
     ext = data.get("external_skills")
     external = None
     if ext:
-        external = Path(os.path.expanduser(ext))
-        external = external if external.is_absolute() else base / external
+        external = Path(_local_path(base, ext))
     return _Parsed(scalars, tuple(repos), external)
 
 
@@ -596,7 +595,7 @@ def _plan_cascade(ext_path: Path | None, user_files: Sequence[Path], *, home: Pa
                                "(a 'path') are supported; clone it and give its path")
             if not _safe_relative(entry["skill_path"]) and entry["skill_path"]:
                 raise jf.error((*where, "skill_path"), f"skill {name!r}: skill_path must be relative")
-            src_dir = Path(src["path"]) if Path(src["path"]).is_absolute() else base / src["path"]
+            src_dir = Path(os.path.normpath(Path(src["path"]) if Path(src["path"]).is_absolute() else base / src["path"]))
             skill_dir = src_dir / entry["skill_path"] if entry["skill_path"] else src_dir
             line = jf.lines.get(where, 0)
             repo, skill_id = repo_for(f"{entry['source']}/{name}", skill_dir, tier, priority, f"{ext_path}:{line}")

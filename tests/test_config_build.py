@@ -171,6 +171,26 @@ def test_secret_never_in_the_error(tmp_path, proj):
     assert "supersecretvalue" not in str(exc.value)
 
 
+
+def test_env_is_expanded_only_in_the_repositories_the_build_reads(tmp_path, proj):
+    """A user-level entry superseded by the project's of the same name, or any entry when PATH
+    arguments replace them, never needs its ${VAR}; one the build reads still does."""
+    home = tmp_path / "home"
+    (home / ".rkat").mkdir(parents=True)
+    (home / ".rkat" / "skills.toml").write_text(
+        '[[repositories]]\nname = "company"\ntype = "git"\nurl = "https://h/c.git"\nauth_token = "${GITHUB_TOKEN}"\n')
+    (proj / "skills.toml").write_text('[[repositories]]\nname = "company"\ntype = "filesystem"\npath = "c"\n'
+                                      '[[repositories]]\nname = "remote"\ntype = "http"\nurl = "${API}"\n')
+    assert [r.type for r in load(tmp_path, paths=["skills"]).repositories] == ["filesystem"]
+    cfg = load(tmp_path, env={"API": "http://127.0.0.1:9/api"})
+    assert [(r.name, r.type) for r in cfg.repositories] == [("company", "filesystem"), ("remote", "http")]
+    with pytest.raises(ConfigError, match="environment variable API is not set"):
+        load(tmp_path)
+    (proj / "skills.toml").write_text('[[repositories]]\nname = "other"\ntype = "filesystem"\npath = "c"\n')
+    with pytest.raises(ConfigError, match="environment variable GITHUB_TOKEN is not set"):
+        load(tmp_path)
+
+
 # ---------------------------------------------------------------- Plan Cascade
 
 EXTERNAL = {
@@ -360,3 +380,51 @@ def test_a_pyproject_error_names_the_line_in_tool_skillc(tmp_path: Path):
     (tmp_path / "pyproject.toml").write_text('[project]\nname = "x"\nversion = "1"\n\n[tool.skillc]\nversion = 2\n')
     r = run_skillc("lint", ".", cwd=tmp_path)
     assert r.returncode == 2 and "pyproject.toml:6: unknown key 'version'; known: lint, memory" in r.stderr
+
+
+def test_build_reads_pyproject_lint_as_lint_does(tmp_path: Path):
+    """With no skills.toml, `[tool.skillc.lint]` configures `skillc build` as it configures `skillc
+    lint`, its globs anchored at pyproject.toml's folder."""
+    proj = tmp_path / "proj"
+    (proj / ".git").mkdir(parents=True)
+    write_skill(proj, "skills/a", frontmatter="name: a\ndescription: Use when: asked\n")  # P209
+    (proj / "pyproject.toml").write_text('[project]\nname = "x"\n\n[tool.skillc.lint.per-path-ignores]\n'
+                                         '"skills/a/*" = ["P209"]\n')
+    lint = run_skillc("lint", "skills", "--format", "json", cwd=proj)
+    assert json.loads(lint.stdout)["diagnostics"] == [], lint.stdout
+    for cwd, arg in ((proj, "skills"), (proj / "skills", ".")):
+        b = run_skillc("build", arg, "--out", str(tmp_path / "out"), "--no-site", "--json", cwd=cwd,
+                       env={"SKILLC_CACHE_DIR": str(tmp_path / "cache"), "HOME": str(tmp_path / "home")})
+        assert b.returncode == 0 and json.loads(b.stdout)["warnings"] == 0, (cwd, b.stdout + b.stderr)
+    cfg = load_build_config(["skills"], None, cwd=proj, home=tmp_path / "home", env={})
+    assert cfg.lint.source == str(proj / "pyproject.toml")
+    assert [Path(p).name for p, _ in cfg.config_files] == ["pyproject.toml"]
+
+
+def test_a_path_with_dotdot_is_normalised_and_a_moved_checkout_builds_the_same_bundle(tmp_path: Path):
+    """`path = "../skills"` in conf/skills.toml: the bundle never shows `conf/../skills`, and the
+    same checkout built in another place gives the same bytes."""
+    import shutil
+
+    proj = tmp_path / "a" / "proj"
+    write_skill(proj, "skills/x")
+    (proj / "conf").mkdir()
+    (proj / "conf/skills.toml").write_text('[[repositories]]\nname = "team"\ntype = "filesystem"\npath = "../skills"\n')
+    env = {"SKILLC_CACHE_DIR": str(tmp_path / "cache"), "HOME": str(tmp_path / "home")}
+
+    def build(cwd: Path, config: str, out: Path, *paths: str) -> list[str]:
+        r = run_skillc("build", *paths, "--config", config, "--out", str(out), "--no-site", cwd=cwd, env=env)
+        assert r.returncode == 0, r.stderr
+        return [i["location"] for i in json.loads((out / "api/manifest.json").read_text())["inputs"]]
+
+    def tree(out: Path) -> dict[str, bytes]:
+        return {p.relative_to(out).as_posix(): p.read_bytes() for p in sorted(out.rglob("*")) if p.is_file()}
+
+    assert build(proj, "conf/skills.toml", tmp_path / "o1") == ["skills"]
+    # outside the build folder a location is shown whole, and normalised
+    assert build(proj / "conf", "skills.toml", tmp_path / "o2") == [str(proj / "skills")]
+    assert build(proj / "conf", "skills.toml", tmp_path / "o3", "../skills") == [str(proj / "skills")]
+    moved = tmp_path / "b" / "elsewhere"
+    shutil.copytree(proj, moved)
+    build(moved, "conf/skills.toml", tmp_path / "o4")
+    assert tree(tmp_path / "o1") == tree(tmp_path / "o4")

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import http.server
 import json
 import os
+import shutil
 import subprocess
 from pathlib import Path
 
@@ -246,3 +248,134 @@ def test_a_short_token_is_masked_only_where_it_stands_alone():
     assert scrub("x", "fatal: repository does not exist (token x)") == "fatal: repository does not exist (token ***)"
     long = "ghp_" + "a1" * 18
     assert long not in scrub(long, f"fatal: auth {long} at https://u:{long}@host/r.git failed")
+
+
+def test_a_commit_pin_is_never_redirected_by_a_tag_of_that_name(tmp_path, remote):
+    """git prefers a ref named like an abbreviated hash over the hash: a commit pin reads ids alone."""
+    work, bare = remote
+    head, first = git("rev-parse", "HEAD", cwd=work), git("rev-parse", "HEAD~1", cwd=work)
+    git("tag", head[:10], first, cwd=work)  # a tag named like HEAD's hash, pointing at the first commit
+    git("tag", "abcdef1234", first, cwd=work)  # and one named like no commit at all
+    git("push", "-q", "--tags", str(bare), cwd=work)
+    pinned = listing_of(git_repo(bare.as_uri(), head[:10], "commit"), tmp_path / "cache")
+    assert pinned.input.resolved == head
+    with pytest.raises(SourceError, match="commit 'abcdef1234' not found"):
+        listing_of(git_repo(bare.as_uri(), "abcdef1234", "commit"), tmp_path / "cache")
+    # a cache that holds another commit than the pin (resolved through the tag before) is not used
+    from skillc.sources.git import GitSource
+
+    source = GitSource(git_repo(bare.as_uri(), head[:10], "commit"), cache_dir=tmp_path / "cache", lint=LintConfig())
+    state_file = source.checkout / ".git" / "skillc-state.json"
+    state_file.write_text(json.dumps({**json.loads(state_file.read_text()), "commit": first}))
+    assert listing_of(git_repo(bare.as_uri(), head[:10], "commit"), tmp_path / "cache").input.resolved == head
+
+
+class _SmartHttp(http.server.BaseHTTPRequestHandler):
+    """git's smart HTTP protocol (git http-backend as CGI), answering 401 without the expected
+    Authorization header."""
+
+    root: Path
+    authorization: str
+    seen: list
+
+    def log_message(self, *args):
+        pass
+
+    def _cgi(self):
+        type(self).seen.append(self.headers.get("Authorization"))
+        if self.headers.get("Authorization") != self.authorization:
+            self.send_response(401)
+            self.send_header("WWW-Authenticate", 'Basic realm="git"')
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+            return
+        path, _, query = self.path.partition("?")
+        body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        env = {"PATH": os.environ["PATH"], "GIT_PROJECT_ROOT": str(self.root), "GIT_HTTP_EXPORT_ALL": "1",
+               "REQUEST_METHOD": self.command, "PATH_INFO": path, "QUERY_STRING": query,
+               "CONTENT_TYPE": self.headers.get("Content-Type", ""), "CONTENT_LENGTH": str(len(body)),
+               "REMOTE_USER": "u", "REMOTE_ADDR": "127.0.0.1"}
+        out = subprocess.run(["git", "http-backend"], input=body, env=env, capture_output=True, check=True).stdout
+        head, _, payload = out.partition(b"\r\n\r\n")
+        headers = [line.split(":", 1) for line in head.decode().split("\r\n") if ":" in line]
+        status = next((int(v.split()[0]) for k, v in headers if k.lower() == "status"), 200)
+        self.send_response(status)
+        for k, v in headers:
+            if k.lower() != "status":
+                self.send_header(k, v.strip())
+        self.send_header("Content-Length", str(len(payload)))
+        self.end_headers()
+        self.wfile.write(payload)
+
+    do_GET = do_POST = _cgi
+
+
+def test_credentials_in_a_git_url_reach_git_only_in_its_environment(tmp_path, remote, monkeypatch):
+    """http://user:secret@host/… : the secret authenticates (a real smart-HTTP server on loopback)
+    but is never in .git/config, the cache, git's command line or a message."""
+    import base64
+    import threading
+
+    _, bare = remote
+    secret = "s3cr3t-0123456789"
+    handler = type("H", (_SmartHttp,), {"root": bare.parent, "seen": [],
+                                        "authorization": "Basic " + base64.b64encode(f"bob:{secret}".encode()).decode()})
+    srv = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=srv.serve_forever, daemon=True).start()
+    shim = tmp_path / "bin"
+    shim.mkdir()
+    log = tmp_path / "argv.log"
+    (shim / "git").write_text(f'#!/bin/sh\nprintf "%s\\n" "$*" >> {log}\nexec {shutil.which("git")} "$@"\n')
+    (shim / "git").chmod(0o755)
+    monkeypatch.setenv("PATH", f"{shim}{os.pathsep}{os.environ['PATH']}")
+    try:
+        url = f"http://bob:{secret}@127.0.0.1:{srv.server_address[1]}/{bare.name}"
+        listing = listing_of(git_repo(url), tmp_path / "cache")
+        assert [s.id for s in listing.skills] == ["tools/csv", "tools/pdf"]
+        assert log.read_text() and secret not in log.read_text()
+        for path in (tmp_path / "cache").rglob("*"):
+            assert secret not in str(path)
+            if path.is_file():
+                assert secret.encode() not in path.read_bytes(), path
+        assert handler.seen and all(seen == handler.authorization for seen in handler.seen)  # sent up front
+        handler.authorization = "Basic nobody"  # refused: the message names the url without the secret
+        with pytest.raises(SourceError) as exc:
+            listing_of(git_repo(url, refresh_seconds=0, ref="other"), tmp_path / "cache")
+        assert secret not in str(exc.value)
+    finally:
+        srv.shutdown()
+        srv.server_close()
+
+
+def test_a_relative_git_url_resolves_against_the_configuration_files_folder(tmp_path, remote):
+    """`url = "../remote.git"` is a local path like `path`: read from the config's folder, not from
+    the cache folder git runs in; scp-like and scheme urls are left alone."""
+    from skillc.buildconfig import load_build_config
+
+    _, bare = remote
+    proj = tmp_path / "proj"
+    proj.mkdir()
+    (proj / "skills.toml").write_text(
+        '[[repositories]]\nname = "company"\ntype = "git"\nurl = "../remote.git"\nskills_root = "skills"\n'
+        '[[repositories]]\nname = "scp"\ntype = "git"\nurl = "git@example.invalid:org/r.git"\n'
+        '[[repositories]]\nname = "https"\ntype = "git"\nurl = "https://example.invalid/../r.git"\n')
+    cfg = load_build_config([], "proj/skills.toml", cwd=tmp_path, home=tmp_path / "home", env={})
+    company, scp, https = cfg.repositories
+    assert company.location == str(bare)
+    assert scp.location == "git@example.invalid:org/r.git" and https.location == "https://example.invalid/../r.git"
+    listing = open_source(company, cache_dir=tmp_path / "c", lint=cfg.lint).skills()
+    assert [s.id for s in listing.skills] == ["tools/csv", "tools/pdf"]
+
+
+def test_a_deleted_branch_is_an_error_warm_as_cold(tmp_path, remote):
+    """R105's cached fallback is for an unreachable remote; one that answers the branch is gone fails
+    the build whether or not a checkout is cached."""
+    work, bare = remote
+    git("push", "-q", str(bare), "main:feature", cwd=work)
+    repo = git_repo(bare.as_uri(), "feature", refresh_seconds=0)
+    assert listing_of(repo, tmp_path / "cache").skills
+    git("push", "-q", str(bare), ":feature", cwd=work)
+    with pytest.raises(SourceError, match="branch 'feature' not found"):
+        listing_of(repo, tmp_path / "cold")
+    with pytest.raises(SourceError, match="branch 'feature' not found"):
+        listing_of(repo, tmp_path / "cache")

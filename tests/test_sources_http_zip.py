@@ -172,6 +172,40 @@ def test_http_missing_document_and_bad_metadata(tmp_path, server):
         listing_of(http_repo(base, refresh_seconds=0), tmp_path / "c2")
 
 
+
+def test_http_cache_holds_the_unfiltered_list_and_selects_every_build(tmp_path, server):
+    """Seed 004: one cache entry per URL holds the whole list; include/exclude are applied on each
+    read, so two repositories on one URL, or a changed include, never see another's selection."""
+    _, handler, base = server
+    cache = tmp_path / "c"
+    email = listing_of(http_repo(base, refresh_seconds=3600, include=("extraction/*",)), cache)
+    assert [s.id for s in email.skills] == ["extraction/email"]
+    markdown = listing_of(http_repo(base, refresh_seconds=3600, include=("formatting",)), cache)
+    assert [s.id for s in markdown.skills] == ["formatting/markdown"]
+    n = len(handler.hits)
+    both = listing_of(http_repo(base, refresh_seconds=3600), cache)
+    assert [s.id for s in both.skills] == ["extraction/email", "formatting/markdown"]
+    assert len(handler.hits) == n  # everything selected is cached: no request within the TTL
+    excluded = listing_of(http_repo(base, refresh_seconds=3600, exclude=("extraction",)), cache)
+    assert [s.id for s in excluded.skills] == ["formatting/markdown"]
+
+
+def test_http_warm_read_reports_what_the_fetch_reported(tmp_path, server):
+    _, handler, base = server
+    handler.missing = {"formatting/markdown"}
+    handler.skills["../evil"] = {"id": "../evil", "name": "evil", "description": "x", "body": ""}
+    cache = tmp_path / "c"
+    fresh = listing_of(http_repo(base, refresh_seconds=3600), cache)
+    assert sorted(d.code for d in fresh.diagnostics) == ["R104", "R106"]
+    n = len(handler.hits)
+    warm = listing_of(http_repo(base, refresh_seconds=3600), cache)
+    assert len(handler.hits) == n
+    assert warm.diagnostics == fresh.diagnostics and [s.id for s in warm.skills] == ["extraction/email"]
+    # a document's warning belongs to its selection; the list's own (R104) to every reader
+    only = listing_of(http_repo(base, refresh_seconds=3600, include=("extraction",)), cache)
+    assert [d.code for d in only.diagnostics] == ["R104"]
+
+
 # ---------------------------------------------------------------- zip
 
 def make_zip(path: Path, entries: dict[str, bytes], symlink: str | None = None) -> Path:

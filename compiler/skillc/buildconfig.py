@@ -22,9 +22,9 @@ import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
-from typing import Any, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
-from .config import ConfigFile, lint_config
+from .config import ConfigFile, find_lint_config, lint_config
 from .errors import ConfigError
 from .lint import LintConfig
 from .resolve_types import Repository, Tier
@@ -126,15 +126,27 @@ def load_build_config(paths: Sequence[str], config_path: str | None, *, cwd: Pat
             if (home / rel).is_file():
                 files.append((_read_toml(home / rel), "user"))
 
-    parsed = [_parse_skills_toml(cfg, level, env) for cfg, level in files]
+    # ${VAR} is expanded only in the repositories the build reads: not in one an earlier file's of
+    # the same name supersedes, nor in any when PATH arguments replace them (a user-level entry
+    # needing a token must not fail a build that never reads it).
+    parsed: list[_Parsed] = []
+    claimed: set[str] = set()
+    for cfg, level in files:
+        parsed.append(_parse_skills_toml(cfg, level, env, used=lambda name: not paths and name not in claimed))
+        claimed.update(r.name for r in parsed[-1].repositories)
     scalars = parsed[0].scalars if parsed else {}
-    lint = lint_config(files[0][0] if files else None)
+    # [lint] as `skillc lint` finds it for the project (skills.toml, .rkat/skills.toml, then
+    # pyproject.toml's [tool.skillc], up to the repository's top); a user-level file's otherwise.
+    lint_file = files[0][0] if files else None
+    if config_path is None:
+        lint_file = find_lint_config(cwd) or lint_file
+    lint = lint_config(lint_file)
 
     repositories: list[Repository] = []
     seen: set[str] = set()
     if paths:
         for p in paths:
-            location = Path(p) if Path(p).is_absolute() else cwd / p
+            location = Path(os.path.normpath(p if Path(p).is_absolute() else cwd / p))  # (no '..' in the bundle)
             # Named as given, but relative to the build folder when inside it: the name is published
             # (provenance, shadowing), and the bundle must not depend on where a checkout lives.
             shown = os.path.relpath(location, cwd) if Path(p).is_absolute() else p
@@ -183,7 +195,10 @@ def load_build_config(paths: Sequence[str], config_path: str | None, *, cwd: Pat
                           hint="add a [[repositories]] table (name, type = \"filesystem\", path = \"skills\"), "
                                "pass the folders to build (skillc build skills/), or set include_embedded = true")
     repositories = [_with_order(r, i) for i, r in enumerate(repositories)]
-    hashes = tuple((str(cfg.path), _sha256(cfg.text.encode("utf-8"))) for cfg, _ in files)
+    read = [cfg for cfg, _ in files]
+    if lint_file is not None and all(lint_file.path.resolve() != cfg.path.resolve() for cfg in read):
+        read.append(lint_file)  # (a pyproject.toml or a parent folder's file that only configures lint)
+    hashes = tuple((str(cfg.path), _sha256(cfg.text.encode("utf-8"))) for cfg in read)
     hashes += tuple((str(f), _sha256(f.read_bytes())) for f in json_files)
     return BuildConfig(
         repositories=tuple(repositories),
@@ -346,12 +361,34 @@ def _config_base(cfg: ConfigFile) -> Path:
     return parent.parent if parent.name == ".rkat" else parent
 
 
+_SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://")
+
+
+def _local_path(base: Path, value: str) -> str:
+    """A path from a configuration file: ``~`` expanded, relative to ``base``, normalised (the
+    bundle shows it, relative to the build folder or whole: never with a '..' in it)."""
+    path = Path(os.path.expanduser(value))
+    return os.path.normpath(path if path.is_absolute() else base / path)
+
+
+def _is_git_path(url: str) -> bool:
+    """Whether git reads ``url`` as a local path: no ``scheme://`` and not scp-like ``host:path``
+    (git's rule: a ':' before any '/')."""
+    if _SCHEME.match(url):
+        return False
+    colon, slash = url.find(":"), url.find("/")
+    return colon < 0 or (0 <= slash < colon)
+
+
 def _safe_relative(value: str) -> bool:
     p = PurePosixPath(value)
     return not p.is_absolute() and ".." not in p.parts and "\\" not in value
 
 
-def _parse_skills_toml(cfg: ConfigFile, level: str, env: Mapping[str, str]) -> _Parsed:
+def _parse_skills_toml(cfg: ConfigFile, level: str, env: Mapping[str, str],
+                       used: Callable[[str], bool] = lambda name: True) -> _Parsed:
+    """The file's settings and repositories.  Every entry is checked; a repository ``used`` says the
+    build does not read is left out before its ``${VAR}`` are expanded."""
     data = cfg.data
     cfg.check_top_level()
     errors = _schema_errors("skills-toml.schema.json", data)
@@ -374,13 +411,6 @@ def _parse_skills_toml(cfg: ConfigFile, level: str, env: Mapping[str, str]) -> _
             raise err("name", "declared twice in this file")
         names.add(entry["name"])
         rtype = entry["type"]
-        values: dict[str, Any] = {}
-        for key in ("url", "auth_token"):
-            if key in entry:
-                try:
-                    values[key] = expand_env(entry[key], env)
-                except ValueError as exc:
-                    raise err(key, f"{key}: {exc}") from None
         tier = Tier(entry.get("tier", default_tier.value))
         priority = entry.get("priority", tier.default_priority)
         low, high = tier.priority_range
@@ -390,21 +420,32 @@ def _parse_skills_toml(cfg: ConfigFile, level: str, env: Mapping[str, str]) -> _
         skills_root = entry.get("skills_root", "").strip("/")
         if skills_root and not _safe_relative(skills_root):
             raise err("skills_root", f"skills_root {skills_root!r} must be a relative path inside the repository")
-        if "path" in entry:
-            location = Path(os.path.expanduser(entry["path"]))
-            location = str(location if location.is_absolute() else base / location)
-        else:
-            location = values["url"]
-        url = values.get("url")
-        if url is not None and url.startswith("-"):
-            raise err("url", "a url must not start with '-' (git would read it as an option)")
-        if rtype == "http" and url is not None and not url.lower().startswith(("http://", "https://")):
-            raise err("url", f"an http repository's url must start with http:// or https://, not {url.split(':')[0]!r}")
         if rtype == "git" and str(entry.get("git_ref", "")).startswith("-"):
             raise err("git_ref", "a git_ref must not start with '-' (git would read it as an option)")
         if rtype == "git" and entry.get("ref_type", "branch") == "commit" and not re.fullmatch(
                 r"[0-9a-fA-F]{7,64}", entry.get("git_ref", "")):
             raise err("git_ref", "a commit git_ref must be a hexadecimal commit id")
+        if not used(entry["name"]):
+            continue
+        values: dict[str, Any] = {}
+        for key in ("url", "auth_token"):
+            if key in entry:
+                try:
+                    values[key] = expand_env(entry[key], env)
+                except ValueError as exc:
+                    raise err(key, f"{key}: {exc}") from None
+        url = values.get("url")
+        if url is not None and url.startswith("-"):
+            raise err("url", "a url must not start with '-' (git would read it as an option)")
+        if "path" in entry:
+            location = _local_path(base, entry["path"])
+        elif rtype == "git" and _is_git_path(values["url"]):  # (git would read it from skillc's cache folder)
+            location = values["url"] = _local_path(base, values["url"])
+        else:
+            location = values["url"]
+        url = values.get("url")
+        if rtype == "http" and url is not None and not url.lower().startswith(("http://", "https://")):
+            raise err("url", f"an http repository's url must start with http:// or https://, not {url.split(':')[0]!r}")
         if entry.get("auth_header") and not values.get("auth_token"):
             raise err("auth_header", "auth_header needs an auth_token")
         include = entry.get("include", [])
@@ -423,8 +464,7 @@ def _parse_skills_toml(cfg: ConfigFile, level: str, env: Mapping[str, str]) -> _
     ext = data.get("external_skills")
     external = None
     if ext:
-        external = Path(os.path.expanduser(ext))
-        external = external if external.is_absolute() else base / external
+        external = Path(_local_path(base, ext))
     return _Parsed(scalars, tuple(repos), external)
 
 
@@ -555,7 +595,7 @@ def _plan_cascade(ext_path: Path | None, user_files: Sequence[Path], *, home: Pa
                                "(a 'path') are supported; clone it and give its path")
             if not _safe_relative(entry["skill_path"]) and entry["skill_path"]:
                 raise jf.error((*where, "skill_path"), f"skill {name!r}: skill_path must be relative")
-            src_dir = Path(src["path"]) if Path(src["path"]).is_absolute() else base / src["path"]
+            src_dir = Path(os.path.normpath(Path(src["path"]) if Path(src["path"]).is_absolute() else base / src["path"]))
             skill_dir = src_dir / entry["skill_path"] if entry["skill_path"] else src_dir
             line = jf.lines.get(where, 0)
             repo, skill_id = repo_for(f"{entry['source']}/{name}", skill_dir, tier, priority, f"{ext_path}:{line}")

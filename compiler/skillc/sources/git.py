@@ -4,7 +4,8 @@ The repository is fetched into ``cache_dir/git/<sanitised url>-<hash>`` (one che
 ref): a branch or a tag with ``--depth`` (default 1), a full commit id the same way (servers speaking
 protocol v2 allow it), an abbreviated commit after a full fetch.  Tags and commits never change, so
 they are fetched once; a branch is fetched again after ``refresh_seconds``, and if that fetch fails
-the last checkout is used with an R105 warning.  The resolved commit is recorded in
+the last checkout is used with an R105 warning when the remote cannot be reached (one that answers
+that the ref is gone is an error, cached or not).  The resolved commit is recorded in
 ``SourceInput.resolved``.
 
 Credentials go to git as an ``http.extraHeader`` through ``GIT_CONFIG_*`` environment variables:
@@ -23,6 +24,7 @@ import shutil
 import subprocess
 import tempfile
 import time
+import urllib.parse
 from pathlib import Path
 
 from ..lint import LintConfig
@@ -40,13 +42,28 @@ def sanitise(text: str, limit: int = 60) -> str:
     return re.sub(r"[^A-Za-z0-9._-]+", "_", text).strip("_.")[:limit] or "repo"
 
 
+def split_credentials(url: str) -> tuple[str, str | None]:
+    """``(url without its user:password, "user:password")`` for an http(s) url (percent-decoded, as
+    git would send them); other urls unchanged (ssh's ``git@`` is a login name, not a secret)."""
+    parts = urllib.parse.urlsplit(url)
+    if parts.scheme.lower() not in ("http", "https") or "@" not in parts.netloc:
+        return url, None
+    userinfo, _, host = parts.netloc.rpartition("@")
+    user, _, password = userinfo.partition(":")
+    bare = urllib.parse.urlunsplit(parts._replace(netloc=host))
+    return bare, f"{urllib.parse.unquote(user)}:{urllib.parse.unquote(password)}"
+
+
 class GitSource:
     def __init__(self, repository: Repository, *, cache_dir: Path, lint: LintConfig) -> None:
         self.repository = repository
         self.cache_dir = cache_dir
         self.lint = lint
-        key = hashlib.sha256(f"{repository.location}\0{repository.ref_type}\0{repository.git_ref}".encode()).hexdigest()
-        self.checkout = cache_dir / "git" / f"{sanitise(repository.location)}-{key[:12]}"
+        # Credentials in the url reach git only as a header in its environment (``_env``), never
+        # in .git/config, on a command line or in the cache folder's name.
+        self.url, self.userinfo = split_credentials(repository.location)
+        key = hashlib.sha256(f"{self.url}\0{repository.ref_type}\0{repository.git_ref}".encode()).hexdigest()
+        self.checkout = cache_dir / "git" / f"{sanitise(self.url)}-{key[:12]}"
 
     # -------------------------------------------------------------- git plumbing
 
@@ -63,6 +80,9 @@ class GitSource:
                 basic = base64.b64encode(f"x-access-token:{token}".encode()).decode()
                 header = f"Authorization: Basic {basic}"
             env.update({"GIT_CONFIG_COUNT": "1", "GIT_CONFIG_KEY_0": "http.extraHeader", "GIT_CONFIG_VALUE_0": header})
+        elif self.userinfo:  # http://user:password@host/… : the Basic auth git would have sent
+            header = "Authorization: Basic " + base64.b64encode(self.userinfo.encode()).decode()
+            env.update({"GIT_CONFIG_COUNT": "1", "GIT_CONFIG_KEY_0": "http.extraHeader", "GIT_CONFIG_VALUE_0": header})
         return env
 
     def _scrub(self, text: str) -> str:
@@ -75,12 +95,14 @@ class GitSource:
         lines = [ln for ln in text.strip().splitlines() if ln.strip() and not ln.startswith("hint:")]
         return " ".join(lines[-3:])[:500]
 
-    def _git(self, *args: str, cwd: Path | None = None, check: bool = True) -> subprocess.CompletedProcess:
+    def _git(self, *args: str, cwd: Path | None = None, check: bool = True,
+             input_text: str | None = None) -> subprocess.CompletedProcess:
         if shutil.which("git") is None:
             raise SourceError(f"repository {self.repository.name!r}: the git program is not installed")
+        stdin = {"input": input_text} if input_text is not None else {"stdin": subprocess.DEVNULL}
         try:
             proc = subprocess.run(["git", *args], cwd=cwd or self.checkout, env=self._env(), capture_output=True,
-                                  text=True, timeout=GIT_TIMEOUT, stdin=subprocess.DEVNULL)
+                                  text=True, timeout=GIT_TIMEOUT, **stdin)
         except subprocess.TimeoutExpired:
             raise SourceError(f"repository {self.repository.name!r}: git {args[0]} timed out after "
                               f"{GIT_TIMEOUT} s ({display(self.repository)})") from None
@@ -105,18 +127,34 @@ class GitSource:
                 self._git("fetch", "--quiet", "--no-tags", *depth, "origin", f"+{full}:{local}", cwd=where)
                 return self._git("rev-parse", "--verify", f"{local}^{{commit}}", cwd=where).stdout.strip()
             # commit
-            if len(ref) == 40:
+            if len(ref) in (40, 64):
                 attempt = self._git("fetch", "--quiet", "--no-tags", *depth, "origin", ref, cwd=where, check=False)
                 if attempt.returncode == 0:
-                    return self._git("rev-parse", "--verify", f"{ref}^{{commit}}", cwd=where).stdout.strip()
+                    return self._commit_named(where, ref)
             self._git("fetch", "--quiet", "origin", "+refs/heads/*:refs/remotes/origin/*",
                       "+refs/tags/*:refs/tags/*", cwd=where)
-            found = self._git("rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}", cwd=where, check=False)
-            if found.returncode != 0:
-                raise SourceError(f"repository {name!r}: commit {ref!r} not found in {display(repo)}")
-            return found.stdout.strip()
+            return self._commit_named(where, ref)
         except _GitFailed as exc:
-            raise SourceError(f"repository {name!r}: cannot fetch {display(repo)}: {exc}") from None
+            raise _Unreachable(f"repository {name!r}: cannot fetch {display(repo)}: {exc}") from None
+
+    def _commit_named(self, where: Path, prefix: str) -> str:
+        """The one commit whose id starts with ``prefix``.  Only object ids are looked at: git's own
+        lookup (``rev-parse <prefix>``) prefers a tag or branch of that name, so a tag named like
+        the pin could redirect it to any commit."""
+        repo = self.repository
+        listed = self._git("rev-parse", f"--disambiguate={prefix.lower()}", cwd=where, check=False).stdout.split()
+        commits = []
+        if listed:
+            types = self._git("cat-file", "--batch-check=%(objecttype) %(objectname)", cwd=where,
+                              input_text="\n".join(listed) + "\n").stdout.split("\n")
+            commits = [line.split()[1] for line in types if line.startswith("commit ")]
+        if not commits:
+            raise SourceError(f"repository {repo.name!r}: commit {prefix!r} not found in {display(repo)} "
+                              "(a commit pin names a commit id, never a tag or branch)")
+        if len(commits) > 1:
+            raise SourceError(f"repository {repo.name!r}: commit {prefix!r} is ambiguous in {display(repo)} "
+                              f"({len(commits)} commits start with it); give more digits")
+        return commits[0]
 
     def _checkout(self, where: Path, commit: str) -> None:
         self._git("-c", "advice.detachedHead=false", "checkout", "--quiet", "--force", "--detach", commit, cwd=where)
@@ -143,7 +181,10 @@ class GitSource:
         with open(self.checkout.parent / f"{self.checkout.name}.lock", "w") as lock:
             fcntl.flock(lock, fcntl.LOCK_EX)
             state = self._state()
-            if state.get("commit") and (self.checkout / ".git").is_dir():
+            # (a commit pin's cache must hold that commit: an older skillc resolved it through a tag
+            # named like the commit)
+            pinned = repo.ref_type != "commit" or str(state.get("commit", "")).startswith((repo.git_ref or "").lower())
+            if state.get("commit") and (self.checkout / ".git").is_dir() and pinned:
                 fresh = repo.ref_type in ("tag", "commit") or (
                     time.time() - float(state.get("fetched_at", 0)) < repo.refresh_seconds)
                 if fresh:
@@ -155,7 +196,7 @@ class GitSource:
                 else:
                     try:
                         commit = self._fetch(self.checkout)
-                    except SourceError as exc:
+                    except _Unreachable as exc:  # (a remote that answers the ref is gone: an error, as cold)
                         self._checkout(self.checkout, state["commit"])
                         d = Diagnostic("R105", Severity.WARNING, "", 0, 0,
                                        f"{exc}; building from the cached commit {state['commit'][:12]}")
@@ -167,7 +208,7 @@ class GitSource:
             tmp = Path(tempfile.mkdtemp(prefix=f".{self.checkout.name}.", dir=self.checkout.parent))
             try:
                 self._git("init", "--quiet", cwd=tmp)
-                self._git("remote", "add", "origin", repo.location, cwd=tmp)
+                self._git("remote", "add", "origin", self.url, cwd=tmp)
                 commit = self._fetch(tmp)
                 try:
                     self._checkout(tmp, commit)
@@ -190,7 +231,7 @@ class GitSource:
         source_input = SourceInput(self.repository.name, "git", display(self.repository), commit)
         name = None
         if root == checkout:  # a repository that is one skill: named after the URL's last segment
-            name = self.repository.location.rstrip("/").rsplit("/", 1)[-1].rsplit(":", 1)[-1].removesuffix(".git")
+            name = self.url.rstrip("/").rsplit("/", 1)[-1].rsplit(":", 1)[-1].removesuffix(".git")
         listing = list_directory(self.repository, root, read, self.lint, source_input, name)
         if diags:
             from dataclasses import replace
@@ -201,6 +242,10 @@ class GitSource:
 
 class _GitFailed(Exception):
     """A git command failed (message already scrubbed of credentials)."""
+
+
+class _Unreachable(SourceError):
+    """git could not talk to the remote (the one failure a cached checkout stands in for)."""
 
 
 __all__ = ["GitSource", "sanitise"]

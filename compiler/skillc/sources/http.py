@@ -30,10 +30,11 @@ import tempfile
 import time
 import urllib.parse
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 import yaml
 
+from ..cache import diagnostics_in, diagnostics_out
 from ..discover import path_key
 from ..fetch import MAX_BYTES, FetchError
 from ..fetch import get as http_get
@@ -177,17 +178,23 @@ class HttpSource:
     def _url(self, *parts: str) -> str:
         return "/".join([self.base, *parts])
 
-    def _sync(self) -> tuple[dict, list[Diagnostic]]:
-        """Refresh the cache when it is older than refresh_seconds; return its state."""
+    def _sync(self, wanted: Callable[[str], bool]) -> dict:
+        """The cached state, refreshed when it is older than refresh_seconds or lacks a document
+        ``wanted`` selects.  The cache is keyed on the URL alone, so it holds the whole unfiltered
+        list (seed 004: a filtered view must never poison it) and every document a repository on
+        this URL selected; ``skills()`` applies include/exclude on every build.  The diagnostics of
+        the fetch are kept in the state, so a warm build reports what the fetch did."""
         repo = self.repository
         state_file = self.dir / "state.json"
         try:
             state = json.loads(state_file.read_text("utf-8"))
         except (OSError, ValueError):
             state = {}
-        if state and time.time() - state.get("fetched_at", 0) < repo.refresh_seconds and (self.dir / "tree").is_dir():
-            return state, []
-        diags: list[Diagnostic] = []
+        listed = state.get("listed")
+        if isinstance(listed, list) and time.time() - state.get("fetched_at", 0) < repo.refresh_seconds \
+                and (self.dir / "tree").is_dir() and all(i in state.get("docs", {}) for i in listed if wanted(i)):
+            return state
+        diags: list[Diagnostic] = []  # about the list itself (R104); a document's own go in its entry
         list_url = self._url("skills")
         status, body, headers = request(repo, list_url)
         if status == 404:
@@ -208,6 +215,7 @@ class HttpSource:
         files = published_files(manifest, {d["id"] for d in descriptors})
         old_docs: dict[str, dict] = state.get("docs", {})
         docs: dict[str, dict] = {}
+        safe: list[str] = []
         tmp = Path(tempfile.mkdtemp(prefix=".sync-", dir=self.dir))
         (tmp / "tree").mkdir()
         try:
@@ -218,7 +226,8 @@ class HttpSource:
                     diags.append(Diagnostic("R104", Severity.ERROR, skill_id, 0, 0,
                                             f"remote skill ID {skill_id!r} is not safe: {problem}; skipped"))
                     continue
-                if not id_selected(skill_id, repo.include, repo.exclude):
+                safe.append(skill_id)
+                if not wanted(skill_id) and skill_id not in old_docs:  # (what was fetched before stays fresh)
                     continue
                 url = self._url("skills", urllib.parse.quote(skill_id, safe=""))
                 cached = old_docs.get(skill_id)
@@ -226,8 +235,9 @@ class HttpSource:
                 etag = cached.get("etag") if cached and cached_file.is_file() else None
                 status, body, headers = request(repo, url, etag=etag)
                 if status == 404:
-                    diags.append(Diagnostic("R106", Severity.WARNING, skill_id, 0, 0,
-                                            f"{display(repo)} lists {skill_id!r} but GET {url} answered 404"))
+                    gone = Diagnostic("R106", Severity.WARNING, skill_id, 0, 0,
+                                      f"{display(repo)} lists {skill_id!r} but GET {url} answered 404")
+                    docs[skill_id] = {"missing": True, "diagnostics": diagnostics_out([gone])}
                     continue
                 target = tmp / "tree" / skill_id / "SKILL.md"
                 target.parent.mkdir(parents=True, exist_ok=True)
@@ -239,7 +249,9 @@ class HttpSource:
                     target.write_text(skill_text(doc), "utf-8", newline="")
                     entry = {"etag": headers.get("etag")}
                 if files.get(skill_id):
-                    entry["files"] = self._fetch_files(skill_id, files[skill_id], cached or {}, tmp / "tree", diags)
+                    left_out: list[Diagnostic] = []
+                    entry["files"] = self._fetch_files(skill_id, files[skill_id], cached or {}, tmp / "tree", left_out)
+                    entry["diagnostics"] = diagnostics_out(left_out)
                 docs[skill_id] = entry
             collections: dict[str, str] = {}
             cstatus, cbody, cheaders = request(repo, self._url("skill-collections"))
@@ -260,10 +272,11 @@ class HttpSource:
         # What was fetched: the list, and the files the remote bundle's manifest lists (they can
         # change while the list does not)
         resolved = hashlib.sha256(body_of(listing) + (body_of(files) if files else b"")).hexdigest()
-        state = {"fetched_at": time.time(), "resolved": "sha256:" + resolved,
-                 "docs": docs, "collections": collections, "url": display(repo)}
+        state = {"fetched_at": time.time(), "resolved": "sha256:" + resolved, "listed": list(dict.fromkeys(safe)),
+                 "diagnostics": diagnostics_out(diags), "docs": docs, "collections": collections,
+                 "url": display(repo)}
         state_file.write_text(json.dumps(state, sort_keys=True), "utf-8")
-        return state, diags
+        return state
 
     def _fetch_files(self, skill_id: str, listed: dict[str, tuple[str, int]], cached: dict, tree: Path,
                      diags: list[Diagnostic]) -> dict[str, str]:
@@ -327,17 +340,25 @@ class HttpSource:
         self.dir.mkdir(parents=True, exist_ok=True)
         with open(self.dir / "lock", "w") as lock:
             fcntl.flock(lock, fcntl.LOCK_EX)
-            state, diags = self._sync()
+
+            def selected(skill_id: str) -> bool:
+                return id_selected(skill_id, repo.include, repo.exclude)
+
+            state = self._sync(selected)
             tree = self.dir / "tree"
             out: list[SourceSkill] = []
-            ids = set(state.get("docs", {}))
+            docs: dict[str, dict] = state["docs"]
+            chosen = [i for i in state["listed"] if selected(i) and i in docs]
+            diags = [*diagnostics_in(state["diagnostics"]),
+                     *(d for i in chosen for d in diagnostics_in(docs[i].get("diagnostics", ())))]
+            present = {i for i, entry in docs.items() if not entry.get("missing")}  # (folders in the tree)
             digest = getattr(read, "file_digest", None) or hash_file
-            for skill_id in sorted(ids, key=path_key):
+            for skill_id in sorted((i for i in chosen if i in present), key=path_key):
                 item = DiscoveredItem(ItemKind.SKILL, f"{skill_id}/SKILL.md", skill_id, "SKILL.md")
                 doc = read(str(tree), item)
                 main = SkillFile("SKILL.md", doc.sha256, doc.size, str(tree / skill_id / "SKILL.md"))
-                others = skill_files(str(tree), skill_id, ids, "SKILL.md", digest) \
-                    if state["docs"][skill_id].get("files") else []
+                others = skill_files(str(tree), skill_id, present, "SKILL.md", digest) \
+                    if docs[skill_id].get("files") else []
                 out.append(SourceSkill(skill_id, repo, doc, (main, *others)))
         source_input = SourceInput(repo.name, "http", display(repo), state.get("resolved"))
         if not out:

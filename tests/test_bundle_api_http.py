@@ -168,3 +168,40 @@ def test_unreachable_url_is_a_clear_error():
     port = _free_port()
     proc = run_skillc("search", f"http://127.0.0.1:{port}/api", "rust")
     assert proc.returncode == 1 and "cannot reach http://127.0.0.1" in proc.stderr and "Connection refused" in proc.stderr
+
+
+class _MeerkatOnlySkills(http.server.BaseHTTPRequestHandler):
+    """A Meerkat registry that answers /x/skills and nothing else (no /skill-collections, no manifest)."""
+
+    SKILLS = (b'{"skills":[{"id":"extraction/email","name":"email","description":"Mail & more"},'
+              b'{"id":"extraction/pdf","name":"pdf","description":"PDF"},{"id":"solo","name":"solo","description":"S"}]}')
+
+    def do_GET(self):
+        ok = self.path == "/x/skills"
+        body = self.SKILLS if ok else b'{"error":"not found"}'
+        self.send_response(200 if ok else 404)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args):
+        pass
+
+
+def test_a_registry_without_skill_collections_derives_them_as_meerkat_does():
+    """frameworks.md §1.5: a non-2xx /skill-collections falls back to derive_collections (top-level
+    segments, recursive counts, "N skills"); the flat inventory needs none."""
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _MeerkatOnlySkills)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        url = f"http://127.0.0.1:{server.server_address[1]}/x"
+        proc = run_skillc("render", url, "--inventory")
+        assert proc.returncode == 0, proc.stderr
+        assert '<skill id="extraction/email">' in proc.stdout and "Mail &amp; more" in proc.stdout
+        b = Bundle.open(url)
+        assert [(c.path, c.description, c.count) for c in b.collections()] == [("extraction", "2 skills", 2)]
+        assert "extraction" in b.render_inventory(threshold=1)
+    finally:
+        server.shutdown()
+        server.server_close()

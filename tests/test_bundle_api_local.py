@@ -168,3 +168,29 @@ def test_select_cli_lexical(dist, tmp_path):
     assert proc.returncode == 0, proc.stderr
     sel = json.loads(proc.stdout)["selected"]
     assert sel[0]["id"] == "code-search" and sel[0]["reason"] == "lexical"
+
+
+def test_a_bundle_of_zero_skills_answers_no_match(tmp_path):
+    bad = tmp_path / "repo/x"
+    bad.mkdir(parents=True)
+    (bad / "SKILL.md").write_text("---\nname: X Y\n---\nx\n")  # excluded by --keep-going
+    r = run_skillc("build", "repo", "--out", "dist", "--no-site", "--keep-going", cwd=tmp_path,
+                   env={"SKILLC_CACHE_DIR": str(tmp_path / "cache")})
+    assert r.returncode == 0, r.stderr
+    for cmd in (["search", "dist", "foo"], ["select", "dist", "foo"]):
+        proc = run_skillc(*cmd, "--json", cwd=tmp_path)
+        assert proc.returncode == 0 and "corrupted" not in proc.stderr, proc.stderr
+    b = Bundle.open(tmp_path / "dist")
+    assert b.search("foo") == [] and b.adk_select("foo") == [] and b.select("foo") == []
+
+
+def test_to_prompt_locates_the_file_as_published(tmp_path):
+    """spec.md §2.3: the location joins the folder with the file found: SKILL.md, else skill.md."""
+    write_skill(tmp_path / "repo", "lower", file_name="skill.md")
+    write_skill(tmp_path / "repo", "upper")
+    r = run_skillc("build", "repo", "--out", "dist", "--no-site", cwd=tmp_path,
+                   env={"SKILLC_CACHE_DIR": str(tmp_path / "cache")})
+    assert r.returncode == 0, r.stderr
+    b = Bundle.open(tmp_path / "dist")
+    assert b.skill_location("lower").endswith("/api/files/lower/skill.md")
+    assert Path(b.skill_location("lower")).is_file() and Path(b.skill_location("upper")).is_file()

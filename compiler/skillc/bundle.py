@@ -386,7 +386,12 @@ class Bundle:
     def collections(self) -> list[Collection]:
         """Every collection (``/skill-collections``), in path byte order."""
         if self._collections is None:
-            doc = self._json("skill-collections")
+            doc = self._json("skill-collections", required=False)
+            if doc is None:  # Meerkat's HTTP client: a non-2xx answer falls back to derive_collections
+                from .resolve import derive_collections
+
+                self._collections = [c for c in derive_collections(self.skills()) if "/" not in c.path]
+                return list(self._collections)
             try:
                 self._collections = [Collection(str(c["path"]), str(c["description"]), int(c["count"]))
                                      for c in doc["collections"]]
@@ -521,9 +526,17 @@ class Bundle:
         return load_data(skill_id, doc.name, doc.body, self._setting("max_injection_bytes", 32768))
 
     def skill_location(self, skill_id: str) -> str:
-        """Where the skill's SKILL.md is: an absolute path in a local bundle, else its URL."""
+        """Where the skill's SKILL.md is: an absolute path in a local bundle, else its URL.  The file
+        as published (spec.md §2.3: ``SKILL.md``, else ``skill.md``), which the manifest names."""
         self._info(skill_id)
-        return self._t.location_of(f"files/{skill_id}/SKILL.md")
+        return self._t.location_of(f"files/{skill_id}/{self._skill_file_name(skill_id)}")
+
+    def _skill_file_name(self, skill_id: str) -> str:
+        if self.manifest() is not None:
+            for name in ("SKILL.md", "skill.md", "Skill.md"):
+                if self._manifest_sha(f"files/{skill_id}/{name}") is not None:
+                    return name
+        return "SKILL.md"
 
     def to_prompt(self, ids: Iterable[str] | None = None) -> str:
         """skills-ref ``to-prompt`` XML of the given skills (all by default)."""
@@ -553,7 +566,7 @@ class Bundle:
 
         # (Plan Cascade reads the file with Python's read_text: universal newlines, so no "\r")
         try:
-            text = self._verified(f"files/{skill_id}/SKILL.md").decode("utf-8")
+            text = self._verified(f"files/{skill_id}/{self._skill_file_name(skill_id)}").decode("utf-8")
         except (BundleError, UnicodeDecodeError):
             return body_content(_universal_newlines(body), max_lines)
         return extract_key_content(_universal_newlines(text), max_lines)

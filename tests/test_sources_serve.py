@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+import os
 import re
 import subprocess
 import zipfile
@@ -22,6 +24,9 @@ def served(tmp_path: Path):
     write_skill(repo, "pdf")
     (repo / "pdf/references").mkdir()
     (repo / "pdf/references/guide.md").write_text("guide\n")
+    (repo / "pdf/scripts").mkdir()
+    (repo / "pdf/scripts/run.sh").write_text("#!/bin/sh\necho ok\n")
+    os.chmod(repo / "pdf/scripts/run.sh", 0o755)
     dist = tmp_path / "dist"
     r = run_skillc("build", str(repo), "--out", str(dist), "--no-site", cwd=tmp_path)
     if r.returncode != 0:
@@ -62,6 +67,14 @@ def test_export_from_the_url_and_from_the_bundle_directory(tmp_path, served):
     assert r.returncode == 0, r.stderr
     with zipfile.ZipFile(out2) as zf:
         assert "pdf/SKILL.md" in zf.namelist()
+    # over HTTP the script stays executable (the manifest's `executables`), as from the folder
+    out3 = tmp_path / "pdf-url.zip"
+    assert run_skillc("export", api, "pdf", "-o", str(out3)).returncode == 0
+    for archive in (out2, out3):
+        with zipfile.ZipFile(archive) as zf:
+            modes = {i.filename: (i.external_attr >> 16) & 0o777 for i in zf.infolist()}
+        assert modes["pdf/scripts/run.sh"] == 0o755 and modes["pdf/references/guide.md"] == 0o644, (archive, modes)
+    assert "api/files/pdf/scripts/run.sh" in json.loads((dist / "api/manifest.json").read_text())["executables"]
 
 
 def _remote(tmp_path: Path, api: str):
@@ -73,7 +86,7 @@ def test_http_source_fetches_whole_skills_from_a_skillc_bundle(tmp_path, served)
     dist, api = served
     listing = _remote(tmp_path, api)
     pdf = {s.id: s for s in listing.skills}["pdf"]
-    assert [f.path for f in pdf.files] == ["SKILL.md", "references/guide.md"]
+    assert [f.path for f in pdf.files] == ["SKILL.md", "references/guide.md", "scripts/run.sh"]
     local = tmp_path / "repo" / "pdf"
     # the original SKILL.md (every frontmatter key), and the reference, byte for byte
     assert Path(pdf.files[0].source_path).read_bytes() == (local / "SKILL.md").read_bytes()
@@ -87,26 +100,27 @@ def test_http_source_fetches_whole_skills_from_a_skillc_bundle(tmp_path, served)
     assert r.returncode == 0, r.stderr
     assert (tmp_path / "mirror/api/files/pdf/references/guide.md").read_bytes() == b"guide\n"
     with zipfile.ZipFile(tmp_path / "mirror/api/archives/pdf.zip") as zf:
-        assert sorted(zf.namelist()) == ["pdf/SKILL.md", "pdf/references/guide.md"]
+        assert sorted(zf.namelist()) == ["pdf/SKILL.md", "pdf/references/guide.md", "pdf/scripts/run.sh"]
+        assert (zf.getinfo("pdf/scripts/run.sh").external_attr >> 16) & 0o777 == 0o755  # (still executable)
 
 
 def test_http_source_leaves_out_files_that_do_not_match_the_manifest(tmp_path, served):
     dist, api = served
     first = _remote(tmp_path, api)
-    assert [f.path for f in {s.id: s for s in first.skills}["pdf"].files] == ["SKILL.md", "references/guide.md"]
+    assert [f.path for f in {s.id: s for s in first.skills}["pdf"].files] == ["SKILL.md", "references/guide.md", "scripts/run.sh"]
     # unchanged in the manifest: the next sync reuses the fetched copy even if the server lost it
     (dist / "api/files/pdf/references/guide.md").unlink()
     again = _remote(tmp_path, api)
-    assert [f.path for f in {s.id: s for s in again.skills}["pdf"].files] == ["SKILL.md", "references/guide.md"]
+    assert [f.path for f in {s.id: s for s in again.skills}["pdf"].files] == ["SKILL.md", "references/guide.md", "scripts/run.sh"]
     # a fresh cache must fetch it: 404, reported and left out, the skill still built
     gone = _remote(tmp_path / "fresh", api)
-    assert [f.path for f in {s.id: s for s in gone.skills}["pdf"].files] == ["SKILL.md"]
+    assert [f.path for f in {s.id: s for s in gone.skills}["pdf"].files] == ["SKILL.md", "scripts/run.sh"]
     assert [(d.code, d.path) for d in gone.diagnostics] == [("R108", "pdf")]
     assert "references/guide.md: answered 404" in gone.diagnostics[0].message
     # bytes that differ from the manifest are never republished
     (dist / "api/files/pdf/references/guide.md").write_bytes(b"tampered\n")
     bad = _remote(tmp_path / "fresh2", api)
-    assert [f.path for f in {s.id: s for s in bad.skills}["pdf"].files] == ["SKILL.md"]
+    assert [f.path for f in {s.id: s for s in bad.skills}["pdf"].files] == ["SKILL.md", "scripts/run.sh"]
     assert "where the manifest lists" in bad.diagnostics[0].message
 
 
@@ -124,7 +138,7 @@ def test_http_source_refuses_hostile_manifest_paths(tmp_path, served):
     manifest_path.write_text(json.dumps(manifest))
     listing = _remote(tmp_path, api)
     pdf = {s.id: s for s in listing.skills}["pdf"]
-    assert [f.path for f in pdf.files] == ["SKILL.md", "references/guide.md"]
+    assert [f.path for f in pdf.files] == ["SKILL.md", "references/guide.md", "scripts/run.sh"]
     messages = " | ".join(d.message for d in listing.diagnostics)
     assert "path has an empty, '.' or '..' segment" in messages and all(d.code == "R108" for d in listing.diagnostics)
     assert "would pass" in messages and "guide.md/x: answered 404" in messages

@@ -133,6 +133,11 @@ def manifest_document(ctx: EmitContext) -> dict[str, Any]:
         "withheld": sorted(withheld, key=lambda w: (w["id"].encode(), w["path"].encode())),
         "lint": ctx.options.get("lint_summary", {}),
         "files": file_entries(ctx.out, known, per_skill if ctx.options.get("staging") is not None else None),
+        # Published files with the executable bit (the files rows hold no mode): what another build
+        # reading this bundle over HTTP needs to keep scripts runnable, as the zip archives do.
+        "executables": sorted((p for s in res.skills for f in s.files if f.executable
+                               and (p := f"api/files/{s.id}/{f.path}") in per_skill),
+                              key=lambda p: p.encode("utf-8", "surrogateescape")),
     }
 
 

@@ -152,6 +152,12 @@ def published_files(manifest: Any, skill_ids: set[str]) -> dict[str, dict[str, t
     return out
 
 
+def executable_files(manifest: Any) -> frozenset[str]:
+    """The bundle paths a skillc manifest lists as executable (none for older bundles or other servers)."""
+    value = manifest.get("executables") if isinstance(manifest, dict) else None
+    return frozenset(p for p in value if isinstance(p, str)) if isinstance(value, list) else frozenset()
+
+
 def skill_text(doc: dict[str, Any]) -> str:
     """A SKILL.md rebuilt from a wire document: frontmatter from the descriptor, then the body."""
     fm: dict[str, Any] = {"name": doc["name"], "description": doc["description"]}
@@ -213,6 +219,7 @@ class HttpSource:
         except SourceError:
             manifest = None
         files = published_files(manifest, {d["id"] for d in descriptors})
+        self._executables = executable_files(manifest)
         old_docs: dict[str, dict] = state.get("docs", {})
         docs: dict[str, dict] = {}
         safe: list[str] = []
@@ -327,6 +334,8 @@ class HttpSource:
                 if not _inside(target.parent, tree / skill_id):  # (a safe path cannot leave it; belt and braces)
                     raise OSError("outside the skill folder")
                 target.write_bytes(data)
+                if f"api/files/{skill_id}/{rel}" in self._executables:
+                    os.chmod(target, 0o755)  # (the bundle's zips keep the bit; its files rows cannot)
             except OSError as exc:  # e.g. a manifest listing both `x` and `x/y`
                 leave_out(rel, f"cannot be written ({exc.strerror or exc})")
                 continue

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import run_skillc, skillc_command
+from conftest import run_skillc, skillc_command, write_skill
 from skillc import Bundle
 from skillc.index import BundleError
 from test_bundle_api_local import make_repo
@@ -168,3 +168,83 @@ def test_unreachable_url_is_a_clear_error():
     port = _free_port()
     proc = run_skillc("search", f"http://127.0.0.1:{port}/api", "rust")
     assert proc.returncode == 1 and "cannot reach http://127.0.0.1" in proc.stderr and "Connection refused" in proc.stderr
+
+
+@pytest.fixture
+def redeployable(tmp_path):
+    """A bundle built into a folder `skillc serve` serves, and a `redeploy()` that builds it again
+    with one more skill (in a new collection)."""
+    repo = make_repo(tmp_path)
+    site = tmp_path / "site"
+
+    def build() -> None:
+        proc = run_skillc("build", str(repo), "--no-site", "--out", str(site), cwd=tmp_path)
+        assert proc.returncode == 0, proc.stderr
+
+    def redeploy() -> None:
+        write_skill(repo, "linting/lint-python", description="Lint Python sources. Use when linting.")
+        build()
+
+    build()
+    proc = subprocess.Popen([*skillc_command(), "serve", str(site), "--port", "0", "--quiet"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        m = re.search(r"(http://[^ ]+?)/? ", proc.stdout.readline())
+        assert m, proc.stderr.read()
+        yield m.group(1) + "/api", site, redeploy
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+
+
+def _sees_the_new_deployment(b: Bundle) -> None:
+    assert "linting/lint-python" in [s.id for s in b.skills()]
+    hits = b.search("lint")  # index files read after the manifest: no false "corrupted"
+    assert hits[0]["id"] == "linting/lint-python"
+    assert hits[0]["description"] == "Lint Python sources. Use when linting."  # one deployment's answer
+    assert "linting" in [c.path for c in b.collections()]
+    assert [s["id"] for s in b.browse("linting")["skills"]] == ["linting/lint-python"]
+    assert b.adk_select("lint python")[0].path == "linting/lint-python"
+
+
+def test_a_redeploy_is_seen_whole_after_ttl(redeployable):
+    url, _site, redeploy = redeployable
+    b = Bundle.open(url, ttl=0)
+    b.skills()
+    b.collections()
+    b.search("rust")
+    cached = b._t._cache["skill-collections"][2]
+    b.collections()  # revalidated: 304 keeps the cached bytes
+    assert b._t._cache["skill-collections"][2] is cached
+    redeploy()
+    _sees_the_new_deployment(b)
+
+
+def test_index_files_of_a_redeploy_restart_the_answer(redeployable):
+    """Within the TTL the manifest is not asked again, but a shard fetched lazily from the new
+    deployment differs from the old header: the manifest is re-read and the answer starts over."""
+    url, _site, redeploy = redeployable
+    b = Bundle.open(url, ttl=300)
+    b.index()  # the header and the dictionary, not the postings
+    b.collections()
+    redeploy()
+    assert "linting/lint-python" in [h["id"] for h in b.search("rust lint")]  # "rust" needs a shard
+    _sees_the_new_deployment(b)
+
+
+def test_a_rebuilt_local_bundle_is_read_again(redeployable):
+    _url, site, redeploy = redeployable
+    b = Bundle.open(site)
+    b.skills()
+    redeploy()
+    assert b.search("lint")[0]["description"] == "Lint Python sources. Use when linting."
+
+
+def test_a_file_that_still_differs_is_corrupted(redeployable):
+    url, site, _redeploy = redeployable
+    b = Bundle.open(url, ttl=0)
+    b.skills()
+    header = site / "api/index/search.json"
+    header.write_bytes(header.read_bytes().replace(b'"avgdl"', b' "avgdl"'))
+    with pytest.raises(BundleError, match="SHA-256 differs from the manifest"):
+        b.search("rust")

@@ -15,6 +15,11 @@ class BundleError(SkillcError):
     exit_code = 1
 
 
+class HashMismatch(BundleError):
+    """A file whose size or SHA-256 is not the one the bundle lists: corrupted, or (over HTTP) read
+    from a newer deployment than the file that lists it."""
+
+
 # What reading a bundle's data can raise when the data is not what skillc wrote: values of the
 # wrong type or range, missing keys, nesting too deep for the JSON parser, text that is not Unicode.
 MALFORMED = (KeyError, IndexError, TypeError, ValueError, AttributeError, OverflowError, RecursionError,

@@ -19,7 +19,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import BundleError
+from . import BundleError, HashMismatch
 from .adk import AdkCandidate, AdkMatch, SelectionPolicy, f32, normalise, rank
 from .bm25 import DICTIONARY, FORMAT, HEADER, VERSION
 from .tokenize import tokenize
@@ -157,11 +157,11 @@ class SearchIndex:
     def _verified(self, name: str, size: int, sha256: str) -> bytes:
         data = self._fetch(name)
         if len(data) != size:
-            raise BundleError(f"{self.source}/{name}: {len(data)} bytes, the header says {size} (truncated?)",
-                              hint="rebuild or re-download the bundle")
+            raise HashMismatch(f"{self.source}/{name}: {len(data)} bytes, the header says {size} (truncated?)",
+                               hint="rebuild or re-download the bundle")
         if hashlib.sha256(data).hexdigest() != sha256:
-            raise BundleError(f"{self.source}/{name}: SHA-256 mismatch (corrupted)",
-                              hint="rebuild or re-download the bundle")
+            raise HashMismatch(f"{self.source}/{name}: SHA-256 mismatch (corrupted)",
+                               hint="rebuild or re-download the bundle")
         return data
 
     def _check_offsets(self, header: Mapping) -> None:

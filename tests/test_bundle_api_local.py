@@ -75,6 +75,23 @@ def test_renderers_use_bundle_settings(dist):
     assert b.render_adk("code-search") == "[skill:code-search]\nUse rg --files then rg.\n[/skill]"
 
 
+def test_location_names_the_file_published(tmp_path):
+    """spec.md §2.3: the location is the skill's directory joined with the file found (SKILL.md,
+    else skill.md); a skill stored as skill.md is published under that name."""
+    write_skill(tmp_path / "repo", "lower", file_name="skill.md", body="# Lower\n\nLower-case file.\n")
+    write_skill(tmp_path / "repo", "upper")
+    proc = run_skillc("build", "repo", "--no-site", "--out", "dist", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    api = (tmp_path / "dist/api").resolve()
+    b = Bundle.open(tmp_path / "dist")
+    assert b.skill_location("lower") == str(api / "files/lower/skill.md")
+    assert b.skill_location("upper") == str(api / "files/upper/SKILL.md")
+    assert f"<location>\n{api / 'files/lower/skill.md'}\n</location>" in b.to_prompt()
+    assert "Lower-case file." in b.render_plan_cascade(["lower"])
+    cli = run_skillc("render", str(tmp_path / "dist"), "--to-prompt")
+    assert f"{api / 'files/lower/skill.md'}\n" in cli.stdout and "lower/SKILL.md" not in cli.stdout
+
+
 def test_bad_inputs(dist, tmp_path):
     b = Bundle.open(dist)
     with pytest.raises(UnknownSkill, match="unknown skill ID 'extraction/emial'") as exc:

@@ -644,11 +644,20 @@ class Bundle:
         doc = self.get(skill_id)
         return load_data(skill_id, doc.name, doc.body, self._setting("max_injection_bytes", 32768))
 
+    def _skill_file(self, skill_id: str) -> str:
+        """The route of the skill's file as published: ``SKILL.md``, else ``skill.md`` (spec §2.3: the
+        name found), whichever the manifest lists; ``SKILL.md`` when it lists neither."""
+        for name in ("SKILL.md", "skill.md"):
+            route = f"files/{skill_id}/{name}"
+            if _manifest_path(route) in self._sha_by_path:
+                return route
+        return f"files/{skill_id}/SKILL.md"
+
     @_answer
     def skill_location(self, skill_id: str) -> str:
-        """Where the skill's SKILL.md is: an absolute path in a local bundle, else its URL."""
+        """Where the skill's SKILL.md (or skill.md) is: an absolute path in a local bundle, else its URL."""
         self._info(skill_id)
-        return self._t.location_of(f"files/{skill_id}/SKILL.md")
+        return self._t.location_of(self._skill_file(skill_id))
 
     @_answer
     def to_prompt(self, ids: Iterable[str] | None = None) -> str:
@@ -680,7 +689,7 @@ class Bundle:
 
         # (Plan Cascade reads the file with Python's read_text: universal newlines, so no "\r")
         try:
-            text = self._verified(f"files/{skill_id}/SKILL.md").decode("utf-8")
+            text = self._verified(self._skill_file(skill_id)).decode("utf-8")
         except (BundleError, UnicodeDecodeError):
             return body_content(_universal_newlines(body), max_lines)
         return extract_key_content(_universal_newlines(text), max_lines)

@@ -92,6 +92,21 @@ def test_location_names_the_file_published(tmp_path):
     assert f"{api / 'files/lower/skill.md'}\n" in cli.stdout and "lower/SKILL.md" not in cli.stdout
 
 
+def test_a_bundle_without_skills_answers_nothing(tmp_path):
+    """Every skill excluded (--keep-going): the index holds 0 documents and no shards, which is no
+    corruption: search and select answer nothing, exit 0."""
+    write_skill(tmp_path / "e", "x", frontmatter="name: X Y\n")
+    proc = run_skillc("build", "e", "--out", "b", "--keep-going", "--no-site", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    b = Bundle.open(tmp_path / "b")
+    assert b.skills() == [] and b.search("foo") == [] and b.adk_select("foo") == []
+    assert b.select("foo", project=tmp_path) == []
+    search = run_skillc("search", str(tmp_path / "b"), "foo")
+    assert search.returncode == 0 and "no match" in search.stderr, search.stderr
+    select = run_skillc("select", str(tmp_path / "b"), "foo", "--project", str(tmp_path), "--json")
+    assert select.returncode == 0 and json.loads(select.stdout)["selected"] == [], select.stderr
+
+
 def test_bad_inputs(dist, tmp_path):
     b = Bundle.open(dist)
     with pytest.raises(UnknownSkill, match="unknown skill ID 'extraction/emial'") as exc:

@@ -176,6 +176,8 @@ class SearchIndex:
             values = table.tolist() if hasattr(table, "tolist") else list(table)
             if not values or values[0] != 0 or values[-1] != end or any(a > b for a, b in zip(values, values[1:])):
                 raise BundleError(f"{self.source}: {DICTIONARY}: an offset table does not fit its data (corrupted)")
+        if not shards and not self.n_terms:
+            return  # an empty bundle: no terms, no postings, nothing to shard
         if not shards or self._shard_first[0] != 0 or any(
                 int(s["first_posting"]) != int(self._post_off[s["first_term"]]) for s in shards):
             raise BundleError(f"{self.source}: the shards do not cover the terms in order (corrupted)")

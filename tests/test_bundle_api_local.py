@@ -127,6 +127,29 @@ def _copy(dist: Path, dst: Path) -> Path:
     return dst
 
 
+def test_caller_mistakes_are_not_the_bundles(dist):
+    """A value out of f32's range is read as adk-rust reads it (infinity: nothing selected); an
+    invalid URL is a usage error; a wrong Python type is a TypeError naming the argument."""
+    b = Bundle.open(dist)
+    assert b.adk_select("search rust codebase", min_score=1e39) == []
+    assert b.adk_select("search rust codebase", min_score=-1e39)[0].path == "code-search"
+    assert b.select("search rust codebase", min_score=1e39) == []
+    for call, name in ((lambda: b.search(5), "query"), (lambda: b.search("rust", k="3"), "k"),
+                       (lambda: b.adk_select("rust", include_tags="code"), "include_tags"),
+                       (lambda: b.select(None), "message"), (lambda: b.get(5), "skill_id"),
+                       (lambda: b.browse(query=3), "query")):
+        with pytest.raises(TypeError, match=f"^{name} must be"):
+            call()
+    with pytest.raises(ValueError, match="not a valid URL"):
+        Bundle.open("http://[::1")
+    proc = run_skillc("select", str(dist), "search rust codebase", "--min-score", "1e39")
+    assert proc.returncode == 0 and "no skill selected" in proc.stderr, proc.stderr
+    for url in ("http://[::1", "http://127.0.0.1:abc/api", "http://a b/api"):
+        proc = run_skillc("search", url, "lint")
+        assert proc.returncode == 2 and "not a valid URL" in proc.stderr, proc.stderr
+        assert "malformed" not in proc.stderr and "internal error" not in proc.stderr
+
+
 def test_corrupted_index_is_detected_by_the_manifest_hash(dist, tmp_path):
     d = _copy(dist, tmp_path / "corrupt")
     header = d / "api/index/search.json"

@@ -25,6 +25,7 @@ import functools
 import hashlib
 import json
 import math
+import os
 import time
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -33,9 +34,9 @@ from typing import Any
 from urllib.parse import quote, urlsplit
 
 from .errors import SkillcError
-from .fetch import FetchError
+from .fetch import FetchError, shown
 from .fetch import get as http_get
-from .index import BundleError, HashMismatch
+from .index import ArgumentTypeError, ArgumentValueError, BundleError, HashMismatch
 from .index.adk import AdkMatch, SelectionPolicy
 from .index.tokenize import tokenize
 from .resolve_types import Collection
@@ -202,6 +203,30 @@ def _looks_like_html(data: bytes) -> bool:
     return head.startswith((b"<!doctype html", b"<html", b"<head", b"<body"))
 
 
+def _check_url(url: str) -> None:
+    """A URL the transport can request, or a usage error (never "the bundle is malformed")."""
+    hint = "give the bundle's API base URL, e.g. https://host/api"
+    try:
+        parts = urlsplit(url)
+        parts.port  # noqa: B018 - raises for a port that is not a number from 0 to 65535
+    except ValueError as exc:
+        raise ArgumentValueError(f"{shown(url)}: not a valid URL ({exc})", hint=hint) from None
+    if not parts.hostname or any(c.isspace() or not c.isprintable() for c in url):
+        raise ArgumentValueError(f"{shown(url)}: not a valid URL (no host, or spaces or control characters)",
+                                 hint=hint)
+
+
+def _check_type(name: str, value: Any, types: tuple[type, ...], what: str) -> None:
+    """An argument of the wrong type is the caller's mistake: a TypeError naming it (a bool is no int)."""
+    if not isinstance(value, types) or (isinstance(value, bool) and bool not in types):
+        raise ArgumentTypeError(f"{name} must be {what}, not {type(value).__name__}")
+
+
+def _check_tags(name: str, tags: Any) -> None:
+    if isinstance(tags, str) or not isinstance(tags, Iterable) or not all(isinstance(t, str) for t in tags):
+        raise ArgumentTypeError(f"{name} must be a sequence of strings, not {type(tags).__name__}")
+
+
 def _manifest_path(route: str) -> str:
     """The path the manifest lists a route's file under (``/skills`` is ``skills.json``)."""
     return "api/skills.json" if route == "skills" else "api/" + route
@@ -296,6 +321,7 @@ class Bundle:
 
     @classmethod
     def _open_url(cls, url: str, ttl: float, headers: Mapping[str, str] | None) -> Bundle:
+        _check_url(url)
         parts = urlsplit(url)
         base = url.rstrip("/")
         candidates = [base] if parts.path.rstrip("/").endswith("/api") else [base + "/api", base]
@@ -460,6 +486,7 @@ class Bundle:
         return list(self._skill_list())
 
     def _info(self, skill_id: str) -> SkillInfo:
+        _check_type("skill_id", skill_id, (str,), "a string")
         self._skill_list()
         info = self._by_id.get(skill_id)  # type: ignore[union-attr]
         if info is None:
@@ -503,7 +530,7 @@ class Bundle:
             try:
                 self._collections = [Collection(str(c["path"]), str(c["description"]), int(c["count"]))
                                      for c in doc["collections"]]
-            except (KeyError, TypeError, ValueError):
+            except (KeyError, TypeError, ValueError, OverflowError):
                 raise BundleError(f"{self._t.describe(route)}: not a collections list") from None
             self._collections_raw = data
         return list(self._collections)  # type: ignore[arg-type]
@@ -513,6 +540,8 @@ class Bundle:
         """Meerkat's ``browse_skills`` result: a listing of ``path`` or, with ``query``, a search."""
         from .render.meerkat import browse_data
 
+        for name, value in (("path", path), ("query", query)):
+            _check_type(name, value, (str, type(None)), "a string or None")
         return browse_data(self.skills(), self.collections(), path, query)
 
     # -- search and selection ---------------------------------------------------------------------
@@ -540,6 +569,7 @@ class Bundle:
 
     @staticmethod
     def _query(query: str) -> list[str]:
+        _check_type("query", query, (str,), "a string")
         if not query or not query.strip():
             raise SkillcError("empty query", hint="give some words to search for")
         tokens = tokenize(query)
@@ -551,6 +581,7 @@ class Bundle:
     def search(self, query: str, k: int = 10) -> list[dict]:
         """BM25 search: ``[{"id","name","description","score"}…]``, best first."""
         self._query(query)
+        _check_type("k", k, (int,), "an int")
         hits = self.index().search(query, k)
         self._skill_list()
         return [{"id": h.id, "name": h.name, "description": self._by_id[h.id].description if h.id in self._by_id
@@ -559,12 +590,19 @@ class Bundle:
     @_answer
     def select_data(self) -> dict:
         if self._select is None:
-            doc = json.loads(self._verified(INDEX + "select.json"))
+            from .select import select_data_problem
+
+            route = INDEX + "select.json"
+            doc = self._json_bytes(route, self._verified(route))
             if not isinstance(doc, dict) or doc.get("format") != "skillc-select":
-                raise BundleError(f"{self._t.describe(INDEX + 'select.json')}: not skillc selection data")
+                raise BundleError(f"{self._t.describe(route)}: not skillc selection data")
             if not isinstance(doc.get("version"), int) or doc["version"] > SELECT_VERSION:
-                raise BundleError(f"{self._t.describe(INDEX + 'select.json')}: version {doc.get('version')} is "
+                raise BundleError(f"{self._t.describe(route)}: version {doc.get('version')} is "
                                   f"newer than this skillc reads", hint="upgrade skillc")
+            problem = select_data_problem(doc)
+            if problem:  # checked once here, so selection and rendering index it without surprises
+                raise BundleError(f"{self._t.describe(route)}: malformed selection data: {problem}",
+                                  hint="rebuild the bundle with `skillc build`")
             self._select = doc
         return self._select
 
@@ -576,6 +614,11 @@ class Bundle:
     def adk_select(self, query: str, top_k: int = 1, min_score: float = 1.0, include_tags: Sequence[str] = (),
                    exclude_tags: Sequence[str] = ()) -> list[AdkMatch]:
         """adk-rust's ``select_skills`` exactly (defaults: top 1, ``min_score`` 1.0)."""
+        _check_type("query", query, (str,), "a string")
+        _check_type("top_k", top_k, (int,), "an int")
+        _check_type("min_score", min_score, (int, float), "a number")
+        _check_tags("include_tags", include_tags)
+        _check_tags("exclude_tags", exclude_tags)
         policy = SelectionPolicy(top_k, min_score, tuple(include_tags), tuple(exclude_tags))
         if not include_tags:
             self._query(query)
@@ -589,13 +632,20 @@ class Bundle:
         from . import select as sel
         from .index.adk import rank
 
+        _check_type("message", message, (str,), "a string")
+        _check_type("project", project, (str, os.PathLike, type(None)), "a path or None")
+        _check_type("phase", phase, (str, type(None)), "a string or None")
+        _check_type("top_k", top_k, (int,), "an int")
+        _check_type("min_score", min_score, (int, float), "a number")
+        _check_type("max_skills", max_skills, (int, type(None)), "an int or None")
         if mode not in sel.DETECT_MODES:
             raise SkillcError(f"unknown detect mode {mode!r} (choose {', '.join(sel.DETECT_MODES)})")
         data = self.select_data()
         index = self.index()
+        self._check_per_skill(data, index.N, "documents in the search index")
         rules = [sel.DetectRule.from_json(r) for r in data.get("rules", ())]
-        slots = max_skills if max_skills is not None else int(data["settings"].get("max_skills_per_story", 3))
-        tokens = tokenize(message or "")
+        slots = max_skills if max_skills is not None else data["settings"].get("max_skills_per_story", 3)
+        tokens = tokenize(message)
         lexical = []
         if tokens and top_k > 0:
             matches = rank(index.adk_candidates(with_tags=False), index.adk_scores(tokens), tokens,
@@ -610,19 +660,30 @@ class Bundle:
         detected = [c for c in chosen if c.reason == "detected"]
         return detected + [c for c in chosen if c.reason == "lexical"][:top_k]
 
+    def _check_per_skill(self, data: dict, count: int, what: str) -> None:
+        """select.json has one priority and source per skill: as many as the index (or skills list)."""
+        if len(data["priority"]) != count:
+            raise BundleError(f"{self._t.describe(INDEX + 'select.json')}: {len(data['priority'])} skills' "
+                              f"priorities for {count} {what}", hint="rebuild the bundle with `skillc build`")
+
     # -- renderers --------------------------------------------------------------------------------
     def _setting(self, key: str, default: int) -> int:
         try:
-            return int(self.settings().get(key, default))
+            return self.settings().get(key, default)  # (integers: checked with select.json)
         except BundleError:
             doc = self.manifest() or {}
-            return int((doc.get("settings") or {}).get(key, default))
+            value = (doc.get("settings") if isinstance(doc.get("settings"), dict) else {}).get(key, default)
+            if not isinstance(value, int) or isinstance(value, bool):
+                raise BundleError(f"{self._t.describe(MANIFEST)}: settings.{key} is not an integer ({value!r})",
+                                  hint="rebuild the bundle with `skillc build`") from None
+            return value
 
     @_answer
     def render_inventory(self, threshold: int | None = None) -> str:
         """Meerkat's ``<available_skills>`` block (flat up to the bundle's ``inventory_threshold``)."""
         from .render.meerkat import render_inventory
 
+        _check_type("threshold", threshold, (int, type(None)), "an int or None")
         if threshold is None:
             threshold = self._setting("inventory_threshold", 12)
         return render_inventory(self.skills(), self.collections(), threshold)
@@ -632,6 +693,7 @@ class Bundle:
         """Meerkat ``<skill id>`` blocks for ``ids``, joined by a blank line (as Meerkat prepends them)."""
         from .render.meerkat import render_injection
 
+        _check_type("max_bytes", max_bytes, (int, type(None)), "an int or None")
         ids = [ids] if isinstance(ids, str) else list(ids)
         cap = max_bytes if max_bytes is not None else self._setting("max_injection_bytes", 32768)
         return "\n\n".join(render_injection(i, self.get(i).body, cap) for i in ids)
@@ -672,6 +734,7 @@ class Bundle:
         """adk-rust ``[skill:name]`` blocks (or, with ``instruction``, its system-instruction variant)."""
         from .render import adk
 
+        _check_type("max_chars", max_chars, (int,), "an int")
         ids = [ids] if isinstance(ids, str) else list(ids)
         out = []
         for i in ids:
@@ -698,19 +761,24 @@ class Bundle:
     def render_plan_cascade(self, ids_or_selected: Iterable, max_content_lines: int | None = None) -> str:
         """Plan Cascade's "## Framework-Specific Best Practices" block for skills (IDs or ``Selected``)."""
         from .render.plan_cascade import CascadeSkill, format_skills
+        from .select import DetectRule, Selected
 
+        _check_type("max_content_lines", max_content_lines, (int, type(None)), "an int or None")
         lines = max_content_lines if max_content_lines is not None else self._setting("max_content_lines", 200)
         data = self.select_data()
-        rules = {r["id"]: r for r in data.get("rules", ())}
-        index_of = {s.id: n for n, s in enumerate(self.skills())}
+        rules = {r.id: r for r in map(DetectRule.from_json, data.get("rules", ()))}
+        skills = self._skill_list()
+        self._check_per_skill(data, len(skills), "skills in the skills list")
+        index_of = {s.id: n for n, s in enumerate(skills)}
         out = []
         for item in ids_or_selected:
+            _check_type("a skill to render", item, (str, Selected), "an ID or a Selected")
             if isinstance(item, str):
                 doc = self.get(item)
                 rule = rules.get(item)
                 n = index_of[item]
                 if rule is not None:
-                    name, source, stype, prio = rule["name"], rule["source"], rule["source_type"], rule["priority"]
+                    name, source, stype, prio = rule.name, rule.source, rule.source_type, rule.priority
                 else:
                     name, source, stype, prio = (doc.name, data["source"][n], data["source_type"][n],
                                                  data["priority"][n])

@@ -15,6 +15,7 @@ import subprocess
 import threading
 import time
 from pathlib import Path
+from urllib.parse import quote
 
 import pytest
 
@@ -248,3 +249,53 @@ def test_a_file_that_still_differs_is_corrupted(redeployable):
     header.write_bytes(header.read_bytes().replace(b'"avgdl"', b' "avgdl"'))
     with pytest.raises(BundleError, match="SHA-256 differs from the manifest"):
         b.search("rust")
+
+
+class _MeerkatWithoutCollections(http.server.BaseHTTPRequestHandler):
+    """A Meerkat HTTP skill server of static JSON below /x: `/x/skills`, `/x/skills/{id}`, and no
+    `/skill-collections` (it answers `collections_status`)."""
+
+    routes: dict[str, bytes] = {}
+    collections_status = 404
+
+    def do_GET(self):
+        body = self.routes.get(self.path)
+        status = 200 if body is not None else self.collections_status if self.path == "/x/skill-collections" else 404
+        body = body if body is not None else b"{}"
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args):
+        pass
+
+
+@pytest.mark.parametrize("status", [404, 500])
+def test_meerkat_server_without_skill_collections(status):
+    """frameworks.md §1.5: `/skill-collections` non-2xx falls back to collections derived from the
+    skills list; the flat inventory needs none."""
+    import json
+
+    ids = ["extraction/email", "extraction/medical/diagnosis", "code-search"]
+    skills = [{"id": i, "name": i.rsplit("/", 1)[-1], "description": f"Does {i}.", "scope": "project",
+               "metadata": {}} for i in ids]
+    routes = {"/x/skills": json.dumps({"skills": skills}).encode()}
+    routes.update({"/x/skills/" + quote(s["id"], safe=""): json.dumps({**s, "body": "# Body\n"}).encode()
+                   for s in skills})
+    handler = type("Handler", (_MeerkatWithoutCollections,), {"routes": routes, "collections_status": status})
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        url = f"http://127.0.0.1:{server.server_address[1]}/x"
+        proc = run_skillc("render", url, "--inventory")
+        assert proc.returncode == 0, proc.stderr
+        assert proc.stdout.startswith("<available_skills>\n") and 'id="extraction/email"' in proc.stdout
+        b = Bundle.open(url)
+        assert [(c.path, c.count) for c in b.collections()] == [("extraction", 2), ("extraction/medical", 1)]
+        assert b.render_inventory(threshold=1).startswith('<available_skills mode="collections">')
+        assert [s["id"] for s in b.browse("extraction")["skills"]] == ["extraction/email"]
+    finally:
+        server.shutdown()
+        server.server_close()

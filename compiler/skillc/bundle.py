@@ -138,6 +138,10 @@ class _Local:
         return str(self._path(route).resolve())
 
 
+class _HttpStatus(BundleError):
+    """The server answered a status that is neither 2xx nor an answer (304, 404, 410)."""
+
+
 class _Http:
     """Routes below an API base URL, with an in-memory cache (TTL + ETag revalidation)."""
 
@@ -167,8 +171,9 @@ class _Http:
         try:  # (skillc.fetch: capped, with an overall deadline, and no credentials across hosts)
             resp = http_get(self.url(route), headers)
         except FetchError as exc:
-            raise BundleError(str(exc), hint=None if exc.status else "check the URL and that the server is running") \
-                from None
+            if exc.status:
+                raise _HttpStatus(str(exc)) from None
+            raise BundleError(str(exc), hint="check the URL and that the server is running") from None
         if resp.status == 304:
             if hit is None:
                 raise BundleError(f"{self.url(route)}: HTTP 304 to a request that was not conditional")
@@ -519,12 +524,17 @@ class Bundle:
     @_answer
     def collections(self) -> list[Collection]:
         """Every collection (``/skill-collections``, a wire route: HTTP revalidates it after ``ttl``),
-        in path byte order."""
+        in path byte order.  A server without the route (non-2xx) gets them derived from the skills
+        list, as Meerkat's HTTP source does (research/frameworks.md §1.5)."""
+        from .resolve import derive_collections
+
         route = "skill-collections"
-        data = self._wire(route)
+        try:
+            data = self._wire(route)
+        except _HttpStatus:
+            data = None
         if data is None:
-            raise BundleError(f"{self._t.describe(route)}: missing from the bundle",
-                              hint="rebuild the bundle with `skillc build`")
+            return list(derive_collections(self._skill_list()))  # type: ignore[arg-type]
         if data is not self._collections_raw:
             doc = self._json_bytes(route, data)
             try:
@@ -686,7 +696,9 @@ class Bundle:
         _check_type("threshold", threshold, (int, type(None)), "an int or None")
         if threshold is None:
             threshold = self._setting("inventory_threshold", 12)
-        return render_inventory(self.skills(), self.collections(), threshold)
+        skills = self._skill_list()
+        # (the flat form lists skills only: a server without /skill-collections is not asked for them)
+        return render_inventory(skills, self.collections() if len(skills) > threshold else (), threshold)
 
     @_answer
     def render_injection(self, ids: str | Iterable[str], max_bytes: int | None = None) -> str:

@@ -299,3 +299,15 @@ def test_meerkat_server_without_skill_collections(status):
     finally:
         server.shutdown()
         server.server_close()
+
+
+def test_threads_share_one_bundle(served, dist):
+    """Each thread's answer pins its own manifest and wire routes (ttl=0: every answer revalidates)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    b = Bundle.open(served, ttl=0)
+    want = Bundle.open(dist)
+    expected = (want.search("rust codebase"), want.get("code-search"), want.collections())
+    with ThreadPoolExecutor(4) as pool:
+        got = list(pool.map(lambda _: (b.search("rust codebase"), b.get("code-search"), b.collections()), range(40)))
+    assert all(g == expected for g in got)

@@ -26,6 +26,7 @@ import hashlib
 import json
 import math
 import os
+import threading
 import time
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -237,6 +238,15 @@ def _manifest_path(route: str) -> str:
     return "api/skills.json" if route == "skills" else "api/" + route
 
 
+class _Answer(threading.local):
+    """The answer a thread is computing: each thread's answer reads its own deployment."""
+
+    def __init__(self) -> None:
+        self.depth = 0  # public methods running (the outermost syncs and retries)
+        self.pinned: dict[str, bytes | None] = {}  # wire routes read during the answer
+        self.rechecked = False  # the manifest was fetched again during this attempt
+
+
 class _Redeployed(Exception):
     """The manifest changed while an answer was being read: start it over (never a BundleError, which
     fallbacks catch)."""
@@ -249,13 +259,13 @@ def _answer(method):
 
     @functools.wraps(method)
     def run(self: Bundle, *args, **kwargs):
-        if self._answering:
+        state = self._answer
+        if state.depth:
             return method(self, *args, **kwargs)
-        self._answering = True
+        state.depth += 1
         try:
             for _ in range(2):
-                self._pinned = {}
-                self._rechecked = False
+                state.pinned, state.rechecked = {}, False
                 try:
                     self._sync()
                     return method(self, *args, **kwargs)
@@ -267,8 +277,8 @@ def _answer(method):
             raise BundleError(f"{self._t.location}: the bundle was redeployed twice while being read",
                               hint="try again")
         finally:
-            self._answering = False
-            self._pinned = {}
+            state.depth -= 1
+            state.pinned = {}
     return run
 
 
@@ -290,9 +300,7 @@ class Bundle:
         self._manifest_loaded = False
         self._sha_by_path: dict[str, str] = {}
         self._checked: dict[str, bytes] = {}  # wire bytes already compared with the manifest
-        self._pinned: dict[str, bytes | None] = {}  # wire routes read during the current answer
-        self._answering = False
-        self._rechecked = False
+        self._answer = _Answer()
         self._index = None
         self._select: dict | None = None
         self._memory = None
@@ -394,15 +402,15 @@ class Bundle:
             self._t.expire(keep=MANIFEST)
             self._index = self._select = self._collections = self._collections_raw = None
             self._skills_raw = self._by_id = None
-            self._docs, self._checked, self._pinned = {}, {}, {}
+            self._docs, self._checked, self._answer.pinned = {}, {}, {}
         return changed
 
     def _recheck(self) -> bool:
         """A file differs from the manifest: read the manifest again (once per answer).  True when a
         redeploy changed it (the caller starts the answer over)."""
-        if self._rechecked:
+        if self._answer.rechecked:
             return False
-        self._rechecked = True
+        self._answer.rechecked = True
         return self._sync(fresh=True)
 
     def _check_manifest(self, doc: Any) -> None:
@@ -447,8 +455,9 @@ class Bundle:
         Bytes that differ from the manifest make it be read again (a redeploy starts the answer
         over); bytes that still differ are taken as the host serves them (wire routes are kept from
         mixing deployments, not verified: a host may rewrite them)."""
-        if route in self._pinned:
-            return self._pinned[route]
+        pinned = self._answer.pinned
+        if route in pinned:
+            return pinned[route]
         data = self._t.get(route)
         if data is not None and self._checked.get(route) is not data and self._differs(route, data):
             if self._recheck():
@@ -456,7 +465,7 @@ class Bundle:
             data = self._t.get(route, fresh=True)
         if data is not None:
             self._checked[route] = data
-        self._pinned[route] = data
+        pinned[route] = data
         return data
 
     # -- skills and collections -------------------------------------------------------------------

@@ -15,10 +15,11 @@ import subprocess
 import threading
 import time
 from pathlib import Path
+from urllib.parse import quote
 
 import pytest
 
-from conftest import run_skillc, skillc_command
+from conftest import run_skillc, skillc_command, write_skill
 from skillc import Bundle
 from skillc.index import BundleError
 from test_bundle_api_local import make_repo
@@ -170,16 +171,98 @@ def test_unreachable_url_is_a_clear_error():
     assert proc.returncode == 1 and "cannot reach http://127.0.0.1" in proc.stderr and "Connection refused" in proc.stderr
 
 
-class _MeerkatOnlySkills(http.server.BaseHTTPRequestHandler):
-    """A Meerkat registry that answers /x/skills and nothing else (no /skill-collections, no manifest)."""
+@pytest.fixture
+def redeployable(tmp_path):
+    """A bundle built into a folder `skillc serve` serves, and a `redeploy()` that builds it again
+    with one more skill (in a new collection)."""
+    repo = make_repo(tmp_path)
+    site = tmp_path / "site"
 
-    SKILLS = (b'{"skills":[{"id":"extraction/email","name":"email","description":"Mail & more"},'
-              b'{"id":"extraction/pdf","name":"pdf","description":"PDF"},{"id":"solo","name":"solo","description":"S"}]}')
+    def build() -> None:
+        proc = run_skillc("build", str(repo), "--no-site", "--out", str(site), cwd=tmp_path)
+        assert proc.returncode == 0, proc.stderr
+
+    def redeploy() -> None:
+        write_skill(repo, "linting/lint-python", description="Lint Python sources. Use when linting.")
+        build()
+
+    build()
+    proc = subprocess.Popen([*skillc_command(), "serve", str(site), "--port", "0", "--quiet"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        m = re.search(r"(http://[^ ]+?)/? ", proc.stdout.readline())
+        assert m, proc.stderr.read()
+        yield m.group(1) + "/api", site, redeploy
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+
+
+def _sees_the_new_deployment(b: Bundle) -> None:
+    assert "linting/lint-python" in [s.id for s in b.skills()]
+    hits = b.search("lint")  # index files read after the manifest: no false "corrupted"
+    assert hits[0]["id"] == "linting/lint-python"
+    assert hits[0]["description"] == "Lint Python sources. Use when linting."  # one deployment's answer
+    assert "linting" in [c.path for c in b.collections()]
+    assert [s["id"] for s in b.browse("linting")["skills"]] == ["linting/lint-python"]
+    assert b.adk_select("lint python")[0].path == "linting/lint-python"
+
+
+def test_a_redeploy_is_seen_whole_after_ttl(redeployable):
+    url, _site, redeploy = redeployable
+    b = Bundle.open(url, ttl=0)
+    b.skills()
+    b.collections()
+    b.search("rust")
+    cached = b._t._cache["skill-collections"][2]
+    b.collections()  # revalidated: 304 keeps the cached bytes
+    assert b._t._cache["skill-collections"][2] is cached
+    redeploy()
+    _sees_the_new_deployment(b)
+
+
+def test_index_files_of_a_redeploy_restart_the_answer(redeployable):
+    """Within the TTL the manifest is not asked again, but a shard fetched lazily from the new
+    deployment differs from the old header: the manifest is re-read and the answer starts over."""
+    url, _site, redeploy = redeployable
+    b = Bundle.open(url, ttl=300)
+    b.index()  # the header and the dictionary, not the postings
+    b.collections()
+    redeploy()
+    assert "linting/lint-python" in [h["id"] for h in b.search("rust lint")]  # "rust" needs a shard
+    _sees_the_new_deployment(b)
+
+
+def test_a_rebuilt_local_bundle_is_read_again(redeployable):
+    _url, site, redeploy = redeployable
+    b = Bundle.open(site)
+    b.skills()
+    redeploy()
+    assert b.search("lint")[0]["description"] == "Lint Python sources. Use when linting."
+
+
+def test_a_file_that_still_differs_is_corrupted(redeployable):
+    url, site, _redeploy = redeployable
+    b = Bundle.open(url, ttl=0)
+    b.skills()
+    header = site / "api/index/search.json"
+    header.write_bytes(header.read_bytes().replace(b'"avgdl"', b' "avgdl"'))
+    with pytest.raises(BundleError, match="SHA-256 differs from the manifest"):
+        b.search("rust")
+
+
+class _MeerkatWithoutCollections(http.server.BaseHTTPRequestHandler):
+    """A Meerkat HTTP skill server of static JSON below /x: `/x/skills`, `/x/skills/{id}`, and no
+    `/skill-collections` (it answers `collections_status`)."""
+
+    routes: dict[str, bytes] = {}
+    collections_status = 404
 
     def do_GET(self):
-        ok = self.path == "/x/skills"
-        body = self.SKILLS if ok else b'{"error":"not found"}'
-        self.send_response(200 if ok else 404)
+        body = self.routes.get(self.path)
+        status = 200 if body is not None else self.collections_status if self.path == "/x/skill-collections" else 404
+        body = body if body is not None else b"{}"
+        self.send_response(status)
         self.send_header("Content-Type", "application/json")
         self.send_header("Content-Length", str(len(body)))
         self.end_headers()
@@ -189,19 +272,43 @@ class _MeerkatOnlySkills(http.server.BaseHTTPRequestHandler):
         pass
 
 
-def test_a_registry_without_skill_collections_derives_them_as_meerkat_does():
-    """frameworks.md §1.5: a non-2xx /skill-collections falls back to derive_collections (top-level
-    segments, recursive counts, "N skills"); the flat inventory needs none."""
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _MeerkatOnlySkills)
+@pytest.mark.parametrize("status", [404, 500])
+def test_meerkat_server_without_skill_collections(status):
+    """frameworks.md §1.5: `/skill-collections` non-2xx falls back to collections derived from the
+    skills list; the flat inventory needs none."""
+    import json
+
+    ids = ["extraction/email", "extraction/medical/diagnosis", "code-search"]
+    skills = [{"id": i, "name": i.rsplit("/", 1)[-1], "description": f"Does {i}.", "scope": "project",
+               "metadata": {}} for i in ids]
+    routes = {"/x/skills": json.dumps({"skills": skills}).encode()}
+    routes.update({"/x/skills/" + quote(s["id"], safe=""): json.dumps({**s, "body": "# Body\n"}).encode()
+                   for s in skills})
+    handler = type("Handler", (_MeerkatWithoutCollections,), {"routes": routes, "collections_status": status})
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     try:
         url = f"http://127.0.0.1:{server.server_address[1]}/x"
         proc = run_skillc("render", url, "--inventory")
         assert proc.returncode == 0, proc.stderr
-        assert '<skill id="extraction/email">' in proc.stdout and "Mail &amp; more" in proc.stdout
+        assert proc.stdout.startswith("<available_skills>\n") and 'id="extraction/email"' in proc.stdout
         b = Bundle.open(url)
+        # Meerkat's derive_collections: top-level segments, recursive counts, "N skills"
         assert [(c.path, c.description, c.count) for c in b.collections()] == [("extraction", "2 skills", 2)]
-        assert "extraction" in b.render_inventory(threshold=1)
+        assert b.render_inventory(threshold=1).startswith('<available_skills mode="collections">')
+        assert [s["id"] for s in b.browse("extraction")["skills"]] == ["extraction/email"]
     finally:
         server.shutdown()
         server.server_close()
+
+
+def test_threads_share_one_bundle(served, dist):
+    """Each thread's answer pins its own manifest and wire routes (ttl=0: every answer revalidates)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    b = Bundle.open(served, ttl=0)
+    want = Bundle.open(dist)
+    expected = (want.search("rust codebase"), want.get("code-search"), want.collections())
+    with ThreadPoolExecutor(4) as pool:
+        got = list(pool.map(lambda _: (b.search("rust codebase"), b.get("code-search"), b.collections()), range(40)))
+    assert all(g == expected for g in got)

@@ -75,6 +75,38 @@ def test_renderers_use_bundle_settings(dist):
     assert b.render_adk("code-search") == "[skill:code-search]\nUse rg --files then rg.\n[/skill]"
 
 
+def test_location_names_the_file_published(tmp_path):
+    """spec.md §2.3: the location is the skill's directory joined with the file found (SKILL.md,
+    else skill.md); a skill stored as skill.md is published under that name."""
+    write_skill(tmp_path / "repo", "lower", file_name="skill.md", body="# Lower\n\nLower-case file.\n")
+    write_skill(tmp_path / "repo", "upper")
+    proc = run_skillc("build", "repo", "--no-site", "--out", "dist", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    api = (tmp_path / "dist/api").resolve()
+    b = Bundle.open(tmp_path / "dist")
+    assert b.skill_location("lower") == str(api / "files/lower/skill.md")
+    assert b.skill_location("upper") == str(api / "files/upper/SKILL.md")
+    assert f"<location>\n{api / 'files/lower/skill.md'}\n</location>" in b.to_prompt()
+    assert "Lower-case file." in b.render_plan_cascade(["lower"])
+    cli = run_skillc("render", str(tmp_path / "dist"), "--to-prompt")
+    assert f"{api / 'files/lower/skill.md'}\n" in cli.stdout and "lower/SKILL.md" not in cli.stdout
+
+
+def test_a_bundle_without_skills_answers_nothing(tmp_path):
+    """Every skill excluded (--keep-going): the index holds 0 documents and no shards, which is no
+    corruption: search and select answer nothing, exit 0."""
+    write_skill(tmp_path / "e", "x", frontmatter="name: X Y\n")
+    proc = run_skillc("build", "e", "--out", "b", "--keep-going", "--no-site", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    b = Bundle.open(tmp_path / "b")
+    assert b.skills() == [] and b.search("foo") == [] and b.adk_select("foo") == []
+    assert b.select("foo", project=tmp_path) == []
+    search = run_skillc("search", str(tmp_path / "b"), "foo")
+    assert search.returncode == 0 and "no match" in search.stderr, search.stderr
+    select = run_skillc("select", str(tmp_path / "b"), "foo", "--project", str(tmp_path), "--json")
+    assert select.returncode == 0 and json.loads(select.stdout)["selected"] == [], select.stderr
+
+
 def test_bad_inputs(dist, tmp_path):
     b = Bundle.open(dist)
     with pytest.raises(UnknownSkill, match="unknown skill ID 'extraction/emial'") as exc:
@@ -93,6 +125,29 @@ def test_bad_inputs(dist, tmp_path):
 def _copy(dist: Path, dst: Path) -> Path:
     shutil.copytree(dist, dst)
     return dst
+
+
+def test_caller_mistakes_are_not_the_bundles(dist):
+    """A value out of f32's range is read as adk-rust reads it (infinity: nothing selected); an
+    invalid URL is a usage error; a wrong Python type is a TypeError naming the argument."""
+    b = Bundle.open(dist)
+    assert b.adk_select("search rust codebase", min_score=1e39) == []
+    assert b.adk_select("search rust codebase", min_score=-1e39)[0].path == "code-search"
+    assert b.select("search rust codebase", min_score=1e39) == []
+    for call, name in ((lambda: b.search(5), "query"), (lambda: b.search("rust", k="3"), "k"),
+                       (lambda: b.adk_select("rust", include_tags="code"), "include_tags"),
+                       (lambda: b.select(None), "message"), (lambda: b.get(5), "skill_id"),
+                       (lambda: b.browse(query=3), "query")):
+        with pytest.raises(TypeError, match=f"^{name} must be"):
+            call()
+    with pytest.raises(ValueError, match="not a valid URL"):
+        Bundle.open("http://[::1")
+    proc = run_skillc("select", str(dist), "search rust codebase", "--min-score", "1e39")
+    assert proc.returncode == 0 and "no skill selected" in proc.stderr, proc.stderr
+    for url in ("http://[::1", "http://127.0.0.1:abc/api", "http://a b/api"):
+        proc = run_skillc("search", url, "lint")
+        assert proc.returncode == 2 and "not a valid URL" in proc.stderr, proc.stderr
+        assert "malformed" not in proc.stderr and "internal error" not in proc.stderr
 
 
 def test_corrupted_index_is_detected_by_the_manifest_hash(dist, tmp_path):
@@ -169,28 +224,3 @@ def test_select_cli_lexical(dist, tmp_path):
     sel = json.loads(proc.stdout)["selected"]
     assert sel[0]["id"] == "code-search" and sel[0]["reason"] == "lexical"
 
-
-def test_a_bundle_of_zero_skills_answers_no_match(tmp_path):
-    bad = tmp_path / "repo/x"
-    bad.mkdir(parents=True)
-    (bad / "SKILL.md").write_text("---\nname: X Y\n---\nx\n")  # excluded by --keep-going
-    r = run_skillc("build", "repo", "--out", "dist", "--no-site", "--keep-going", cwd=tmp_path,
-                   env={"SKILLC_CACHE_DIR": str(tmp_path / "cache")})
-    assert r.returncode == 0, r.stderr
-    for cmd in (["search", "dist", "foo"], ["select", "dist", "foo"]):
-        proc = run_skillc(*cmd, "--json", cwd=tmp_path)
-        assert proc.returncode == 0 and "corrupted" not in proc.stderr, proc.stderr
-    b = Bundle.open(tmp_path / "dist")
-    assert b.search("foo") == [] and b.adk_select("foo") == [] and b.select("foo") == []
-
-
-def test_to_prompt_locates_the_file_as_published(tmp_path):
-    """spec.md §2.3: the location joins the folder with the file found: SKILL.md, else skill.md."""
-    write_skill(tmp_path / "repo", "lower", file_name="skill.md")
-    write_skill(tmp_path / "repo", "upper")
-    r = run_skillc("build", "repo", "--out", "dist", "--no-site", cwd=tmp_path,
-                   env={"SKILLC_CACHE_DIR": str(tmp_path / "cache")})
-    assert r.returncode == 0, r.stderr
-    b = Bundle.open(tmp_path / "dist")
-    assert b.skill_location("lower").endswith("/api/files/lower/skill.md")
-    assert Path(b.skill_location("lower")).is_file() and Path(b.skill_location("upper")).is_file()

@@ -67,6 +67,11 @@ def _skills_list(api: Path, text: str) -> None:
     (api / "skills.json").write_text(text)
 
 
+def _select_json(api: Path, **changes) -> None:
+    path = api / "index/select.json"
+    path.write_text(json.dumps({**json.loads(path.read_text()), **changes}))
+
+
 CASES = {
     "posting offsets past the postings": (_posting_offsets_out_of_range, ("search", "deploy"), "corrupted"),
     "no shards": (lambda api, h: h.update(shards=[]), ("search", "deploy"), "corrupted"),
@@ -78,6 +83,13 @@ CASES = {
     "a skills list nested too deep": (lambda api, h: _skills_list(api, '{"skills":' + "[" * 100_000 + "]" * 100_000
                                                                     + "}"), ("render", "--inventory"),
                                       "not a Meerkat skills list"),
+    "select.json with a short priority list": (
+        lambda api, h: _select_json(api, priority=[]), ("select", "deploy"), "select.json"),
+    "select.json with a setting that is not an integer": (
+        lambda api, h: _select_json(api, settings={"max_skills_per_story": "3"}), ("select", "deploy"),
+        "select.json"),
+    "select.json with a rule without a name": (
+        lambda api, h: _select_json(api, rules=[{"id": "alpha"}]), ("select", "deploy"), "select.json"),
     "a manifest whose files are not a list": (
         lambda api, h: (api / "manifest.json").write_text(json.dumps(
             {**json.loads((api / "manifest.json").read_text()), "files": 5})), ("search", "deploy"), "malformed"),
@@ -92,6 +104,15 @@ def test_lying_data_is_one_line_and_exit_1(built: Path, tmp_path: Path, case: st
     assert r.returncode == 1, (r.returncode, r.stdout, r.stderr)
     assert words in r.stderr and "internal error" not in r.stderr and "Traceback" not in r.stderr
     assert "/tmp/evil" not in r.stdout
+
+
+def test_select_json_that_lies_is_a_bundle_error_in_the_api(built: Path, tmp_path: Path):
+    from skillc import Bundle
+    from skillc.index import BundleError
+
+    bundle = mutated(built, tmp_path, lambda api, h: _select_json(api, priority=[1]))
+    with pytest.raises(BundleError, match=r"select\.json: .*priorit"):
+        Bundle.open(bundle).select("deploy the alpha service")
 
 
 def test_the_untouched_copy_answers(built: Path, tmp_path: Path):

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import pytest
 
 from skillc.index.adk import AdkCandidate, SelectionPolicy, f32, rank, score_text
@@ -85,3 +87,14 @@ def test_rank_empty_query_needs_include_tags_and_zero_scores_pass_min_zero():
     by_tag = rank(cands, {}, [], SelectionPolicy(top_k=1, min_score=0.0, include_tags=("search",)))
     assert [(m.path, m.score) for m in by_tag] == [("a/code", 0.0)]
     assert rank(cands, {0: 9.0}, ["q"], SelectionPolicy(top_k=0)) == []
+
+
+def test_f32_beyond_its_range_is_infinite_as_in_rust():
+    """`"1e39".parse::<f32>()` and `1e39_f64 as f32` are infinity: a min_score so high selects
+    nothing (no OverflowError blamed on the bundle)."""
+    f32_max = 3.4028234663852886e38
+    assert f32(1e39) == math.inf and f32(-1e39) == -math.inf
+    assert f32(f32_max) == f32_max
+    assert f32(f32_max + 2.0 ** 103) == math.inf  # half an ulp above: rounds (ties to even) up
+    assert math.isnan(f32(math.nan))
+    assert rank(_cands(), {0: 5.0}, ["x"], SelectionPolicy(top_k=3, min_score=1e39)) == []

@@ -58,6 +58,18 @@ def test_index_is_sharded_and_deterministic(built):
     assert all((out / name).read_bytes() == data for name, data in again.items())
 
 
+@pytest.mark.parametrize("numpy", [False, None])
+def test_an_empty_index_answers_nothing(tmp_path, numpy):
+    """0 documents: N=0, no terms, no shards (what `skillc build` writes for a bundle without skills)."""
+    for name, data in build([]).files.items():
+        (tmp_path / name).write_bytes(data)
+    assert json.loads((tmp_path / "search.json").read_text())["shards"] == []
+    ix = SearchIndex.open(tmp_path, numpy=numpy)
+    ix.verify()
+    assert ix.search("deploy") == [] and ix.adk_select("deploy") == []
+    assert ix.adk_scores(["deploy"]) == {} and ix.adk_candidates() == []
+
+
 def test_stdlib_and_numpy_readers_agree(built):
     pytest.importorskip("numpy")
     out, _ = built

@@ -8,8 +8,11 @@
 
 Over HTTP only the Meerkat wire routes (``/skills``, ``/skills/{id}``, ``/skill-collections``) and
 static files below the API (``index/…``, ``manifest.json``, ``inventory.xml``, ``files/…``) are
-read, so any static host serves it.  Responses are cached in memory: index files for the life of the
-object (they are verified by hash), the wire routes for ``ttl`` seconds (revalidated with ETags).
+read, so any static host serves it.  Responses are cached in memory: the manifest and the wire
+routes for ``ttl`` seconds (then revalidated with ETags), index files while the manifest is unchanged
+(they are verified by hash).  Each answer comes from one deployment: a file that differs from the
+manifest makes the manifest be read again, and when a redeploy changed it the answer starts over
+from the new deployment (only a file that still differs is called corrupted).
 
 Errors a user can act on (a missing or corrupted file, a bundle written by a newer skillc, a URL
 that answers HTML, an unknown skill ID, an empty query) raise ``BundleError`` / ``SkillcError``.
@@ -18,8 +21,12 @@ that answers HTML, an unknown skill ID, an empty query) raise ``BundleError`` / 
 from __future__ import annotations
 
 import difflib
+import functools
 import hashlib
 import json
+import math
+import os
+import threading
 import time
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -28,9 +35,9 @@ from typing import Any
 from urllib.parse import quote, urlsplit
 
 from .errors import SkillcError
-from .fetch import FetchError
+from .fetch import FetchError, shown
 from .fetch import get as http_get
-from .index import BundleError
+from .index import ArgumentTypeError, ArgumentValueError, BundleError, HashMismatch
 from .index.adk import AdkMatch, SelectionPolicy
 from .index.tokenize import tokenize
 from .resolve_types import Collection
@@ -40,6 +47,7 @@ __all__ = ["Bundle", "BundleError", "SkillDoc", "SkillInfo", "UnknownSkill"]
 MANIFEST_VERSION = 1  # the newest bundle manifest version this reader understands
 SELECT_VERSION = 1
 INDEX = "index/"
+MANIFEST = "manifest.json"
 DEFAULT_TTL = 300.0
 USER_AGENT = "skillc-bundle"
 
@@ -107,8 +115,9 @@ class _Local:
             return self.api / "skills.json"
         return self.api / route
 
-    def get(self, route: str, *, immutable: bool = False) -> bytes | None:
-        if route in self._cache:
+    def get(self, route: str, *, immutable: bool = False, fresh: bool = False) -> bytes | None:
+        """The route's bytes, or None when missing; ``fresh`` reads the disk again."""
+        if route in self._cache and not fresh:
             return self._cache[route]
         try:
             data: bytes | None = self._path(route).read_bytes()
@@ -119,11 +128,19 @@ class _Local:
         self._cache[route] = data
         return data
 
+    def expire(self, keep: str) -> None:
+        """Forget every file but ``keep`` (the bundle was rebuilt: they are read again)."""
+        self._cache = {keep: self._cache[keep]} if keep in self._cache else {}
+
     def describe(self, route: str) -> str:
         return str(self._path(route))
 
     def location_of(self, route: str) -> str:
         return str(self._path(route).resolve())
+
+
+class _HttpStatus(BundleError):
+    """The server answered a status that is neither 2xx nor an answer (304, 404, 410)."""
 
 
 class _Http:
@@ -135,15 +152,18 @@ class _Http:
         self.ttl = ttl
         self.headers = {"User-Agent": USER_AGENT, **(headers or {})}
         self._cache: dict[str, tuple[float, str | None, bytes | None]] = {}
+        self._epoch = -math.inf  # entries cached before it are revalidated, even immutable ones
         self.requests = 0  # how many HTTP requests were made (for tests and curiosity)
 
     def url(self, route: str) -> str:
         return f"{self.base}/{route}"
 
-    def get(self, route: str, *, immutable: bool = False) -> bytes | None:
+    def get(self, route: str, *, immutable: bool = False, fresh: bool = False) -> bytes | None:
+        """The route's bytes, or None on 404/410: from the cache while fresh (``immutable``: until
+        ``expire``), else revalidated; ``fresh`` revalidates now."""
         now = time.monotonic()
         hit = self._cache.get(route)
-        if hit is not None and (immutable or now - hit[0] < self.ttl):
+        if hit is not None and not fresh and hit[0] >= self._epoch and (immutable or now - hit[0] < self.ttl):
             return hit[2]
         headers = dict(self.headers)
         if hit is not None and hit[1]:
@@ -152,8 +172,9 @@ class _Http:
         try:  # (skillc.fetch: capped, with an overall deadline, and no credentials across hosts)
             resp = http_get(self.url(route), headers)
         except FetchError as exc:
-            raise BundleError(str(exc), hint=None if exc.status else "check the URL and that the server is running") \
-                from None
+            if exc.status:
+                raise _HttpStatus(str(exc)) from None
+            raise BundleError(str(exc), hint="check the URL and that the server is running") from None
         if resp.status == 304:
             if hit is None:
                 raise BundleError(f"{self.url(route)}: HTTP 304 to a request that was not conditional")
@@ -168,6 +189,14 @@ class _Http:
         self._cache[route] = (now, etag, data)
         return data
 
+    def expire(self, keep: str) -> None:
+        """Revalidate everything cached (with its ETag) on its next use, ``keep`` (just fetched) aside:
+        a redeploy changed the manifest, so index files of the same name may have changed too."""
+        self._epoch = time.monotonic()
+        hit = self._cache.get(keep)
+        if hit is not None:
+            self._cache[keep] = (self._epoch, hit[1], hit[2])
+
     def describe(self, route: str) -> str:
         return self.url(route)
 
@@ -178,6 +207,79 @@ class _Http:
 def _looks_like_html(data: bytes) -> bool:
     head = data[:512].lstrip().lower()
     return head.startswith((b"<!doctype html", b"<html", b"<head", b"<body"))
+
+
+def _check_url(url: str) -> None:
+    """A URL the transport can request, or a usage error (never "the bundle is malformed")."""
+    hint = "give the bundle's API base URL, e.g. https://host/api"
+    try:
+        parts = urlsplit(url)
+        parts.port  # noqa: B018 - raises for a port that is not a number from 0 to 65535
+    except ValueError as exc:
+        raise ArgumentValueError(f"{shown(url)}: not a valid URL ({exc})", hint=hint) from None
+    if not parts.hostname or any(c.isspace() or not c.isprintable() for c in url):
+        raise ArgumentValueError(f"{shown(url)}: not a valid URL (no host, or spaces or control characters)",
+                                 hint=hint)
+
+
+def _check_type(name: str, value: Any, types: tuple[type, ...], what: str) -> None:
+    """An argument of the wrong type is the caller's mistake: a TypeError naming it (a bool is no int)."""
+    if not isinstance(value, types) or (isinstance(value, bool) and bool not in types):
+        raise ArgumentTypeError(f"{name} must be {what}, not {type(value).__name__}")
+
+
+def _check_tags(name: str, tags: Any) -> None:
+    if isinstance(tags, str) or not isinstance(tags, Iterable) or not all(isinstance(t, str) for t in tags):
+        raise ArgumentTypeError(f"{name} must be a sequence of strings, not {type(tags).__name__}")
+
+
+def _manifest_path(route: str) -> str:
+    """The path the manifest lists a route's file under (``/skills`` is ``skills.json``)."""
+    return "api/skills.json" if route == "skills" else "api/" + route
+
+
+class _Answer(threading.local):
+    """The answer a thread is computing: each thread's answer reads its own deployment."""
+
+    def __init__(self) -> None:
+        self.depth = 0  # public methods running (the outermost syncs and retries)
+        self.pinned: dict[str, bytes | None] = {}  # wire routes read during the answer
+        self.rechecked = False  # the manifest was fetched again during this attempt
+
+
+class _Redeployed(Exception):
+    """The manifest changed while an answer was being read: start it over (never a BundleError, which
+    fallbacks catch)."""
+
+
+def _answer(method):
+    """A public method's answer comes from one deployment: the manifest is brought up to date first
+    (HTTP: revalidated when ``ttl`` has passed) and a redeploy noticed midway starts it over once.
+    Calls made inside an answer share its manifest and the wire routes it already read."""
+
+    @functools.wraps(method)
+    def run(self: Bundle, *args, **kwargs):
+        state = self._answer
+        if state.depth:
+            return method(self, *args, **kwargs)
+        state.depth += 1
+        try:
+            for _ in range(2):
+                state.pinned, state.rechecked = {}, False
+                try:
+                    self._sync()
+                    return method(self, *args, **kwargs)
+                except _Redeployed:
+                    continue
+                except HashMismatch:  # an index file the reader fetched lazily, after a redeploy?
+                    if not self._recheck():
+                        raise
+            raise BundleError(f"{self._t.location}: the bundle was redeployed twice while being read",
+                              hint="try again")
+        finally:
+            state.depth -= 1
+            state.pinned = {}
+    return run
 
 
 # -- the bundle -----------------------------------------------------------------------------------
@@ -192,8 +294,13 @@ class Bundle:
         self._by_id: dict[str, SkillInfo] | None = None
         self._docs: dict[str, tuple[bytes, SkillDoc]] = {}
         self._collections: list[Collection] | None = None
+        self._collections_raw: bytes | None = None
         self._manifest: dict | None = None
+        self._manifest_raw: bytes | None = None
         self._manifest_loaded = False
+        self._sha_by_path: dict[str, str] = {}
+        self._checked: dict[str, bytes] = {}  # wire bytes already compared with the manifest
+        self._answer = _Answer()
         self._index = None
         self._select: dict | None = None
         self._memory = None
@@ -212,7 +319,7 @@ class Bundle:
             bundle = cls._open_url(text, ttl, headers)
         else:
             bundle = cls._open_dir(Path(location))
-        bundle._check_version()
+        bundle._sync()
         return bundle
 
     @classmethod
@@ -227,6 +334,7 @@ class Bundle:
 
     @classmethod
     def _open_url(cls, url: str, ttl: float, headers: Mapping[str, str] | None) -> Bundle:
+        _check_url(url)
         parts = urlsplit(url)
         base = url.rstrip("/")
         candidates = [base] if parts.path.rstrip("/").endswith("/api") else [base + "/api", base]
@@ -262,15 +370,6 @@ class Bundle:
         return self._t.location
 
     # -- raw access -------------------------------------------------------------------------------
-    def _json(self, route: str, *, required: bool = True, immutable: bool = False) -> Any:
-        data = self._t.get(route, immutable=immutable)
-        if data is None:
-            if required:
-                raise BundleError(f"{self._t.describe(route)}: missing from the bundle",
-                                  hint="rebuild the bundle with `skillc build`")
-            return None
-        return self._json_bytes(route, data)
-
     def _json_bytes(self, route: str, data: bytes) -> Any:
         try:
             return json.loads(data)
@@ -281,20 +380,42 @@ class Bundle:
             raise BundleError(f"{self._t.describe(route)}: not valid JSON (corrupted or truncated)",
                               hint="rebuild or re-download the bundle") from None
 
+    @_answer
     def manifest(self) -> dict | None:
         """``manifest.json`` (every file's SHA-256 and size, inputs, settings…), or None when absent."""
-        if not self._manifest_loaded:
-            doc = self._json("manifest.json", required=False)
-            if doc is not None and (not isinstance(doc, dict) or doc.get("kind") != "skillc-bundle"):
-                raise BundleError(f"{self._t.describe('manifest.json')}: not a skillc bundle manifest")
-            self._manifest = doc
-            self._manifest_loaded = True
         return self._manifest
 
-    def _check_version(self) -> None:
-        doc = self.manifest()
-        if doc is None:
-            return
+    def _sync(self, *, fresh: bool = False) -> bool:
+        """Bring the manifest up to date (HTTP: revalidated when ``ttl`` has passed; ``fresh``: now).
+        True when a redeploy changed it: everything read from the previous deployment is forgotten."""
+        data = self._t.get(MANIFEST, fresh=fresh)
+        if self._manifest_loaded and data == self._manifest_raw:
+            return False
+        doc = self._json_bytes(MANIFEST, data) if data is not None else None
+        if doc is not None:
+            self._check_manifest(doc)
+        changed = self._manifest_loaded
+        self._manifest, self._manifest_raw, self._manifest_loaded = doc, data, True
+        self._sha_by_path = {f.get("path"): f.get("sha256") for f in (doc or {}).get("files", ())
+                             if isinstance(f, dict)}
+        if changed:
+            self._t.expire(keep=MANIFEST)
+            self._index = self._select = self._collections = self._collections_raw = None
+            self._skills_raw = self._by_id = None
+            self._docs, self._checked, self._answer.pinned = {}, {}, {}
+        return changed
+
+    def _recheck(self) -> bool:
+        """A file differs from the manifest: read the manifest again (once per answer).  True when a
+        redeploy changed it (the caller starts the answer over)."""
+        if self._answer.rechecked:
+            return False
+        self._answer.rechecked = True
+        return self._sync(fresh=True)
+
+    def _check_manifest(self, doc: Any) -> None:
+        if not isinstance(doc, dict) or doc.get("kind") != "skillc-bundle":
+            raise BundleError(f"{self._t.describe(MANIFEST)}: not a skillc bundle manifest")
         version = doc.get("manifest_version")
         if not isinstance(version, int) or isinstance(version, bool) or not isinstance(doc.get("files"), list):
             raise BundleError(f"{self._t.describe('manifest.json')}: a malformed manifest (manifest_version "
@@ -307,23 +428,44 @@ class Bundle:
                               hint="upgrade skillc (pip install -U skillc)")
 
     def _manifest_sha(self, route: str) -> str | None:
-        doc = self.manifest()
-        if doc is None:
-            return None
-        if not hasattr(self, "_sha_by_path"):
-            self._sha_by_path = {f.get("path"): f.get("sha256") for f in doc.get("files", ()) if isinstance(f, dict)}
-        return self._sha_by_path.get("api/" + route)
+        return self._sha_by_path.get(_manifest_path(route))
+
+    def _differs(self, route: str, data: bytes) -> bool:
+        expected = self._manifest_sha(route)
+        return expected is not None and hashlib.sha256(data).hexdigest() != expected
 
     def _verified(self, route: str) -> bytes:
-        """An index file, checked against the manifest's SHA-256 when the manifest lists it."""
+        """A static file (index, ``files/…``), checked against the manifest's SHA-256 when the manifest
+        lists it; a file that differs is read again after the manifest (a redeploy starts over)."""
         data = self._t.get(route, immutable=True)
+        if data is not None and self._differs(route, data):
+            if self._recheck():
+                raise _Redeployed
+            data = self._t.get(route, immutable=True, fresh=True)
+            if data is not None and self._differs(route, data):
+                raise BundleError(f"{self._t.describe(route)}: SHA-256 differs from the manifest (corrupted or "
+                                  f"truncated)", hint="rebuild or re-download the bundle")
         if data is None:
             raise BundleError(f"{self._t.describe(route)}: missing from the bundle",
                               hint="rebuild the bundle with `skillc build`")
-        expected = self._manifest_sha(route)
-        if expected is not None and hashlib.sha256(data).hexdigest() != expected:
-            raise BundleError(f"{self._t.describe(route)}: SHA-256 differs from the manifest (corrupted or "
-                              f"truncated)", hint="rebuild or re-download the bundle")
+        return data
+
+    def _wire(self, route: str) -> bytes | None:
+        """A wire route's bytes (HTTP: revalidated when ``ttl`` has passed), read once per answer.
+        Bytes that differ from the manifest make it be read again (a redeploy starts the answer
+        over); bytes that still differ are taken as the host serves them (wire routes are kept from
+        mixing deployments, not verified: a host may rewrite them)."""
+        pinned = self._answer.pinned
+        if route in pinned:
+            return pinned[route]
+        data = self._t.get(route)
+        if data is not None and self._checked.get(route) is not data and self._differs(route, data):
+            if self._recheck():
+                raise _Redeployed
+            data = self._t.get(route, fresh=True)
+        if data is not None:
+            self._checked[route] = data
+        pinned[route] = data
         return data
 
     # -- skills and collections -------------------------------------------------------------------
@@ -345,17 +487,21 @@ class Bundle:
                                   hint="rebuild the bundle with `skillc build`")
         self._by_id = {s.id: s for s in self._skills}
 
-    def skills(self) -> list[SkillInfo]:
-        """Every skill's descriptor, in ID byte order."""
-        data = self._t.get("skills")  # the transport caches (HTTP: for `ttl` seconds)
+    def _skill_list(self) -> list[SkillInfo]:
+        data = self._wire("skills")  # the transport caches (HTTP: for `ttl` seconds)
         if data is None:
             raise BundleError(f"{self._t.describe('skills')}: missing from the bundle")
         self._set_skills(data)
-        return list(self._skills)  # type: ignore[arg-type]
+        return self._skills  # type: ignore[return-value]
+
+    @_answer
+    def skills(self) -> list[SkillInfo]:
+        """Every skill's descriptor, in ID byte order."""
+        return list(self._skill_list())
 
     def _info(self, skill_id: str) -> SkillInfo:
-        if self._by_id is None:
-            self.skills()
+        _check_type("skill_id", skill_id, (str,), "a string")
+        self._skill_list()
         info = self._by_id.get(skill_id)  # type: ignore[union-attr]
         if info is None:
             close = difflib.get_close_matches(skill_id, list(self._by_id), n=3)  # type: ignore[arg-type]
@@ -365,11 +511,12 @@ class Bundle:
                                "Bundle.skills())")
         return info
 
+    @_answer
     def get(self, skill_id: str) -> SkillDoc:
         """The skill's wire document (descriptor + body); ``UnknownSkill`` if the bundle lacks it."""
         info = self._info(skill_id)
         route = "skills/" + quote(skill_id, safe="")
-        raw = self._t.get(route)  # cached by the transport
+        raw = self._wire(route)  # cached by the transport
         hit = self._docs.get(skill_id)
         if hit is not None and hit[0] is raw:
             return hit[1]
@@ -383,29 +530,42 @@ class Bundle:
         self._docs[skill_id] = (raw, doc)
         return doc
 
+    @_answer
     def collections(self) -> list[Collection]:
-        """Every collection (``/skill-collections``), in path byte order."""
-        if self._collections is None:
-            doc = self._json("skill-collections", required=False)
-            if doc is None:  # Meerkat's HTTP client: a non-2xx answer falls back to derive_collections
-                from .resolve import derive_collections
+        """Every collection (``/skill-collections``, a wire route: HTTP revalidates it after ``ttl``),
+        in path byte order.  A server without the route (non-2xx) gets them derived from the skills
+        list, as Meerkat's HTTP source does (research/frameworks.md §1.5)."""
+        from .resolve import derive_collections
 
-                self._collections = [c for c in derive_collections(self.skills()) if "/" not in c.path]
-                return list(self._collections)
+        route = "skill-collections"
+        try:
+            data = self._wire(route)
+        except _HttpStatus:
+            data = None
+        if data is None:
+            # (Meerkat's trait default: top-level segments only, "N skills")
+            return [c for c in derive_collections(self._skill_list()) if "/" not in c.path]  # type: ignore[arg-type]
+        if data is not self._collections_raw:
+            doc = self._json_bytes(route, data)
             try:
                 self._collections = [Collection(str(c["path"]), str(c["description"]), int(c["count"]))
                                      for c in doc["collections"]]
-            except (KeyError, TypeError, ValueError):
-                raise BundleError(f"{self._t.describe('skill-collections')}: not a collections list") from None
-        return list(self._collections)
+            except (KeyError, TypeError, ValueError, OverflowError):
+                raise BundleError(f"{self._t.describe(route)}: not a collections list") from None
+            self._collections_raw = data
+        return list(self._collections)  # type: ignore[arg-type]
 
+    @_answer
     def browse(self, path: str | None = None, query: str | None = None) -> dict:
         """Meerkat's ``browse_skills`` result: a listing of ``path`` or, with ``query``, a search."""
         from .render.meerkat import browse_data
 
+        for name, value in (("path", path), ("query", query)):
+            _check_type(name, value, (str, type(None)), "a string or None")
         return browse_data(self.skills(), self.collections(), path, query)
 
     # -- search and selection ---------------------------------------------------------------------
+    @_answer
     def index(self):
         """The bundle's BM25 index (``skillc.index.reader.SearchIndex``), opened on first use."""
         if self._index is None:
@@ -429,6 +589,7 @@ class Bundle:
 
     @staticmethod
     def _query(query: str) -> list[str]:
+        _check_type("query", query, (str,), "a string")
         if not query or not query.strip():
             raise SkillcError("empty query", hint="give some words to search for")
         tokens = tokenize(query)
@@ -436,36 +597,54 @@ class Bundle:
             raise SkillcError(f"the query {query!r} has no searchable words (letters or digits)")
         return tokens
 
+    @_answer
     def search(self, query: str, k: int = 10) -> list[dict]:
         """BM25 search: ``[{"id","name","description","score"}…]``, best first."""
         self._query(query)
+        _check_type("k", k, (int,), "an int")
         hits = self.index().search(query, k)
-        self.skills()
+        self._skill_list()
         return [{"id": h.id, "name": h.name, "description": self._by_id[h.id].description if h.id in self._by_id
                  else "", "score": h.score} for h in hits]  # type: ignore[operator,index]
 
+    @_answer
     def select_data(self) -> dict:
         if self._select is None:
-            doc = json.loads(self._verified(INDEX + "select.json"))
+            from .select import select_data_problem
+
+            route = INDEX + "select.json"
+            doc = self._json_bytes(route, self._verified(route))
             if not isinstance(doc, dict) or doc.get("format") != "skillc-select":
-                raise BundleError(f"{self._t.describe(INDEX + 'select.json')}: not skillc selection data")
+                raise BundleError(f"{self._t.describe(route)}: not skillc selection data")
             if not isinstance(doc.get("version"), int) or doc["version"] > SELECT_VERSION:
-                raise BundleError(f"{self._t.describe(INDEX + 'select.json')}: version {doc.get('version')} is "
+                raise BundleError(f"{self._t.describe(route)}: version {doc.get('version')} is "
                                   f"newer than this skillc reads", hint="upgrade skillc")
+            problem = select_data_problem(doc)
+            if problem:  # checked once here, so selection and rendering index it without surprises
+                raise BundleError(f"{self._t.describe(route)}: malformed selection data: {problem}",
+                                  hint="rebuild the bundle with `skillc build`")
             self._select = doc
         return self._select
 
+    @_answer
     def settings(self) -> dict:
         return dict(self.select_data().get("settings", {}))
 
+    @_answer
     def adk_select(self, query: str, top_k: int = 1, min_score: float = 1.0, include_tags: Sequence[str] = (),
                    exclude_tags: Sequence[str] = ()) -> list[AdkMatch]:
         """adk-rust's ``select_skills`` exactly (defaults: top 1, ``min_score`` 1.0)."""
+        _check_type("query", query, (str,), "a string")
+        _check_type("top_k", top_k, (int,), "an int")
+        _check_type("min_score", min_score, (int, float), "a number")
+        _check_tags("include_tags", include_tags)
+        _check_tags("exclude_tags", exclude_tags)
         policy = SelectionPolicy(top_k, min_score, tuple(include_tags), tuple(exclude_tags))
         if not include_tags:
             self._query(query)
         return self.index().adk_select(query, policy)
 
+    @_answer
     def select(self, message: str, project: str | Path | None = None, phase: str | None = None, *,
                mode: str = "cli", top_k: int = 3, min_score: float = 1.0, max_skills: int | None = None):
         """Seed 000's two-phase selection: Plan Cascade detection in ``project`` (if given), then
@@ -473,13 +652,20 @@ class Bundle:
         from . import select as sel
         from .index.adk import rank
 
+        _check_type("message", message, (str,), "a string")
+        _check_type("project", project, (str, os.PathLike, type(None)), "a path or None")
+        _check_type("phase", phase, (str, type(None)), "a string or None")
+        _check_type("top_k", top_k, (int,), "an int")
+        _check_type("min_score", min_score, (int, float), "a number")
+        _check_type("max_skills", max_skills, (int, type(None)), "an int or None")
         if mode not in sel.DETECT_MODES:
             raise SkillcError(f"unknown detect mode {mode!r} (choose {', '.join(sel.DETECT_MODES)})")
         data = self.select_data()
         index = self.index()
+        self._check_per_skill(data, index.N, "documents in the search index")
         rules = [sel.DetectRule.from_json(r) for r in data.get("rules", ())]
-        slots = max_skills if max_skills is not None else int(data["settings"].get("max_skills_per_story", 3))
-        tokens = tokenize(message or "")
+        slots = max_skills if max_skills is not None else data["settings"].get("max_skills_per_story", 3)
+        tokens = tokenize(message)
         lexical = []
         if tokens and top_k > 0:
             matches = rank(index.adk_candidates(with_tags=False), index.adk_scores(tokens), tokens,
@@ -494,30 +680,47 @@ class Bundle:
         detected = [c for c in chosen if c.reason == "detected"]
         return detected + [c for c in chosen if c.reason == "lexical"][:top_k]
 
+    def _check_per_skill(self, data: dict, count: int, what: str) -> None:
+        """select.json has one priority and source per skill: as many as the index (or skills list)."""
+        if len(data["priority"]) != count:
+            raise BundleError(f"{self._t.describe(INDEX + 'select.json')}: {len(data['priority'])} skills' "
+                              f"priorities for {count} {what}", hint="rebuild the bundle with `skillc build`")
+
     # -- renderers --------------------------------------------------------------------------------
     def _setting(self, key: str, default: int) -> int:
         try:
-            return int(self.settings().get(key, default))
+            return self.settings().get(key, default)  # (integers: checked with select.json)
         except BundleError:
             doc = self.manifest() or {}
-            return int((doc.get("settings") or {}).get(key, default))
+            value = (doc.get("settings") if isinstance(doc.get("settings"), dict) else {}).get(key, default)
+            if not isinstance(value, int) or isinstance(value, bool):
+                raise BundleError(f"{self._t.describe(MANIFEST)}: settings.{key} is not an integer ({value!r})",
+                                  hint="rebuild the bundle with `skillc build`") from None
+            return value
 
+    @_answer
     def render_inventory(self, threshold: int | None = None) -> str:
         """Meerkat's ``<available_skills>`` block (flat up to the bundle's ``inventory_threshold``)."""
         from .render.meerkat import render_inventory
 
+        _check_type("threshold", threshold, (int, type(None)), "an int or None")
         if threshold is None:
             threshold = self._setting("inventory_threshold", 12)
-        return render_inventory(self.skills(), self.collections(), threshold)
+        skills = self._skill_list()
+        # (the flat form lists skills only: a server without /skill-collections is not asked for them)
+        return render_inventory(skills, self.collections() if len(skills) > threshold else (), threshold)
 
+    @_answer
     def render_injection(self, ids: str | Iterable[str], max_bytes: int | None = None) -> str:
         """Meerkat ``<skill id>`` blocks for ``ids``, joined by a blank line (as Meerkat prepends them)."""
         from .render.meerkat import render_injection
 
+        _check_type("max_bytes", max_bytes, (int, type(None)), "an int or None")
         ids = [ids] if isinstance(ids, str) else list(ids)
         cap = max_bytes if max_bytes is not None else self._setting("max_injection_bytes", 32768)
         return "\n\n".join(render_injection(i, self.get(i).body, cap) for i in ids)
 
+    @_answer
     def load_skill(self, skill_id: str) -> dict:
         """Meerkat's ``load_skill`` tool result: ``{"id","name","body","byte_size"}``."""
         from .render.meerkat import load_data
@@ -525,19 +728,22 @@ class Bundle:
         doc = self.get(skill_id)
         return load_data(skill_id, doc.name, doc.body, self._setting("max_injection_bytes", 32768))
 
+    def _skill_file(self, skill_id: str) -> str:
+        """The route of the skill's file as published: ``SKILL.md``, else ``skill.md`` (spec §2.3: the
+        name found), whichever the manifest lists; ``SKILL.md`` when it lists neither."""
+        for name in ("SKILL.md", "skill.md"):
+            route = f"files/{skill_id}/{name}"
+            if _manifest_path(route) in self._sha_by_path:
+                return route
+        return f"files/{skill_id}/SKILL.md"
+
+    @_answer
     def skill_location(self, skill_id: str) -> str:
-        """Where the skill's SKILL.md is: an absolute path in a local bundle, else its URL.  The file
-        as published (spec.md §2.3: ``SKILL.md``, else ``skill.md``), which the manifest names."""
+        """Where the skill's SKILL.md (or skill.md) is: an absolute path in a local bundle, else its URL."""
         self._info(skill_id)
-        return self._t.location_of(f"files/{skill_id}/{self._skill_file_name(skill_id)}")
+        return self._t.location_of(self._skill_file(skill_id))
 
-    def _skill_file_name(self, skill_id: str) -> str:
-        if self.manifest() is not None:
-            for name in ("SKILL.md", "skill.md", "Skill.md"):
-                if self._manifest_sha(f"files/{skill_id}/{name}") is not None:
-                    return name
-        return "SKILL.md"
-
+    @_answer
     def to_prompt(self, ids: Iterable[str] | None = None) -> str:
         """skills-ref ``to-prompt`` XML of the given skills (all by default)."""
         from .render.skills_ref import PromptSkill, to_prompt
@@ -545,10 +751,12 @@ class Bundle:
         infos = self.skills() if ids is None else [self._info(i) for i in ids]
         return to_prompt([PromptSkill(s.name, s.description, self.skill_location(s.id)) for s in infos])
 
+    @_answer
     def render_adk(self, ids: str | Iterable[str], max_chars: int = 2000, *, instruction: bool = False) -> str:
         """adk-rust ``[skill:name]`` blocks (or, with ``instruction``, its system-instruction variant)."""
         from .render import adk
 
+        _check_type("max_chars", max_chars, (int,), "an int")
         ids = [ids] if isinstance(ids, str) else list(ids)
         out = []
         for i in ids:
@@ -566,27 +774,33 @@ class Bundle:
 
         # (Plan Cascade reads the file with Python's read_text: universal newlines, so no "\r")
         try:
-            text = self._verified(f"files/{skill_id}/{self._skill_file_name(skill_id)}").decode("utf-8")
+            text = self._verified(self._skill_file(skill_id)).decode("utf-8")
         except (BundleError, UnicodeDecodeError):
             return body_content(_universal_newlines(body), max_lines)
         return extract_key_content(_universal_newlines(text), max_lines)
 
+    @_answer
     def render_plan_cascade(self, ids_or_selected: Iterable, max_content_lines: int | None = None) -> str:
         """Plan Cascade's "## Framework-Specific Best Practices" block for skills (IDs or ``Selected``)."""
         from .render.plan_cascade import CascadeSkill, format_skills
+        from .select import DetectRule, Selected
 
+        _check_type("max_content_lines", max_content_lines, (int, type(None)), "an int or None")
         lines = max_content_lines if max_content_lines is not None else self._setting("max_content_lines", 200)
         data = self.select_data()
-        rules = {r["id"]: r for r in data.get("rules", ())}
-        index_of = {s.id: n for n, s in enumerate(self.skills())}
+        rules = {r.id: r for r in map(DetectRule.from_json, data.get("rules", ()))}
+        skills = self._skill_list()
+        self._check_per_skill(data, len(skills), "skills in the skills list")
+        index_of = {s.id: n for n, s in enumerate(skills)}
         out = []
         for item in ids_or_selected:
+            _check_type("a skill to render", item, (str, Selected), "an ID or a Selected")
             if isinstance(item, str):
                 doc = self.get(item)
                 rule = rules.get(item)
                 n = index_of[item]
                 if rule is not None:
-                    name, source, stype, prio = rule["name"], rule["source"], rule["source_type"], rule["priority"]
+                    name, source, stype, prio = rule.name, rule.source, rule.source_type, rule.priority
                 else:
                     name, source, stype, prio = (doc.name, data["source"][n], data["source_type"][n],
                                                  data["priority"][n])

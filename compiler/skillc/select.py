@@ -112,6 +112,52 @@ class ProjectFiles:
             return None
 
 
+SETTINGS = ("max_skills_per_story", "max_content_lines", "inventory_threshold", "max_injection_bytes")
+_RULE_TEXT = ("name", "id", "source", "source_type")
+_RULE_LISTS = ("files", "patterns", "inject_into")
+
+
+def _is_int(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _strings(value: object) -> bool:
+    return isinstance(value, list) and all(isinstance(v, str) for v in value)
+
+
+def select_data_problem(doc: Mapping) -> str | None:
+    """What is wrong with ``select.json`` data (``index/emit.py`` writes it), or None: per-skill
+    ``priority`` (integers), ``source`` and ``source_type`` (strings) of one length, integer
+    settings, and rules of the shape ``DetectRule.from_json`` reads."""
+    settings = doc.get("settings", {})
+    if not isinstance(settings, Mapping):
+        return "settings is not an object"
+    for key in SETTINGS:
+        if key in settings and not _is_int(settings[key]):
+            return f"settings.{key} is not an integer ({settings[key]!r})"
+    priority, source, source_type = doc.get("priority"), doc.get("source"), doc.get("source_type")
+    if not isinstance(priority, list) or not all(_is_int(v) for v in priority):
+        return "priority is not a list of integers"
+    if not _strings(source) or not _strings(source_type):
+        return "source and source_type are not lists of strings"
+    if not len(priority) == len(source) == len(source_type):  # type: ignore[arg-type]
+        return (f"priority, source and source_type have {len(priority)}, {len(source)} and "  # type: ignore[arg-type]
+                f"{len(source_type)} entries (one per skill)")  # type: ignore[arg-type]
+    rules = doc.get("rules", [])
+    if not isinstance(rules, list):
+        return "rules is not a list"
+    for n, rule in enumerate(rules):
+        if not isinstance(rule, Mapping) or not isinstance(rule.get("name"), str) or not isinstance(rule.get("id"), str):
+            return f"rule {n} has no name and id"
+        if any(key in rule and not isinstance(rule[key], str) for key in _RULE_TEXT):
+            return f"rule {n} ({rule['name']!r}): a name, id or source that is not a string"
+        if "priority" in rule and not _is_int(rule["priority"]):
+            return f"rule {n} ({rule['name']!r}): priority is not an integer"
+        if any(key in rule and not _strings(rule[key]) for key in _RULE_LISTS):
+            return f"rule {n} ({rule['name']!r}): files, patterns or inject_into is not a list of strings"
+    return None
+
+
 def matches(rule: DetectRule, files: ProjectFiles, mode: str = "cli") -> bool:
     existing = [f for f in rule.files if files.exists(f)]
     if mode == "desktop" and existing and not rule.patterns:

@@ -26,8 +26,13 @@ _F32 = struct.Struct("<f")
 
 
 def f32(value: float) -> float:
-    """Round a Python float to the nearest f32 (ties to even), as a Python float."""
-    return _F32.unpack(_F32.pack(value))[0]
+    """Round a Python float to the nearest f32 (ties to even), as a Python float; beyond f32's range
+    it is infinite, as Rust's ``as f32`` and ``str::parse::<f32>`` give (``min_score`` 1e39 selects
+    nothing)."""
+    try:
+        return _F32.unpack(_F32.pack(value))[0]
+    except OverflowError:  # (struct refuses exactly the finite values that round to infinity)
+        return math.copysign(math.inf, value)
 
 
 @dataclass(frozen=True, slots=True)

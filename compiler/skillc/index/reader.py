@@ -19,7 +19,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import BundleError
+from . import BundleError, HashMismatch
 from .adk import AdkCandidate, AdkMatch, SelectionPolicy, f32, normalise, rank
 from .bm25 import DICTIONARY, FORMAT, HEADER, VERSION
 from .tokenize import tokenize
@@ -157,11 +157,11 @@ class SearchIndex:
     def _verified(self, name: str, size: int, sha256: str) -> bytes:
         data = self._fetch(name)
         if len(data) != size:
-            raise BundleError(f"{self.source}/{name}: {len(data)} bytes, the header says {size} (truncated?)",
-                              hint="rebuild or re-download the bundle")
+            raise HashMismatch(f"{self.source}/{name}: {len(data)} bytes, the header says {size} (truncated?)",
+                               hint="rebuild or re-download the bundle")
         if hashlib.sha256(data).hexdigest() != sha256:
-            raise BundleError(f"{self.source}/{name}: SHA-256 mismatch (corrupted)",
-                              hint="rebuild or re-download the bundle")
+            raise HashMismatch(f"{self.source}/{name}: SHA-256 mismatch (corrupted)",
+                               hint="rebuild or re-download the bundle")
         return data
 
     def _check_offsets(self, header: Mapping) -> None:
@@ -176,8 +176,8 @@ class SearchIndex:
             values = table.tolist() if hasattr(table, "tolist") else list(table)
             if not values or values[0] != 0 or values[-1] != end or any(a > b for a, b in zip(values, values[1:])):
                 raise BundleError(f"{self.source}: {DICTIONARY}: an offset table does not fit its data (corrupted)")
-        if not shards and len(self._term_off) == 1:
-            return  # no term at all (a bundle of 0 skills, or of empty ones): nothing to cover
+        if not shards and not self.n_terms:
+            return  # an empty bundle: no terms, no postings, nothing to shard
         if not shards or self._shard_first[0] != 0 or any(
                 int(s["first_posting"]) != int(self._post_off[s["first_term"]]) for s in shards):
             raise BundleError(f"{self.source}: the shards do not cover the terms in order (corrupted)")

@@ -34,7 +34,7 @@ def shown_location(kind: str, location: str, cwd: str | None) -> str:
     anything else that looks like a secret is redacted)."""
     if kind == "embedded":
         return "embedded:skills"
-    if kind in ("filesystem", "zip") and cwd and os.path.isabs(location):
+    if kind in ("filesystem", "zip", "git") and cwd and os.path.isabs(location):  # (a git url may be a local path)
         rel = os.path.relpath(location, cwd)
         if not rel.startswith(".."):
             return Path(rel).as_posix()

@@ -59,6 +59,7 @@ class Case:
     profile: str = "recommended"
     settings: dict = field(default_factory=dict)
     good_settings: dict | None = None  # settings for the passing tree, when they differ
+    extend_select: tuple[str, ...] = ()  # an opt-in rule (in no profile) is selected on top
 
 
 HOOKS_OK = """hooks:
@@ -148,7 +149,7 @@ CASES = [
     Case("B708", skill(body="For the API read `references/api.md`.\n", files={"references/API.md": "x\n"}),
          skill(body="For the API read `references/api.md`, see [t](references/t.md) (B704's), and\n\n"
                     "```\nreferences/tree.md\n```\n\nnot `docs/api.md` (the user's project).\n",
-               files={"references/api.md": "x\n"})),
+               files={"references/api.md": "x\n"}), extend_select=("B708",)),
     Case("B706", skill(body="See [a](references/a.md).\n",
                        files={"references/a.md": "See [b](b.md).\n", "references/b.md": "b\n"}),
          skill(body="See [a](references/a.md) and [b](references/b.md).\n",
@@ -180,7 +181,7 @@ CASES = [
 
 def _codes(root: Path, case: Case, good: bool = False) -> list[str]:
     settings = case.good_settings if good and case.good_settings is not None else case.settings
-    config = LintConfig(profile=case.profile, settings=LintSettings(**settings))
+    config = LintConfig(profile=case.profile, settings=LintSettings(**settings), extend_select=case.extend_select)
     return [d.code for d in lint_root(root, config).diagnostics]
 
 
@@ -326,7 +327,15 @@ def test_b708_names_a_case_mismatch_and_b706_counts_named_files_as_direct(tmp_pa
                "## References\n\n- ./references/b.md -- the second part\n",
           files={"references/Security.md": "x\n", "references/a.md": "Also [b](b.md).\n",
                  "references/b.md": "# B\n"})(tmp_path)
-    diags = lint_root(tmp_path, LintConfig()).diagnostics
+    diags = lint_root(tmp_path, LintConfig(extend_select=("B708",))).diagnostics
     assert [(d.code, d.line, d.column) for d in diags if d.code in ("B706", "B708")] == [("B708", 7, 7)]
+    assert "B708" not in [d.code for d in lint_root(tmp_path, LintConfig()).diagnostics]  # (opt-in)
     (b708,) = [d for d in diags if d.code == "B708"]
     assert "the file is references/Security.md" in b708.message
+
+
+def test_b708_skips_stand_in_names(tmp_path: Path):
+    skill(body="# T\n\nPut schemas in `references/filename.md` or `references/lesson_X.md`; "
+               "read `references/gone.md`.\n")(tmp_path)
+    found = [d.message for d in lint_root(tmp_path, LintConfig(select=("B708",))).diagnostics]
+    assert found == ["SKILL.md names references/gone.md, which does not exist in the skill"]

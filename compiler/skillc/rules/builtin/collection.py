@@ -80,7 +80,7 @@ def description_budget_exceeded(ctxs: Sequence[RuleContext]):
 
 
 class _PluginRoots:
-    """``plugin_of(skill_dir)``: the nearest folder at or above it holding ``.claude-plugin/plugin.json``
+    """``plugin_of(skill_dir)``: the nearest folder above it holding ``.claude-plugin/plugin.json``
     ("" when none: the repository is one installation)."""
 
     def __init__(self, root: Path) -> None:
@@ -88,7 +88,9 @@ class _PluginRoots:
         self.known: dict[str, bool] = {}
 
     def __call__(self, skill_dir: str) -> str:
-        folder = skill_dir
+        # From the folder above the skill: a plugin holds skills (one stat per collection folder,
+        # not one per skill)
+        folder = skill_dir.rpartition("/")[0]
         while folder:
             if self._is_plugin(folder):
                 return folder

@@ -254,6 +254,8 @@ def _mask_code(text: str, spans: bool = True) -> str:
 # the way many skills point at their files: it must end with a file extension.
 _MENTION = re.compile(r"(?<![\w./@:-])(?:\./)?((?:references|assets)/[A-Za-z0-9_][\w./-]*\.[A-Za-z0-9]{1,8})(?![\w/-])")
 _LINK_DEST = re.compile(r"\]\([^)\n]*\)")
+# A stand-in file name in a how-to ("references/filename.md", "lesson_X.md", "your-schema.json").
+_STAND_IN = re.compile(r"/(?:file(?:name)?|name|example[\w-]*|foo|bar|x+|your[\w-]*|my[-_][\w-]*|[\w-]*[_-][xXnN])\.\w+$")
 
 
 def path_mentions(text: str) -> list[Link]:
@@ -265,6 +267,8 @@ def path_mentions(text: str) -> list[Link]:
     out: list[Link] = []
     starts: list[int] | None = None
     for m in _MENTION.finditer(masked):
+        if _STAND_IN.search(m.group(1)):
+            continue
         if starts is None:
             starts = [0]
             starts.extend(nl.end() for nl in re.finditer("\n", text))
@@ -478,11 +482,15 @@ def _inside_nested_skill(files: SkillFiles, rel: str) -> bool:
         differing only by case: `Security.md`) loses the material as silently as a broken link.
         Only paths starting with `references/` or `assets/` and ending with a file extension are
         checked, outside links (B704's) and fenced code blocks (example trees); paths into other
-        folders often name the user's project, not the skill.
+        folders often name the user's project, not the skill, and stand-in names
+        (`references/filename.md`, `lesson_X.md`) are skipped. Not in any profile (enable it with
+        `extend-select = ["B708"]`): text also names files as examples of what a skill *could*
+        hold (skill-creator's "`references/finance.md` for financial schemas"), about 40 of the 200
+        findings on the surveyed corpora.
     """,
     bad="For the API, read `references/api.md`.  (the file is references/API.md)",
     good="For the API, read `references/api.md`.  (the file exists)",
-    severity=Severity.WARNING, profiles=REC, kinds=SKILL,
+    severity=Severity.WARNING, profiles=frozenset(), kinds=SKILL,
 )
 def mentioned_file_missing(ctx: RuleContext):
     mentions = _body_mentions(ctx)

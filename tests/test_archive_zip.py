@@ -464,3 +464,96 @@ def test_a_killed_import_leaves_nothing_lint_build_or_the_next_import_would_see(
     _, err = proc.communicate(timeout=30)
     os.close(writer)
     assert proc.returncode == 143 and err.strip().endswith("Terminated."), err
+
+
+def _one_skill_zip(tmp_path: Path, name: str, body: str = "Body.\n") -> Path:
+    return hostile(tmp_path, f"{name}.zip", lambda zf: zf.writestr(
+        f"{name}/SKILL.md", f"---\nname: {name}\ndescription: Does {name}. Use when asked.\n---\n{body}"))
+
+
+def test_a_signal_during_a_forced_import_waits_for_the_renames(tmp_path, monkeypatch):
+    """SIGTERM (or Ctrl-C) while the skills are moved in is delivered after the last rename: DIR
+    holds all the new folders, never half of them and never none of one."""
+    import signal
+
+    from click.testing import CliRunner
+
+    from skillc.cli import _terminated, cli
+
+    def build(zf):
+        for n in ("a", "b", "c"):
+            zf.writestr(f"{n}/SKILL.md", f"---\nname: {n}\ndescription: New {n}. Use when asked.\n---\n# new\n")
+    into = tmp_path / "into"
+    for n in ("a", "b", "c"):
+        write_skill(into, n, description=f"Old {n}. Use when asked.")
+    real_replace, sent = os.replace, []
+
+    def replace_then_kill(src, dst, *args, **kwargs):
+        if not sent:
+            sent.append(True)
+            os.kill(os.getpid(), signal.SIGTERM)  # (held: it waits for the renames)
+        return real_replace(src, dst, *args, **kwargs)
+
+    old_handler = signal.signal(signal.SIGTERM, _terminated)
+    try:
+        monkeypatch.setattr(os, "replace", replace_then_kill)
+        result = CliRunner().invoke(cli, ["import", str(hostile(tmp_path, "abc.zip", build)), "--into", str(into),
+                                          "--force"], standalone_mode=False)
+        monkeypatch.undo()
+    finally:
+        signal.signal(signal.SIGTERM, old_handler)
+    assert sent and result.exception is not None  # (the signal unwound the command afterwards)
+    assert sorted(p.name for p in into.iterdir()) == ["a", "b", "c"]
+    assert {n: "New" in (into / n / "SKILL.md").read_text() for n in "abc"} == {"a": True, "b": True, "c": True}
+
+
+def test_a_failed_import_never_removes_what_another_import_put_in_the_new_folder(tmp_path):
+    """Import A creates DIR and waits (its --config is a FIFO); import B fills DIR; A then fails its
+    lint: DIR and B's skill stay."""
+    import subprocess
+
+    from conftest import skillc_command
+
+    bad = hostile(tmp_path, "bad.zip", lambda zf: zf.writestr("bad/SKILL.md", b"---\nname: Not Valid!!\n---\n"))
+    into = tmp_path / "dest"
+    cfg = tmp_path / "cfg.toml"
+    os.mkfifo(cfg)
+    a = subprocess.Popen([*skillc_command(), "import", str(bad), "--into", str(into), "--config", str(cfg)],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        writer = None
+        for _ in range(600):  # until A has DIR made and opens the FIFO
+            try:
+                writer = os.open(cfg, os.O_WRONLY | os.O_NONBLOCK)
+                break
+            except OSError:
+                assert a.poll() is None
+                import time
+
+                time.sleep(0.05)
+        assert writer is not None and into.is_dir()
+        r = run_skillc("import", str(_one_skill_zip(tmp_path, "s1")), "--into", str(into))
+        assert r.returncode == 0, r.stderr
+        os.write(writer, b"")
+        os.close(writer)
+        _, err = a.communicate(timeout=60)
+    finally:
+        if a.poll() is None:
+            a.kill()
+    assert a.returncode == 1 and "not imported" in err, err
+    assert (into / "s1/SKILL.md").is_file()
+
+
+def test_pack_ignores_lint_errors_of_nested_skills_it_leaves_out_and_names_with_colons(tmp_path):
+    parent = write_skill(tmp_path / "n", "parent").parent
+    (parent / "experimental").mkdir()
+    (parent / "experimental/SKILL.md").write_text("---\nname: Experimental_WIP\ndescription: [todo\n---\nwip\n")
+    r = run_skillc("pack", str(parent), "-o", str(tmp_path / "p.zip"), "--json")
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout)["nested_skills_left_out"] == ["experimental"]
+    # a likely secret in a file whose name holds a colon: refused cleanly, never an internal error
+    colon = write_skill(tmp_path / "c", "colon").parent
+    (colon / "references").mkdir()
+    (colon / "references/notes:v2.txt").write_text(f"GITHUB_TOKEN={TOKEN}\n")
+    r = run_skillc("pack", str(colon), "-o", str(tmp_path / "c.zip"))
+    assert r.returncode == 1 and "internal error" not in r.stderr and "possible github-token" in r.stderr, r.stderr

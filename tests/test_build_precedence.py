@@ -84,3 +84,18 @@ def test_a_cache_folder_inside_a_repository_is_never_an_input(tmp_path):
     assert (cache / "CACHEDIR.TAG").read_bytes().startswith(b"Signature: 8a477f597d28d172789f06886806bc55")
     r = run_skillc("lint", ".", "--format", "json", cwd=project)
     assert json.loads(r.stdout)["summary"]["skills"] == 1  # (lint skips a tagged cache too)
+
+
+def test_a_cache_folder_that_holds_an_input_is_refused_and_a_strangers_folder_never_tagged(tmp_path):
+    skills = tmp_path / "skills"
+    write_skill(skills, "pdf")
+    r = _build(tmp_path, "skills", "--out", "dist", cache=skills)
+    assert r.returncode == 1 and "holds input repository" in r.stderr, r.stderr
+    assert not (skills / "CACHEDIR.TAG").exists()
+    data = tmp_path / "data"
+    (data / "notes.txt").parent.mkdir()
+    (data / "notes.txt").write_text("mine\n")
+    assert _build(tmp_path, "skills", "--out", "dist", cache=data).returncode == 0
+    assert not (data / "CACHEDIR.TAG").exists()  # (someone's folder: used, never tagged)
+    r = run_skillc("lint", ".", "--format", "json", cwd=tmp_path)
+    assert json.loads(r.stdout)["summary"]["skills"] == 1

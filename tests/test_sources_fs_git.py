@@ -379,3 +379,41 @@ def test_a_deleted_branch_is_an_error_warm_as_cold(tmp_path, remote):
         listing_of(repo, tmp_path / "cold")
     with pytest.raises(SourceError, match="branch 'feature' not found"):
         listing_of(repo, tmp_path / "cache")
+
+
+def test_a_remote_that_hangs_falls_back_to_the_cached_commit(tmp_path, remote, monkeypatch):
+    """A server that accepts the connection and never answers is unreachable too: R105 and the
+    cached checkout (GIT_TIMEOUT shortened so the test does not wait ten minutes)."""
+    import threading
+
+    import skillc.sources.git as git_source
+
+    _, bare = remote
+    hang, release = threading.Event(), threading.Event()
+
+    class Hanging(_SmartHttp):
+        def _cgi(self):
+            if hang.is_set():
+                release.wait(60)  # (never answers while the test runs)
+                return
+            super()._cgi()
+
+        do_GET = do_POST = _cgi
+
+    handler = type("H", (Hanging,), {"root": bare.parent, "seen": [], "authorization": None})
+    srv = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    srv.daemon_threads = True
+    threading.Thread(target=srv.serve_forever, daemon=True).start()
+    try:
+        url = f"http://127.0.0.1:{srv.server_address[1]}/{bare.name}"
+        first = listing_of(git_repo(url, refresh_seconds=0), tmp_path / "cache")
+        assert [s.id for s in first.skills] == ["tools/csv", "tools/pdf"]
+        hang.set()
+        monkeypatch.setattr(git_source, "GIT_TIMEOUT", 2)
+        second = listing_of(git_repo(url, refresh_seconds=0), tmp_path / "cache")
+        assert [d.code for d in second.diagnostics] == ["R105"] and "timed out" in second.diagnostics[0].message
+        assert [s.id for s in second.skills] == ["tools/csv", "tools/pdf"]
+    finally:
+        release.set()
+        srv.shutdown()
+        srv.server_close()

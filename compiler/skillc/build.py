@@ -143,6 +143,17 @@ def check_output(out: Path, repo_paths: Sequence[tuple[str, Path]], force: bool)
     return manifest
 
 
+def check_cache(cache_root: Path, repo_paths: Sequence[tuple[str, Path]]) -> None:
+    """Refuse a cache folder that holds an input repository (``SKILLC_CACHE_DIR`` set to the skills
+    folder): its ``CACHEDIR.TAG`` would make every later walk of the repository skip the skills."""
+    real_cache = os.path.realpath(cache_root)
+    for name, repo in repo_paths:
+        if _inside(os.path.realpath(repo), real_cache):
+            raise BuildError(f"cache folder {cache_root} holds input repository {name!r} ({repo}); "
+                             "the cache is tagged as one (CACHEDIR.TAG), and lint and build skip such folders",
+                             hint="point SKILLC_CACHE_DIR at a folder of its own, e.g. .skillc-cache")
+
+
 # --- lock, staging, swap -------------------------------------------------------------------------
 
 class BuildLock:
@@ -526,6 +537,7 @@ def _run_build(opts: BuildOptions, progress: Progress | None = None, fresh_cache
          tuple((r.name, r.type, r.tier, r.priority, r.order) for r in cfg.repositories)),
         (opts.site, opts.emit))
     if cache_root is not None:
+        check_cache(Path(cache_root), local)
         tag_cache_root(cache_root)
     cache = BuildCache(cache_root / "records" if cache_root else None, salt=config_hash, fresh=fresh_cache)
     lap("config+cache load")

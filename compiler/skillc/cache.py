@@ -63,6 +63,9 @@ def default_cache_root(env: dict[str, str] | os._Environ = os.environ) -> Path:
     return Path(base) / "skillc"
 
 
+_CACHE_LAYOUT = frozenset({"records", "sources", "emit", "site"})  # what skillc keeps in its cache folder
+
+
 def tag_cache_root(root: Path) -> None:
     """Create ``root`` with a ``CACHEDIR.TAG`` in it: backup tools leave it out, and discovery never
     reads it as a repository (a cache inside the project would otherwise publish the checkouts of
@@ -71,6 +74,11 @@ def tag_cache_root(root: Path) -> None:
 
     tag = root / CACHE_TAG
     if tag.is_file():
+        return
+    try:  # (a folder that holds anything but skillc's own is never tagged: it may be someone's data)
+        if root.is_dir() and any(e.name not in _CACHE_LAYOUT for e in os.scandir(root)):
+            return
+    except OSError:
         return
     try:
         root.mkdir(parents=True, exist_ok=True)

@@ -395,10 +395,10 @@ class _Checker:
                       os.getpid()]
         self.sent = len(self.items)
         self.workers = [context.Process(target=_worker_loop, args=(n,), daemon=True) for n in range(self.jobs - 1)]
-        from .parallel import sigint_held
+        from .parallel import signals_held
 
         try:
-            with sigint_held():  # (a Ctrl-C while forking reaches the workers once they ignore it)
+            with signals_held():  # (a Ctrl-C while forking reaches the workers once they ignore it)
                 for w in self.workers:
                     w.start()
         finally:

@@ -61,24 +61,52 @@ def die_with_parent(parent: int, forked_by_caller: bool = True) -> None:
     # so in one line); a worker that took the KeyboardInterrupt itself would print a traceback.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)  # (the command's handler unwinds the parent, not a worker)
-    if hasattr(signal, "pthread_sigmask"):  # (forked with SIGINT held: see sigint_held; a pending one is dropped now)
-        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+    if hasattr(signal, "pthread_sigmask"):  # (forked with them held: see signals_held; a pending SIGINT is dropped now)
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT, signal.SIGTERM})
 
 
 @contextlib.contextmanager
-def sigint_held() -> Iterator[None]:
-    """SIGINT held (blocked) while workers are forked.  A Ctrl-C in that moment would otherwise reach
-    a new worker before it ignores SIGINT: it dies with a traceback, its pool forks a replacement
-    and the interrupted build can hang stopping them.  Held, it reaches each worker once it ignores
-    it (``die_with_parent``), and this process as soon as the forking is done."""
+def signals_held() -> Iterator[None]:
+    """SIGINT and SIGTERM held (blocked) meanwhile; they are delivered at the end.
+
+    While workers are forked: a Ctrl-C or `kill` in that moment would otherwise reach a new worker
+    before it puts the default handling back: it dies with a traceback, its pool forks a
+    replacement and the interrupted build can hang stopping them.  Held, the signal reaches each
+    worker once it is ready (``die_with_parent``), and this process as soon as the forking is done."""
     if not hasattr(signal, "pthread_sigmask"):
         yield
         return
-    old = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    old = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
     try:
         yield
     finally:
         signal.pthread_sigmask(signal.SIG_SETMASK, old)
+
+
+@contextlib.contextmanager
+def signals_deferred() -> Iterator[None]:
+    """Ctrl-C and SIGTERM that arrive meanwhile take effect at the end, around work that must be
+    done whole (the renames that move an import's skills into place).  Python runs signal handlers
+    in the main thread whichever thread the signal reached, so the handlers themselves wait (a
+    blocked signal mask in one thread would not hold a signal another thread takes)."""
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    pending: list[int] = []
+    old = {s: signal.signal(s, lambda signum, frame: pending.append(signum)) for s in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield
+    finally:
+        for s, handler in old.items():
+            signal.signal(s, handler)
+        if pending:
+            handler = old[pending[0]]
+            if callable(handler):
+                handler(pending[0], None)
+            elif handler == signal.SIG_DFL:
+                signal.raise_signal(pending[0])
 
 
 _PR_SET_PDEATHSIG = 1
@@ -137,7 +165,7 @@ class Pending(Generic[R]):
         global _FORKED_BY_CALLER
         _FORKED_BY_CALLER = True
         try:
-            with sigint_held():
+            with signals_held():
                 self._pool = multiprocessing.get_context("fork").Pool(jobs, initializer=_init,
                                                                       initargs=(os.getpid(),))
         except BaseException:  # (a Ctrl-C held while forking arrives here: the pool is stopped)

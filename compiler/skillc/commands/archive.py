@@ -14,7 +14,7 @@ import shutil
 import tempfile
 import urllib.parse
 from pathlib import Path
-from typing import Iterable, Sequence
+from typing import Iterable, NamedTuple, Sequence
 
 import click
 
@@ -58,8 +58,20 @@ def _secrets_on(cfg: LintConfig) -> bool:
     return rule is None or not any(c and SECRET_RULE.startswith(c) for c in cfg.ignore)
 
 
-def secret_findings(members: Iterable[tuple[str, str]], cfg: LintConfig, root: Path | None) -> list[str]:
-    """``name:line:col: kind`` for every likely secret in the files about to be archived (never the value).
+class Leak(NamedTuple):
+    """A likely secret in a file about to be archived: where and what kind, never the value."""
+
+    name: str  # the archive name
+    line: int
+    column: int
+    kind: str
+
+    def __str__(self) -> str:
+        return f"{self.name}:{self.line}:{self.column}: possible {self.kind} (value not shown)"
+
+
+def secret_findings(members: Iterable[tuple[str, str]], cfg: LintConfig, root: Path | None) -> list[Leak]:
+    """Every likely secret in the files about to be archived.
 
     ``root``: the folder ``cfg`` is anchored at; a file's per-path ignores are looked up by its path
     from there, as ``skillc lint root`` does (None: the files are not in a linted tree, e.g. a
@@ -77,7 +89,7 @@ def secret_findings(members: Iterable[tuple[str, str]], cfg: LintConfig, root: P
         except OSError:
             continue
         # every file the archive will hold, whole, binary too (scan_bytes)
-        out.extend(f"{name}:{m.line}:{m.column}: possible {m.kind} (value not shown)" for m in scan_bytes(raw))
+        out.extend(Leak(name, m.line, m.column, m.kind) for m in scan_bytes(raw))
     return out
 
 
@@ -154,19 +166,22 @@ def pack(skill_dir: Path, output: Path | None, profile: str, config_path: str | 
 
     cfg = replace(cfg, extend_select=tuple(cfg.extend_select) + (SECRET_RULE,))
     skill = _skill_of_dir(skill_dir, cfg)
-    # The whole folder, as `skillc lint SKILL_DIR` sees it: a broken file or link below it is an error too.
+    # The whole folder, as `skillc lint SKILL_DIR` sees it (a broken file or link below it is an error
+    # too), but for the nested skills, which the archive leaves out.
     result = lint_root(skill_dir, cfg)
-    errors = [d for d in result.diagnostics if d.severity is Severity.ERROR]
-    warnings = [d for d in result.diagnostics if d.severity is Severity.WARNING]
+    nested = sorted(it.skill_dir for it in result.discovery.items if it.skill_dir and it.kind is ItemKind.SKILL)
+    packed = [d for d in result.diagnostics if not any(d.path.startswith(n + "/") for n in nested)]
+    errors = [d for d in packed if d.severity is Severity.ERROR]
+    warnings = [d for d in packed if d.severity is Severity.WARNING]
     members = skill_members(skill)
     # (a secret lint already reported is not listed twice)
     reported = {(d.path, d.line) for d in errors if d.code == SECRET_RULE}
-    leaks = [line for line in secret_findings(members, cfg, skill_dir)
-             if (_leak_path(line, skill_dir.name), _leak_line(line)) not in reported]
+    leaks = [leak for leak in secret_findings(members, cfg, skill_dir)
+             if (leak.name.split("/", 1)[1], leak.line) not in reported]
     if errors or leaks:
         _print_diags(errors, f"{skill_dir.name}/")
-        for line in leaks:
-            click.echo(line, err=True)
+        for leak in leaks:
+            click.echo(str(leak), err=True)
         counts = [f"{n} {what}" for n, what in ((len(errors), "lint error(s)"), (len(leaks), "likely secret(s)")) if n]
         raise SkillcError(f"{skill_dir.name}: not packed: {', '.join(counts)}",
                           hint=f"fix them and run again (`skillc lint --profile {cfg.profile} {skill_dir}` "
@@ -179,22 +194,12 @@ def pack(skill_dir: Path, output: Path | None, profile: str, config_path: str | 
                           hint="write it elsewhere, e.g. -o ../" + f"{skill_dir.name}.zip")
     check_members(members)
     names = write_zip(members, dest, source_date_epoch())
-    nested = sorted(it.skill_dir for it in result.discovery.items if it.skill_dir and it.kind is ItemKind.SKILL)
     if nested and not as_json:
         click.echo(f"note: left out {len(nested)} nested skill(s) ({', '.join(nested[:3])}"
                    f"{' …' if len(nested) > 3 else ''}): each is a skill of its own; pack it separately", err=True)
     _emit(as_json, {"archive": str(dest), "skill": skill.id, "files": names, "warnings": len(warnings),
                     "nested_skills_left_out": nested},
           f"packed {skill.id} ({len(names)} files) into {dest}")
-
-
-def _leak_path(line: str, folder: str) -> str:
-    """The path (relative to the skill folder) of a ``secret_findings`` line."""
-    return line.split(":", 1)[0].removeprefix(folder + "/")
-
-
-def _leak_line(line: str) -> int:
-    return int(line.split(":")[1])
 
 
 # ---------------------------------------------------------------- export
@@ -317,8 +322,8 @@ def export(source: str, ids: tuple[str, ...], output: Path, cache_dir: Path | No
         check_members(members)
         leaks = secret_findings(members, cfg, root)
         if leaks:
-            for line in leaks:
-                click.echo(line, err=True)
+            for leak in leaks:
+                click.echo(str(leak), err=True)
             raise SkillcError(f"not exported: {len(leaks)} likely secret(s)", exit_code=1,
                               hint="remove them, or silence a false positive with [lint] ignore = [\"B707\"]")
         names = write_zip(members, output, source_date_epoch())
@@ -391,8 +396,16 @@ def import_(archive: Path, into: Path, force: bool, profile: str, config_path: s
         with _ImportLock(into) as work:
             warnings = _stage_and_swap(archive, listing, folders, into, work, cfg)
     except BaseException:
-        if created:
-            shutil.rmtree(into, ignore_errors=True)  # (nothing was imported: DIR did not exist before)
+        if created:  # (DIR did not exist before: removed if it is still empty; another import may use it)
+            from ..build import WORK_DIR
+
+            for folder in (into / WORK_DIR, into):
+                try:
+                    folder.rmdir()
+                except FileNotFoundError:
+                    continue
+                except OSError:
+                    break
         raise
     if warnings and not as_json:
         _print_diags(warnings)
@@ -467,30 +480,47 @@ def _stage_and_swap(archive: Path, listing, folders: list[str], into: Path, work
             _print_diags(errors)
             raise SkillcError(f"{archive.name}: not imported: {len(errors)} lint error(s)", exit_code=1,
                               hint="fix the skill and pack it again, or choose another --profile")
-        done: list[tuple[Path, Path | None]] = []  # (target, where its old folder went)
-        try:
-            for folder in folders:
-                target = into / folder
-                old = None
-                if target.exists() or target.is_symlink():
-                    old = staging / f"old-{folder}"
-                    os.replace(target, old)
-                done.append((target, old))
-                os.replace(staging / "skills" / folder, target)
-        except OSError as exc:
-            for target, old in reversed(done):
-                try:
-                    if os.path.lexists(target):  # (the last one may have failed to move in)
-                        os.replace(target, staging / f"new-{target.name}")
-                    if old is not None:
-                        os.replace(old, target)
-                except OSError:
-                    pass
-            raise SkillcError(f"{archive.name}: not imported: cannot move {exc.filename!r} into place "
-                              f"({exc.strerror or exc}); {into} is as it was", exit_code=1) from None
+        from ..parallel import signals_deferred
+
+        # Ctrl-C or SIGTERM waits for the renames (all done, or all undone): never half a DIR.
+        with signals_deferred():
+            _swap(folders, into, staging)
         return [d for d in result.diagnostics if d.severity is Severity.WARNING]
     finally:
         shutil.rmtree(staging, ignore_errors=True)
+
+
+def _swap(folders: list[str], into: Path, staging: Path) -> None:
+    """Move each staged skill folder into ``into`` (the old one aside into ``staging``: removed with
+    it); on a failure, put back every one moved before it."""
+    done: list[tuple[Path, Path | None]] = []  # (target, where its old folder went)
+    try:
+        for folder in folders:
+            target = into / folder
+            old = None
+            if target.exists() or target.is_symlink():
+                old = staging / f"old-{folder}"
+                os.replace(target, old)
+            done.append((target, old))
+            os.replace(staging / "skills" / folder, target)
+    except OSError as exc:
+        stranded = []
+        for target, old in reversed(done):
+            try:
+                if os.path.lexists(target):  # (the last one may have failed to move in)
+                    os.replace(target, staging / f"new-{target.name}")
+                if old is not None:
+                    os.replace(old, target)
+            except OSError:
+                stranded.append(target.name)
+        if stranded:  # (never deleted: kept under a name no later import or cleanup removes)
+            kept = staging.with_name("stranded-" + staging.name)
+            os.replace(staging, kept)
+            raise SkillcError(f"not imported: cannot move {exc.filename!r} into place ({exc.strerror or exc}), "
+                              f"nor put back {', '.join(stranded)}: the previous folders are in {kept}",
+                              exit_code=1) from None
+        raise SkillcError(f"not imported: cannot move {exc.filename!r} into place "
+                          f"({exc.strerror or exc}); {into} is as it was", exit_code=1) from None
 
 
 __all__ = ["export", "import_", "pack"]

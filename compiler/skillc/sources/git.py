@@ -104,7 +104,7 @@ class GitSource:
             proc = subprocess.run(["git", *args], cwd=cwd or self.checkout, env=self._env(), capture_output=True,
                                   text=True, timeout=GIT_TIMEOUT, **stdin)
         except subprocess.TimeoutExpired:
-            raise SourceError(f"repository {self.repository.name!r}: git {args[0]} timed out after "
+            raise _TimedOut(f"repository {self.repository.name!r}: git {args[0]} timed out after "
                               f"{GIT_TIMEOUT} s ({display(self.repository)})") from None
         if check and proc.returncode != 0:
             raise _GitFailed(self._scrub(proc.stderr or proc.stdout))
@@ -136,6 +136,8 @@ class GitSource:
             return self._commit_named(where, ref)
         except _GitFailed as exc:
             raise _Unreachable(f"repository {name!r}: cannot fetch {display(repo)}: {exc}") from None
+        except _TimedOut as exc:  # (a remote that accepts the connection and never answers)
+            raise _Unreachable(str(exc)) from None
 
     def _commit_named(self, where: Path, prefix: str) -> str:
         """The one commit whose id starts with ``prefix``.  Only object ids are looked at: git's own
@@ -242,6 +244,10 @@ class GitSource:
 
 class _GitFailed(Exception):
     """A git command failed (message already scrubbed of credentials)."""
+
+
+class _TimedOut(SourceError):
+    """A git command ran past GIT_TIMEOUT."""
 
 
 class _Unreachable(SourceError):

@@ -423,3 +423,15 @@ def test_only_serve_keeps_the_cyclic_collector():
     assert _command_name(["--debug", "serve", "dist"]) == "serve"
     assert _command_name(["lint", "serve"]) == "lint"  # a folder named serve is not the command
     assert _command_name(["--version"]) is None
+
+
+def test_a_fixture_skill_md_under_assets_belongs_to_its_skill(repo: Path):
+    """A SKILL.md under a skill's assets/ is a fixture, not a skill: the files beside it are the
+    outer skill's (B707 scans them, as the build does), and a file there lints the outer skill."""
+    (repo / ".git").mkdir()
+    d = write_skill(repo, "skills/pdf").parent
+    write_skill(d / "assets", "fixture", description="A fixture.")
+    (d / "assets/fixture/data.txt").write_text("export GITHUB_TOKEN=ghp_" + "Zq8vR2mK7xW4pL9sT3nB6yH1cF5dJ0gA2eUo\n")
+    for args in ((), ("skills/pdf/assets/fixture/data.txt",)):
+        rc, r = lint_json(*args, cwd=repo)
+        assert rc == 1 and codes(r) == [("skills/pdf/assets/fixture/data.txt", "B707")], (args, r)

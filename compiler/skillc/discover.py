@@ -127,8 +127,8 @@ def _skill_listing(listings: dict[str, tuple[list[str], list[str], list[str], bo
         if listed is None:
             return None
         names, subdirs, linked, has_skill_file = listed
-        if rel and has_skill_file:
-            continue  # a nested skill: its files are its own
+        if rel and has_skill_file and rel.partition("/")[0] not in RESOURCE_DIRS:
+            continue  # a nested skill: its files are its own (a SKILL.md under assets/ is a fixture: listed)
         prefix = f"{rel}/" if rel else ""
         files.extend(prefix + n for n in names)
         links.extend(prefix + n for n in linked)

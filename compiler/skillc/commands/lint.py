@@ -21,7 +21,7 @@ from pathlib import Path
 import click
 
 from ..config import anchored, find_lint_config, lint_config, read_config_file
-from ..discover import CONVENTION_UPPER, SKILL_FILE_NAMES
+from ..discover import CONVENTION_UPPER, RESOURCE_DIRS, SKILL_FILE_NAMES
 from ..errors import SkillcError
 from ..lint import LintConfig, LintResult, lint_root
 from ..model import Diagnostic, Severity
@@ -57,14 +57,18 @@ def _lintable_file(path: Path) -> bool:
 
 def owning_skill(path: Path) -> Path | None:
     """The SKILL.md of the skill a file belongs to (a reference, a script, an asset: the nearest folder
-    above it holding one), up to the repository's top; None when the file is in no skill."""
+    above it holding one, unless that one is a fixture in a skill's assets/, references/ or scripts/),
+    up to the repository's top; None when the file is in no skill."""
+    owner: Path | None = None
     for folder in path.parents:
-        for name in SKILL_FILE_NAMES:
-            if (folder / name).is_file():
-                return folder / name
+        found = next((folder / n for n in SKILL_FILE_NAMES if (folder / n).is_file()), None)
+        if found is not None:
+            if owner is not None and owner.parent.relative_to(folder).parts[0] not in RESOURCE_DIRS:
+                break  # (the one below is a skill of its own, nested in this one)
+            owner = found
         if (folder / ".git").exists():
-            return None
-    return None
+            break
+    return owner
 
 
 def _file_root(path: Path, cwd: Path) -> tuple[Path, str]:

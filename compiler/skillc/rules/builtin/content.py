@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from urllib.parse import unquote
 
 from ... import secrets
-from ...discover import MAX_LISTED_FILES, SKILL_FILE_NAMES, SKIP_DIRS
+from ...discover import MAX_LISTED_FILES, RESOURCE_DIRS, SKILL_FILE_NAMES, SKIP_DIRS
 from ...model import ItemKind, Position, Severity
 from ..registry import Finding, RuleContext, rule
 
@@ -106,9 +106,9 @@ def _list_skill(base: str) -> SkillFiles:
             continue
         with it:
             entries = sorted(it, key=lambda e: e.name)
-        if rel and any(e.name in SKILL_FILE_NAMES for e in entries):
+        if rel and any(e.name in SKILL_FILE_NAMES for e in entries) and rel.partition("/")[0] not in RESOURCE_DIRS:
             dirs.add(rel)
-            continue  # a nested skill: its files are its own
+            continue  # a nested skill: its files are its own (a SKILL.md under assets/ is a fixture: listed)
         for e in entries:
             child = f"{rel}/{e.name}" if rel else e.name
             try:

@@ -46,6 +46,8 @@ def test_skills_that_would_write_the_same_bundle_path_are_refused(tmp_path):
     (ab / "x.txt").write_text("from r2 skill a/b\n")
     r = _build(tmp_path, "r1", "r2", "--out", "d1")
     assert r.returncode == 1 and "R110" in r.stderr and "api/files/a/b/x.txt" in r.stderr, r.stderr
+    failed = json.loads(r.stdout)
+    assert sorted((d["skill"], d["code"]) for d in failed["diagnostics"]) == [("a", "R110"), ("a/b", "R110")]
     write_skill(tmp_path / "r3", "index.html", name="indexhtml")
     write_skill(tmp_path / "r3", "other")
     write_skill(tmp_path / "r4", "foo")
@@ -99,3 +101,11 @@ def test_a_cache_folder_that_holds_an_input_is_refused_and_a_strangers_folder_ne
     assert not (data / "CACHEDIR.TAG").exists()  # (someone's folder: used, never tagged)
     r = run_skillc("lint", ".", "--format", "json", cwd=tmp_path)
     assert json.loads(r.stdout)["summary"]["skills"] == 1
+
+
+def test_a_cache_folder_inside_an_input_that_cannot_be_tagged_is_refused(tmp_path):
+    skills = tmp_path / "skills"
+    write_skill(skills, "loc")  # (SKILLC_CACHE_DIR set to a skill folder)
+    r = _build(tmp_path, "skills", "--out", "dist", cache=skills / "loc")
+    assert r.returncode == 1 and "cannot be tagged" in r.stderr, r.stderr
+    assert _build(tmp_path, "skills", "--out", "dist", cache=skills / ".skillc-cache").returncode == 0

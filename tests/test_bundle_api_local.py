@@ -224,3 +224,10 @@ def test_select_cli_lexical(dist, tmp_path):
     sel = json.loads(proc.stdout)["selected"]
     assert sel[0]["id"] == "code-search" and sel[0]["reason"] == "lexical"
 
+
+
+def test_a_url_of_another_scheme_is_a_usage_error(tmp_path):
+    proc = run_skillc("search", "ftp://host/api", "q")
+    assert proc.returncode == 2 and "ftp://host/api: only http:// and https://" in proc.stderr, proc.stderr
+    with pytest.raises(ValueError, match="only http"):
+        Bundle.open("ftp://host/api")

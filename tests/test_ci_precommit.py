@@ -8,6 +8,7 @@ files (tracked and new, as they are in the working tree) into a temporary reposi
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -38,6 +39,14 @@ def test_hook_definition():
     # Every changed file reaches skillc (a reference's secret or link is its skill's finding): no
     # `files` filter that would keep references/ or scripts/ out.
     assert "files" not in hook and hook["types"] == ["file"]
+    # ... but for the folders discovery never reads (a committed bundle holds copies of the skills)
+    from skillc.discover import SKIP_DIRS
+
+    exclude = re.compile(hook["exclude"])
+    for folder in SKIP_DIRS:
+        assert exclude.search(f"{folder}/api/files/pdf/SKILL.md") and exclude.search(f"x/{folder}/SKILL.md"), folder
+    for path in ("skills/pdf/SKILL.md", "skills/pdf/references/build-notes.md", "distribution/SKILL.md"):
+        assert not exclude.search(path), path
 
 
 @pytest.mark.slow

@@ -146,12 +146,19 @@ def check_output(out: Path, repo_paths: Sequence[tuple[str, Path]], force: bool)
 def check_cache(cache_root: Path, repo_paths: Sequence[tuple[str, Path]]) -> None:
     """Refuse a cache folder that holds an input repository (``SKILLC_CACHE_DIR`` set to the skills
     folder): its ``CACHEDIR.TAG`` would make every later walk of the repository skip the skills."""
+    from .cache import own_cache
+
     real_cache = os.path.realpath(cache_root)
     for name, repo in repo_paths:
-        if _inside(os.path.realpath(repo), real_cache):
+        real_repo = os.path.realpath(repo)
+        if _inside(real_repo, real_cache):
             raise BuildError(f"cache folder {cache_root} holds input repository {name!r} ({repo}); "
                              "the cache is tagged as one (CACHEDIR.TAG), and lint and build skip such folders",
                              hint="point SKILLC_CACHE_DIR at a folder of its own, e.g. .skillc-cache")
+        if _inside(real_cache, real_repo) and not own_cache(cache_root):
+            raise BuildError(f"cache folder {cache_root} is inside input repository {name!r} ({repo}) and holds "
+                             "other files, so it cannot be tagged as a cache: the next build would read it as skills",
+                             hint="point SKILLC_CACHE_DIR at a new folder of its own, e.g. .skillc-cache")
 
 
 # --- lock, staging, swap -------------------------------------------------------------------------
@@ -601,8 +608,11 @@ def _run_build(opts: BuildOptions, progress: Progress | None = None, fresh_cache
             diagnostics.append((skill.repository.name, Diagnostic("R110", Severity.ERROR, skill.document.path, 0, 0,
                                                                    message, skill_id)))
             res_errors.setdefault(skill_id, f"R110: {message}")
-            if other:
-                res_errors.setdefault(other, f"R110: skill {skill_id!r} would write {path}, in its place")
+            if other:  # (both are left out: each gets its line)
+                message = f"skill {other!r} would have {path} overwritten by skill {skill_id!r}; rename a folder"
+                diagnostics.append((by_id[other].repository.name, Diagnostic(
+                    "R110", Severity.ERROR, by_id[other].document.path, 0, 0, message, other)))
+                res_errors.setdefault(other, f"R110: {message}")
         if res_errors:
             failing.update(res_errors)
             resolution = resolve(_without(listings, failing), settings=settings)

@@ -26,6 +26,7 @@ import hashlib
 import json
 import math
 import os
+import re
 import threading
 import time
 from collections.abc import Iterable, Mapping, Sequence
@@ -317,6 +318,9 @@ class Bundle:
         text = str(location)
         if text.startswith(("http://", "https://")):
             bundle = cls._open_url(text, ttl, headers)
+        elif isinstance(location, str) and re.match(r"[A-Za-z][A-Za-z0-9+.-]*://", text):
+            raise ArgumentValueError(f"{text}: only http:// and https:// URLs can be read, or a bundle folder",
+                                     hint="give the bundle's http(s) API URL, or the path of a bundle folder")
         else:
             bundle = cls._open_dir(Path(location))
         bundle._sync()

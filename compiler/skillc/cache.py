@@ -66,6 +66,18 @@ def default_cache_root(env: dict[str, str] | os._Environ = os.environ) -> Path:
 _CACHE_LAYOUT = frozenset({"records", "sources", "emit", "site"})  # what skillc keeps in its cache folder
 
 
+def own_cache(root: Path) -> bool:
+    """``root`` is skillc's cache folder, or may become it: absent, empty, tagged, or holding only
+    what skillc keeps there."""
+    from .discover import CACHE_TAG
+
+    try:
+        return not root.exists() or (root / CACHE_TAG).is_file() or \
+            all(e.name in _CACHE_LAYOUT for e in os.scandir(root))
+    except OSError:
+        return False
+
+
 def tag_cache_root(root: Path) -> None:
     """Create ``root`` with a ``CACHEDIR.TAG`` in it: backup tools leave it out, and discovery never
     reads it as a repository (a cache inside the project would otherwise publish the checkouts of
@@ -73,12 +85,7 @@ def tag_cache_root(root: Path) -> None:
     from .discover import CACHE_TAG, CACHE_TAG_SIGNATURE
 
     tag = root / CACHE_TAG
-    if tag.is_file():
-        return
-    try:  # (a folder that holds anything but skillc's own is never tagged: it may be someone's data)
-        if root.is_dir() and any(e.name not in _CACHE_LAYOUT for e in os.scandir(root)):
-            return
-    except OSError:
+    if tag.is_file() or not own_cache(root):  # (anything else may be someone's data: never tagged)
         return
     try:
         root.mkdir(parents=True, exist_ok=True)

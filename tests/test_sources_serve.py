@@ -67,9 +67,11 @@ def test_export_from_the_url_and_from_the_bundle_directory(tmp_path, served):
     assert r.returncode == 0, r.stderr
     with zipfile.ZipFile(out2) as zf:
         assert "pdf/SKILL.md" in zf.namelist()
-    # over HTTP the script stays executable (the manifest's `executables`), as from the folder
+    # over HTTP the script stays executable (the manifest's `executables`), as from the folder; the
+    # bundle's root URL works as its API URL does
     out3 = tmp_path / "pdf-url.zip"
-    assert run_skillc("export", api, "pdf", "-o", str(out3)).returncode == 0
+    r = run_skillc("export", api.removesuffix("/api"), "pdf", "-o", str(out3))
+    assert r.returncode == 0, r.stderr
     for archive in (out2, out3):
         with zipfile.ZipFile(archive) as zf:
             modes = {i.filename: (i.external_attr >> 16) & 0o777 for i in zf.infolist()}

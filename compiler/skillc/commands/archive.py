@@ -253,7 +253,7 @@ def _resolution_for(source: str, config_cwd: Path, cache_dir: Path, cfg: LintCon
     path = Path(source)
     config_root = None
     if "://" in source:
-        repos = [Repository("source", "http", source, Tier.PROJECT, Tier.PROJECT.default_priority, refresh_seconds=0)]
+        return resolve([_registry_listing(source, cache_dir, cfg)]), cfg, None
     elif path.is_file() and path.suffix == ".zip":
         repos = [Repository("source", "zip", str(path.resolve()), Tier.PROJECT, Tier.PROJECT.default_priority)]
     elif path.is_file():
@@ -269,6 +269,25 @@ def _resolution_for(source: str, config_cwd: Path, cache_dir: Path, cfg: LintCon
         raise SkillcError(f"{source}: no such directory, file or URL")
     listings = [open_source(r, cache_dir=cache_dir, lint=cfg).skills() for r in repos]
     return resolve(listings), cfg, config_root
+
+
+def _registry_listing(url: str, cache_dir: Path, cfg: LintConfig):
+    """A registry's skills from its API base URL, or from the bundle's root URL (``…/api`` is tried
+    first then, as ``skillc search`` and ``Bundle.open`` do)."""
+    from ..sources import SourceError, open_source
+
+    base = url.rstrip("/")
+    candidates = [base] if urllib.parse.urlsplit(base).path.endswith("/api") else [base + "/api", base]
+    failure: SourceError | None = None
+    for candidate in candidates:
+        repo = Repository("registry", "http", candidate, Tier.PROJECT, Tier.PROJECT.default_priority,
+                          refresh_seconds=0)
+        try:
+            return open_source(repo, cache_dir=cache_dir, lint=cfg).skills()
+        except SourceError as exc:
+            failure = failure or exc  # (the /api attempt's message says most)
+    assert failure is not None
+    raise failure
 
 
 @click.command("export")

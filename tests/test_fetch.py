@@ -111,7 +111,8 @@ def test_redirects_only_to_http_and_never_with_credentials_to_another_host():
     ('{"skills":[{"id":"ok","name":"ok","description":"\\ud800"}]}', "not Unicode (a lone surrogate escape)"),
     ('{"skills":[{"id":"' + "a" * 300 + '","name":"n","description":"d"}]}', "longer than 255 bytes"),
     ('{"skills":[{"id":"e\\u001b]0;pwned\\u0007","name":"n","description":"d"}]}', "\\x1b]0;pwned\\x07"),
-])
+], ids=["deep-nesting", "lone-surrogate", "long-id", "terminal-escape"])  # (pytest puts a test's ID in the
+# environment of the commands it runs: a 200 KB ID is more than one variable may hold, E2BIG)
 def test_a_hostile_registry_gets_a_diagnostic_not_a_crash(tmp_path, listing: str, words: str):
     from conftest import run_skillc
 

@@ -276,7 +276,7 @@ def test_quiet_and_human_output(tmp_path: Path):
     r = run_skillc("build", "repo", "--out", "out", "--quiet", cwd=tmp_path, env=build_env(tmp_path))
     assert r.returncode == 0 and r.stdout == "" and r.stderr == ""
     r = run_skillc("build", "repo", "--out", "out", cwd=tmp_path, env=build_env(tmp_path))
-    assert r.returncode == 0 and r.stdout.startswith("Built 1 skill ")
+    assert r.returncode == 0 and r.stdout.startswith("Built 1 skill (1 collection, ")  # (singular for one)
     assert "\r" not in r.stderr  # no progress bar when stderr is not a terminal
 
 

@@ -75,7 +75,7 @@ def summary(results: Sequence[LintResult]) -> dict[str, int]:
 _summary = summary
 
 
-def _plural(n: int, word: str) -> str:
+def plural(n: int, word: str) -> str:
     return f"{n:,} {word}{'' if n == 1 else 's'}"
 
 
@@ -90,10 +90,10 @@ def render_text(results: Sequence[LintResult], diagnostics: Sequence[Diagnostic]
         lines.append(f"{click.style(loc, bold=True) if color else loc} {code} {one_line(d.message)}")
     s = summary(results)
     infos = sum(1 for r in results for d in r.diagnostics if d.severity is Severity.INFO)
-    text = (f"Checked {_plural(s['files'], 'file')}: {_plural(s['errors'], 'error')}, "
-            f"{_plural(s['warnings'], 'warning')}" + (f", {infos:,} info" if infos else "") + ".")
+    text = (f"Checked {plural(s['files'], 'file')}: {plural(s['errors'], 'error')}, "
+            f"{plural(s['warnings'], 'warning')}" + (f", {infos:,} info" if infos else "") + ".")
     if fixed:
-        text += f" Fixed {_plural(fixed, 'problem')}."
+        text += f" Fixed {plural(fixed, 'problem')}."
     if color:
         text = click.style(text, fg="red" if s["errors"] else "yellow" if s["warnings"] else "green")
     lines.append(text)
@@ -137,8 +137,8 @@ def render_github(results: Sequence[LintResult], diagnostics: Sequence[Diagnosti
         props.append(f"title={gh_escape_property(d.code)}")
         out.append(f"::{level[d.severity]} {','.join(props)}::{gh_escape_data(d.code + ' ' + printable(d.message))}")
     s = summary(results)
-    out.append(f"skillc: {_plural(s['files'], 'file')} checked: {_plural(s['errors'], 'error')}, "
-               f"{_plural(s['warnings'], 'warning')}.")
+    out.append(f"skillc: {plural(s['files'], 'file')} checked: {plural(s['errors'], 'error')}, "
+               f"{plural(s['warnings'], 'warning')}.")
     return "\n".join(out) + "\n"
 
 

@@ -98,7 +98,7 @@ def build(paths, config_path, out, no_site, memory, keep_going, force, emit, no_
         if d.severity is not Severity.INFO or d.code == "R101":
             click.echo(_diagnostic_line(repo, d), err=True)
     from ..discover import path_key
-    from ..report import one_line
+    from ..report import one_line, plural
     from ..secrets import redact
 
     for skill_id in sorted(result.excluded, key=path_key):  # (--keep-going) each left-out skill, and why
@@ -107,12 +107,13 @@ def build(paths, config_path, out, no_site, memory, keep_going, force, emit, no_
     out_shown = os.path.relpath(result.out) if not Path(out).is_absolute() else str(result.out)
     size = summary["bytes"] / 1e6
     click.echo(
-        f"Built {summary['skills']:,} skill{'s' if summary['skills'] != 1 else ''} "
-        f"({summary['collections']:,} collections, {summary['files']:,} files, {size:.1f} MB) into {out_shown}/ "
+        f"Built {plural(summary['skills'], 'skill')} "
+        f"({plural(summary['collections'], 'collection')}, {plural(summary['files'], 'file')}, {size:.1f} MB) "
+        f"into {out_shown}/ "
         f"in {summary['seconds']:.1f} s; parsed {summary['parsed']:,}, from cache {summary['cached']:,}"
         + (f"; {summary['shadowed']:,} shadowed" if summary["shadowed"] else "")
         + (f"; {len(summary['excluded']):,} excluded" if summary["excluded"] else "")
-        + (f"; {summary['warnings']:,} warning{'s' if summary['warnings'] != 1 else ''}" if summary["warnings"] else "")
+        + (f"; {plural(summary['warnings'], 'warning')}" if summary["warnings"] else "")
     )
     click.echo(f"Serve it: skillc serve {out_shown}", err=True)
 

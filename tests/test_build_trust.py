@@ -272,7 +272,7 @@ def test_no_argument_builds_the_embedded_skills_into_dist(tmp_path: Path):
 
 
 def test_quiet_and_human_output(tmp_path: Path):
-    write_skill(tmp_path / "repo", "one")
+    write_skill(tmp_path / "repo", "c/one")  # (one skill in one collection)
     r = run_skillc("build", "repo", "--out", "out", "--quiet", cwd=tmp_path, env=build_env(tmp_path))
     assert r.returncode == 0 and r.stdout == "" and r.stderr == ""
     r = run_skillc("build", "repo", "--out", "out", cwd=tmp_path, env=build_env(tmp_path))

@@ -435,3 +435,25 @@ def test_a_fixture_skill_md_under_assets_belongs_to_its_skill(repo: Path):
     for args in ((), ("skills/pdf/assets/fixture/data.txt",)):
         rc, r = lint_json(*args, cwd=repo)
         assert rc == 1 and codes(r) == [("skills/pdf/assets/fixture/data.txt", "B707")], (args, r)
+
+
+@pytest.mark.parametrize("chained", [True, False], ids=["click-8.1.4+", "click-8.1.0-8.1.3"])
+def test_sigterm_is_reported_as_terminated_whichever_way_click_wraps_it(monkeypatch, capsys, chained: bool):
+    """click turns the KeyboardInterrupt that SIGTERM raises into ``Abort``: ``from e`` since 8.1.4,
+    ``from None`` before (pyproject allows 8.1.0).  Either way a killed run exits 143, not 130."""
+    import click
+
+    from skillc import cli
+
+    def main(*args, **kwargs):
+        try:
+            raise cli.Terminated()
+        except KeyboardInterrupt as e:
+            if chained:
+                raise click.exceptions.Abort() from e
+            raise click.exceptions.Abort() from None
+
+    monkeypatch.setattr(cli.cli, "main", main)
+    with pytest.raises(SystemExit) as exit_info:
+        cli.main(["lint"])
+    assert exit_info.value.code == 143 and capsys.readouterr().err.strip() == "Terminated."

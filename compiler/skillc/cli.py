@@ -79,7 +79,8 @@ def main(argv: list[str] | None = None) -> None:
     try:
         cli.main(args=argv, prog_name="skillc", standalone_mode=False)
     except click.exceptions.Abort as exc:  # (click's form of Ctrl-C, and of SIGTERM: see run)
-        if isinstance(exc.__cause__, Terminated):
+        # (click before 8.1.4 raised the Abort `from None`: the SIGTERM is then only its context)
+        if isinstance(exc.__cause__ or exc.__context__, Terminated):
             click.echo("Terminated.", err=True)
             sys.exit(128 + 15)
         click.echo("Interrupted.", err=True)

@@ -457,3 +457,26 @@ def test_sigterm_is_reported_as_terminated_whichever_way_click_wraps_it(monkeypa
     with pytest.raises(SystemExit) as exit_info:
         cli.main(["lint"])
     assert exit_info.value.code == 143 and capsys.readouterr().err.strip() == "Terminated."
+
+
+def test_without_libyaml_fix_never_quotes_a_line_that_is_not_broken(tmp_path: Path):
+    """PyYAML built without libyaml (its pure-Python parser) words errors differently; ``--fix``
+    must not then quote the line where the mapping starts (it once rewrote ``name: demo``)."""
+    hide = tmp_path / "nolibyaml"
+    hide.mkdir()
+    (hide / "sitecustomize.py").write_text(
+        "import sys\n"
+        "class _Hide:\n"
+        "    def find_spec(self, name, path=None, target=None):\n"
+        "        if name in ('yaml._yaml', '_yaml', 'yaml.cyaml'):\n"
+        "            raise ImportError(name)\n"
+        "sys.meta_path.insert(0, _Hide())\n")
+    skill = write_skill(tmp_path / "repo", "demo",
+                        frontmatter='name: demo\ndescription: "Quoted" then more. Use when asked.\n')
+    before = skill.read_text()
+    env = {"PYTHONPATH": f"{hide}{os.pathsep}{os.environ.get('PYTHONPATH', '')}"}
+    probe = run_skillc("rules", "P209", env=env)  # (the command runs at all without the C loader)
+    assert probe.returncode == 0, probe.stderr
+    r = run_skillc("lint", "--fix", str(tmp_path / "repo"), env=env)
+    assert r.returncode == 1 and "P209" in r.stdout, r.stdout + r.stderr
+    assert skill.read_text() == before

@@ -129,6 +129,9 @@ def test_values_keep_their_written_form_and_unknown_keys_are_kept():
     ("---\nname: s\ndescription: Use when: asked\n---\n", "P209", 3, 22),
     ("---\n- a\n- b\n---\n", "P210", 2, 1),
     ("---\nname: s\ndescription: formula:\u0080x\n---\n", "P214", 3, 22),
+    # (libyaml counts bytes where Python counts characters: the é before it must not move the column)
+    ("---\nname: s\ndescription: \"\u00e9\u00e9\"\u0007\n---\n", "P214", 3, 18),
+    ("---\nname: s\ndescription: \"" + "\u00e9" * 45 + "\u0080\"\n---\n", "P214", 3, 60),
 ])
 def test_framing_problems_get_a_precise_diagnostic(text, code, line, col):
     doc = parse(text)

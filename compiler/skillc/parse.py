@@ -553,7 +553,10 @@ def _parse_text(original: str, digest: str, size: int, ctx: _Ctx, kind: ItemKind
         diags.append(_diag(ctx, "P213", Severity.ERROR, exc.mark.line + 2, exc.mark.column + 1, str(exc)))
         return finish()
     except yaml.reader.ReaderError as exc:
-        line, col = line_col(fm_text, exc.position)
+        # (libyaml's position counts UTF-8 bytes, Python's reader characters; both stop at the first
+        # character they refuse, which is therefore that character's first occurrence)
+        at = fm_text.find(chr(exc.character)) if isinstance(exc.character, int) else -1
+        line, col = line_col(fm_text, at if at >= 0 else min(exc.position, len(fm_text)))
         diags.append(_diag(ctx, "P214", Severity.ERROR, line + 1, col,
                            f"control character U+{exc.character:04X} in frontmatter (mis-encoded text?)"))
         return finish()
@@ -580,8 +583,6 @@ def _parse_text(original: str, digest: str, size: int, ctx: _Ctx, kind: ItemKind
             message = "invalid YAML in frontmatter: an unquoted ': ' inside a value; quote the value"
             if exact:
                 fix = _quote_fix(fm_text, fm_offset, mark.line if mark else -1)
-        elif "expected <block end>, but found '<scalar>'" in (problem or "") and exc.context_mark is not None:
-            fix = _quote_fix(fm_text, fm_offset, exc.context_mark.line) if exact else None
         diags.append(_diag(ctx, "P209", Severity.ERROR, line, col, message, fix))
         return finish()
     except yaml.YAMLError as exc:  # pragma: no cover - every libyaml error is marked

@@ -147,10 +147,12 @@ def load_build_config(paths: Sequence[str], config_path: str | None, *, cwd: Pat
     if paths:
         for p in paths:
             location = Path(os.path.normpath(p if Path(p).is_absolute() else cwd / p))  # (no '..' in the bundle)
-            # Named as given, but relative to the build folder when inside it: the name is published
-            # (provenance, shadowing), and the bundle must not depend on where a checkout lives.
-            shown = os.path.relpath(location, cwd) if Path(p).is_absolute() else p
-            name = _unique(Path(shown).as_posix() if not shown.startswith("..") else p, seen)
+            # Named relative to the build folder when inside it, else by its whole normalised path
+            # (however it was typed: `a/../b`, `./b/`): the name is published (provenance,
+            # shadowing), and the bundle must not depend on where a checkout lives or on spelling.
+            rel = os.path.relpath(location, cwd)
+            outside = rel == os.pardir or rel.startswith(os.pardir + os.sep)
+            name = _unique(location.as_posix() if outside else Path(rel).as_posix(), seen)
             repositories.append(Repository(name, "filesystem", str(location), Tier.PROJECT,
                                            Tier.PROJECT.default_priority))
     else:

@@ -121,7 +121,7 @@ def check_contract(base: str, bundle: Path) -> dict[str, int]:
     assert [s["name"] for s in index["skills"]] == ids
     for entry in index["skills"]:
         lines = []
-        assert entry["files"][0]["path"] == "SKILL.md"
+        assert entry["files"][0]["path"].lower() == "skill.md"  # (published as stored: skill.md too)
         for f in entry["files"]:
             status, headers, body = fetch(base, f"/.well-known/agent-skills/{quote(entry['name'])}/{quote(f['path'])}")
             assert status == 200, (entry["name"], f["path"], status)

@@ -256,3 +256,24 @@ def test_unchanged_site_is_reused_and_a_change_rebuilds_it(tmp_path: Path):
     assert build(tmp_path).returncode == 0
     assert "Deploy with Argo now" in (out / "index.html").read_text()
     assert (out / "index.html").stat().st_ino != first["index.html"]
+
+
+def test_a_skill_stored_as_lowercase_skill_md_links_the_file_published(tmp_path: Path):
+    """The skill page's "Get it" link and the discovery index name the file the bundle publishes
+    (``skill.md`` for a skill stored so), first; a link to ``SKILL.md`` answered 404."""
+    needs_mkdocs()
+    from conftest import write_skill
+
+    write_skill(tmp_path / "team", "lower", file_name="skill.md", body="# Lower\n\nLower-case file.\n")
+    (tmp_path / "team/lower/_meta.json").write_text("{}\n")  # (sorts before skill.md)
+    write_skill(tmp_path / "vendor", "upper")
+    r = build(tmp_path, "--keep-going")
+    assert r.returncode == 0, r.stderr
+    out = tmp_path / "out"
+    page = (out / "skills/lower/index.html").read_text()
+    hrefs = re.findall(r'href="([^"]*api/files/lower/[^"]*)"', page)
+    assert "../../api/files/lower/skill.md" in hrefs and not any(h.endswith("/SKILL.md") for h in hrefs), hrefs
+    assert (out / "api/files/lower/skill.md").is_file()
+    index = json.loads((out / ".well-known/agent-skills/index.json").read_text())
+    entry = next(e for e in index["skills"] if e["name"] == "lower")
+    assert [f["path"] for f in entry["files"]] == ["skill.md", "_meta.json"]

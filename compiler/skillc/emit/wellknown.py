@@ -19,8 +19,9 @@ VERSION = "0.2.0"
 
 
 def index_entry(skill_id: str, description: str, files, archive: tuple[str, str, int] | None) -> dict:
-    """One skill's entry: ``files`` are ``(path, sha256, size)`` of what is published."""
-    files = sorted(files, key=lambda f: (f[0] != "SKILL.md", f[0].encode("utf-8")))  # SKILL.md first
+    """One skill's entry: ``files`` are ``(path, sha256, size)`` of what is published, its SKILL.md
+    first (whatever its spelling: ``skill.md`` is published so); listed so, then the others in byte order."""
+    files = [*files[:1], *sorted(files[1:], key=lambda f: f[0].encode("utf-8"))]
     entry = {
         "name": skill_id,
         "description": description,

@@ -79,6 +79,11 @@ class SkillInfo:
     metadata: tuple[tuple[str, str], ...]  # frontmatter keys other than name/description, as text
     memory: tuple[Mapping[str, Any], ...] = ()  # active notes in namespace skill/<id> or skill/<name>
 
+    @property
+    def main_file(self) -> str:
+        """The published name of the skill's SKILL.md (``skill.md`` for a skill stored so): always first."""
+        return self.files[0].path if self.files else "SKILL.md"
+
 
 @dataclass(frozen=True)
 class CollectionInfo:

@@ -524,6 +524,11 @@ def test_keep_going_says_why_each_skill_was_left_out(tmp_path: Path):
     assert r.returncode == 0, r.stderr
     assert "excluded leak: SKILL.md holds a likely secret (github-token) at line 7; never published" in r.stderr
     assert "excluded bad: lint errors: P209" in r.stderr and "ghp_" not in r.stderr + r.stdout
+    r = run_skillc("build", "--out", "out", "--keep-going", "--no-site", "--json", cwd=tmp_path,
+                   env=build_env(tmp_path))
+    assert r.returncode == 0 and r.stderr == "" and "ghp_" not in r.stdout, r.stderr
+    assert json.loads(r.stdout)["excluded_reasons"] == {
+        "bad": "lint errors: P209", "leak": "SKILL.md holds a likely secret (github-token) at line 7; never published"}
 
 
 def test_build_and_lint_agree_on_links_into_nested_skills(tmp_path: Path):

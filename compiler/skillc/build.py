@@ -93,6 +93,7 @@ class BuildResult:
             "collections": len(self.resolution.collections),
             "shadowed": len(self.resolution.shadowed),
             "excluded": [_redact(i) for i in sorted(self.excluded, key=path_key)],
+            "excluded_reasons": {_redact(i): _redact(why) for i, why in self.excluded.items()},  # (as "failed")
             "errors": errors,
             "warnings": warnings,
             "files": self.files,

@@ -109,3 +109,18 @@ def test_a_cache_folder_inside_an_input_that_cannot_be_tagged_is_refused(tmp_pat
     r = _build(tmp_path, "skills", "--out", "dist", cache=skills / "loc")
     assert r.returncode == 1 and "cannot be tagged" in r.stderr, r.stderr
     assert _build(tmp_path, "skills", "--out", "dist", cache=skills / ".skillc-cache").returncode == 0
+
+
+def test_a_shared_name_is_reported_once_per_skill(tmp_path: Path):
+    """Within one repository lint's C801 (with the line of the name) says it, and R102 does not say
+    it again (openclaw printed 449 C801 and 440 R102 lines for the same clashes); across
+    repositories, where C801 cannot see it, R102 does."""
+    for rel in ("one/a/x", "one/b/x", "two/c/y"):
+        write_skill(tmp_path / rel.split("/")[0], rel.split("/", 1)[1])
+    write_skill(tmp_path / "three", "d/y")
+    env = {"SKILLC_CACHE_DIR": str(tmp_path / "cache")}
+    r = run_skillc("build", "one", "two", "three", "--out", "out", "--no-site", cwd=tmp_path, env=env)
+    assert r.returncode == 0, r.stderr
+    codes = sorted(line.split(" ")[1] + " " + line.split(":")[1] for line in r.stderr.splitlines()
+                   if " C801 " in line or " R102 " in line)
+    assert codes == ["C801 a/x/SKILL.md", "C801 b/x/SKILL.md", "R102 c/y/SKILL.md", "R102 d/y/SKILL.md"], r.stderr

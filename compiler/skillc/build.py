@@ -589,7 +589,10 @@ def _run_build(opts: BuildOptions, progress: Progress | None = None, fresh_cache
         resolution = resolve(_without(listings, failing), settings=settings)
         res_errors: dict[str, str] = {}
         repository_of = _repository_lookup(listings, resolution)
+        said = _said_by_lint(resolution, per_skill)
         for d in finalize(resolution.diagnostics, cfg.lint):
+            if said(d):
+                continue
             diagnostics.append((repository_of(d), d))
             if d.severity is Severity.ERROR and d.skill:
                 res_errors.setdefault(d.skill, f"{d.code}: {d.message}")
@@ -744,6 +747,23 @@ def _repository_lookup(listings, resolution) -> Callable[[Diagnostic], str]:
         return winner.repository.name if winner is not None and winner.document.path == d.path else ""
 
     return repository_of
+
+
+def _said_by_lint(resolution, per_skill: Mapping[int, list[Diagnostic]]) -> Callable[[Diagnostic], bool]:
+    """Whether a resolution diagnostic repeats what lint already reported for the same skill: an R102
+    (a name under several IDs) whose skills all come from one repository, where lint's C801 (with
+    the line of the name) said it.  A clash across repositories is R102's alone."""
+    winners = {s.id: s for s in resolution.skills}
+    repositories: dict[str, set[str]] = {}
+    for s in resolution.skills:
+        repositories.setdefault(s.name, set()).add(s.repository.name)
+
+    def said(d: Diagnostic) -> bool:
+        skill = winners.get(d.skill) if d.code == "R102" and d.skill else None
+        return (skill is not None and len(repositories[skill.name]) == 1
+                and any(x.code == "C801" for x in per_skill.get(id(skill), ())))
+
+    return said
 
 
 def _without(listings, failing: Mapping[str, str]):

@@ -480,3 +480,92 @@ def test_without_libyaml_fix_never_quotes_a_line_that_is_not_broken(tmp_path: Pa
     r = run_skillc("lint", "--fix", str(tmp_path / "repo"), env=env)
     assert r.returncode == 1 and "P209" in r.stdout, r.stdout + r.stderr
     assert skill.read_text() == before
+
+
+def test_diff_is_a_patch_git_applies_to_the_bytes_fix_writes(tmp_path: Path):
+    """Old-Mac CR line ends, mixed ends, a form feed and U+2028 are text to diff and patch (lines
+    end at LF only), and a last line without LF gets its marker wherever it stands in the hunk."""
+    import shutil
+    import subprocess
+
+    files = {
+        "skills/c/SKILL.md": b"---\rname: c\rdescription: C thing.\r---\rBody\rmore",
+        "skills/m/SKILL.md": b"---\r\nname: m\r\ndescription: M thing.\r\n---\r\nBody\rmixed\r\nend",
+        "skills/b/SKILL.md": "---\r\nname: b\r\ndescription: B.\r\n---\r\nBody \u2028 LS\r\nform\x0cfeed\r\n".encode(),
+    }
+    for rel, data in files.items():
+        (tmp_path / "a" / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / "a" / rel).write_bytes(data)
+    shutil.copytree(tmp_path / "a", tmp_path / "b")
+    diff = run_skillc("lint", "--diff", "-o", str(tmp_path / "fix.diff"), cwd=tmp_path / "a")
+    assert diff.returncode == 1, diff.stderr
+    assert run_skillc("lint", "--fix", cwd=tmp_path / "b").returncode == 0
+    subprocess.run(["git", "apply", "--unsafe-paths", str(tmp_path / "fix.diff")], cwd=tmp_path / "a", check=True,
+                   capture_output=True)
+    for rel in files:
+        assert (tmp_path / "a" / rel).read_bytes() == (tmp_path / "b" / rel).read_bytes(), rel
+    assert b"\r" not in (tmp_path / "b/skills/c/SKILL.md").read_bytes()
+
+
+def _unprivileged(*args: str, cwd: Path):
+    """skillc as root without the capabilities that read any file whatever its mode (setpriv), so
+    modes apply to it; as another user, plainly."""
+    import shutil
+    import subprocess
+
+    from conftest import skillc_command
+
+    if os.geteuid() == 0:
+        if not shutil.which("setpriv"):
+            pytest.skip("setpriv is not installed: cannot drop root's read-anything capabilities")
+        drop = "-dac_override,-dac_read_search"
+        prefix = ["setpriv", f"--bounding-set={drop}", f"--inh-caps={drop}", "--"]
+    else:
+        prefix = []
+    return subprocess.run([*prefix, *skillc_command(), *args], cwd=cwd, capture_output=True, text=True,
+                          timeout=120, env={**os.environ, "NO_COLOR": "1"})
+
+
+@pytest.mark.parametrize("locked", ["file", "folder"])
+def test_an_unreadable_file_named_on_the_command_line_is_a_d105_diagnostic(tmp_path: Path, locked: str):
+    """As pre-commit passes it: exit 1 with D105 naming the file, as a folder walk reports it (it
+    was an internal error, exit 2, or click's usage error)."""
+    write_skill(tmp_path / "skills", "locked")
+    target = tmp_path / "skills/locked" / ("SKILL.md" if locked == "file" else "")
+    target.chmod(0o000)
+    try:
+        r = _unprivileged("lint", "skills/locked/SKILL.md", cwd=tmp_path)
+    finally:
+        target.chmod(0o755 if locked == "folder" else 0o644)
+    if r.returncode == 0:
+        pytest.skip("modes do not apply to this user here")
+    assert r.returncode == 1 and " D105 cannot read" in r.stdout, r.stdout + r.stderr
+    assert "internal error" not in r.stderr and "note:" not in r.stderr
+
+
+def test_several_roots_place_annotations_sarif_and_skills_once(tmp_path: Path):
+    """Arguments that collapse to one folder (`skills skills/a`) or name two roots: GitHub annotations
+    and SARIF URIs are from the current directory once (they read `skills/skills/...`), and JSON's
+    `skill` is from there too, so two roots' skills of one name stay apart."""
+    for root in ("skills", "docs"):
+        write_skill(tmp_path / root, "a", body="# A\n\nSee [gone](references/gone.md).\n")
+    gh = run_skillc("lint", "skills", "skills/a", "--format", "github", cwd=tmp_path)
+    assert "file=skills/a/SKILL.md," in gh.stdout and "skills/skills" not in gh.stdout, gh.stdout
+    sarif = json.loads(run_skillc("lint", "skills", "./skills", "--format", "sarif", cwd=tmp_path).stdout)
+    uris = {loc["physicalLocation"]["artifactLocation"]["uri"]
+            for res in sarif["runs"][0]["results"] for loc in res["locations"]}
+    assert uris == {"skills/a/SKILL.md"}
+    report = json.loads(run_skillc("lint", "skills", "docs", "--format", "json", cwd=tmp_path).stdout)
+    assert {(d["path"], d["skill"]) for d in report["diagnostics"]} == {
+        ("skills/a/SKILL.md", "skills/a"), ("docs/a/SKILL.md", "docs/a")}
+
+
+def test_a_file_name_with_a_line_break_cannot_forge_a_line_on_stderr(tmp_path: Path):
+    """The Actions runner reads workflow commands (`::error ...`) on stderr too: the skipped-file
+    note shows a control character as \\xNN, as diagnostics do."""
+    folder = tmp_path / "skills/a/references/evil\n::error file=x::injected"
+    folder.mkdir(parents=True)
+    write_skill(tmp_path / "skills", "a")
+    (folder / "SKILL.md").write_text("---\nname: q\n---\n")
+    r = run_skillc("lint", str(folder.relative_to(tmp_path) / "SKILL.md"), cwd=tmp_path)
+    assert "note:" in r.stderr and not any(line.startswith("::") for line in r.stderr.splitlines()), r.stderr

@@ -84,7 +84,7 @@ def find_config(start: Path) -> ConfigFile | None:
     """The first skills.toml, .rkat/skills.toml or pyproject.toml with [tool.skillc] in ``start``."""
     for name in CONFIG_NAMES:
         candidate = start / name
-        if candidate.is_file():
+        if _is_file(candidate):
             cfg = read_config_file(candidate)
             if name != "pyproject.toml" or cfg.data:
                 return cfg
@@ -99,9 +99,24 @@ def find_lint_config(start: Path) -> ConfigFile | None:
         cfg = find_config(folder)
         if cfg is not None:
             return cfg
-        if (folder / ".git").exists():
+        if _exists(folder / ".git"):
             return None
     return None
+
+
+def _is_file(path: Path) -> bool:
+    """``path.is_file()``, False in a folder that cannot be searched (its files are D105 in lint)."""
+    try:
+        return path.is_file()
+    except PermissionError:
+        return False
+
+
+def _exists(path: Path) -> bool:
+    try:
+        return path.exists()
+    except PermissionError:
+        return False
 
 
 def _str_list(cfg: ConfigFile, table: dict[str, Any], key: str, prefix: str) -> tuple[str, ...]:

@@ -33,12 +33,19 @@ class FileFix:
     def diff(self, prefix: str = "") -> str:
         """A unified diff (``a/PATH`` → ``b/PATH``); ``prefix`` is prepended to the path."""
         path = f"{prefix}/{self.path}" if prefix and prefix != "." else self.path
-        out = "".join(difflib.unified_diff(
-            self.before.splitlines(keepends=True), self.after.splitlines(keepends=True),
-            fromfile=f"a/{path}", tofile=f"b/{path}"))
-        if out and not out.endswith("\n"):
-            out += "\n\\ No newline at end of file\n"
-        return out
+        out = []
+        for line in difflib.unified_diff(_lines(self.before), _lines(self.after),
+                                         fromfile=f"a/{path}", tofile=f"b/{path}"):
+            out.append(line)
+            if not line.endswith("\n"):  # (a file's last line, in the old or the new text)
+                out.append("\n\\ No newline at end of file\n")
+        return "".join(out)
+
+
+def _lines(text: str) -> list[str]:
+    """Lines as diff and patch see them: split at LF only (a CR, a form feed or U+2028 is text)."""
+    parts = text.split("\n")
+    return [p + "\n" for p in parts[:-1]] + ([parts[-1]] if parts[-1] else [])
 
 
 def apply_edits(text: str, fixes: list[Fix]) -> tuple[str, int]:

@@ -166,3 +166,8 @@ class Discovery:
     items: tuple[DiscoveredItem, ...]
     diagnostics: tuple[Diagnostic, ...]
     collection_docs: Mapping[str, str] = field(default_factory=dict)  # dir → COLLECTION.md text
+
+
+def plural(n: int, word: str) -> str:
+    """``1 line``, ``2 lines``, ``1,024 files``: a count in messages."""
+    return f"{n:,} {word}{'' if n == 1 else 's'}"

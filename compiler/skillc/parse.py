@@ -19,7 +19,18 @@ from typing import Any
 
 import yaml
 
-from .model import Diagnostic, Document, Fix, Frontmatter, ItemKind, Position, Scalar, Severity, TextEdit
+from .model import (
+    Diagnostic,
+    Document,
+    Fix,
+    Frontmatter,
+    ItemKind,
+    Position,
+    Scalar,
+    Severity,
+    TextEdit,
+    plural,
+)
 
 try:  # the C loader is several times faster; fall back when libyaml is missing
     from yaml import CSafeLoader as _Loader
@@ -471,7 +482,7 @@ def _parse_text(original: str, digest: str, size: int, ctx: _Ctx, kind: ItemKind
             first = text.find("\r\n")
             line, col = line_col(text, first)
             diags.append(
-                _diag(ctx, "P204", Severity.WARNING, line, col, f"file uses CRLF line endings ({crlf} lines)",
+                _diag(ctx, "P204", Severity.WARNING, line, col, f"file uses CRLF line endings ({plural(crlf, 'line')})",
                       Fix("convert line endings to LF", tuple(
                           TextEdit(m.start() + offset, m.start() + offset + 2, "\n")
                           for m in re.finditer("\r\n", text))))
@@ -481,7 +492,7 @@ def _parse_text(original: str, digest: str, size: int, ctx: _Ctx, kind: ItemKind
             lone = text.count("\r")
             line, col = line_col(text, text.find("\r"))
             diags.append(
-                _diag(ctx, "P204", Severity.WARNING, line, col, f"file uses CR (old Mac) line endings ({lone} lines)",
+                _diag(ctx, "P204", Severity.WARNING, line, col, f"file uses CR (old Mac) line endings ({plural(lone, 'line')})",
                       Fix("convert line endings to LF", tuple(
                           TextEdit(m.start() + offset, m.start() + offset + 1, "\n")
                           for m in re.finditer("\r(?!\n)", original[offset:]))))

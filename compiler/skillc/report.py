@@ -14,7 +14,7 @@ from urllib.parse import quote
 
 from . import __version__
 from .lint import LintResult
-from .model import Diagnostic, ItemKind, Severity
+from .model import Diagnostic, ItemKind, Severity, plural
 from .rules.registry import RULES
 
 FORMATS = ("text", "json", "github", "sarif")
@@ -73,10 +73,6 @@ def summary(results: Sequence[LintResult]) -> dict[str, int]:
 
 
 _summary = summary
-
-
-def plural(n: int, word: str) -> str:
-    return f"{n:,} {word}{'' if n == 1 else 's'}"
 
 
 def render_text(results: Sequence[LintResult], diagnostics: Sequence[Diagnostic], color: bool, fixed: int = 0) -> str:

@@ -98,7 +98,8 @@ def build(paths, config_path, out, no_site, memory, keep_going, force, emit, no_
         if d.severity is not Severity.INFO or d.code == "R101":
             click.echo(_diagnostic_line(repo, d), err=True)
     from ..discover import path_key
-    from ..report import one_line, plural
+    from ..model import plural
+    from ..report import one_line
     from ..secrets import redact
 
     for skill_id in sorted(result.excluded, key=path_key):  # (--keep-going) each left-out skill, and why

@@ -14,6 +14,7 @@ PATH handling (documented in ``--help`` and the README):
 from __future__ import annotations
 
 import os
+import stat
 import sys
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -25,7 +26,7 @@ from ..discover import CONVENTION_UPPER, RESOURCE_DIRS, SKILL_FILE_NAMES
 from ..errors import SkillcError
 from ..lint import LintConfig, LintResult, lint_root
 from ..model import Diagnostic, Severity
-from ..report import FORMATS, render_github, render_json, render_sarif, render_text
+from ..report import FORMATS, one_line, render_github, render_json, render_sarif, render_text
 from ..rules.registry import PROFILES, selects_a_rule
 
 
@@ -112,10 +113,15 @@ def targets(paths: tuple[str, ...], cwd: Path | None = None) -> list[Target]:
     files: list[tuple[str, Path]] = []
     for p in paths or (".",):
         path = Path(p)
-        if not path.exists():
+        try:
+            st = os.stat(path)
+        except FileNotFoundError:
             kind = "is a broken symbolic link" if path.is_symlink() else "does not exist"
-            raise click.BadParameter(f"path {p!r} {kind}", param_hint="PATH")
-        (dirs.append(Path(os.path.normpath(path))) if path.is_dir() else files.append((p, path)))
+            raise click.BadParameter(f"path {p!r} {kind}", param_hint="PATH") from None
+        except OSError:  # (a folder on the way that cannot be searched: lint reports D105 for the file)
+            st = None
+        (dirs.append(Path(os.path.normpath(path))) if st is not None and stat.S_ISDIR(st.st_mode)
+         else files.append((p, path)))
     absolute = {d: os.path.abspath(d) for d in dirs}
     whole = [d for d in dict.fromkeys(dirs)
              if not any(o != d and absolute[o] != absolute[d] and _inside(absolute[d], absolute[o]) for o in dirs)]
@@ -157,7 +163,7 @@ def _use_color(output: str | None) -> bool:
 
 
 @click.command("lint")
-@click.argument("paths", nargs=-1, type=click.Path(path_type=str))
+@click.argument("paths", nargs=-1, type=click.Path(path_type=str, readable=False))  # (unreadable: D105)
 @click.option("--config", "config_path", type=click.Path(dir_okay=False, exists=True),
               help="Read [lint] from this skills.toml, or [tool.skillc.lint] from this pyproject.toml.")
 @click.option("--profile", type=click.Choice(PROFILES),
@@ -221,8 +227,8 @@ def lint(paths, config_path, profile, fmt, output, strict, select, extend_select
                         write_fix(Path(result.root), f)
                         written.append(f)
                     except OSError as exc:  # (a read-only folder or file: the others are still fixed)
-                        click.echo(f"{f.path}: cannot write the fix ({exc.strerror or exc}); the file is unchanged",
-                                   err=True)
+                        click.echo(f"{one_line(f.path)}: cannot write the fix ({exc.strerror or exc}); the file is "
+                                   "unchanged", err=True)
                 root_fixes = written
                 result = lint_root(tgt.root, cfg, tgt.only)  # report what is left
             file_fixes.extend((tgt, f) for f in root_fixes)
@@ -231,8 +237,7 @@ def lint(paths, config_path, profile, fmt, output, strict, select, extend_select
         if many:
             rel = Path(os.path.relpath(result.root, cwd)).as_posix()
             prefix = "" if rel == "." else rel + "/"
-        shown.extend(replace(d, path=prefix + d.path if d.path else prefix.rstrip("/") or ".") if prefix else d
-                     for d in result.diagnostics)
+        shown.extend(_prefixed(d, prefix) if prefix else d for d in result.diagnostics)
 
     if diff:
         out = "".join(f.diff(Path(os.path.relpath(t.root, cwd)).as_posix() if many else "") for t, f in file_fixes)
@@ -251,33 +256,43 @@ def lint(paths, config_path, profile, fmt, output, strict, select, extend_select
         text = render_text(results, [] if quiet else shown, color, fixed)
     elif fmt == "json":
         text = render_json(results, shown)
-    elif fmt == "github":  # (annotations are placed by paths from the repository: the current directory in CI)
-        text = render_github(results, [_from_cwd(d, tgts, results, cwd) for d in shown] if len(tgts) == 1 else shown)
-    else:
-        text = render_sarif(results, [_from_cwd(d, tgts, results, cwd) for d in shown] if len(tgts) == 1 else shown)
+    else:  # (annotations and SARIF are placed by paths from the repository: the current directory in CI;
+        # with several arguments the paths are from there already, even when they collapse to one root)
+        placed = shown if many else [_from_cwd(d, results[0].root, cwd) for d in shown]
+        text = (render_github if fmt == "github" else render_sarif)(results, placed)
     _emit(text, output, color)
     errors = sum(r.count(Severity.ERROR) for r in results)
     warnings = sum(r.count(Severity.WARNING) for r in results)
     sys.exit(1 if errors or (strict and warnings) else 0)
 
 
-def _from_cwd(d: Diagnostic, tgts: list[Target], results: list[LintResult], cwd: Path) -> Diagnostic:
+def _from_cwd(d: Diagnostic, root: str, cwd: Path) -> Diagnostic:
     """SARIF locations and GitHub annotations are relative to the current directory (the repository
     in CI), whatever the root."""
-    rel = Path(os.path.relpath(results[0].root, cwd)).as_posix()
-    if rel == ".":
-        return d
-    return replace(d, path=f"{rel}/{d.path}" if d.path else rel)
+    rel = Path(os.path.relpath(root, cwd)).as_posix()
+    return d if rel == "." else _prefixed(d, rel + "/")
+
+
+def _prefixed(d: Diagnostic, prefix: str) -> Diagnostic:
+    """``d`` with its path and its skill folder from the current directory (``prefix``: the root
+    from there, with a trailing slash), so two roots' skills of one name stay apart."""
+    def moved(p: str | None) -> str | None:
+        return p if p is None else (prefix + p if p else prefix.rstrip("/") or ".")
+
+    return replace(d, path=moved(d.path), skill=moved(d.skill))
 
 
 def _note_unmatched(tgt: Target, result: LintResult) -> None:
     found = {li.item.path for li in result.items} | {li.item.skill_dir for li in result.items}
-    missing = sorted(s for s in (tgt.only or ()) if s not in found)
+    unread = [d.path for d in result.diagnostics if d.code == "D105"]  # (reported already: unreadable)
+    missing = sorted(s for s in (tgt.only or ())
+                     if s not in found and not any(s == u or s.startswith(u + "/") for u in unread))
     for sel in missing:
         # (pre-commit passes every changed file: only one named like a skill or convention file is
         # worth a note, e.g. a SKILL.md fixture under a skill's assets/)
         if (tgt.root / sel).is_dir() or _lintable_file(tgt.root / sel):
-            click.echo(f"skillc: note: {sel or '.'} is not a skill or convention file skillc lints; skipped", err=True)
+            click.echo(f"skillc: note: {one_line(sel or '.')} is not a skill or convention file skillc lints; "
+                       "skipped", err=True)
 
 
 def _emit(text: str, output: str | None, color: bool) -> None:

@@ -88,10 +88,8 @@ def user_repo(tmp_path: Path) -> Path:
 
 
 def test_action_fails_with_annotations_and_writes_sarif(user_repo: Path):
-    steps = run_action({"path": "skills docs", "sarif-file": "skillc.sarif"}, cwd=user_repo)
-    sarif_step, lint_step = steps
-    assert sarif_step.returncode == 0  # writing the report does not decide the job
-    assert lint_step.returncode == 1
+    (lint_step,) = run_action({"path": "skills docs", "sarif-file": "skillc.sarif"}, cwd=user_repo)
+    assert lint_step.returncode == 1  # (the lint's result: writing the report first does not end the step)
     assert "::error file=skills/bad/SKILL.md,line=3,col=22,title=P209::" in lint_step.stdout
     doc = json.loads((user_repo / "skillc.sarif").read_text())
     uris = {r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] for r in doc["runs"][0]["results"]}
@@ -107,3 +105,18 @@ def test_action_strict_and_profile(user_repo: Path):
     assert lint_step.returncode == 1
     (lint_step,) = run_action({"path": "docs", "profile": "spec", "format": "text"}, cwd=user_repo)
     assert lint_step.returncode == 1 and "Mismatch/SKILL.md:2:7: S308" in lint_step.stdout
+
+
+def test_action_paths_one_a_line_with_spaces_and_sarif_in_a_new_folder(user_repo: Path):
+    """`path: |` with one path a line is read whole (only its first line was, and the job passed);
+    a path may then hold spaces; the SARIF file's folder is made; strict takes `True` too."""
+    write_skill(user_repo / "my skills", "x", frontmatter="name: x\ndescription: X: bad\n")
+    (lint_step,) = run_action({"path": "docs\n  my skills  \n\n", "sarif-file": "reports/out/skillc.sarif"},
+                              cwd=user_repo)
+    assert lint_step.returncode == 1, lint_step.stderr
+    assert "file=my skills/x/SKILL.md," in lint_step.stdout and "file=docs/Mismatch/SKILL.md," in lint_step.stdout
+    doc = json.loads((user_repo / "reports/out/skillc.sarif").read_text())
+    assert {r["ruleId"] for r in doc["runs"][0]["results"]} >= {"P209", "S308"}
+    (user_repo / "my skills/x/SKILL.md").write_text("---\nname: x\ndescription: Does x. Use when x.\n---\n# X\n")
+    (lint_step,) = run_action({"path": "my skills\ndocs", "strict": "True"}, cwd=user_repo)
+    assert lint_step.returncode == 1 and "::warning file=docs/Mismatch/SKILL.md" in lint_step.stdout

@@ -124,3 +124,31 @@ def test_a_shared_name_is_reported_once_per_skill(tmp_path: Path):
     codes = sorted(line.split(" ")[1] + " " + line.split(":")[1] for line in r.stderr.splitlines()
                    if " C801 " in line or " R102 " in line)
     assert codes == ["C801 a/x/SKILL.md", "C801 b/x/SKILL.md", "R102 c/y/SKILL.md", "R102 d/y/SKILL.md"], r.stderr
+
+
+def test_a_broken_winner_still_records_the_copy_it_shadows(tmp_path: Path):
+    """--keep-going leaves out an ID whose winning copy is broken, never publishing the shadowed one
+    in its place; the shadowing is recorded all the same (manifest, R101, the summary), and an ID
+    left out for holding a secret is shown redacted there."""
+    token = "ghp_Ab3dEf6hIj9kLm2nOp5qRs8tUv1wXy4zAb7c"
+    write_skill(tmp_path / "low", "tools/lint")
+    write_skill(tmp_path / "low", f"keys/{token}", name="tokdir")
+    (tmp_path / "high/tools/lint").mkdir(parents=True)
+    (tmp_path / "high/tools/lint/SKILL.md").write_text("---\nname: lint\n---\n\nBroken: no description.\n")
+    write_skill(tmp_path / "high", f"keys/{token}", name="tokdir")
+    (tmp_path / "skills.toml").write_text(
+        '[[repositories]]\nname = "low"\ntype = "filesystem"\npath = "low"\npriority = 220\n'
+        '[[repositories]]\nname = "high"\ntype = "filesystem"\npath = "high"\npriority = 260\n')
+    r = run_skillc("build", "--out", "out", "--no-site", "--keep-going", "--json", cwd=tmp_path,
+                   env={"SKILLC_CACHE_DIR": str(tmp_path / "cache")})
+    assert r.returncode == 0, r.stderr
+    summary = json.loads(r.stdout)
+    assert summary["skills"] == 0 and summary["shadowed"] == 2 and len(summary["excluded"]) == 2
+    manifest = json.loads((tmp_path / "out/api/manifest.json").read_text())
+    assert [(s["id"], s["winner"], s["loser"]) for s in manifest["shadowing"]] == [
+        ("keys/[REDACTED:github-token]", "high", "low"), ("tools/lint", "high", "low")]
+    assert token not in (tmp_path / "out/api/manifest.json").read_text()
+    r = run_skillc("build", "--out", "out", "--no-site", "--keep-going", cwd=tmp_path,
+                   env={"SKILLC_CACHE_DIR": str(tmp_path / "cache")})
+    assert "R101 skill 'tools/lint' from repository 'high' (priority 260) shadows the one from 'low'" in r.stderr
+    assert token not in r.stderr + r.stdout

@@ -627,6 +627,8 @@ def _run_build(opts: BuildOptions, progress: Progress | None = None, fresh_cache
                                                if d.severity is Severity.ERROR),
                              failed={_redact(k): _redact(failing[k]) for k in sorted(failing, key=path_key)})
         resolution = replace(resolution, excluded=tuple(sorted(failing, key=path_key)))
+        if failing:  # (--keep-going) an excluded ID's shadowing is recorded all the same
+            resolution = _with_excluded_shadowing(resolution, listings, failing, settings, diagnostics)
         lap("resolve")
         # 4. emit into a staging folder
         staging_dir, staging = prepare_staging(work, name, out, current_manifest)
@@ -747,6 +749,22 @@ def _repository_lookup(listings, resolution) -> Callable[[Diagnostic], str]:
         return winner.repository.name if winner is not None and winner.document.path == d.path else ""
 
     return repository_of
+
+
+def _with_excluded_shadowing(resolution: Resolution, listings, failing: Mapping[str, str], settings,
+                             diagnostics: list[tuple[str, Diagnostic]]) -> Resolution:
+    """``resolution`` with the shadowing rows (and R101 lines) of the IDs left out: a broken winning
+    copy withholds the valid copy it shadows, and the manifest and the site say so.  An excluded
+    ID is shown redacted (it may be excluded for holding a secret)."""
+    from .resolve import resolve
+
+    full = resolve(listings, settings=settings)
+    said = {(d.code, d.path, d.message) for _, d in diagnostics}
+    for d in full.diagnostics:
+        if d.code == "R101" and d.skill in failing and (d.code, d.path, d.message) not in said:
+            diagnostics.append((next((r.winner for r in full.shadowed if r.id == d.skill), ""), d))
+    shadowed = tuple(replace(r, id=_redact(r.id)) if r.id in failing else r for r in full.shadowed)
+    return replace(resolution, shadowed=shadowed)
 
 
 def _said_by_lint(resolution, per_skill: Mapping[int, list[Diagnostic]]) -> Callable[[Diagnostic], bool]:

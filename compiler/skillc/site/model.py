@@ -227,7 +227,8 @@ def site_model(ctx: EmitContext) -> SiteModel:
         for c in sorted(res.collections, key=lambda c: path_key(c.path)))
     inputs = tuple(InputInfo(i.repository, i.type, shown_location(i.type, i.location, cwd), i.resolved)
                    for i in res.inputs)
-    shadowing = tuple({"id": s.id, "winner": s.winner, "winner_priority": s.winner_priority,
+    published = {s.id for s in res.skills}
+    shadowing = tuple({"id": s.id, "published": s.id in published, "winner": s.winner, "winner_priority": s.winner_priority,
                        "loser": s.loser, "loser_priority": s.loser_priority,
                        "loser_source": shown_location(kinds.get(s.loser, ""), s.loser_source, cwd)} for s in res.shadowed)
     reasons = ctx.options.get("excluded_reasons") or {}

@@ -90,3 +90,28 @@ def test_collection_description_first_line_of_prose():
     assert collection_description("---\ntitle: x\n---\n\n# Head\n<!-- c -->\nProse here.\n") == "Prose here."
     assert collection_description("# Only a heading\n") == "Only a heading"
     assert collection_description("\n\n") == ""
+
+
+def test_a_collection_is_described_by_a_repository_that_offers_skills_in_it(tmp_path):
+    """A repository whose include/exclude globs leave a subtree out does not describe it: the text of
+    the repository that does offer those skills is used (its COLLECTION.md, else "N skills")."""
+    from dataclasses import replace
+
+    for name, ids, text in (("r1", ["tools/lint", "tools/fmt"], "Tools from r1."),
+                            ("r2", ["tools/lint", "tools/test", "legacy/old"], "Tools from r2.")):
+        for skill_id in ids:
+            write_skill(tmp_path / name, skill_id)
+        (tmp_path / name / "tools/COLLECTION.md").write_text(f"{text}\n")
+    (tmp_path / "r3/legacy").mkdir(parents=True)
+    write_skill(tmp_path / "r3", "legacy/old")
+    write_skill(tmp_path / "r3", "misc/x")
+    (tmp_path / "r3/legacy/COLLECTION.md").write_text("Legacy r3.\n")
+
+    def listing(name, priority, order, **globs):
+        repo = replace(Repository(name, "filesystem", str(tmp_path / name), Tier.PROJECT, priority, order), **globs)
+        return open_source(repo, cache_dir=tmp_path / "cache", lint=LintConfig()).skills()
+
+    res = resolve([listing("r1", 300, 0, exclude=("tools",)), listing("r2", 220, 1),
+                   listing("r3", 300, 2, include=("misc",))])
+    assert [(c.path, c.description) for c in res.collections] == [
+        ("legacy", "1 skill"), ("misc", "1 skill"), ("tools", "Tools from r2.")]

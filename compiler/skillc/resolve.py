@@ -196,7 +196,8 @@ def derive_collections(skills: Sequence[SourceSkill], listings: Sequence[SourceL
     """Every ancestor path of every ID, counted (skills at or below) and described.
 
     The description is the first line of prose of the COLLECTION.md offered by the highest-precedence
-    repository that has one, else "N skills".
+    repository that has one and offers skills below it (its include/exclude globs may leave that
+    subtree out), else "N skills".
     """
     counts: dict[str, int] = {}
     for skill in skills:
@@ -207,8 +208,16 @@ def derive_collections(skills: Sequence[SourceSkill], listings: Sequence[SourceL
     docs: dict[str, str] = {}
     ranked = sorted(listings, key=lambda li: (-_priority(li), _order(li)))
     for listing in ranked:
+        if not listing.collection_docs:
+            continue
+        offered: set[str] = set()
+        for skill in listing.skills:
+            cut = skill.id.find("/")
+            while cut > 0:
+                offered.add(skill.id[:cut])
+                cut = skill.id.find("/", cut + 1)
         for path, text in listing.collection_docs.items():
-            if path in counts and path not in docs:
+            if path in counts and path not in docs and path in offered:
                 desc = collection_description(text)
                 if desc:
                     docs[path] = desc

@@ -152,3 +152,18 @@ def test_a_broken_winner_still_records_the_copy_it_shadows(tmp_path: Path):
                    env={"SKILLC_CACHE_DIR": str(tmp_path / "cache")})
     assert "R101 skill 'tools/lint' from repository 'high' (priority 260) shadows the one from 'low'" in r.stderr
     assert token not in r.stderr + r.stdout
+
+
+def test_two_repositories_on_one_folder_are_linted_apart(tmp_path: Path):
+    """Splitting one folder into tiers (include globs) or offering it twice: each repository's
+    collection rules see its own skills, so no skill 'shares its name' with its own other copy
+    (a C801 that named the file itself, twice); a real clash inside one is still reported."""
+    for skill_id in ("writing-a", "writing-b", "other", "dup/other"):
+        write_skill(tmp_path / "shared", skill_id, name=skill_id.rsplit("/", 1)[-1])
+    (tmp_path / "skills.toml").write_text(
+        '[[repositories]]\nname = "core"\ntype = "filesystem"\npath = "shared"\ninclude = ["writing-*"]\n'
+        '[[repositories]]\nname = "rest"\ntype = "filesystem"\npath = "shared"\ntier = "external"\n')
+    r = run_skillc("build", "--out", "out", "--no-site", cwd=tmp_path, env={"SKILLC_CACHE_DIR": str(tmp_path / "c")})
+    assert r.returncode == 0, r.stderr
+    c801 = sorted(line.split(" C801 ")[0] for line in r.stderr.splitlines() if " C801 " in line)
+    assert c801 == ["rest:dup/other/SKILL.md:2:7:", "rest:other/SKILL.md:2:7:"], r.stderr

@@ -412,11 +412,12 @@ def lint_skills(skills: Sequence[SourceSkill], reader: Reader, config: LintConfi
         out[id(skill)] = diags
         if unpublishable and blocked is not None:
             blocked[id(skill)] = unpublishable
-    # Collection rules (duplicate names, description budget…) run per repository, like `skillc lint`.
-    groups: dict[str, list[tuple[SourceSkill, RuleContext]]] = {}
+    # Collection rules (duplicate names, description budget…) run per repository, like `skillc lint`
+    # (two repositories reading one folder, with other globs or tiers, are two groups).
+    groups: dict[tuple[str, str], list[tuple[SourceSkill, RuleContext]]] = {}
     for root, skill, ctx in contexts:
-        groups.setdefault(root, []).append((skill, ctx))
-    for root, group in groups.items():
+        groups.setdefault((skill.repository.name, root), []).append((skill, ctx))
+    for (_, root), group in groups.items():
         by_path = {ctx.item.path: skill for skill, ctx in group}
         for d in finalize(check_collection([c for _, c in group], rules), configs[root][0]):
             skill = by_path.get(d.path)

@@ -234,3 +234,29 @@ def test_the_plan_cascade_block_of_a_crlf_skill_has_no_carriage_returns(tmp_path
     assert out.returncode == 0, out.stderr
     text = json.loads(out.stdout)["text"]  # (JSON keeps a "\r" that a text-mode pipe would turn into "\n")
     assert "\r" not in text and "\n# Geo\n\nline\n" in text, repr(text)
+
+
+def test_a_config_skill_a_user_skill_replaces_is_not_published(tmp_path):
+    """A user skill (.plan-cascade/skills.json, priority 101-200) of the same name replaces the
+    external-skills.json entry (1-100): Plan Cascade no longer loads that skill, so the bundle does
+    not publish it (it was published and selected beside its replacement)."""
+    write_skill(tmp_path / "pcskills/builtin", "react-best", description="React best practices. Use for React.")
+    write_skill(tmp_path / "pcskills/builtin", "vue-best", description="Vue best practices. Use for Vue.")
+    write_skill(tmp_path / ".plan-cascade/mine", "react-user", description="USER react override. Use for React.")
+    detect = {"files": ["package.json"], "patterns": ["react"]}
+    (tmp_path / "external-skills.json").write_text(json.dumps({
+        "sources": {"builtin": {"type": "builtin", "path": "pcskills/builtin"}},
+        "skills": {"react": {"source": "builtin", "skill_path": "react-best", "detect": detect, "priority": 30},
+                   "vue": {"source": "builtin", "skill_path": "vue-best", "detect": detect, "priority": 30}}}))
+    (tmp_path / ".plan-cascade/skills.json").write_text(json.dumps({"skills": [
+        {"name": "react", "path": "mine/react-user", "priority": 150, "detect": detect}]}))
+    proc = run_skillc("build", "--no-site", "--out", str(tmp_path / "dist"), cwd=tmp_path,
+                      env={"HOME": str(tmp_path / "home")})
+    assert proc.returncode == 0, proc.stderr
+    published = {s["id"] for s in json.loads((tmp_path / "dist/api/skills.json").read_text())["skills"]}
+    assert published == {"react-user", "vue-best"}
+    app = tmp_path / "app"
+    app.mkdir()
+    (app / "package.json").write_text('{"dependencies": {"react": "18"}}')
+    proc = run_skillc("select", str(tmp_path / "dist"), "react best practices", "--project", str(app), "--json")
+    assert [s["id"] for s in json.loads(proc.stdout)["selected"]] == ["react-user", "vue-best"]

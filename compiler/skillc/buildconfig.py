@@ -632,6 +632,8 @@ def _plan_cascade(ext_path: Path | None, user_files: Sequence[Path], *, home: Pa
         existing = skills.get(name)
         if existing is not None and priority <= existing.priority:
             continue  # Plan Cascade: a user skill replaces a config skill only with a strictly higher priority
+        if existing is not None:  # replaced: Plan Cascade no longer loads the config skill at all
+            repos[:] = [r for r in repos if r.name != existing.repository]
         repo, skill_id = repo_for(f"user-{name}", skill_dir, Tier.USER, priority, f"{jf.path}:{line}")
         repos.append(repo)
         detect = entry.get("detect", {})

@@ -7,6 +7,8 @@ import json
 import subprocess
 from pathlib import Path
 
+import pytest
+
 from conftest import run_skillc, write_skill
 
 
@@ -167,3 +169,22 @@ def test_two_repositories_on_one_folder_are_linted_apart(tmp_path: Path):
     assert r.returncode == 0, r.stderr
     c801 = sorted(line.split(" C801 ")[0] for line in r.stderr.splitlines() if " C801 " in line)
     assert c801 == ["rest:dup/other/SKILL.md:2:7:", "rest:other/SKILL.md:2:7:"], r.stderr
+
+
+@pytest.mark.parametrize("outer_file, inner_file, path", [
+    ("b", None, "api/files/a/b"),  # a file of skill a where skill a/b needs its folder
+    ("b/c/x.txt", "c", "api/files/a/b/c"),  # a file of a/b where a needs a folder
+])
+def test_a_file_where_another_skill_needs_a_folder_is_refused(tmp_path, outer_file, inner_file, path):
+    a = write_skill(tmp_path / "r1", "a").parent
+    (a / outer_file).parent.mkdir(parents=True, exist_ok=True)
+    (a / outer_file).write_text("outer\n")
+    ab = write_skill(tmp_path / "r2", "a/b", name="b").parent
+    if inner_file:
+        (ab / inner_file).write_text("inner\n")
+    r = _build(tmp_path, "r1", "r2", "--out", "d1")
+    assert r.returncode == 1, r.stderr
+    r110 = [d for d in json.loads(r.stdout)["diagnostics"] if d["code"] == "R110"]
+    assert sorted(d["skill"] for d in r110) == ["a", "a/b"] and all(f"would write {path}," in d["message"]
+                                                                     or f"have {path} overwritten" in d["message"]
+                                                                     for d in r110), r110

@@ -115,3 +115,20 @@ def test_a_collection_is_described_by_a_repository_that_offers_skills_in_it(tmp_
                    listing("r3", 300, 2, include=("misc",))])
     assert [(c.path, c.description) for c in res.collections] == [
         ("legacy", "1 skill"), ("misc", "1 skill"), ("tools", "Tools from r2.")]
+
+
+def test_a_name_shared_by_many_skills_is_named_briefly(tmp_path):
+    """R102 names five IDs and counts the rest (every member's message held all of them: about 1 GB
+    of strings for one name shared by 8,000 skills); lint's C801 the same way."""
+    ids = [f"c{i}/same" for i in range(8)]
+    listing = repo_with(tmp_path / "a", "a", ids)
+    messages = {d.message for d in resolve([listing]).diagnostics if d.code == "R102"}
+    assert messages == {"the name 'same' is used by 8 skills: 'c0/same', 'c1/same', 'c2/same', 'c3/same', "
+                        "'c4/same' and 3 more"}
+    from skillc.lint import lint_root
+
+    c801 = sorted(d.message for d in lint_root(tmp_path / "a").diagnostics if d.code == "C801")
+    assert c801[0] == ("skill name 'same' is also used by c0/same/SKILL.md, c1/same/SKILL.md, c2/same/SKILL.md, "
+                       "c3/same/SKILL.md, c4/same/SKILL.md and 2 more")  # (c5, c6 and c7's)
+    assert c801[-1] == ("skill name 'same' is also used by c1/same/SKILL.md, c2/same/SKILL.md, c3/same/SKILL.md, "
+                        "c4/same/SKILL.md, c5/same/SKILL.md and 2 more")  # (c0's)

@@ -149,11 +149,11 @@ def resolve(listings: Sequence[SourceListing], *, settings: Mapping[str, object]
     for skill in winners:
         by_name.setdefault(skill.name, []).append(skill)
     for name, group in by_name.items():
-        if len(group) > 1:
-            ids = ", ".join(repr(s.id) for s in group)
+        if len(group) > 1:  # (one message for all: a name shared by thousands held a list in each)
+            ids = ", ".join(repr(s.id) for s in group[:5]) + (f" and {len(group) - 5} more" if len(group) > 5 else "")
+            message = f"the name {name!r} is used by {len(group)} skills: {ids}"
             for skill in group:
-                diags.append(_diag("R102", Severity.WARNING, skill,
-                                   f"the name {name!r} is used by {len(group)} skills: {ids}"))
+                diags.append(_diag("R102", Severity.WARNING, skill, message))
 
     # IDs and collection paths that differ only by case
     spellings: dict[str, dict[str, SourceSkill]] = {}

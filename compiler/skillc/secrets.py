@@ -317,7 +317,10 @@ def scan(text: str) -> list[SecretMatch]:
     low = text.lower()
     same_length = len(low) == len(text)  # lower() can change lengths (İ); then fall back to (?i)
     found: list[tuple[int, int, str]] = []
-    taken: list[tuple[int, int]] = []
+    # The spans kept so far, disjoint, sorted by start (so their ends are sorted too): a new match
+    # can only overlap the last one starting before its end (a file full of keys: no quadratic scan).
+    taken_starts: list[int] = []
+    taken_ends: list[int] = []
     present = {t for t in _TRIGGERS if t in low}
     present.update(t for t, base in _IMPLIED.items() if base in present and t in low)
     last_assign: int | None = None
@@ -349,9 +352,11 @@ def scan(text: str) -> list[SecretMatch]:
             start, end = m.span(g)
             if pat.group == "value" and value[:1] in "'\"":  # redact inside the quotes
                 start, end = start + 1, end - 1
-            if any(s < end and start < e for s, e in taken):
+            i = bisect.bisect_left(taken_starts, end)
+            if i and taken_ends[i - 1] > start:
                 continue
-            taken.append((start, end))
+            taken_starts.insert(i, start)
+            taken_ends.insert(i, end)
             found.append((start, end, pat.kind))
     if not found:
         return []

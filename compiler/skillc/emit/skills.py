@@ -220,8 +220,17 @@ def bundle_collisions(skills: Sequence[SourceSkill]) -> list[tuple[str, str, str
     Only IDs that are related can meet (each skill writes below ``api/files/<id>/``, plus
     ``api/archives/<id>.zip`` and ``api/skills/<encoded id>`` with its ``.json`` twin): one inside
     the other (``a`` and ``a/b``), inside an archive's name (``a`` and ``a.zip/x``), or an ID that
-    is another's twin (``foo.json``), so a 10,000-skill build compares a few pairs, not every path."""
+    is another's twin (``foo.json``), so a 10,000-skill build compares a few pairs, not every path;
+    and each skill's paths are planned once, however many skills nest inside it."""
     by_id = {s.id: s for s in skills}
+    layouts: dict[str, _Layout] = {}
+
+    def layout(skill: SourceSkill) -> _Layout:
+        found = layouts.get(skill.id)
+        if found is None:
+            found = layouts[skill.id] = _Layout(planned_paths(skill))
+        return found
+
     found: list[tuple[str, str, str]] = []
     for skill in skills:
         if skill.id in RESERVED_IDS:  # (it encodes to itself)
@@ -232,31 +241,42 @@ def bundle_collisions(skills: Sequence[SourceSkill]) -> list[tuple[str, str, str
         while cut > 0:
             above = skill.id[:cut]
             if above in by_id:
-                found.extend(_meeting(by_id[above], skill))
+                found.extend((skill.id, above, path) for path in layout(by_id[above]).meets(layout(skill)))
             if above.endswith(".zip") and above[:-4] in by_id:
                 found.append((skill.id, above[:-4], f"api/archives/{above}"))
             cut = skill.id.find("/", cut + 1)
     return found
 
 
-def _meeting(outer: SourceSkill, inner: SourceSkill) -> list[tuple[str, str, str]]:
-    """Where the files of ``inner`` (an ID below ``outer``'s) meet ``outer``'s: the same path, or a
-    file of one where the other needs a folder."""
-    owner = {p: outer.id for p in planned_paths(outer)}
-    found = []
-    for path in planned_paths(inner):
-        if owner.get(path, inner.id) != inner.id:
-            found.append((inner.id, outer.id, path))
-        owner.setdefault(path, inner.id)
-    for path, held in owner.items():
-        cut = path.rfind("/")
-        while cut > 0:
-            other = owner.get(path[:cut])
-            if other is not None and other != held:
-                found.append((inner.id, outer.id, path[:cut]))
-                break
-            cut = path.rfind("/", 0, cut)
-    return found
+class _Layout:
+    """A skill's planned bundle paths, and the folders they need."""
+
+    __slots__ = ("dirs", "paths", "order")
+
+    def __init__(self, planned: list[str]) -> None:
+        self.order = planned
+        self.paths = set(planned)
+        self.dirs: set[str] = set()
+        for path in planned:
+            cut = path.rfind("/")
+            while cut > 0 and path[:cut] not in self.dirs:
+                self.dirs.add(path[:cut])
+                cut = path.rfind("/", 0, cut)
+
+    def meets(self, inner: _Layout) -> list[str]:
+        """Where ``inner``'s files meet these: the same path, a file of one where the other needs a
+        folder (each place once, in ``inner``'s order)."""
+        out: dict[str, None] = {}
+        for path in inner.order:
+            if path in self.paths or path in self.dirs:  # the same file, or a folder of these here
+                out[path] = None
+            cut = path.rfind("/")
+            while cut > 0:  # a file of these where this path needs a folder
+                if path[:cut] in self.paths:
+                    out[path[:cut]] = None
+                    break
+                cut = path.rfind("/", 0, cut)
+        return list(out)
 
 
 def _remove_empty_dirs(staging: Staging, art: SkillArtifacts) -> None:

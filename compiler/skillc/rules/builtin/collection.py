@@ -43,9 +43,11 @@ def duplicate_skill_name(ctxs: Sequence[RuleContext]):
         if len(group) < 2:
             continue
         group.sort(key=lambda c: path_key(c.item.path))
+        head = group[:6]  # (the five others shown are among the first six: no list of all per member)
         for ctx in group:
-            others = [c.item.path for c in group if c is not ctx]
-            shown = ", ".join(others[:5]) + (f" and {len(others) - 5} more" if len(others) > 5 else "")
+            others = [c.item.path for c in head if c is not ctx][:5]
+            more = len(group) - 1 - len(others)
+            shown = ", ".join(others) + (f" and {more} more" if more else "")
             yield ctx, Finding(f"skill name {name!r} is also used by {shown}", ctx.value("name"))
 
 

@@ -12,9 +12,9 @@
 3. **Near-duplicates** within a namespace, type and category with TF-IDF cosine above
    ``compactionThreshold`` (seed 000: 0.90) are merged the same way (reason ``near-duplicate`` with the
    similarity).  The most important entry of a cluster absorbs the others; pairs related by
-   ``supersedes`` are never merged.  Candidates come from an inverted index probed with each entry's
-   heaviest terms (``text.probe_terms``), which finds every pair above the threshold without
-   comparing all pairs.
+   ``supersedes`` are never merged.  Candidates come from an inverted index of each entry's prefix
+   (its rarest terms until the rest weighs less than the threshold: ``text.prefix_terms``) probed
+   with the same prefix, which finds every pair above the threshold without comparing all pairs.
 4. **Supersession**: an entry that ``supersedes`` another keeps both; the older one is marked
    ``superseded`` with ``superseded_by`` (left out of the prompt and of recall, still in the snapshot).
 5. **Decay** as of ``as_of``: ``effective = importance × 0.95^(days since last access / 7)``.
@@ -26,7 +26,7 @@
 from __future__ import annotations
 
 from bisect import bisect_right
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
@@ -34,7 +34,7 @@ from typing import Any
 from ..discover import path_key
 from .model import MemoryEntry, content_hash, epoch
 from .settings import MemorySettings
-from .text import Idf, cosine, probe_terms, terms, tokens
+from .text import Idf, cosine, prefix_terms, terms, tokens
 
 DAY = 86_400.0
 
@@ -181,9 +181,12 @@ def consolidate(entries: Iterable[MemoryEntry], settings: MemorySettings, as_of:
         if len(members) < 2:
             continue
         ordered = sorted(members, key=lambda i: _order(merged[i][0]))
-        postings: dict[str, list[int]] = defaultdict(list)  # term -> ranks (ascending) of the entries with it
-        for r, i in enumerate(ordered):
-            for term in vectors[i]:
+        df = Counter(term for i in members for term in vectors[i])
+        rank = {term: (n, term) for term, n in df.items()}  # rare terms first, one order for all
+        prefixes = {i: prefix_terms(vectors[i], threshold, rank) for i in members}
+        postings: dict[str, list[int]] = defaultdict(list)  # term -> ranks (ascending) of the entries
+        for r, i in enumerate(ordered):  # with it in their prefix
+            for term in prefixes[i]:
                 postings[term].append(r)
         for ri, i in enumerate(ordered):
             if i in gone or not vectors[i]:
@@ -191,7 +194,7 @@ def consolidate(entries: Iterable[MemoryEntry], settings: MemorySettings, as_of:
             ei = merged[i][0]
             found: list[tuple[int, float]] = []
             seen: set[int] = {i}
-            for term in probe_terms(vectors[i], threshold):
+            for term in prefixes[i]:
                 plist = postings[term]
                 # entries ranked before i already compared themselves with i (cosine is symmetric)
                 for rj in plist[bisect_right(plist, ri):]:

@@ -11,6 +11,7 @@ import math
 import re
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
 
 _TOKEN = re.compile(r"[^\W_]+")
 STOPWORDS = frozenset(
@@ -77,19 +78,22 @@ def jaccard(a: set[str] | frozenset[str], b: set[str] | frozenset[str]) -> float
     return inter / (len(a) + len(b) - inter) if inter else 0.0
 
 
-def probe_terms(vec: Mapping[str, float], threshold: float) -> list[str]:
-    """The heaviest terms of ``vec`` until the rest weighs less than ``threshold`` (L2).
+def prefix_terms(vec: Mapping[str, float], threshold: float, rank: Mapping[str, Any]) -> list[str]:
+    """The first terms of ``vec`` in one order shared by every vector (``rank``: term → sort key),
+    until the rest weighs less than ``threshold`` (L2).
 
-    Any vector with cosine ≥ threshold to ``vec`` contains at least one of these terms (the rest can
-    contribute at most its norm, by Cauchy–Schwarz), so probing only them finds every near-duplicate.
+    Two unit vectors with cosine ≥ threshold share a term of both prefixes: if every shared term is
+    past one vector's prefix, the dot product is at most that rest's norm (Cauchy–Schwarz), below
+    the threshold.  So an index of the prefixes alone, probed with a prefix, finds every
+    near-duplicate (AllPairs' prefix filter), and with rare terms first the prefixes are short
+    and their postings too.
     """
-    ordered = sorted(vec.items(), key=lambda kv: (-kv[1], kv[0]))
-    rest = 1.0
+    rest = sum(w * w for w in vec.values())
     out: list[str] = []
     limit = threshold * threshold
-    for term, w in ordered:
+    for term in sorted(vec, key=rank.__getitem__):
         if rest < limit:
             break
         out.append(term)
-        rest -= w * w
+        rest -= vec[term] * vec[term]
     return out

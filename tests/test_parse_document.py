@@ -191,6 +191,16 @@ def test_unquoted_colon_offers_a_quoting_fix():
         "---\nname: s\ndescription: 'Use when: asked'\n---\n"
 
 
+def test_the_quoting_fix_leaves_a_trailing_comment_a_comment():
+    """`Use when: asked # see below`: the comment is not part of the value YAML would read once
+    quoted, so the quotes close before it (as F402's fix does)."""
+    doc = parse("---\nname: s\ndescription: Use when: asked # see below\n---\n")
+    (edit,) = next(d for d in doc.diagnostics if d.code == "P209").fix.edits
+    text = doc.text[: edit.start] + edit.replacement + doc.text[edit.end :]
+    assert text == "---\nname: s\ndescription: 'Use when: asked' # see below\n---\n"
+    assert parse(text).frontmatter.data["description"] == "Use when: asked"
+
+
 def test_convention_files_need_no_frontmatter():
     assert codes(parse("# Team rules\n", ItemKind.CONVENTION)) == []
 

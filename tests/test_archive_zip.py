@@ -121,6 +121,24 @@ def test_pack_then_import_round_trip(tmp_path):
     assert sorted(p.name for p in dest.iterdir()) == ["pdf"]  # no staging folder left
 
 
+def test_a_very_compressible_file_round_trips_through_pack_build_and_import(tmp_path):
+    """A blank 1.2 MB CSV template deflates 400x, past the ratio import refuses as a zip bomb (200x):
+    pack, export and the bundle's archive store it, so what skillc writes, skillc imports."""
+    from conftest import write_skill
+
+    skill = write_skill(tmp_path / "repo", "blank").parent
+    (skill / "assets").mkdir()
+    (skill / "assets/blank.csv").write_bytes((b"," * 30 + b"\n") * 40_000)
+    env = {"SKILLC_CACHE_DIR": str(tmp_path / "cache")}
+    assert run_skillc("pack", str(skill), "-o", str(tmp_path / "p.zip")).returncode == 0
+    assert run_skillc("build", "repo", "--out", "dist", "--no-site", cwd=tmp_path, env=env).returncode == 0
+    assert run_skillc("export", "repo", "blank", "-o", str(tmp_path / "e.zip"), cwd=tmp_path, env=env).returncode == 0
+    for n, archive in enumerate((tmp_path / "p.zip", tmp_path / "dist/api/archives/blank.zip", tmp_path / "e.zip")):
+        r = run_skillc("import", str(archive), "--into", str(tmp_path / f"imported{n}"))
+        assert r.returncode == 0, (archive, r.stderr)
+        assert (tmp_path / f"imported{n}/blank/assets/blank.csv").read_bytes() == (skill / "assets/blank.csv").read_bytes()
+
+
 def test_pack_refuses_secrets(tmp_path):
     d = write_skill(tmp_path, "leaky").parent
     (d / "config.py").write_text('API = "x"\nGITHUB = "ghp_' + "a1B2" * 9 + '"\n')

@@ -98,3 +98,12 @@ def test_skill_zip_writes_what_zipfile_writes():
         with zipfile.ZipFile(io.BytesIO(data)) as zf:
             assert zf.testzip() is None
             assert {i.filename: zf.read(i) for i in zf.infolist()} == {n: d for n, d, _ in members}
+    # A member that would deflate past the ratio import refuses as a zip bomb is stored, by both.
+    members = [("pkg/SKILL.md", b"---\nname: pkg\n---\n", False), ("pkg/assets/blank.csv", b"," * 30 + b"\n", False),
+               ("pkg/assets/big.csv", (b"," * 30 + b"\n") * 40_000, False)]
+    data = skill_zip(members, 0)
+    assert data == zipfile_skill_zip(members, 0)
+    with zipfile.ZipFile(io.BytesIO(data)) as zf:
+        kinds = {i.filename: i.compress_type for i in zf.infolist()}
+    assert kinds == {"pkg/SKILL.md": zipfile.ZIP_DEFLATED, "pkg/assets/blank.csv": zipfile.ZIP_DEFLATED,
+                     "pkg/assets/big.csv": zipfile.ZIP_STORED}

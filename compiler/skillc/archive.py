@@ -24,6 +24,7 @@ import tempfile
 import time
 import unicodedata
 import zipfile
+import zlib
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Iterable, Mapping, Sequence
@@ -141,7 +142,7 @@ def write_zip(members: Iterable[tuple[str, str]], dest: Path, epoch: int) -> lis
             for name, source in pairs:
                 st = os.stat(source)
                 info = zipfile.ZipInfo(name, date_time=stamp)
-                info.compress_type = zipfile.ZIP_DEFLATED
+                info.compress_type = zipfile.ZIP_STORED if _too_compressible(source, st.st_size) else zipfile.ZIP_DEFLATED
                 info.create_system = 3
                 mode = 0o755 if st.st_mode & 0o111 else 0o644
                 info.external_attr = (stat.S_IFREG | mode) << 16
@@ -171,6 +172,24 @@ def write_skill_zip(skill: SourceSkill, dest: Path, epoch: int) -> None:
     directory, SKILL.md directly inside), byte-identical for the same files and ``epoch``
     (SOURCE_DATE_EPOCH, or 0 for 1980-01-01)."""
     write_zip(skill_members(skill), dest, epoch)
+
+
+def bomb_like(size: int, compressed: int, limits: Limits = Limits()) -> bool:
+    """Whether an entry of ``size`` bytes deflated to ``compressed`` is one ``check_zip`` refuses as a
+    likely zip bomb: the writers store such a file instead (a blank 1 MB CSV template deflates 400x),
+    so what skillc writes, skillc imports."""
+    return size > limits.ratio_floor_bytes and size > limits.max_ratio * max(compressed, 1)
+
+
+def _too_compressible(source: str, size: int) -> bool:
+    if size <= Limits().ratio_floor_bytes:
+        return False
+    packer = zlib.compressobj(9, zlib.DEFLATED, -15)  # (zipfile's own stream at compresslevel=9)
+    compressed = 0
+    with open(source, "rb") as fh:
+        while chunk := fh.read(1 << 20):
+            compressed += len(packer.compress(chunk))
+    return bomb_like(size, compressed + len(packer.flush()))
 
 
 # ---------------------------------------------------------------- reading
@@ -273,7 +292,7 @@ def check_zip(path: Path, limits: Limits = Limits()) -> ZipListing:
             if info.file_size > limits.max_file_bytes:
                 raise ArchiveError(f"{path}: entry {name!r} is {info.file_size:,} bytes uncompressed "
                                    f"(the limit is {limits.max_file_bytes:,})")
-            if info.file_size > limits.ratio_floor_bytes and info.file_size > limits.max_ratio * max(info.compress_size, 1):
+            if bomb_like(info.file_size, info.compress_size, limits):
                 raise ArchiveError(f"{path}: entry {name!r} expands {info.file_size // max(info.compress_size, 1):,}x "
                                    f"(a zip bomb? the limit is {limits.max_ratio}x)")
             total += info.file_size

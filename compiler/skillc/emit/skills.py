@@ -34,7 +34,7 @@ from dataclasses import dataclass
 from json.encoder import encode_basestring  # json.dumps(ensure_ascii=False)'s string quoting
 
 from .. import secrets
-from ..archive import excluded, zip_time
+from ..archive import Limits, bomb_like, excluded, zip_time
 from ..errors import BuildError
 from ..resolve_types import EmitContext, SkillFile, SourceSkill
 from .common import compact_json, encode_id, sha256_hex, wire_body, wire_descriptor
@@ -157,6 +157,8 @@ def skill_zip(members: list[tuple[str, bytes, bool]], epoch: int) -> bytes:
             # setting up the smaller window costs a third less on the few-KB files skills hold.
             c = zlib.compressobj(ZIP_LEVEL, zlib.DEFLATED, -min(15, max(9, (len(data) + 262).bit_length())))
             method, packed = 8, c.compress(data) + c.flush()
+            if bomb_like(len(data), len(packed)):  # (stored: import refuses such a ratio as a zip bomb)
+                method, packed = 0, data
         crc = zlib.crc32(data)
         mode = (stat.S_IFREG | (0o755 if executable else 0o644)) << 16
         local.append(_LOCAL.pack(b"PK\x03\x04", 20, 0, flags, method, dostime, dosdate, crc, len(packed), len(data),
@@ -185,13 +187,20 @@ def zipfile_skill_zip(members: list[tuple[str, bytes, bool]], epoch: int) -> byt
             info = zipfile.ZipInfo(name, date_time=stamp)
             info.create_system = 3
             info.external_attr = (stat.S_IFREG | (0o755 if executable else 0o644)) << 16
-            if name.lower().endswith(COMPRESSED_SUFFIXES):
+            if name.lower().endswith(COMPRESSED_SUFFIXES) or _bomb_like_deflated(data):
                 info.compress_type = zipfile.ZIP_STORED
                 zf.writestr(info, data)
             else:
                 info.compress_type = zipfile.ZIP_DEFLATED
                 zf.writestr(info, data, compresslevel=ZIP_LEVEL)
     return buf.getvalue()
+
+
+def _bomb_like_deflated(data: bytes) -> bool:
+    if len(data) <= Limits().ratio_floor_bytes:  # (below it check_zip looks at no ratio)
+        return False
+    c = zlib.compressobj(ZIP_LEVEL, zlib.DEFLATED, -15)
+    return bomb_like(len(data), len(c.compress(data)) + len(c.flush()))
 
 
 def document_bytes(descriptor_json: str, body: str) -> bytes:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import io
+import json
 import stat
 import zipfile
 from pathlib import Path
@@ -107,3 +108,25 @@ def test_skill_zip_writes_what_zipfile_writes():
         kinds = {i.filename: i.compress_type for i in zf.infolist()}
     assert kinds == {"pkg/SKILL.md": zipfile.ZIP_DEFLATED, "pkg/assets/blank.csv": zipfile.ZIP_DEFLATED,
                      "pkg/assets/big.csv": zipfile.ZIP_STORED}
+
+
+def test_the_bundle_publishes_only_names_its_archives_can_import(tmp_path):
+    """A name with ':' (Windows cannot hold it), a case twin of another file or of SKILL.md (macOS
+    and Windows merge them): withheld and listed, so the skill's zip imports; the rest published."""
+    skill = write_skill(tmp_path / "repo", "odd").parent
+    (skill / "references").mkdir()
+    for name, text in (("references/v1:notes.md", "a"), ("references/Notes.md", "b"), ("references/notes.md", "c"),
+                       ("skill.md", "d"), ("Refs/x.md", "e"), ("refs/y.md", "f")):
+        (skill / name).parent.mkdir(parents=True, exist_ok=True)
+        (skill / name).write_text(text + "\n")
+    r = run_skillc("build", "repo", "--out", "dist", "--no-site", cwd=tmp_path,
+                   env={"SKILLC_CACHE_DIR": str(tmp_path / "cache")})
+    assert r.returncode == 0, r.stderr
+    manifest = json.loads((tmp_path / "dist/api/manifest.json").read_text())
+    assert sorted(w["path"] for w in manifest["withheld"]) == [
+        "references/notes.md", "references/v1:notes.md", "refs/y.md", "skill.md"]
+    assert sorted(p.relative_to(tmp_path / "dist/api/files/odd").as_posix()
+                  for p in (tmp_path / "dist/api/files/odd").rglob("*") if p.is_file()) == [
+        "Refs/x.md", "SKILL.md", "references/Notes.md"]
+    r = run_skillc("import", str(tmp_path / "dist/api/archives/odd.zip"), "--into", str(tmp_path / "imported"))
+    assert r.returncode == 0, r.stderr

@@ -34,7 +34,7 @@ from dataclasses import dataclass
 from json.encoder import encode_basestring  # json.dumps(ensure_ascii=False)'s string quoting
 
 from .. import secrets
-from ..archive import Limits, bomb_like, excluded, zip_time
+from ..archive import MAX_NAME_BYTES, MAX_PATH_BYTES, Limits, bomb_like, excluded, zip_time
 from ..errors import BuildError
 from ..resolve_types import EmitContext, SkillFile, SourceSkill
 from .common import compact_json, encode_id, sha256_hex, wire_body, wire_descriptor
@@ -44,6 +44,8 @@ from .wellknown import index_entry
 # Agent Skills discovery path rules: printable ASCII without \ ? # [ ], no empty/./.. segment.
 _SAFE_PATH = re.compile(r"[\x20-\x7e]+")
 _FORBIDDEN = set('\\?#[]')
+# Names `import` refuses (Windows cannot hold them): never in the bundle, whose archives must import.
+_NOT_IMPORTABLE = set(':*"<>|')
 ZIP_LEVEL = 6  # zlib's default (9 gave the same bytes and time on Markdown skills; it is slower on larger files)
 # Formats that are compressed already: stored, not deflated again.
 COMPRESSED_SUFFIXES = (".zip", ".gz", ".tgz", ".bz2", ".xz", ".zst", ".7z", ".jar", ".whl", ".png", ".jpg",
@@ -84,8 +86,12 @@ def publishable(path: str) -> str | None:
     """Why ``path`` (relative to a skill) cannot be published, or None."""
     if not _SAFE_PATH.fullmatch(path) or any(c in _FORBIDDEN for c in path):
         return "path is not printable ASCII without \\ ? # [ ]"
+    if any(c in _NOT_IMPORTABLE for c in path):
+        return "path holds one of : * \" < > | (Windows cannot hold it; import refuses it)"
     if path.startswith("/") or any(seg in ("", ".", "..") for seg in path.split("/")):
         return "path has an empty, '.' or '..' segment"
+    if len(path) > MAX_PATH_BYTES or any(len(seg) > MAX_NAME_BYTES for seg in path.split("/")):
+        return f"a name over {MAX_NAME_BYTES} or a path over {MAX_PATH_BYTES} bytes (import refuses it)"
     if _SECRET_NAMES.search(path):
         return "credential file (never published)"
     found = secrets.scan(path)
@@ -321,9 +327,10 @@ def render_skill(ctx: EmitContext, staging: Staging, skill: SourceSkill) -> Skil
     published, withheld = [], []
     zipped: list[tuple[str, bytes, bool]] = []
     folder = skill.id.rsplit("/", 1)[-1]
+    spelled: dict[str, str] = {"skill.md": "SKILL.md"}  # case-folded name -> the one published (zip names)
     for i, f in enumerate(skill.files):
         main = i == 0  # SKILL.md (whatever its spelling) is always first
-        reason = None if main else publishable(f.path)
+        reason = None if main else publishable(f.path) or _importable(f, spelled)
         if reason is not None:
             withheld.append((secrets.redact(f.path)[0], reason))  # (the manifest lists it: never a secret)
             continue
@@ -335,6 +342,9 @@ def render_skill(ctx: EmitContext, staging: Staging, skill: SourceSkill) -> Skil
                 continue
         staging.write(f"api/files/{skill.id}/{f.path}", data)
         published.append((f.path, f.sha256, f.size))
+        if not main:
+            for name in _with_folders(f.path):
+                spelled.setdefault(name.casefold(), name)
         if main:
             zipped.append((f"{folder}/SKILL.md", data, executable))
         elif not excluded(f.path):
@@ -349,6 +359,26 @@ def render_skill(ctx: EmitContext, staging: Staging, skill: SourceSkill) -> Skil
     index_row = compact_json(index_entry(skill.id, skill.description, files, archive))
     return SkillArtifacts(skill.id, (doc_rel, sha256_hex(doc), len(doc)), files, archive, tuple(withheld),
                           descriptor, index_row)
+
+
+def _importable(f: SkillFile, spelled: Mapping[str, str]) -> str | None:
+    """Why ``import`` would refuse ``f`` in the skill's archive, or None: a file over its size limit,
+    or a name (or a folder on its way) that differs only by case from one published before it
+    (macOS and Windows would merge them)."""
+    limit = Limits().max_file_bytes
+    if f.size > limit:
+        return f"file of {f.size:,} bytes: import takes files up to {limit:,}"
+    for name in _with_folders(f.path):
+        other = spelled.get(name.casefold(), name)
+        if other != name:
+            return f"differs only by case from {other!r} (case-insensitive file systems would merge them)"
+    return None
+
+
+def _with_folders(path: str) -> list[str]:
+    """``a/b/c.md`` -> ``["a", "a/b", "a/b/c.md"]``."""
+    parts = path.split("/")
+    return ["/".join(parts[: i + 1]) for i in range(len(parts))]
 
 
 def _reused(cache, artifacts: dict, art: SkillArtifacts, progress) -> None:

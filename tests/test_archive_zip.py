@@ -139,6 +139,24 @@ def test_a_very_compressible_file_round_trips_through_pack_build_and_import(tmp_
         assert (tmp_path / f"imported{n}/blank/assets/blank.csv").read_bytes() == (skill / "assets/blank.csv").read_bytes()
 
 
+def test_pack_and_export_leave_out_credential_files_as_the_bundle_withholds_them(tmp_path):
+    """A `.env` (or `id_rsa`, `*.pem`…) is never published by the build: pack and export from the
+    folder leave it out too, so the three exports of a skill agree."""
+    from conftest import write_skill
+
+    skill = write_skill(tmp_path / "repo", "envy").parent
+    (skill / ".env").write_text("DEBUG=1\nAPI_URL=http://localhost\n")
+    (skill / "notes.md").write_text("notes\n")
+    env = {"SKILLC_CACHE_DIR": str(tmp_path / "cache")}
+    assert run_skillc("pack", str(skill), "-o", str(tmp_path / "p.zip")).returncode == 0
+    assert run_skillc("export", "repo", "envy", "-o", str(tmp_path / "folder.zip"), cwd=tmp_path, env=env).returncode == 0
+    assert run_skillc("build", "repo", "--out", "dist", "--no-site", cwd=tmp_path, env=env).returncode == 0
+    assert run_skillc("export", "dist", "envy", "-o", str(tmp_path / "bundle.zip"), cwd=tmp_path, env=env).returncode == 0
+    for archive in ("p.zip", "folder.zip", "bundle.zip"):
+        with zipfile.ZipFile(tmp_path / archive) as zf:
+            assert zf.namelist() == ["envy/SKILL.md", "envy/notes.md"], archive
+
+
 def test_pack_refuses_secrets(tmp_path):
     d = write_skill(tmp_path, "leaky").parent
     (d / "config.py").write_text('API = "x"\nGITHUB = "ghp_' + "a1B2" * 9 + '"\n')

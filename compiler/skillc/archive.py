@@ -85,8 +85,14 @@ class ZipListing:
 
 # ---------------------------------------------------------------- writing
 
+# Files that hold credentials by convention: the bundle never publishes them, and no archive carries them.
+CREDENTIAL_NAMES = re.compile(r"(^|/)(\.env(\..*)?|\.netrc|\.npmrc|\.pypirc|id_(rsa|dsa|ecdsa|ed25519)|.*\.(pem|key|p12|pfx))$")
+
+
 def excluded(rel: str) -> bool:
-    """package_skill.py's exclusions, for a path relative to the skill folder."""
+    """package_skill.py's exclusions, and credential files, for a path relative to the skill folder."""
+    if CREDENTIAL_NAMES.search(rel):
+        return True
     parts = PurePosixPath(rel).parts
     if any(p in EXCLUDE_DIRS for p in parts[:-1]) or (len(parts) > 1 and parts[0] in ROOT_EXCLUDE_DIRS):
         return True

@@ -34,7 +34,7 @@ from dataclasses import dataclass
 from json.encoder import encode_basestring  # json.dumps(ensure_ascii=False)'s string quoting
 
 from .. import secrets
-from ..archive import MAX_NAME_BYTES, MAX_PATH_BYTES, Limits, bomb_like, excluded, zip_time
+from ..archive import CREDENTIAL_NAMES, MAX_NAME_BYTES, MAX_PATH_BYTES, Limits, bomb_like, excluded, zip_time
 from ..errors import BuildError
 from ..resolve_types import EmitContext, SkillFile, SourceSkill
 from .common import compact_json, encode_id, sha256_hex, wire_body, wire_descriptor
@@ -50,9 +50,6 @@ ZIP_LEVEL = 6  # zlib's default (9 gave the same bytes and time on Markdown skil
 # Formats that are compressed already: stored, not deflated again.
 COMPRESSED_SUFFIXES = (".zip", ".gz", ".tgz", ".bz2", ".xz", ".zst", ".7z", ".jar", ".whl", ".png", ".jpg",
                        ".jpeg", ".gif", ".webp", ".avif", ".woff", ".woff2", ".mp3", ".mp4", ".ogg", ".webm")
-# Never published whatever they contain (credentials by convention).
-_SECRET_NAMES = re.compile(r"(^|/)(\.env(\..*)?|\.netrc|\.npmrc|\.pypirc|id_(rsa|dsa|ecdsa|ed25519)|.*\.(pem|key|p12|pfx))$")
-
 
 @dataclass(frozen=True, slots=True)
 class SkillArtifacts:
@@ -92,7 +89,7 @@ def publishable(path: str) -> str | None:
         return "path has an empty, '.' or '..' segment"
     if len(path) > MAX_PATH_BYTES or any(len(seg) > MAX_NAME_BYTES for seg in path.split("/")):
         return f"a name over {MAX_NAME_BYTES} or a path over {MAX_PATH_BYTES} bytes (import refuses it)"
-    if _SECRET_NAMES.search(path):
+    if CREDENTIAL_NAMES.search(path):
         return "credential file (never published)"
     found = secrets.scan(path)
     if found:

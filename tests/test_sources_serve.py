@@ -145,3 +145,31 @@ def test_http_source_refuses_hostile_manifest_paths(tmp_path, served):
     assert "path has an empty, '.' or '..' segment" in messages and all(d.code == "R108" for d in listing.diagnostics)
     assert "would pass" in messages and "guide.md/x: answered 404" in messages
     assert not list(tmp_path.rglob("passwd"))
+
+
+def test_a_skill_stored_as_skill_md_comes_over_http_as_its_skill_md(tmp_path):
+    """The bundle publishes it as `skill.md`: the http source takes that file for the skill's
+    SKILL.md (it wrote the one rebuilt from the wire document beside it, and export from the URL
+    failed on the two names)."""
+    write_skill(tmp_path / "repo", "lower", file_name="skill.md", body="# Lower\n\nOriginal text.\n")
+    original = (tmp_path / "repo/lower/skill.md").read_bytes()
+    assert run_skillc("build", "repo", "--out", "dist", "--no-site", cwd=tmp_path).returncode == 0
+    proc = subprocess.Popen([*skillc_command(), "serve", str(tmp_path / "dist"), "--port", "0", "--quiet"],
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        api = re.search(r"\(API: (http://[^)]+/api)\)", proc.stdout.readline()).group(1)
+        r = run_skillc("export", api, "lower", "-o", str(tmp_path / "url.zip"),
+                       env={"SKILLC_CACHE_DIR": str(tmp_path / "c1")})
+        assert r.returncode == 0, r.stderr
+        with zipfile.ZipFile(tmp_path / "url.zip") as zf:
+            assert zf.namelist() == ["lower/SKILL.md"] and zf.read("lower/SKILL.md") == original
+        (tmp_path / "mirror").mkdir()
+        (tmp_path / "mirror/skills.toml").write_text(f'[[repositories]]\nname = "up"\ntype = "http"\nurl = "{api}"\n')
+        r = run_skillc("build", "--out", "dist", "--no-site", cwd=tmp_path / "mirror",
+                       env={"SKILLC_CACHE_DIR": str(tmp_path / "c2")})
+        assert r.returncode == 0, r.stderr
+        files = tmp_path / "mirror/dist/api/files/lower"
+        assert sorted(p.name for p in files.iterdir()) == ["SKILL.md"] and (files / "SKILL.md").read_bytes() == original
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)

@@ -310,10 +310,12 @@ class HttpSource:
             if size > MAX_RESPONSE_BYTES or total + size > MAX_SKILL_BYTES:
                 leave_out(rel, f"the skill's files would pass {MAX_SKILL_BYTES:,} bytes")
                 continue
-            target = tree / skill_id / rel
-            previous = self.dir / "tree" / skill_id / rel
+            # A skill published as `skill.md` (stored so): that file is its SKILL.md, in the rebuilt one's place.
+            local = "SKILL.md" if rel.lower() == "skill.md" and "SKILL.md" not in listed else rel
+            target = tree / skill_id / local
+            previous = self.dir / "tree" / skill_id / local
             data = None
-            if old_files.get(rel) == sha and previous.is_file() and not previous.is_symlink():
+            if old_files.get(local) == sha and previous.is_file() and not previous.is_symlink():
                 data = previous.read_bytes()
             if data is None or hashlib.sha256(data).hexdigest() != sha:
                 segments = [urllib.parse.quote(seg, safe="") for seg in f"{skill_id}/{rel}".split("/")]
@@ -340,7 +342,7 @@ class HttpSource:
                 leave_out(rel, f"cannot be written ({exc.strerror or exc})")
                 continue
             total += size
-            kept[rel] = sha
+            kept[local] = sha
         return kept
 
     def skills(self, read: ReadItem | None = None) -> SourceListing:

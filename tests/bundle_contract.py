@@ -158,6 +158,12 @@ def check_contract(base: str, bundle: Path) -> dict[str, int]:
     if (bundle / "index.html").exists():
         status, headers, body = fetch(base, "/")
         assert status == 200 and headers["content-type"].startswith("text/html")
+    if (bundle / "404.html").exists():  # a mistyped page: the site's 404 page, not JSON or the server's
+        page = (bundle / "404.html").read_bytes()
+        for path in ("/no-such-page", "/skills/no/such/skill/"):
+            status, headers, body = fetch(base, path)
+            assert status == 404 and headers["content-type"].startswith("text/html"), (path, headers)
+            assert body == page, path
     return counts
 
 

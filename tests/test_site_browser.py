@@ -270,3 +270,24 @@ def test_a_missing_page_is_the_sites_404_page(site):
     assert status == 404 and headers["content-type"].startswith("text/html") and b"404" in body
     status, headers, body = fetch(base.rstrip("/"), "/api/skills/no-such-skill")
     assert status == 404 and headers["content-type"].startswith("application/json")  # the API's JSON 404
+
+
+def test_the_search_page_fits_a_phone_and_the_skill_table_has_a_header(site):
+    """At 375 px the search box shrinks (it pushed the button 7 px past the screen); the skill page's
+    property table has a header row, not an empty band; the home page links the collections as the
+    .json file a static host serves as JSON."""
+    browser, base = site
+    browser.call("Emulation.setDeviceMetricsOverride", width=375, height=740, deviceScaleFactor=1, mobile=True)
+    try:
+        browser.goto(base + "search/?q=kubectl")
+        browser.wait_for("document.querySelectorAll('#skillc-search-results a').length || null")
+        assert browser.js("document.documentElement.scrollWidth") <= 375
+    finally:
+        browser.call("Emulation.clearDeviceMetricsOverride")
+    browser.goto(base + "skills/extraction/email/")
+    assert browser.js("[...document.querySelector('article table thead').innerText.split('\\t')].map(s => s.trim())"
+                      ) == ["Property", "Value"]
+    browser.goto(base)
+    href = browser.js("[...document.querySelectorAll('article a')].find(a => a.textContent.includes("
+                      "'skill-collections')).getAttribute('href')")
+    assert href.endswith("api/skill-collections.json"), href

@@ -277,3 +277,12 @@ def test_a_skill_stored_as_lowercase_skill_md_links_the_file_published(tmp_path:
     index = json.loads((out / ".well-known/agent-skills/index.json").read_text())
     entry = next(e for e in index["skills"] if e["name"] == "lower")
     assert [f["path"] for f in entry["files"]] == ["skill.md", "_meta.json"]
+
+
+def test_a_remote_image_becomes_a_link_the_reader_can_open():
+    """The site's CSP loads images from the site only (it works offline and tracks no reader): a
+    remote image would be a broken image and a CSP error on every view; it is a link instead."""
+    out = render("![Logo](https://files.example.com/x.png) ![](//cdn.example.com/y.png) ![local](assets/a.png)")
+    assert '<a href="https://files.example.com/x.png" title="remote image, not loaded by this site">image: Logo</a>' in out
+    assert '<a href="//cdn.example.com/y.png"' in out and ">image</a>" in out
+    assert '<img alt="local" src="assets/a.png"' in out and out.count("<img") == 1

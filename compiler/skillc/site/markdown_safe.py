@@ -104,6 +104,8 @@ class SafeTreeprocessor(Treeprocessor):
                         break
                 elif name == "id" and _RESERVED_ID.match(value):
                     el.attrib[name] = "h-" + value
+            if el.tag == "img" and _REMOTE.match(el.get("src", "")):
+                _as_link(el)  # (the site's CSP loads images from itself only: a remote one would be broken)
             if el.tag == "code" and not len(el) and (el.text or "") in BADGES:
                 el.set("class", "skillc-badge skillc-badge-" + el.text.strip("[]").lower())
         _fix_toc(getattr(self.md, "toc_tokens", None) or ())
@@ -135,6 +137,20 @@ def _neutralise(el: etree.Element) -> None:
     el.set("title", "link removed: unsafe URL scheme")
     if alt:
         el.text = alt
+
+
+_REMOTE = re.compile(r"(?i)\s*(https?:)?//")
+
+
+def _as_link(el: etree.Element) -> None:
+    """A remote image becomes a link to it, named by its alt text (the site fetches nothing from
+    another host, so the reader chooses to open it)."""
+    src, alt = el.get("src", ""), el.get("alt") or ""
+    el.attrib.clear()
+    el.tag = "a"
+    el.set("href", src)
+    el.set("title", "remote image, not loaded by this site")
+    el.text = f"image: {alt}" if alt else "image"
 
 
 def _fix_toc(tokens) -> None:

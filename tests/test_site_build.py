@@ -286,3 +286,13 @@ def test_a_remote_image_becomes_a_link_the_reader_can_open():
     assert '<a href="https://files.example.com/x.png" title="remote image, not loaded by this site">image: Logo</a>' in out
     assert '<a href="//cdn.example.com/y.png"' in out and ">image</a>" in out
     assert '<img alt="local" src="assets/a.png"' in out and out.count("<img") == 1
+
+
+@pytest.mark.parametrize("control", ["\u202e", "\u202d", "\u2066", "\u2068"])
+def test_bidirectional_controls_cannot_disguise_text(control: str):
+    """`\\u202eevil` displays as "live": in generated values (names, descriptions, memories) and in
+    skill bodies the controls show as their code points."""
+    shown = f"[U+{ord(control):04X}]"
+    assert shown in render(md(f"name {control}evil")).replace("\\", "")
+    out = render(f"Body {control}evil and `{control}code`")
+    assert control not in out and out.count(shown) == 2

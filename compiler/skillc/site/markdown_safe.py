@@ -92,6 +92,10 @@ class SafeTreeprocessor(Treeprocessor):
         if base is not None and not safe_url(base):
             base = None
         for el in root.iter():
+            if el.text:
+                el.text = visible_bidi(el.text)
+            if el.tail:
+                el.tail = visible_bidi(el.tail)
             for name in list(el.attrib):
                 value = el.attrib[name]
                 if name not in _ALLOWED_ATTRS or (name == "style" and not _ALIGN_STYLE.match(value)):
@@ -140,6 +144,14 @@ def _neutralise(el: etree.Element) -> None:
 
 
 _REMOTE = re.compile(r"(?i)\s*(https?:)?//")
+# Bidirectional embeddings, overrides and isolates reorder the text after them: "\u202eevil" reads
+# "live".  Untrusted text shows them as their code points instead (search.js does the same).
+_BIDI = re.compile("[\u202a-\u202e\u2066-\u2069]")
+
+
+def visible_bidi(text: str) -> str:
+    """``text`` with each bidirectional control shown as ``[U+202E]``, so it cannot disguise text."""
+    return _BIDI.sub(lambda m: f"[U+{ord(m.group()):04X}]", text) if _BIDI.search(text) else text
 
 
 def _as_link(el: etree.Element) -> None:

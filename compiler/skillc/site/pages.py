@@ -30,7 +30,7 @@ from urllib.parse import quote
 
 from ..emit.site import human_size
 from ..resources import data_dir
-from .markdown_safe import FILES_REFERENCE
+from .markdown_safe import FILES_REFERENCE, visible_bidi
 from .model import CATEGORIES, SiteModel, SkillInfo
 
 HOME_LIMIT = 500  # skills listed on the home page (above: the "All skills" pages)
@@ -49,7 +49,7 @@ def md(value: Any) -> Md:
     if isinstance(value, Md):
         return value
     text = "" if value is None else str(value)
-    text = " ".join(text.split())
+    text = visible_bidi(" ".join(text.split()))
     text = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
     return Md(_MD_SPECIAL.sub(r"\\\1", text))
 

@@ -46,7 +46,10 @@
   function el(tag, cls, text) {
     var e = document.createElement(tag);
     if (cls) e.className = cls;
-    if (text !== undefined) e.textContent = text;
+    // (bidirectional controls shown as code points: "\u202eevil" would read "live"; markdown_safe.py does the same)
+    if (text !== undefined) e.textContent = String(text).replace(/[\u202a-\u202e\u2066-\u2069]/g, function (c) {
+      return "[U+" + c.charCodeAt(0).toString(16).toUpperCase() + "]";
+    });
     return e;
   }
   function section(title, items) {

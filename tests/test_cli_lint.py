@@ -526,15 +526,19 @@ def _unprivileged(*args: str, cwd: Path):
                           timeout=120, env={**os.environ, "NO_COLOR": "1"})
 
 
-@pytest.mark.parametrize("locked", ["file", "folder"])
-def test_an_unreadable_file_named_on_the_command_line_is_a_d105_diagnostic(tmp_path: Path, locked: str):
-    """As pre-commit passes it: exit 1 with D105 naming the file, as a folder walk reports it (it
-    was an internal error, exit 2, or click's usage error)."""
+@pytest.mark.parametrize("locked, named", [("file", "SKILL.md"), ("folder", "SKILL.md"),
+                                           ("folder", "refs/x.md"), ("folder", "missing.md")])
+def test_an_unreadable_file_named_on_the_command_line_is_a_d105_diagnostic(tmp_path: Path, locked: str,
+                                                                           named: str):
+    """As pre-commit passes it (SKILL.md, or a reference of the skill): exit 1 with D105, as a
+    folder walk reports it (it was an internal error, exit 2, or click's usage error)."""
     write_skill(tmp_path / "skills", "locked")
+    (tmp_path / "skills/locked/refs").mkdir()
+    (tmp_path / "skills/locked/refs/x.md").write_text("x\n")
     target = tmp_path / "skills/locked" / ("SKILL.md" if locked == "file" else "")
     target.chmod(0o000)
     try:
-        r = _unprivileged("lint", "skills/locked/SKILL.md", cwd=tmp_path)
+        r = _unprivileged("lint", f"skills/locked/{named}", cwd=tmp_path)
     finally:
         target.chmod(0o755 if locked == "folder" else 0o644)
     if r.returncode == 0:
@@ -569,3 +573,11 @@ def test_a_file_name_with_a_line_break_cannot_forge_a_line_on_stderr(tmp_path: P
     (folder / "SKILL.md").write_text("---\nname: q\n---\n")
     r = run_skillc("lint", str(folder.relative_to(tmp_path) / "SKILL.md"), cwd=tmp_path)
     assert "note:" in r.stderr and not any(line.startswith("::") for line in r.stderr.splitlines()), r.stderr
+
+
+def test_a_path_through_a_file_does_not_exist(tmp_path: Path):
+    """`SKILL.md/x` (ENOTDIR) is a usage error, as a missing path is; it linted the skill above it."""
+    write_skill(tmp_path / "skills", "foo")
+    for arg in ("skills/foo/SKILL.md/x", "skills/foo/SKILL.md/x/SKILL.md"):
+        r = run_skillc("lint", arg, cwd=tmp_path)
+        assert r.returncode == 2 and "does not exist" in r.stderr, (arg, r.stdout, r.stderr)

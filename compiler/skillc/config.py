@@ -84,7 +84,7 @@ def find_config(start: Path) -> ConfigFile | None:
     """The first skills.toml, .rkat/skills.toml or pyproject.toml with [tool.skillc] in ``start``."""
     for name in CONFIG_NAMES:
         candidate = start / name
-        if _is_file(candidate):
+        if quiet_is_file(candidate):
             cfg = read_config_file(candidate)
             if name != "pyproject.toml" or cfg.data:
                 return cfg
@@ -99,12 +99,12 @@ def find_lint_config(start: Path) -> ConfigFile | None:
         cfg = find_config(folder)
         if cfg is not None:
             return cfg
-        if _exists(folder / ".git"):
+        if quiet_exists(folder / ".git"):
             return None
     return None
 
 
-def _is_file(path: Path) -> bool:
+def quiet_is_file(path: Path) -> bool:
     """``path.is_file()``, False in a folder that cannot be searched (its files are D105 in lint)."""
     try:
         return path.is_file()
@@ -112,7 +112,16 @@ def _is_file(path: Path) -> bool:
         return False
 
 
-def _exists(path: Path) -> bool:
+def quiet_is_dir(path: Path) -> bool:
+    """``path.is_dir()``, False below a folder that cannot be searched."""
+    try:
+        return path.is_dir()
+    except PermissionError:
+        return False
+
+
+def quiet_exists(path: Path) -> bool:
+    """``path.exists()``, False in a folder that cannot be searched."""
     try:
         return path.exists()
     except PermissionError:

@@ -21,7 +21,15 @@ from pathlib import Path
 
 import click
 
-from ..config import anchored, find_lint_config, lint_config, read_config_file
+from ..config import (
+    anchored,
+    find_lint_config,
+    lint_config,
+    quiet_exists,
+    quiet_is_dir,
+    quiet_is_file,
+    read_config_file,
+)
 from ..discover import CONVENTION_UPPER, RESOURCE_DIRS, SKILL_FILE_NAMES
 from ..errors import SkillcError
 from ..lint import LintConfig, LintResult, lint_root
@@ -62,12 +70,12 @@ def owning_skill(path: Path) -> Path | None:
     up to the repository's top; None when the file is in no skill."""
     owner: Path | None = None
     for folder in path.parents:
-        found = next((folder / n for n in SKILL_FILE_NAMES if (folder / n).is_file()), None)
+        found = next((folder / n for n in SKILL_FILE_NAMES if quiet_is_file(folder / n)), None)
         if found is not None:
             if owner is not None and owner.parent.relative_to(folder).parts[0] not in RESOURCE_DIRS:
                 break  # (the one below is a skill of its own, nested in this one)
             owner = found
-        if (folder / ".git").exists():
+        if quiet_exists(folder / ".git"):
             break
     return owner
 
@@ -115,7 +123,7 @@ def targets(paths: tuple[str, ...], cwd: Path | None = None) -> list[Target]:
         path = Path(p)
         try:
             st = os.stat(path)
-        except FileNotFoundError:
+        except (FileNotFoundError, NotADirectoryError):
             kind = "is a broken symbolic link" if path.is_symlink() else "does not exist"
             raise click.BadParameter(f"path {p!r} {kind}", param_hint="PATH") from None
         except OSError:  # (a folder on the way that cannot be searched: lint reports D105 for the file)
@@ -146,7 +154,7 @@ def _config_for(tgt: Target, config_path: str | None, overrides: dict) -> LintCo
     start = tgt.root
     if tgt.only is not None:
         start = Path(os.path.commonpath([os.path.abspath(tgt.root / s) for s in tgt.only]))
-        while not start.is_dir():
+        while not quiet_is_dir(start):
             start = start.parent
     cfg_file = read_config_file(Path(config_path)) if config_path else find_lint_config(start)
     return anchored(lint_config(cfg_file, **overrides), tgt.root)

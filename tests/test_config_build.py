@@ -428,3 +428,30 @@ def test_a_path_with_dotdot_is_normalised_and_a_moved_checkout_builds_the_same_b
     shutil.copytree(proj, moved)
     build(moved, "conf/skills.toml", tmp_path / "o4")
     assert tree(tmp_path / "o1") == tree(tmp_path / "o4")
+
+
+def test_a_sibling_repository_names_the_same_wherever_the_checkout_lives(tmp_path):
+    """`skillc build ../repo` from two checkouts of one layout: the same skills, lists and indexes
+    byte for byte (the name is the normalised relative path, never a machine's whole path); only the
+    manifest's `location` of a repository outside the build folder is whole, as documented."""
+    import filecmp
+
+    from conftest import run_skillc, write_skill
+
+    outs = []
+    for place in ("a", "b"):
+        write_skill(tmp_path / place / "repo", "tools/x")
+        (tmp_path / place / "work").mkdir()
+        r = run_skillc("build", "../repo/./", "--out", "out", "--no-site", cwd=tmp_path / place / "work",
+                       env={"SKILLC_CACHE_DIR": str(tmp_path / place / "cache"), "SOURCE_DATE_EPOCH": "1"})
+        assert r.returncode == 0, r.stderr
+        outs.append(tmp_path / place / "work/out")
+    skills = (outs[0] / "api/skills.json").read_text()
+    assert '"skillc.repository":"../repo"' in skills and str(tmp_path) not in skills
+    files = sorted(p.relative_to(outs[0]).as_posix() for p in outs[0].rglob("*") if p.is_file())
+    assert files == sorted(p.relative_to(outs[1]).as_posix() for p in outs[1].rglob("*") if p.is_file())
+    differ = [f for f in files if not filecmp.cmp(outs[0] / f, outs[1] / f, shallow=False)]
+    assert differ == ["api/manifest.json"], differ
+    lines = [a for a, b in zip((outs[0] / "api/manifest.json").read_text().splitlines(),
+                               (outs[1] / "api/manifest.json").read_text().splitlines()) if a != b]
+    assert len(lines) == 1 and '"location":' in lines[0] and '"repository":"../repo"' in lines[0], lines

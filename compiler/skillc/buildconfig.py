@@ -147,12 +147,13 @@ def load_build_config(paths: Sequence[str], config_path: str | None, *, cwd: Pat
     if paths:
         for p in paths:
             location = Path(os.path.normpath(p if Path(p).is_absolute() else cwd / p))  # (no '..' in the bundle)
-            # Named relative to the build folder when inside it, else by its whole normalised path
-            # (however it was typed: `a/../b`, `./b/`): the name is published (provenance,
-            # shadowing), and the bundle must not depend on where a checkout lives or on spelling.
+            # Named by its path from the build folder, normalised (`a/../b` is `b`, `./b/` is `b`,
+            # `../repo` stays so: a sibling checkout names the same on every machine); a path given
+            # whole and outside the build folder keeps its whole form.  The name is published
+            # (provenance, shadowing): the bundle must not depend on spelling or on where a checkout lives.
             rel = os.path.relpath(location, cwd)
             outside = rel == os.pardir or rel.startswith(os.pardir + os.sep)
-            name = _unique(location.as_posix() if outside else Path(rel).as_posix(), seen)
+            name = _unique(location.as_posix() if outside and Path(p).is_absolute() else Path(rel).as_posix(), seen)
             repositories.append(Repository(name, "filesystem", str(location), Tier.PROJECT,
                                            Tier.PROJECT.default_priority))
     else:

@@ -120,3 +120,13 @@ def test_action_paths_one_a_line_with_spaces_and_sarif_in_a_new_folder(user_repo
     (user_repo / "my skills/x/SKILL.md").write_text("---\nname: x\ndescription: Does x. Use when x.\n---\n# X\n")
     (lint_step,) = run_action({"path": "my skills\ndocs", "strict": "True"}, cwd=user_repo)
     assert lint_step.returncode == 1 and "::warning file=docs/Mismatch/SKILL.md" in lint_step.stdout
+
+
+@pytest.mark.parametrize("given", ["docs skills", "docs skills\n", "  docs   skills  \n\n"],
+                         ids=["one-line", "folded-block", "padded"])
+def test_action_paths_on_one_line_are_split_on_spaces(user_repo: Path, given: str):
+    """`path: >` folds its lines into one line ending in a newline: still several paths (the first
+    version of the one-path-a-line rule linted 'docs skills' as one missing path)."""
+    (lint_step,) = run_action({"path": given}, cwd=user_repo)
+    assert lint_step.returncode == 1, lint_step.stderr
+    assert "file=skills/bad/SKILL.md," in lint_step.stdout and "file=docs/Mismatch/SKILL.md," in lint_step.stdout

@@ -541,3 +541,19 @@ def test_build_and_lint_agree_on_links_into_nested_skills(tmp_path: Path):
     assert [d["code"] for d in json.loads(lint.stdout)["diagnostics"]] == []
     built = build_json(tmp_path, "s", "--out", "out", "--no-site")
     assert built["warnings"] == 0
+
+
+def test_keep_going_prints_errors_first_and_quiet_prints_only_them(tmp_path: Path):
+    """`--quiet` prints nothing but errors, and the errors of the skills `--keep-going` leaves out are
+    errors (a CI job saw nothing while a tenth of a registry was dropped); without it they come
+    before the warnings, whatever order the repository gave."""
+    write_skill(tmp_path / "repo", "a-warned", body="# A\n\n" + "Line.\n" * 600)  # B701: over 500 lines
+    write_skill(tmp_path / "repo", "b-broken", frontmatter="name: b-broken\ndescription: Use when: asked\n")
+    write_skill(tmp_path / "repo", "c-warned", body="# C\n\n" + "Line.\n" * 600)
+    env = build_env(tmp_path)
+    r = run_skillc("build", "repo", "--out", "out", "--no-site", "--keep-going", "--quiet", cwd=tmp_path, env=env)
+    assert r.returncode == 0 and r.stdout == "", r.stdout
+    assert [line.split(" ")[1] for line in r.stderr.splitlines()] == ["P209"], r.stderr
+    r = run_skillc("build", "repo", "--out", "out", "--no-site", "--keep-going", cwd=tmp_path, env=env)
+    codes = [line.split(" ")[1] for line in r.stderr.splitlines() if line.startswith("repo:")]
+    assert codes[0] == "P209" and codes.count("B701") == 2 and len(codes) == 3, r.stderr

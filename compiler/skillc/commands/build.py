@@ -90,13 +90,17 @@ def build(paths, config_path, out, no_site, memory, keep_going, force, emit, no_
     if as_json:
         click.echo(json.dumps({"ok": True, **summary}, ensure_ascii=False, sort_keys=True))
         return
+    # Errors first (of the skills --keep-going left out: --quiet prints them too), then warnings,
+    # then the R101 shadowing lines; each group in the order the build found them.
+    rank = {Severity.ERROR: 0, Severity.WARNING: 1}
+    shown = [(repo, d) for repo, d in result.diagnostics
+             if d.severity is Severity.ERROR or (not quiet and (d.severity is not Severity.INFO or d.code == "R101"))]
+    for repo, d in sorted(shown, key=lambda rd: rank.get(rd[1].severity, 2)):
+        click.echo(_diagnostic_line(repo, d), err=True)
     if quiet:
         return
     for note in result.notes:
         click.echo(f"warning: {note}", err=True)
-    for repo, d in result.diagnostics:  # errors: of the skills --keep-going left out; R101: shadowing
-        if d.severity is not Severity.INFO or d.code == "R101":
-            click.echo(_diagnostic_line(repo, d), err=True)
     from ..discover import path_key
     from ..model import plural
     from ..report import one_line

@@ -310,8 +310,12 @@ class HttpSource:
             if size > MAX_RESPONSE_BYTES or total + size > MAX_SKILL_BYTES:
                 leave_out(rel, f"the skill's files would pass {MAX_SKILL_BYTES:,} bytes")
                 continue
-            # A skill published as `skill.md` (stored so): that file is its SKILL.md, in the rebuilt one's place.
-            local = "SKILL.md" if rel.lower() == "skill.md" and "SKILL.md" not in listed else rel
+            # A skill published as `skill.md` (stored so): that file is its SKILL.md, in the rebuilt one's
+            # place; beside a listed SKILL.md (an older bundle published both) it is a case twin, left out.
+            if rel.lower() == "skill.md" and rel != "SKILL.md" and "SKILL.md" in listed:
+                leave_out(rel, "differs only by case from SKILL.md (case-insensitive file systems would merge them)")
+                continue
+            local = "SKILL.md" if rel.lower() == "skill.md" else rel
             target = tree / skill_id / local
             previous = self.dir / "tree" / skill_id / local
             data = None

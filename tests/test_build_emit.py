@@ -130,3 +130,25 @@ def test_the_bundle_publishes_only_names_its_archives_can_import(tmp_path):
         "Refs/x.md", "SKILL.md", "references/Notes.md"]
     r = run_skillc("import", str(tmp_path / "dist/api/archives/odd.zip"), "--into", str(tmp_path / "imported"))
     assert r.returncode == 0, r.stderr
+
+
+def test_the_archive_limits_import_enforces_are_withheld_at_build(tmp_path):
+    """A path whose archive entry (with the skill's folder in front) passes 1,024 bytes, and the files
+    past 10,000 entries, are withheld and listed: the skill's zip still imports."""
+    skill = write_skill(tmp_path / "repo", "longskill").parent
+    deep = skill / "/".join(["d" * 250] * 4)  # 1,003 bytes with its slashes: under 1,024 alone
+    deep.mkdir(parents=True)
+    (deep / ("n" * 16)).write_text("x\n")
+    many = write_skill(tmp_path / "repo", "many").parent
+    (many / "f").mkdir()
+    for i in range(10_000):
+        (many / f"f/{i:05d}").write_bytes(b"")
+    r = run_skillc("build", "repo", "--out", "dist", "--no-site", cwd=tmp_path,
+                   env={"SKILLC_CACHE_DIR": str(tmp_path / "cache")})
+    assert r.returncode == 0, r.stderr
+    withheld = {w["id"]: w for w in json.loads((tmp_path / "dist/api/manifest.json").read_text())["withheld"]}
+    assert "path over 1024 bytes" in withheld["longskill"]["reason"]
+    assert withheld["many"]["path"] == "f/09999" and "10,000 entries" in withheld["many"]["reason"]
+    for skill_id in ("longskill", "many"):
+        r = run_skillc("import", str(tmp_path / f"dist/api/archives/{skill_id}.zip"), "--into", str(tmp_path / "in"))
+        assert r.returncode == 0, (skill_id, r.stderr)

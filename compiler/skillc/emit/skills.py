@@ -87,8 +87,8 @@ def publishable(path: str) -> str | None:
         return "path holds one of : * \" < > | (Windows cannot hold it; import refuses it)"
     if path.startswith("/") or any(seg in ("", ".", "..") for seg in path.split("/")):
         return "path has an empty, '.' or '..' segment"
-    if len(path) > MAX_PATH_BYTES or any(len(seg) > MAX_NAME_BYTES for seg in path.split("/")):
-        return f"a name over {MAX_NAME_BYTES} or a path over {MAX_PATH_BYTES} bytes (import refuses it)"
+    if any(len(seg) > MAX_NAME_BYTES for seg in path.split("/")):
+        return f"a name over {MAX_NAME_BYTES} bytes (import refuses it)"
     if CREDENTIAL_NAMES.search(path):
         return "credential file (never published)"
     found = secrets.scan(path)
@@ -324,10 +324,10 @@ def render_skill(ctx: EmitContext, staging: Staging, skill: SourceSkill) -> Skil
     published, withheld = [], []
     zipped: list[tuple[str, bytes, bool]] = []
     folder = skill.id.rsplit("/", 1)[-1]
-    spelled: dict[str, str] = {"skill.md": "SKILL.md"}  # case-folded name -> the one published (zip names)
+    carried = _Importable(folder)
     for i, f in enumerate(skill.files):
         main = i == 0  # SKILL.md (whatever its spelling) is always first
-        reason = None if main else publishable(f.path) or _importable(f, spelled)
+        reason = None if main else publishable(f.path) or carried.refusal(f)
         if reason is not None:
             withheld.append((secrets.redact(f.path)[0], reason))  # (the manifest lists it: never a secret)
             continue
@@ -339,9 +339,7 @@ def render_skill(ctx: EmitContext, staging: Staging, skill: SourceSkill) -> Skil
                 continue
         staging.write(f"api/files/{skill.id}/{f.path}", data)
         published.append((f.path, f.sha256, f.size))
-        if not main:
-            for name in _with_folders(f.path):
-                spelled.setdefault(name.casefold(), name)
+        carried.take("SKILL.md" if main else f.path, f.size)
         if main:
             zipped.append((f"{folder}/SKILL.md", data, executable))
         elif not excluded(f.path):
@@ -358,18 +356,38 @@ def render_skill(ctx: EmitContext, staging: Staging, skill: SourceSkill) -> Skil
                           descriptor, index_row)
 
 
-def _importable(f: SkillFile, spelled: Mapping[str, str]) -> str | None:
-    """Why ``import`` would refuse ``f`` in the skill's archive, or None: a file over its size limit,
-    or a name (or a folder on its way) that differs only by case from one published before it
-    (macOS and Windows would merge them)."""
-    limit = Limits().max_file_bytes
-    if f.size > limit:
-        return f"file of {f.size:,} bytes: import takes files up to {limit:,}"
-    for name in _with_folders(f.path):
-        other = spelled.get(name.casefold(), name)
-        if other != name:
-            return f"differs only by case from {other!r} (case-insensitive file systems would merge them)"
-    return None
+class _Importable:
+    """What ``skillc import`` would accept of a skill's archive, file by file: its limits on a file,
+    the entry count and the total size (``archive.Limits``), the length of an entry's name with the
+    archive's top folder, and names that differ only by case from one taken before (macOS and
+    Windows would merge them)."""
+
+    def __init__(self, folder: str) -> None:
+        self.folder, self.limits = folder, Limits()
+        self.spelled: dict[str, str] = {}  # case-folded name -> the one taken
+        self.entries = self.total = 0
+
+    def refusal(self, f: SkillFile) -> str | None:
+        limits = self.limits
+        if f.size > limits.max_file_bytes:
+            return f"file of {f.size:,} bytes: import takes files up to {limits.max_file_bytes:,}"
+        if len(f"{self.folder}/{f.path}".encode()) > MAX_PATH_BYTES:
+            return f"its archive entry would be a path over {MAX_PATH_BYTES} bytes (import refuses it)"
+        if self.entries + 1 > limits.max_entries:
+            return f"the skill's archive would hold more than {limits.max_entries:,} entries (import's limit)"
+        if self.total + f.size > limits.max_total_bytes:
+            return f"the skill's archive would pass {limits.max_total_bytes:,} bytes (import's limit)"
+        for name in _with_folders(f.path):
+            other = self.spelled.get(name.casefold(), name)
+            if other != name:
+                return f"differs only by case from {other!r} (case-insensitive file systems would merge them)"
+        return None
+
+    def take(self, path: str, size: int) -> None:
+        self.entries += 1
+        self.total += size
+        for name in _with_folders(path):
+            self.spelled.setdefault(name.casefold(), name)
 
 
 def _with_folders(path: str) -> list[str]:

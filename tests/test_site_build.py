@@ -286,6 +286,7 @@ def test_a_remote_image_becomes_a_link_the_reader_can_open():
     assert '<a href="https://files.example.com/x.png" title="remote image, not loaded by this site">image: Logo</a>' in out
     assert '<a href="//cdn.example.com/y.png"' in out and ">image</a>" in out
     assert '<img alt="local" src="assets/a.png"' in out and out.count("<img") == 1
+    assert "<img" not in render("![p](https:/files.example.com/y.png)")  # (browsers read it as https://)
 
 
 @pytest.mark.parametrize("control", ["\u202e", "\u202d", "\u2066", "\u2068"])
@@ -296,3 +297,6 @@ def test_bidirectional_controls_cannot_disguise_text(control: str):
     assert shown in render(md(f"name {control}evil")).replace("\\", "")
     out = render(f"Body {control}evil and `{control}code`")
     assert control not in out and out.count(shown) == 2
+    out = render(f"![alt {control}x](https://e.com/x.png) [l](https://e.com \"t{control}x\")\n\n"
+                 f"```\nfenced {control}code\n```\n")
+    assert control not in out and out.count(shown) == 3, out  # link text, title, fenced code

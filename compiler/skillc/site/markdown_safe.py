@@ -108,6 +108,8 @@ class SafeTreeprocessor(Treeprocessor):
                         break
                 elif name == "id" and _RESERVED_ID.match(value):
                     el.attrib[name] = "h-" + value
+                elif name in ("title", "alt"):  # (shown as tooltips: no text reordering there either)
+                    el.attrib[name] = visible_bidi(value)
             if el.tag == "img" and _REMOTE.match(el.get("src", "")):
                 _as_link(el)  # (the site's CSP loads images from itself only: a remote one would be broken)
             if el.tag == "code" and not len(el) and (el.text or "") in BADGES:
@@ -124,6 +126,8 @@ class SafeStashPreprocessor(Preprocessor):
         for i, block in enumerate(blocks):
             if isinstance(block, str) and " id=" in block:
                 blocks[i] = _STASHED_ID.sub(_prefixed_id, block)
+            if isinstance(block, str):  # (fenced code is stashed HTML: the tree pass never sees it)
+                blocks[i] = visible_bidi(blocks[i])
         return lines
 
 
@@ -143,7 +147,7 @@ def _neutralise(el: etree.Element) -> None:
         el.text = alt
 
 
-_REMOTE = re.compile(r"(?i)\s*(https?:)?//")
+_REMOTE = re.compile(r"(?i)\s*(https?:|//)")  # (`https:/host/x` too: browsers read it as https://host/x)
 # Bidirectional embeddings, overrides and isolates reorder the text after them: "\u202eevil" reads
 # "live".  Untrusted text shows them as their code points instead (search.js does the same).
 _BIDI = re.compile("[\u202a-\u202e\u2066-\u2069]")
@@ -162,7 +166,7 @@ def _as_link(el: etree.Element) -> None:
     el.tag = "a"
     el.set("href", src)
     el.set("title", "remote image, not loaded by this site")
-    el.text = f"image: {alt}" if alt else "image"
+    el.text = visible_bidi(f"image: {alt}" if alt else "image")
 
 
 def _fix_toc(tokens) -> None:

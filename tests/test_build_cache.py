@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import pickle
 from pathlib import Path
 
@@ -49,3 +50,27 @@ def test_cached_document_equals_parsed_document(tmp_path: Path, name: str):
             assert b.position(*path) == a.position(*path) and b.value_position(*path) == a.value_position(*path)
         # still picklable (documents go to worker processes)
         assert dict(pickle.loads(pickle.dumps(b.scalars)).items()) == dict(a.scalars.items())
+
+
+def test_site_and_no_site_builds_share_the_cache(tmp_path: Path):
+    """Pull-request builds with `--no-site` and site builds on main share one cache: switching parses
+    and renders nothing again, and the bundle is the one a build without cache makes."""
+    import filecmp
+
+    from conftest import run_skillc, write_skill
+
+    for i in range(3):
+        write_skill(tmp_path / "repo", f"s{i}")
+    env = {"SKILLC_CACHE_DIR": str(tmp_path / "cache"), "SOURCE_DATE_EPOCH": "1700000000"}
+    stats = []
+    for args in (("--no-site",), (), ("--no-site",)):
+        r = run_skillc("build", "repo", "--out", "out", "--json", *args, cwd=tmp_path, env=env)
+        assert r.returncode == 0, r.stderr
+        stats.append({k: v for k, v in json.loads(r.stdout).items() if k in ("parsed", "rendered")})
+    assert stats == [{"parsed": 3, "rendered": 3}, {"parsed": 0, "rendered": 0}, {"parsed": 0, "rendered": 0}]
+    r = run_skillc("build", "repo", "--out", "fresh", "--no-site", "--no-cache", cwd=tmp_path, env=env)
+    assert r.returncode == 0, r.stderr
+    out, fresh = tmp_path / "out", tmp_path / "fresh"
+    files = sorted(p.relative_to(out).as_posix() for p in out.rglob("*") if p.is_file())
+    assert files == sorted(p.relative_to(fresh).as_posix() for p in fresh.rglob("*") if p.is_file())
+    assert all(filecmp.cmp(out / f, fresh / f, shallow=False) for f in files)

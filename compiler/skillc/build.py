@@ -541,14 +541,16 @@ def _run_build(opts: BuildOptions, progress: Progress | None = None, fresh_cache
     current_manifest = check_output(out, local, opts.force)
 
     cache_root = (opts.cache_dir or default_cache_root(opts.env)) if opts.use_cache else None
-    config_hash = _config_hash(
-        (cfg.settings(), lint_identity(cfg.lint),
-         tuple((r.name, r.type, r.tier, r.priority, r.order) for r in cfg.repositories)),
-        (opts.site, opts.emit))
+    inputs = (cfg.settings(), lint_identity(cfg.lint),
+              tuple((r.name, r.type, r.tier, r.priority, r.order) for r in cfg.repositories))
+    config_hash = _config_hash(inputs, (opts.site, opts.emit))  # (the manifest's: what was asked)
+    # What the cached records depend on: not whether the site or whoosh is emitted (a cache shared by
+    # `--no-site` pull-request builds and site builds on main was discarded at every switch).
+    records_hash = _config_hash(inputs, ())
     if cache_root is not None:
         check_cache(Path(cache_root), local)
         tag_cache_root(cache_root)
-    cache = BuildCache(cache_root / "records" if cache_root else None, salt=config_hash, fresh=fresh_cache)
+    cache = BuildCache(cache_root / "records" if cache_root else None, salt=records_hash, fresh=fresh_cache)
     lap("config+cache load")
     work = out.parent / WORK_DIR
     name = out.name
@@ -638,7 +640,7 @@ def _run_build(opts: BuildOptions, progress: Progress | None = None, fresh_cache
         try:
             options = {
                 "site": opts.site, "emit": opts.emit, "epoch": epoch or 0, "source_date_epoch": epoch,
-                "config_hash": config_hash, "cwd": str(opts.cwd), "cache": cache,
+                "config_hash": config_hash, "records_hash": records_hash, "cwd": str(opts.cwd), "cache": cache,
                 "config_files": _shown_config_files(cfg.config_files, opts.cwd),
                 "staging": staging, "artifacts": {},
                 "lint_summary": _lint_summary(cfg.lint, len(all_skills), diagnostics),

@@ -309,7 +309,7 @@ def render_key(ctx: EmitContext, skill: SourceSkill) -> str:
 
     files = tuple((f.path, f.sha256, f.executable) for f in skill.files)
     return key_of("render", skill.id, skill.repository.name, skill.repository.tier.value, files,
-                  int(ctx.options.get("epoch", 0)), ctx.options.get("config_hash", ""))
+                  int(ctx.options.get("epoch", 0)), ctx.options.get("records_hash", ctx.options.get("config_hash", "")))
 
 
 def render_skill(ctx: EmitContext, staging: Staging, skill: SourceSkill) -> SkillArtifacts:

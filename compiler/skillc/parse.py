@@ -430,9 +430,8 @@ def _quote_fix(fm_text: str, fm_offset: int, line_index: int) -> Fix | None:
     value = m.group("value")
     if value[0] in "'\"[{|>&*!%@`#-?" or value.startswith("- "):
         return None
-    comment = re.search(r"[ \t]#", value)  # (in a plain scalar ` #` starts a comment: it stays one)
-    if comment:
-        value = value[:comment.start()].rstrip(" \t")
+    if re.search(r"[ \t]#", value):  # (`Use when: x # note` or `Fix: see issue #12`? not a safe guess)
+        return None
     # The value must not continue on the next line (a multi-line plain scalar).
     if line_index + 1 < len(lines) and lines[line_index + 1].startswith(m.group("indent") + " "):
         return None

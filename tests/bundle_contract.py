@@ -103,10 +103,12 @@ def check_contract(base: str, bundle: Path) -> dict[str, int]:
         assert {k: v for k, v in doc.items() if k != "body"} == desc, desc["id"]
         _check_caching(base, path, resp[2])
         counts["skills"] += 1
-    # --- unknown IDs: a JSON 404 (Meerkat maps 404 to NotFound) ---
-    for missing in ("no-such-skill", quote("no/such/skill", safe="")):
-        body = _json(fetch(base, "/api/skills/" + missing), 404)
-        assert body.get("error")
+    # --- unknown IDs: a JSON 404 (Meerkat maps 404 to NotFound), and so is a missing skill file ---
+    for missing in ("/api/skills/no-such-skill", "/api/skills/" + quote("no/such/skill", safe=""),
+                    "/api/files/no/such/file.md", "/api/archives/no/such.zip",
+                    "/.well-known/agent-skills/no/such/file.md"):
+        body = _json(fetch(base, missing), 404)
+        assert body.get("error"), missing
     # --- collections ---
     colls = _json(fetch(base, "/api/skill-collections"))
     _schema_validator("wire-skill-collections.schema.json").validate(colls)

@@ -153,8 +153,10 @@ def pack(skill_dir: Path, output: Path | None, profile: str, config_path: str | 
 
     The archive holds exactly one top-level folder named after the skill folder, with SKILL.md
     directly inside; __pycache__/, node_modules/, *.pyc, .DS_Store and a root evals/ folder are
-    left out (as Anthropic's package_skill.py does). Entries are sorted and timestamped with
-    SOURCE_DATE_EPOCH (or 1980-01-01): the same folder always gives the same bytes.
+    left out (as Anthropic's package_skill.py does), and so are credential files (.env, .netrc,
+    id_rsa, *.pem, *.key…), which a bundle never publishes either. Entries are sorted and
+    timestamped with SOURCE_DATE_EPOCH (or 1980-01-01): the same folder always gives the same
+    bytes; a file over 1 MiB that would deflate more than 200x is stored (import's zip-bomb check).
 
     The skill is linted first (default profile: claude, plus the secret scan B707): an error, or a
     likely credential in any file, refuses the pack (exit 1). There is no override flag; silence a

@@ -522,8 +522,8 @@ def test_keep_going_says_why_each_skill_was_left_out(tmp_path: Path):
                                           '[lint]\nignore = ["B707"]\n')
     r = run_skillc("build", "--out", "out", "--keep-going", "--no-site", cwd=tmp_path, env=build_env(tmp_path))
     assert r.returncode == 0, r.stderr
-    assert "excluded leak: SKILL.md holds a likely secret (github-token) at line 7; never published" in r.stderr
-    assert "excluded bad: lint errors: P209" in r.stderr and "ghp_" not in r.stderr + r.stdout
+    assert "excluded leak (r's copy): SKILL.md holds a likely secret (github-token) at line 7; never published" in r.stderr
+    assert "excluded bad (r's copy): lint errors: P209" in r.stderr and "ghp_" not in r.stderr + r.stdout
     r = run_skillc("build", "--out", "out", "--keep-going", "--no-site", "--json", cwd=tmp_path,
                    env=build_env(tmp_path))
     assert r.returncode == 0 and r.stderr == "" and "ghp_" not in r.stdout, r.stderr

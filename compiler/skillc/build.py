@@ -83,6 +83,7 @@ class BuildResult:
     excluded: dict[str, str]
     timings: dict[str, float] = field(default_factory=dict)  # seconds per stage (benchmarks; not in --json)
     notes: list[str] = field(default_factory=list)  # warnings about the build itself (the cache), printed
+    excluded_from: dict[str, str] = field(default_factory=dict)  # excluded ID -> the repository whose copy failed
 
     def summary(self) -> dict[str, object]:
         errors = sum(1 for _, d in self.diagnostics if d.severity is Severity.ERROR)
@@ -577,7 +578,8 @@ def _run_build(opts: BuildOptions, progress: Progress | None = None, fresh_cache
         # Only the copy that would be published can fail the build: a broken copy that a valid one of
         # higher precedence shadows is reported, and the valid one is published (overriding a broken
         # upstream skill is what precedence is for).
-        publish = {id(s) for s in winners_of(listings).values()}
+        winning = winners_of(listings)
+        publish = {id(s) for s in winning.values()}
         for lst in listings:
             for s in lst.skills:
                 if id(s) not in publish:
@@ -684,8 +686,10 @@ def _run_build(opts: BuildOptions, progress: Progress | None = None, fresh_cache
     notes = [*options.get("notes", ())]  # type: ignore[misc]
     if cache.save_error:
         notes.append(f"the build cache could not be saved ({cache.save_error}); the next build starts without it")
+    excluded_from = {i: winning[i].repository.name for i in failing if i in winning}
     return BuildResult(out, resolution, shown, cache.stats.as_dict(), len(files) + 1,
-                       sum(f["size"] for f in files), time.perf_counter() - t0, failing, timings, notes)
+                       sum(f["size"] for f in files), time.perf_counter() - t0, failing, timings, notes,
+                       excluded_from)
 
 
 @contextlib.contextmanager

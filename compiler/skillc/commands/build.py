@@ -108,7 +108,9 @@ def build(paths, config_path, out, no_site, memory, keep_going, force, emit, no_
 
     for skill_id in sorted(result.excluded, key=path_key):  # (--keep-going) each left-out skill, and why
         shown_id, reason = redact(skill_id)[0], redact(result.excluded[skill_id])[0]
-        click.echo(f"excluded {one_line(shown_id)}: {one_line(reason)}", err=True)
+        where = result.excluded_from.get(skill_id)
+        source = f" ({one_line(where)}'s copy)" if where else ""
+        click.echo(f"excluded {one_line(shown_id)}{source}: {one_line(reason)}", err=True)
     out_shown = os.path.relpath(result.out) if not Path(out).is_absolute() else str(result.out)
     size = summary["bytes"] / 1e6
     click.echo(

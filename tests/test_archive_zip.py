@@ -146,6 +146,7 @@ def test_pack_and_export_leave_out_credential_files_as_the_bundle_withholds_them
 
     skill = write_skill(tmp_path / "repo", "envy").parent
     (skill / ".env").write_text("DEBUG=1\nAPI_URL=http://localhost\n")
+    (skill / "cert.PEM").write_text("not a real certificate\n")  # (in any case)
     (skill / "notes.md").write_text("notes\n")
     env = {"SKILLC_CACHE_DIR": str(tmp_path / "cache")}
     assert run_skillc("pack", str(skill), "-o", str(tmp_path / "p.zip")).returncode == 0

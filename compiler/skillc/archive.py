@@ -85,8 +85,9 @@ class ZipListing:
 
 # ---------------------------------------------------------------- writing
 
-# Files that hold credentials by convention: the bundle never publishes them, and no archive carries them.
-CREDENTIAL_NAMES = re.compile(r"(^|/)(\.env(\..*)?|\.netrc|\.npmrc|\.pypirc|id_(rsa|dsa|ecdsa|ed25519)|.*\.(pem|key|p12|pfx))$")
+# Files that hold credentials by convention (in any case: `.ENV` is `.env` on macOS and Windows):
+# the bundle never publishes them, and no archive carries them.
+CREDENTIAL_NAMES = re.compile(r"(?i)(^|/)(\.env(\..*)?|\.netrc|\.npmrc|\.pypirc|id_(rsa|dsa|ecdsa|ed25519)|.*\.(pem|key|p12|pfx))$")
 
 
 def excluded(rel: str) -> bool:

@@ -173,3 +173,17 @@ def test_a_private_key_inside_a_json_key_file_is_found_and_redacted():
     assert found.kind == "private-key"
     redacted, counts = redact(text)
     assert "MIIEvAIB" not in redacted and counts == {"private-key": 1}
+
+
+@pytest.mark.parametrize("url, secret", [
+    ("postgres://app:Xk29fjQ8zLm3Pq@db.acme-corp.io:5432/app", True),  # (a real host named db.…)
+    ("https://ci:Xk29fjQ8zLm3Pq@server01.acme.io/hook", True),
+    ("https://u:Xk29fjQ8zLm3Pq@hosting.acme-corp.io/", True),
+    ("postgres://user:Xk29fjQ8zLm3Pq@localhost:5432/db", False),  # a developer's own machine
+    ("postgres://user:Xk29fjQ8zLm3Pq@db:5432/app", False),  # a compose service / a stand-in
+    ("mysql://root:Xk29fjQ8zLm3Pq@host/app", False),
+])
+def test_url_credentials_on_real_hosts_whose_names_start_like_stand_ins(url: str, secret: bool):
+    """`db`, `host`, `server` stand for a host in examples; `db.acme-corp.io` is one: its password
+    was published (memory snapshots, prompt.md) because the host only *started* like a stand-in."""
+    assert bool(scan(url)) is secret

@@ -282,7 +282,10 @@ def check_zip(path: Path, limits: Limits = Limits()) -> ZipListing:
                 # they hold, and a .git/config can run commands in the next `git status`.
                 skipped.append(info.filename)
                 continue
-            name = check_entry_name(info.filename)
+            try:
+                name = check_entry_name(info.filename)
+            except ArchiveError as exc:  # (named with the archive, as every other refusal is)
+                raise ArchiveError(f"{path}: {exc}") from None
             mode = info.external_attr >> 16
             kind = stat.S_IFMT(mode)
             if kind == stat.S_IFLNK:

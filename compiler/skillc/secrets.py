@@ -156,7 +156,10 @@ def _ok_bearer(v: str) -> bool:
     return not is_placeholder(v) and _random_looking(v, 12)
 
 
-_URL_PLACEHOLDER_HOSTS = ("localhost", "127.0.0.1", "0.0.0.0", "[::1]", "host", "server", "db:", "db/", "db.")
+# Hosts of examples and of a developer's own machine, matched whole (`db.acme-corp.io` or
+# `server01.acme.io` are real hosts, whose passwords are real).
+_URL_PLACEHOLDER_HOSTS = frozenset({"localhost", "127.0.0.1", "0.0.0.0", "[::1]", "host", "server", "db", "hostname"})
+_HOST_END = re.compile(r"[:/?#]")
 _URL_EXAMPLE_DOMAINS = re.compile(r"(^|[.@])example\.(com|org|net)\b|\.(local|test|example|invalid)\b")
 
 
@@ -167,7 +170,7 @@ def _ok_url(v: str) -> bool:
     if re.search(r"[.\]][+*]|\\", password):  # a pattern (`http.?://.+:.+@.*`), not a password
         return False
     low_host = host.lower()
-    if low_host.startswith(_URL_PLACEHOLDER_HOSTS) or _URL_EXAMPLE_DOMAINS.search(low_host):
+    if _HOST_END.split(low_host, 1)[0] in _URL_PLACEHOLDER_HOSTS or _URL_EXAMPLE_DOMAINS.search(low_host):
         return False
     return not is_placeholder(password) and password.lower() not in {"pass", "pwd", "pw", "admin", "root", "guest"}
 

@@ -34,6 +34,8 @@ from typing import Any, Callable
 
 import yaml
 
+from .. import __version__
+from ..cache import FORMAT as CACHE_FORMAT
 from ..cache import diagnostics_in, diagnostics_out
 from ..discover import path_key
 from ..fetch import MAX_BYTES, FetchError
@@ -196,6 +198,8 @@ class HttpSource:
             state = json.loads(state_file.read_text("utf-8"))
         except (OSError, ValueError):
             state = {}
+        if not isinstance(state, dict) or state.get("format") != FETCH_FORMAT:
+            state = {}  # (fetched under other rules, by another version: its tree may hold what these leave out)
         listed = state.get("listed")
         if isinstance(listed, list) and time.time() - state.get("fetched_at", 0) < repo.refresh_seconds \
                 and (self.dir / "tree").is_dir() and all(i in state.get("docs", {}) for i in listed if wanted(i)):
@@ -279,7 +283,8 @@ class HttpSource:
         # What was fetched: the list, and the files the remote bundle's manifest lists (they can
         # change while the list does not)
         resolved = hashlib.sha256(body_of(listing) + (body_of(files) if files else b"")).hexdigest()
-        state = {"fetched_at": time.time(), "resolved": "sha256:" + resolved, "listed": list(dict.fromkeys(safe)),
+        state = {"format": FETCH_FORMAT, "fetched_at": time.time(), "resolved": "sha256:" + resolved,
+                 "listed": list(dict.fromkeys(safe)),
                  "diagnostics": diagnostics_out(diags), "docs": docs, "collections": collections,
                  "url": display(repo)}
         state_file.write_text(json.dumps(state, sort_keys=True), "utf-8")
@@ -302,6 +307,7 @@ class HttpSource:
 
         from ..emit.skills import publishable
 
+        spelled = {"skill.md": "SKILL.md"}  # case-folded names kept (older bundles published case twins)
         for rel, (sha, size) in sorted(listed.items()):
             why = publishable(rel)  # (what a bundle may publish, checked before it names a file here)
             if why:
@@ -316,6 +322,13 @@ class HttpSource:
                 leave_out(rel, "differs only by case from SKILL.md (case-insensitive file systems would merge them)")
                 continue
             local = "SKILL.md" if rel.lower() == "skill.md" else rel
+            parts = local.split("/")
+            names = ["/".join(parts[: i + 1]) for i in range(len(parts))]
+            twin = next((spelled[n.casefold()] for n in names
+                         if spelled.get(n.casefold(), n) != n and n != "SKILL.md"), None)
+            if twin is not None:
+                leave_out(rel, f"differs only by case from {twin!r} (case-insensitive file systems would merge them)")
+                continue
             target = tree / skill_id / local
             previous = self.dir / "tree" / skill_id / local
             data = None
@@ -347,6 +360,8 @@ class HttpSource:
                 continue
             total += size
             kept[local] = sha
+            for n in names:
+                spelled.setdefault(n.casefold(), n)
         return kept
 
     def skills(self, read: ReadItem | None = None) -> SourceListing:
@@ -379,6 +394,10 @@ class HttpSource:
         if not out:
             diags.append(Diagnostic("R107", Severity.WARNING, "", 0, 0, f"repository {repo.name!r} offers no skill"))
         return SourceListing(tuple(out), source_input, tuple(diags), dict(state.get("collections", {})), repo)
+
+
+# What a cached fetch was made under: another version's tree may hold files these rules leave out.
+FETCH_FORMAT = f"{__version__}|{CACHE_FORMAT}"
 
 
 def body_of(listing: Any) -> bytes:

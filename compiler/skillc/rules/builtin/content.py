@@ -583,7 +583,8 @@ def nested_reference(ctx: RuleContext):
         leaks to every user. skillc scans SKILL.md and the skill's text files (binary files and
         nested skills skipped, at most 200 files and 1 MiB each) for provider key formats (AWS,
         GCP, GitHub, Slack, OpenAI, Anthropic, Stripe), JWTs, private keys, `password=`/`token:`
-        assignments, `Authorization` headers and URLs with passwords. Placeholders
+        assignments, `Authorization` headers and URLs with passwords (but on `localhost`, or on a
+        stand-in host named exactly `db`, `host` or `server`, as in examples). Placeholders
         (`<your-token>`, `${TOKEN}`, `xxx`, `changeme`) are not reported, and the value is never
         printed. File and folder names are scanned too (a folder is the skill's ID, and the bundle
         publishes names). Turn the scan off with `[lint] secret-scan = false`; the build still never

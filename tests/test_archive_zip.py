@@ -594,3 +594,13 @@ def test_pack_ignores_lint_errors_of_nested_skills_it_leaves_out_and_names_with_
     (colon / "references/notes:v2.txt").write_text(f"GITHUB_TOKEN={TOKEN}\n")
     r = run_skillc("pack", str(colon), "-o", str(tmp_path / "c.zip"))
     assert r.returncode == 1 and "internal error" not in r.stderr and "possible github-token" in r.stderr, r.stderr
+
+
+def test_an_entry_name_import_refuses_is_named_with_its_archive(tmp_path):
+    """Every refusal names the archive (`<zip>: entry …`), a bad entry name too (it did not)."""
+    bad = tmp_path / "old-bundle-colon.zip"
+    with zipfile.ZipFile(bad, "w") as zf:
+        zf.writestr("colon/SKILL.md", "---\nname: colon\ndescription: Does c. Use when c.\n---\n# C\n")
+        zf.writestr("colon/a:b.txt", "x\n")
+    r = run_skillc("import", str(bad), "--into", str(tmp_path / "in"))
+    assert r.returncode == 1 and f"{bad}: entry 'colon/a:b.txt'" in r.stderr, r.stderr

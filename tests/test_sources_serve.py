@@ -176,27 +176,39 @@ def test_a_skill_stored_as_skill_md_comes_over_http_as_its_skill_md(tmp_path):
 
 
 def test_an_older_bundle_listing_skill_md_beside_skill_md_mirrors_and_exports(tmp_path):
-    """Bundles before 26 Nov published a `skill.md` beside `SKILL.md` (a case twin): the http source
-    leaves it out (R108) instead of writing both, so export from the URL works."""
+    """Bundles before 26 Nov published case twins (`skill.md` beside `SKILL.md`, `Notes.md` beside
+    `notes.md`): the http source leaves the later one out (R108) instead of writing both, so export
+    from the URL works; and a fetch another version cached is fetched again."""
     import hashlib
 
     write_skill(tmp_path / "repo", "twin")
     assert run_skillc("build", "repo", "--out", "dist", "--no-site", cwd=tmp_path).returncode == 0
-    data = b"lower-case twin\n"
-    (tmp_path / "dist/api/files/twin/skill.md").write_bytes(data)
     manifest_path = tmp_path / "dist/api/manifest.json"
     manifest = json.loads(manifest_path.read_text())
-    manifest["files"].append({"path": "api/files/twin/skill.md", "sha256": hashlib.sha256(data).hexdigest(),
-                              "size": len(data)})
+    for name, data in (("skill.md", b"lower-case twin\n"), ("refs/Notes.md", b"N\n"), ("refs/notes.md", b"n\n")):
+        (tmp_path / f"dist/api/files/twin/{name}").parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / f"dist/api/files/twin/{name}").write_bytes(data)
+        manifest["files"].append({"path": f"api/files/twin/{name}", "sha256": hashlib.sha256(data).hexdigest(),
+                                  "size": len(data)})
     manifest_path.write_text(json.dumps(manifest))
     proc = subprocess.Popen([*skillc_command(), "serve", str(tmp_path / "dist"), "--port", "0", "--quiet"],
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     try:
         api = re.search(r"\(API: (http://[^)]+/api)\)", proc.stdout.readline()).group(1)
-        r = run_skillc("export", api, "twin", "-o", str(tmp_path / "url.zip"), env={"SKILLC_CACHE_DIR": str(tmp_path / "c")})
+        r = run_skillc("export", api, "twin", "-o", str(tmp_path / "url.zip"), "--cache-dir", str(tmp_path / "c"))
         assert r.returncode == 0, r.stderr
         with zipfile.ZipFile(tmp_path / "url.zip") as zf:
-            assert zf.namelist() == ["twin/SKILL.md"]
+            assert zf.namelist() == ["twin/SKILL.md", "twin/refs/Notes.md"]
+            assert zf.read("twin/SKILL.md") == (tmp_path / "repo/twin/SKILL.md").read_bytes()
+        # A fetch cached by another version (no format in its state) is not trusted: fetched again.
+        cached = next((tmp_path / "c/http").glob("*/state.json"))
+        state = json.loads(cached.read_text())
+        del state["format"]
+        cached.write_text(json.dumps(state))
+        (cached.parent / "tree/twin/SKILL.md").write_text("stale copy of another version\n")
+        r = run_skillc("export", api, "twin", "-o", str(tmp_path / "again.zip"), "--cache-dir", str(tmp_path / "c"))
+        assert r.returncode == 0, r.stderr
+        with zipfile.ZipFile(tmp_path / "again.zip") as zf:
             assert zf.read("twin/SKILL.md") == (tmp_path / "repo/twin/SKILL.md").read_bytes()
     finally:
         proc.terminate()

@@ -272,6 +272,16 @@ def test_invalid_utf8_in_a_cell_is_named_not_quoted(tmp_path: Path) -> None:
     r = run_skillc("memory", "import", str(db), "--into", str(tmp_path / "m.yaml"))
     assert r.returncode == 1 and "a value of column 'content' is not UTF-8 text" in r.stderr
     assert TOKEN not in r.stderr
+    # --keep-going imports the other rows (one such cell stopped the whole import) and names the row
+    con = sqlite3.connect(db)
+    con.execute("INSERT INTO project_memories (id, project_path, category, content, importance) "
+                "VALUES ('m2', '/a', 'fact', 'Use pnpm.', 0.5)")
+    con.commit()
+    con.close()
+    r = run_skillc("memory", "import", str(db), "--into", str(tmp_path / "m.yaml"), "--keep-going")
+    assert r.returncode == 0, r.stderr
+    assert "project_memories row 1: a value of column 'content' is not UTF-8 text" in r.stderr
+    assert "Use pnpm." in (tmp_path / "m.yaml").read_text() and TOKEN not in r.stderr
 
 
 def test_a_wal_database_is_read_without_writing_beside_it(tmp_path: Path) -> None:

@@ -232,12 +232,27 @@ def _check(con: sqlite3.Connection, path: Path, fmt: str, need_all: bool = False
     return present
 
 
-def _rows(con: sqlite3.Connection, table: str) -> Iterator[sqlite3.Row]:
+class _Unreadable:
+    """A row with a text cell that is not UTF-8: skipped (named by its place, never quoted), the
+    others imported (one such cell stopped the whole import, --keep-going or not)."""
+
+    def __init__(self, table: str, number: int, column: str) -> None:
+        self.where = f"{table} row {number}"
+        self.error = {"__error__": f"a value of column {column!r} is not UTF-8 text"}
+
+
+_SURROGATE = re.compile("[\udc80-\udcff]")
+
+
+def _rows(con: sqlite3.Connection, table: str) -> Iterator[sqlite3.Row | _Unreadable]:
     con.row_factory = sqlite3.Row
+    con.text_factory = lambda raw: raw.decode("utf-8", "surrogateescape")  # (checked per row below)
     cols = _columns(con, table)
     order = "rowid" if table != "skill_memory" else "id"
     try:
-        yield from con.execute(f'SELECT * FROM "{table}" ORDER BY {order}')
+        for number, row in enumerate(con.execute(f'SELECT * FROM "{table}" ORDER BY {order}'), start=1):
+            bad = next((k for k in row.keys() if isinstance(row[k], str) and _SURROGATE.search(row[k])), None)
+            yield row if bad is None else _Unreadable(table, number, bad)
     except sqlite3.Error as exc:
         detail = str(exc)
         bad_text = re.match(r"Could not decode to UTF-8 column '([^']*)'", detail)
@@ -276,6 +291,9 @@ def _plan_cascade(path: Path) -> Iterator[tuple[str, Any]]:
     present = _check(con, path, "plan-cascade")
     if "project_memories" in present:
         for r in _rows(con, "project_memories"):
+            if isinstance(r, _Unreadable):
+                yield r.where, r.error
+                continue
             yield f"project_memories {r['id']}", {
                 "id": r["id"], "type": "semantic",
                 "category": r["category"] if r["category"] in CATEGORIES else None,
@@ -289,6 +307,9 @@ def _plan_cascade(path: Path) -> Iterator[tuple[str, Any]]:
             }
     if "episodic_records" in present:
         for r in _rows(con, "episodic_records"):
+            if isinstance(r, _Unreadable):
+                yield r.where, r.error
+                continue
             rt = r["record_type"]
             outcome = {"success": "success", "failure": "failure"}.get(rt, "partial")
             yield f"episodic_records {r['id']}", {
@@ -306,6 +327,9 @@ def _plan_cascade(path: Path) -> Iterator[tuple[str, Any]]:
             }
     if "skill_library" in present:
         for r in _rows(con, "skill_library"):
+            if isinstance(r, _Unreadable):
+                yield r.where, r.error
+                continue
             body = r["body"] or ""
             steps = [m.group(1) for line in body.splitlines() if (m := _STEP.match(line))]
             rate = _get(r, "success_rate", 1.0)
@@ -340,6 +364,9 @@ def _talkcody(path: Path) -> Iterator[tuple[str, Any]]:
     con = _connect(path)
     _check(con, path, "talkcody")
     for r in _rows(con, "memories"):
+        if isinstance(r, _Unreadable):
+            yield r.where, r.error
+            continue
         where = f"memories {r['id']}"
         try:
             meta = json.loads(r["metadata"] or "{}")
@@ -388,6 +415,9 @@ def _skill_memory(path: Path) -> Iterator[tuple[str, Any]]:
     con = _connect(path)
     _check(con, path, "skill-memory")
     for r in _rows(con, "skill_memory"):
+        if isinstance(r, _Unreadable):
+            yield r.where, r.error
+            continue
         kind = r["kind"]
         mtype, category = NOTE_KIND_MAP.get(kind, ("semantic", None))
         raw: dict[str, Any] = {

@@ -341,3 +341,14 @@ def test_into_a_link_and_from_a_fifo_are_refused(tmp_path: Path, plan_cascade: P
     assert r.returncode == 1 and "not a regular file" in r.stderr
     r = run_skillc("memory", "extract", str(tmp_path / "fifo"), timeout=30)
     assert r.returncode == 1 and "not a regular file" in r.stderr
+
+
+def test_an_importance_out_of_range_is_refused_in_every_format(tmp_path: Path) -> None:
+    """Mem0's `metadata.importance` 1.4 and Plan Cascade's `success_rate` 1.3 were silently made 0.5
+    (and reported as nothing); like project_memories' importance they are refused, named."""
+    src = tmp_path / "mem0.json"
+    src.write_text(json.dumps({"results": [{"id": "a", "memory": "Use pnpm.", "metadata": {"importance": 1.4}},
+                                           {"id": "b", "memory": "Tabs.", "metadata": {"importance": 0.3}}]}))
+    result = import_source(src, "mem0", default_time=T0)
+    assert [e.id for e in result.entries] == ["b"] and result.entries[0].importance == 0.3
+    assert result.skipped == ("results[0] (a): 'importance' must be between 0 and 1, not 1.4",)

@@ -340,7 +340,8 @@ def _plan_cascade(path: Path) -> Iterator[tuple[str, Any]]:
                               "triggers": [str(t) for t in _json_list(_get(r, "tags"))], "body": body or None},
                 "tags": [str(t) for t in _json_list(_get(r, "tags"))],
                 "keywords": [str(k) for k in _json_list(_get(r, "keywords"))],
-                "importance": rate if isinstance(rate, (int, float)) and 0 <= rate <= 1 else 0.5,
+                # (out of [0, 1] it is refused, as project_memories' importance is: never a silent 0.5)
+                "importance": rate if isinstance(rate, (int, float)) and not isinstance(rate, bool) else 0.5,
                 "access_count": _get(r, "usage_count", 0) or 0,
                 "created_at": r["created_at"], "updated_at": _get(r, "updated_at"),
                 "provenance": {"table": "skill_library", "project_path": r["project_path"],
@@ -542,8 +543,8 @@ def _mem0(path: Path) -> Iterator[tuple[str, Any]]:
         yield f"results[{n}] ({item.get('id')})", {
             "id": str(item.get("id") or f"mem0-{n}"), "type": "semantic", "category": category,
             "content": item["memory"], "namespace": ns,
-            "importance": meta.get("importance") if isinstance(meta.get("importance"), (int, float))
-            and 0 <= meta["importance"] <= 1 else 0.5,
+            "importance": meta["importance"] if isinstance(meta.get("importance"), (int, float))
+            and not isinstance(meta["importance"], bool) else 0.5,  # (out of [0, 1]: refused, not 0.5)
             "keywords": [str(k) for k in meta.get("keywords") or [] if isinstance(k, (str, int))],
             "created_at": item.get("created_at"), "updated_at": item.get("updated_at") or item.get("created_at"),
             "provenance": {k: v for k, v in {

@@ -529,6 +529,7 @@ def test_keep_going_says_why_each_skill_was_left_out(tmp_path: Path):
     assert r.returncode == 0 and r.stderr == "" and "ghp_" not in r.stdout, r.stderr
     assert json.loads(r.stdout)["excluded_reasons"] == {
         "bad": "lint errors: P209", "leak": "SKILL.md holds a likely secret (github-token) at line 7; never published"}
+    assert json.loads(r.stdout)["excluded_from"] == {"bad": "r", "leak": "r"}
 
 
 def test_build_and_lint_agree_on_links_into_nested_skills(tmp_path: Path):

@@ -182,6 +182,12 @@ def test_a_private_key_inside_a_json_key_file_is_found_and_redacted():
     ("postgres://user:Xk29fjQ8zLm3Pq@localhost:5432/db", False),  # a developer's own machine
     ("postgres://user:Xk29fjQ8zLm3Pq@db:5432/app", False),  # a compose service / a stand-in
     ("mysql://root:Xk29fjQ8zLm3Pq@host/app", False),
+    # prose after the host, IPv6 loopback, a container's way to the developer's machine
+    ("(for example postgres://app:Xk29fjQ8zLm3Pq@localhost).", False),
+    ("DATABASE_URL=postgres://app:Xk29fjQ8zLm3Pq@localhost.", False),
+    ("**postgres://app:Xk29fjQ8zLm3Pq@localhost**, then run", False),
+    ("postgres://app:Xk29fjQ8zLm3Pq@[::1]:5432/app", False),
+    ("postgres://app:Xk29fjQ8zLm3Pq@host.docker.internal:5432/app", False),
 ])
 def test_url_credentials_on_real_hosts_whose_names_start_like_stand_ins(url: str, secret: bool):
     """`db`, `host`, `server` stand for a host in examples; `db.acme-corp.io` is one: its password

@@ -95,6 +95,7 @@ class BuildResult:
             "shadowed": len(self.resolution.shadowed),
             "excluded": [_redact(i) for i in sorted(self.excluded, key=path_key)],
             "excluded_reasons": {_redact(i): _redact(why) for i, why in self.excluded.items()},  # (as "failed")
+            "excluded_from": {_redact(i): repo for i, repo in self.excluded_from.items()},  # (whose copy failed)
             "errors": errors,
             "warnings": warnings,
             "files": self.files,

@@ -158,8 +158,11 @@ def _ok_bearer(v: str) -> bool:
 
 # Hosts of examples and of a developer's own machine, matched whole (`db.acme-corp.io` or
 # `server01.acme.io` are real hosts, whose passwords are real).
-_URL_PLACEHOLDER_HOSTS = frozenset({"localhost", "127.0.0.1", "0.0.0.0", "[::1]", "host", "server", "db", "hostname"})
-_HOST_END = re.compile(r"[:/?#]")
+_URL_PLACEHOLDER_HOSTS = frozenset({"localhost", "127.0.0.1", "0.0.0.0", "[::1]", "host", "server", "db", "hostname",
+                                    "host.docker.internal"})
+# The host name itself: a bracketed IPv6 literal, or letters, digits, dots and hyphens (prose may
+# follow it: `…@localhost).`, `…@localhost,`).
+_HOST_NAME = re.compile(r"\[[0-9a-f:.]*\]|[a-z0-9.-]*")
 _URL_EXAMPLE_DOMAINS = re.compile(r"(^|[.@])example\.(com|org|net)\b|\.(local|test|example|invalid)\b")
 
 
@@ -170,7 +173,7 @@ def _ok_url(v: str) -> bool:
     if re.search(r"[.\]][+*]|\\", password):  # a pattern (`http.?://.+:.+@.*`), not a password
         return False
     low_host = host.lower()
-    if _HOST_END.split(low_host, 1)[0] in _URL_PLACEHOLDER_HOSTS or _URL_EXAMPLE_DOMAINS.search(low_host):
+    if _HOST_NAME.match(low_host).group().rstrip(".") in _URL_PLACEHOLDER_HOSTS or _URL_EXAMPLE_DOMAINS.search(low_host):
         return False
     return not is_placeholder(password) and password.lower() not in {"pass", "pwd", "pw", "admin", "root", "guest"}
 

@@ -264,6 +264,18 @@ def _rows(con: sqlite3.Connection, table: str) -> Iterator[sqlite3.Row | _Unread
     _ = cols
 
 
+def _number(value: Any, default: float) -> Any:
+    """A number as given (the entry check refuses one out of range, by name), ``default`` for no
+    number; an integer too large for a float stays one that is out of range (not an OverflowError)."""
+    if not isinstance(value, (int, float)) or isinstance(value, bool):
+        return default
+    try:
+        float(value)
+    except OverflowError:
+        return float("inf") if value > 0 else float("-inf")
+    return value
+
+
 def _json_list(value: Any) -> list[Any]:
     if value in (None, ""):
         return []
@@ -341,7 +353,7 @@ def _plan_cascade(path: Path) -> Iterator[tuple[str, Any]]:
                 "tags": [str(t) for t in _json_list(_get(r, "tags"))],
                 "keywords": [str(k) for k in _json_list(_get(r, "keywords"))],
                 # (out of [0, 1] it is refused, as project_memories' importance is: never a silent 0.5)
-                "importance": rate if isinstance(rate, (int, float)) and not isinstance(rate, bool) else 0.5,
+                "importance": _number(rate, 0.5),
                 "access_count": _get(r, "usage_count", 0) or 0,
                 "created_at": r["created_at"], "updated_at": _get(r, "updated_at"),
                 "provenance": {"table": "skill_library", "project_path": r["project_path"],
@@ -543,8 +555,7 @@ def _mem0(path: Path) -> Iterator[tuple[str, Any]]:
         yield f"results[{n}] ({item.get('id')})", {
             "id": str(item.get("id") or f"mem0-{n}"), "type": "semantic", "category": category,
             "content": item["memory"], "namespace": ns,
-            "importance": meta["importance"] if isinstance(meta.get("importance"), (int, float))
-            and not isinstance(meta["importance"], bool) else 0.5,  # (out of [0, 1]: refused, not 0.5)
+            "importance": _number(meta.get("importance"), 0.5),  # (out of [0, 1]: refused, not 0.5)
             "keywords": [str(k) for k in meta.get("keywords") or [] if isinstance(k, (str, int))],
             "created_at": item.get("created_at"), "updated_at": item.get("updated_at") or item.get("created_at"),
             "provenance": {k: v for k, v in {

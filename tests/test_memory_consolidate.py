@@ -226,3 +226,21 @@ def test_property_nothing_lost_and_order_independent() -> None:
         assert [c.to_json() for c in again.pruned] == [c.to_json() for c in result.pruned]
 
     check()
+
+
+def test_an_exact_duplicate_of_a_merged_near_duplicate_says_which_it_duplicated() -> None:
+    """`c` repeats `b` word for word and `b` is a near-duplicate of `a`: in `a`'s merged_from, `c` is
+    a duplicate *of b* (it read as a duplicate of `a`, whose text differs)."""
+    es = entries(
+        {"id": "a", "content": "Always run the integration tests with pytest before merging a pull request into main",
+         "importance": 0.9},
+        {"id": "b", "content": "Always run the integration tests with pytest before merging any pull request into main",
+         "importance": 0.5},
+        {"id": "c", "content": "always run the integration tests with pytest before merging any pull request into  main",
+         "importance": 0.4},
+    )
+    result = consolidate(es, MemorySettings(max_memories_per_namespace=0), AS_OF)
+    (kept,) = result.entries
+    assert kept.entry.id == "a"
+    rows = {m["id"]: (m["reason"], m.get("duplicate_of")) for m in kept.merged_from}
+    assert rows == {"b": ("near-duplicate", None), "c": ("duplicate", "b")}

@@ -261,7 +261,9 @@ def show(bundle, memory_id, namespace, category, mtype, text, status, offset, li
             if e.get(key):
                 lines.append(f"{key.replace('_', ' ').capitalize()}: {e[key]}")
         if e.get("merged_from"):
-            lines.append(f"Merged from: {', '.join(m['id'] + ' (' + m['reason'] + ')' for m in e['merged_from'])}")
+            lines.append("Merged from: " + ", ".join(
+                f"{m['id']} ({m['reason']}{' of ' + m['duplicate_of'] if m.get('duplicate_of') else ''})"
+                for m in e["merged_from"]))
         click.echo("\n".join(lines))
         return
     matching = index.show(namespace=namespace, category=category, type=mtype, text=text, status=status)

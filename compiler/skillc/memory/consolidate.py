@@ -217,8 +217,10 @@ def consolidate(entries: Iterable[MemoryEntry], settings: MemorySettings, as_of:
             continue
         if i in absorbed:
             others = [merged[j][0] for j, _ in absorbed[i]]
+            # (an exact duplicate of an absorbed entry says which one it duplicated: not this one)
             originals = originals + [o for j, sim in absorbed[i]
-                                     for o in ([_original(merged[j][0], "near-duplicate", sim)] + merged[j][1])]
+                                     for o in ([_original(merged[j][0], "near-duplicate", sim)]
+                                               + [{**d, "duplicate_of": merged[j][0].id} for d in merged[j][1]])]
             for o in others:
                 alias[o.id] = e.id
             stats["near_duplicates"] += len(others)

@@ -136,6 +136,13 @@ def test_cli_search_and_show(snap: Path) -> None:
     assert "[PREF] ★★★★★  Always use pnpm" in show.stdout or "[PREF] ★★★★☆  Always use pnpm" in show.stdout
     one = run_skillc("memory", "show", str(snap), "old-npm")
     assert one.returncode == 0 and "Superseded by: ['new-npm']" in one.stdout
+    # the stars are the effective importance's, in the list and in one memory's view alike (`yarn`:
+    # importance 0.4 is ★★, decayed over 59 days to 0.26, ★)
+    listed = [line.split("  ", 1)[0] for line in run_skillc("memory", "show", str(snap)).stdout.splitlines()
+              if "yarn workspaces" in line]
+    detail = next(line for line in run_skillc("memory", "show", str(snap), "yarn").stdout.splitlines()
+                  if line.startswith("Importance:"))
+    assert listed == ["[FACT] ★☆☆☆☆"] and detail.endswith(" ★☆☆☆☆"), (listed, detail)
     missing = run_skillc("memory", "show", str(snap), "nope")
     assert missing.returncode == 1 and "no memory 'nope'" in missing.stderr
     nobundle = run_skillc("memory", "search", str(snap.parent / "missing"), "x")

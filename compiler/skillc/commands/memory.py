@@ -253,7 +253,7 @@ def show(bundle, memory_id, namespace, category, mtype, text, status, offset, li
             return
         kind = e["type"] + (", " + e["category"] if e.get("category") else "")
         lines = [f"{badge(e)} {e['id']}  ({kind}, {e['namespace']}, {e.get('status')})", "", e["content"], "",
-                 f"Importance: {e['importance']:.2f} (effective {e['effective_importance']:.2f}) {stars(e['importance'])}",
+                 f"Importance: {e['importance']:.2f} (effective {e['effective_importance']:.2f}) {stars(e['effective_importance'])}",
                  f"Keywords: {', '.join(e['keywords']) or '-'}", f"Accessed: {e['access_count']} times",
                  f"Created: {e['created_at']}", f"Last used: {e['last_accessed_at']}",
                  f"Source: {e['source']} {json.dumps(e.get('provenance', {}), ensure_ascii=False, sort_keys=True)}"]

@@ -3,8 +3,22 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from skillc.secrets import KINDS, SecretMatch, is_placeholder, redact, scan
+from skillc import secrets
+from skillc.secrets import KINDS, PATTERNS, SecretMatch, is_placeholder, redact, scan
+
+
+@pytest.fixture(autouse=True, params=["re2", "substring"])
+def trigger_engine(request, monkeypatch):
+    """Every test runs twice: with google-re2's one-pass trigger search (a dependency, what users
+    run) and with the search per trigger a platform without its wheel falls back to."""
+    if request.param == "re2":
+        assert secrets._TRIGGER_SET is not None, "google-re2 is a dependency of skillc: pip install google-re2"
+    else:
+        monkeypatch.setattr(secrets, "_TRIGGER_SET", None)
+    return request.param
 
 # Fake credentials are assembled from pieces so that this file itself does not look like a leak.
 AWS_ID = "AKIA" + "Q3EGRT7KZ5XW2MPL"
@@ -193,3 +207,27 @@ def test_url_credentials_on_real_hosts_whose_names_start_like_stand_ins(url: str
     """`db`, `host`, `server` stand for a host in examples; `db.acme-corp.io` is one: its password
     was published (memory snapshots, prompt.md) because the host only *started* like a stand-in."""
     assert bool(scan(url)) is secret
+
+
+# Pieces that make the scanner's triggers and prefixes appear, vanish and overlap in random text.
+_PIECES = st.sampled_from([
+    *(t for p in PATTERNS for t in p.triggers), *(t.upper() for p in PATTERNS for t in p.triggers),
+    *(s for p in PATTERNS for s in p.starts), "AKIA", "ASIA", "ghp_", "github_pat_", "=", ": ", "\"", "'", " ", "\n",
+    "@", "://", "Xk29fjQ8zLm3Pq", "7d1c2b9a8f3e4d5c", "Q3EGRT7KZ5XW2MPL", "İ", "ſ", "K", "\ud800", "…", "é",
+    "u8jzPde0IgxLd6GncfBAepfJBd0Kh8oOOL8d", "Zx9Yw8Vu7Ts6Rq5Po4Nm3Lk2Ji1Hg0FeDcBa",
+])
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_PIECES, max_size=40).map("".join))
+def test_the_one_pass_trigger_search_finds_what_a_search_per_trigger_finds(text: str):
+    """The same secrets, at the same places, whichever engine looks for the triggers: the one-pass
+    automaton must never be narrower (a missed trigger would be a missed key) (Unicode that
+    lower() changes, lone surrogates, upper-case prefixes included)."""
+    found = scan(text)
+    saved = secrets._TRIGGER_SET
+    secrets._TRIGGER_SET = None
+    try:
+        assert scan(text) == found
+    finally:
+        secrets._TRIGGER_SET = saved

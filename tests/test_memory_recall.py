@@ -190,6 +190,18 @@ def test_skill_block_with_an_intent_ranks_by_relevance(tmp_path: Path) -> None:
     assert index.skill_block("pdf").startswith('<skill-memory skill="pdf" mode="no-intent"')
 
 
+def test_skill_block_intent_without_words_is_flat_fts(tmp_path: Path) -> None:
+    # seed 003: an intent is given but sanitizeSkillIntentForFts finds no [\p{L}\p{N}]+ token, so
+    # the flat order is labelled "flat-fts"; only a missing or blank intent is "no-intent".
+    raw = {"id": "n0", "namespace": "skill/pdf", "content": "Use pikepdf", "note": {"kind": "fix"}}
+    freeze_entries([entry_from_dict(raw, default_time="2026-03-01T00:00:00Z")[0]], tmp_path / "s",
+                   settings=MemorySettings(), as_of=AS_OF)
+    index = MemoryIndex.open(tmp_path / "s" / "snapshot.json")
+    assert index.skill_block("pdf", intent="?!").startswith('<skill-memory skill="pdf" mode="flat-fts" count="1"')
+    assert index.skill_block("pdf", intent="  ").startswith('<skill-memory skill="pdf" mode="no-intent"')
+    assert index.skill_block("pdf", intent="the").startswith('<skill-memory skill="pdf" mode="full"')
+
+
 def test_bundle_folder_is_accepted(tmp_path: Path) -> None:
     data = PROJECT / "tests" / "data" / "memory" / "repo"
     out = tmp_path / "dist"

@@ -17,7 +17,6 @@ from referencing import Registry, Resource
 from conftest import PROJECT, run_skillc, write_skill
 from skillc.memory.render import (
     SkillMemoryConfig,
-    _note_xml,
     prompt_section,
     skill_block,
     skill_memory_config,
@@ -122,6 +121,16 @@ def test_prompt_md_badges_budget_and_order(tmp_path: Path) -> None:
     assert section.index("fact number 0 ") < section.index("fact number 1 ")
 
 
+def test_prompt_md_keeps_the_content_as_stored() -> None:
+    # seed 000 §4.3.5: format!("- {} {}\n", badge, memory.content), the content verbatim
+    entry = {"id": "m", "type": "semantic", "category": "preference", "status": "active", "namespace": "global",
+             "content": "Use  pnpm.\nNever npm.", "effective_importance": 0.9,
+             "last_accessed_at": "2026-01-01T00:00:00Z"}
+    assert prompt_section([entry]) == (
+        "\n## Project Memory\nThe following facts were learned from previous sessions:\n\n"
+        "- [PREF] Use  pnpm.\nNever npm.\n\n")
+
+
 def test_skill_memory_block_format_and_budgets(tmp_path: Path) -> None:
     out, _ = freeze(tmp_path)
     assert (out / "skills" / "pdf.md").read_text() == (
@@ -143,23 +152,77 @@ def test_skill_memory_block_format_and_budgets(tmp_path: Path) -> None:
                 "note": {"kind": "fix", "intent": "", "hit_count": hits, "pinned": pinned}}
 
     notes = [note(1, pinned=True), note(2, pinned=True), note(3, hits=9, day=2), note(4, day=9)]
-    one_pinned = math.ceil(len(_note_xml(notes[0])) / 4)  # seed 003's estimate: ceil(len / 4)
+    one_pinned = math.ceil(len(notes[0]["content"]) / 4)  # seed 003's estimate: ceil(len(delta) / 4)
     cfg = SkillMemoryConfig(max_tokens=1500, max_pinned_tokens=one_pinned)
     block = skill_block("a&b", notes, cfg)
     assert block.startswith('<skill-memory skill="a&amp;b" mode="no-intent" count="3" pinned="1">')
-    assert "&lt;delta &amp; &quot;1&quot;&gt;" in block and "n2" not in block
-    # ranking_hit vs ranking_recency decide the order of the unpinned notes
-    by_hits = skill_block("s", notes, skill_memory_config({"skill-memory": {"enabled": True, "ranking_hit": 1,
-                                                                           "ranking_recency": 0}}))
-    by_recency = skill_block("s", notes, skill_memory_config({"skill-memory": {"enabled": "true", "ranking_hit": 0,
-                                                                              "ranking_recency": 1}}))
-    assert by_hits.index('hit_count="9"') < by_hits.index('&quot;4&quot;')
-    assert by_recency.index('&quot;4&quot;') < by_recency.index('hit_count="9"')
+    assert "&lt;delta &amp; &quot;1&quot;&gt;" in block and "&quot;2&quot;" not in block
+    # no intent: recency_norm + hit_norm, unweighted (n3: 0.125 + 1, n4: 1 + 0), whatever the weights
+    for weights in ({"ranking_hit": 1, "ranking_recency": 0}, {"ranking_hit": 0, "ranking_recency": 1}):
+        ranked = skill_block("s", notes, skill_memory_config({"skill-memory": {"enabled": True, **weights}}))
+        assert ranked.index('hit_count="9"') < ranked.index('&quot;4&quot;')
     tiny = skill_block("s", notes, SkillMemoryConfig(max_tokens=10))
     assert tiny == ""  # nothing fits: no stub
     assert skill_memory_config({"skill-memory": {"enabled": False}}) is None
     assert skill_memory_config({"skill-memory": {"enabled": True, "ranking_relevance": 2, "ranking_recency": 1,
                                                  "ranking_hit": 1}}).ranking_relevance == 0.5
+
+
+def _seed_note(nid: str, delta: str, *, created: str, used: str | None = None, hits: int = 0,
+               pinned: bool = False, intent: str = "") -> dict:
+    return {"id": nid, "content": delta, "created_at": f"2026-01-{created}T00:00:00Z",
+            "last_accessed_at": f"2026-01-{used or created}T00:00:00Z", "status": "active",
+            "note": {"kind": "fix", "intent": intent, "hit_count": hits, "pinned": pinned}}
+
+
+def _deltas(block: str) -> list[str]:
+    return [line[len("<delta>"):-len("</delta>")] for line in block.splitlines() if line.startswith("<delta>")]
+
+
+def test_skill_memory_no_intent_order_is_seed_003s_unweighted_sql() -> None:
+    # PR #181 storage.ts getSkillMemoryNotes: ORDER BY pinned DESC, (recency_norm + hit_norm) DESC,
+    # created_at DESC, recency over COALESCE(last_used_at, created_at).  A (used last, no hits) and
+    # B (used first, the most hits) both sum to 1, so the newer-created B comes first; the skill's
+    # ranking_* weights (recency 0.25 > hit 0.15) must not break that tie.
+    notes = [_seed_note("a", "Alpha note.", created="01", used="10"),
+             _seed_note("b", "Bravo note.", created="05", hits=3),
+             _seed_note("c", "Charlie note.", created="07")]
+    cfg = skill_memory_config({"skill-memory": {"enabled": True}})
+    assert _deltas(skill_block("pdf", notes, cfg)) == ["Bravo note.", "Alpha note.", "Charlie note."]
+
+
+def test_skill_memory_budget_counts_the_delta_in_utf16_units() -> None:
+    # budgetFill: estimateTokens(note.delta) = Math.ceil(delta.length / 4), a JavaScript length.
+    ten = _seed_note("a", "x" * 40, created="01")  # 10 tokens; its <note> XML is ~25
+    assert _deltas(skill_block("s", [ten], SkillMemoryConfig(max_tokens=10))) == ["x" * 40]
+    emoji = _seed_note("e", "\U0001F600" * 5, created="01")  # 10 UTF-16 units: 3 tokens, not 2
+    assert skill_block("s", [emoji], SkillMemoryConfig(max_tokens=2)) == ""
+    assert _deltas(skill_block("s", [emoji], SkillMemoryConfig(max_tokens=3))) == ["\U0001F600" * 5]
+
+
+def test_skill_memory_pinned_budget_is_charged_before_the_total_check() -> None:
+    # budgetFill adds a pinned note to pinnedTokens before testing maxTokens: p1 (8 tokens) is turned
+    # away by max_tokens 5 but still uses 8 of the 10 pinned tokens, so p2 (4) no longer fits them.
+    notes = [_seed_note("p1", "y" * 32, created="02", pinned=True),
+             _seed_note("p2", "z" * 16, created="01", pinned=True),
+             _seed_note("u", "w" * 4, created="01")]
+    block = skill_block("s", notes, SkillMemoryConfig(max_tokens=5, max_pinned_tokens=10))
+    assert _deltas(block) == ["w" * 4] and 'pinned="0"' in block
+
+
+def test_skill_memory_intent_rung_pins_by_recency_then_weights() -> None:
+    # recallSkillMemoryBlock "full": getPinnedNotes (most recently used first) ahead of the others
+    # ranked by the skill's weights; the weights order the unpinned notes only.
+    notes = [_seed_note("p-old", "old pinned", created="01", pinned=True, hits=9),
+             _seed_note("p-new", "new pinned", created="03", pinned=True),
+             _seed_note("hit", "many hits", created="01", hits=9),
+             _seed_note("new", "recent", created="09")]
+    by_hits = skill_memory_config({"skill-memory": {"enabled": True, "ranking_hit": 1, "ranking_recency": 0}})
+    by_recency = skill_memory_config({"skill-memory": {"enabled": True, "ranking_hit": 0, "ranking_recency": 1}})
+    assert _deltas(skill_block("s", notes, by_hits, mode="full", relevance={})) == [
+        "new pinned", "old pinned", "many hits", "recent"]
+    assert _deltas(skill_block("s", notes, by_recency, mode="full", relevance={})) == [
+        "new pinned", "old pinned", "recent", "many hits"]
 
 
 def test_fail_on_secret_writes_nothing(tmp_path: Path) -> None:

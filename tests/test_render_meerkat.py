@@ -81,6 +81,13 @@ def test_injection_escapes_closing_tags_case_and_space_insensitively():
     assert render_injection("a/b&c", body) == golden("meerkat_injection.xml")
 
 
+def test_injection_folds_case_as_rusts_regex_does():
+    """Rust `(?i)` is simple case folding: long s and the Kelvin sign fold to s and k, but Turkish
+    dotted İ and dotless ı are no i (Python's re.IGNORECASE would take them), so those stay."""
+    assert render_injection("x", "</\u017fkill></s\u212aill>") == '<skill id="x">\n<\\/skill><\\/skill>\n</skill>'
+    assert render_injection("x", "</SK\u0130LL></sk\u0131ll>") == '<skill id="x">\n</SK\u0130LL></sk\u0131ll>\n</skill>'
+
+
 def test_injection_body_verbatim_and_small_bodies_untouched():
     assert render_injection("x", "") == '<skill id="x">\n\n</skill>'
     assert render_injection("x", "  padded  \n") == '<skill id="x">\n  padded  \n\n</skill>'

@@ -330,11 +330,15 @@ class MemoryIndex:
 
     def skill_block(self, skill_id: str, intent: str | None = None,
                     config: SkillMemoryConfig | None = None) -> str:
-        """Seed 003's ``<skill-memory>`` block for ``skill_id`` (mode ``full`` with an intent)."""
+        """Seed 003's ``<skill-memory>`` block for ``skill_id``: mode ``no-intent`` without an intent
+        (or a blank one), ``flat-fts`` (the same flat order) for an intent without a letter or digit,
+        which seed 003's FTS query cannot match, else ``full``."""
         cfg = config or SkillMemoryConfig()
         notes = [e for e in self.entries if e.get("note") and e["namespace"] == f"skill/{skill_id}"]
-        if not intent or not terms(intent):
+        if not intent or not intent.strip():
             return skill_block(skill_id, notes, cfg, mode="no-intent")
+        if not tokens(intent):
+            return skill_block(skill_id, notes, cfg, mode="flat-fts")
         q = self.idf.vector(terms(intent))
         rel = {n["id"]: max(cosine(q, self.idf.vector(terms(n["note"].get("intent", "")))),
                             cosine(q, self.idf.vector(terms(n["content"])))) for n in notes}

@@ -9,12 +9,15 @@ Templates: ``templates/memory/prompt.md.j2``, ``skill_memory_note.xml.j2``, ``sk
   ``[PREF] [CONV] [PATN] [WARN] [FACT]`` (no category: ``[FACT]``).
 * ``skill_block``: the notes of ``skill/<id>`` (or ``skill/<name>``) for a skill whose frontmatter
   has ``skill-memory: {enabled: true}``.  At build time there is no intent, so the order is seed
-  003's "no-intent" rung with the skill's weights: pinned first, then
-  ``ranking_recency · recency_norm + ranking_hit · hit_norm`` (weights normalised to sum 1), then the
-  newest; at most 50 candidates; budget fill as in seed 003 (token estimate ``ceil(len/4)`` of each
-  rendered note; a pinned note is skipped when the pinned total would pass ``max_pinned_tokens``, any
-  note when the total would pass ``max_tokens``).  With an intent (``MemoryIndex.skill_block``) the
-  relevance term is the TF-IDF cosine of the intent with the note's intent and delta (mode ``full``).
+  003's "no-intent" rung (``getSkillMemoryNotes``): pinned first, then ``recency_norm + hit_norm``
+  unweighted (the ``ranking_*`` weights belong to the rung with an intent), then the newest; at most
+  50 candidates; budget fill as in seed 003 (``budgetFill``: token estimate ``ceil(len/4)`` of the
+  note's delta, in UTF-16 code units as JavaScript counts; a pinned note is skipped when the pinned
+  total would pass ``max_pinned_tokens``, any note when the total would pass ``max_tokens``).  With an
+  intent (``MemoryIndex.skill_block``) the pinned notes come first, most recently used first, then
+  the others by ``ranking_relevance · relevance + ranking_recency · recency_norm + ranking_hit ·
+  hit_norm``, the relevance being the TF-IDF cosine of the intent with the note's intent and delta
+  (mode ``full``).
 """
 
 from __future__ import annotations
@@ -52,10 +55,6 @@ def template(name: str) -> jinja2.Template:
 
 # ---------------------------------------------------------------- prompt.md
 
-def _one_line(text: str) -> str:
-    return " ".join(text.split())
-
-
 def prompt_candidates(entries: Iterable[Mapping[str, Any]], min_importance: float,
                       included_types: Sequence[str]) -> list[Mapping[str, Any]]:
     """Snapshot entries (JSON form) eligible for the prompt, best first."""
@@ -75,7 +74,9 @@ def prompt_section(entries: Iterable[Mapping[str, Any]], *, budget: int = 2000, 
     for e in prompt_candidates(entries, min_importance, included_types):
         if len(chosen) >= max_items:
             break
-        item = {"badge": BADGES.get(e.get("category") or "fact", "[FACT]"), "content": _one_line(e["content"])}
+        # the seed's format!("- {} {}\n", badge, memory.content): the content as stored, line breaks
+        # and runs of spaces included, so prompt.md is the app's text byte for byte
+        item = {"badge": BADGES.get(e.get("category") or "fact", "[FACT]"), "content": e["content"]}
         if len(tpl.render(memories=[*chosen, item])) <= budget:
             chosen.append(item)
     return tpl.render(memories=chosen) if chosen else ""
@@ -150,13 +151,28 @@ def rank_notes(notes: Sequence[Mapping[str, Any]], cfg: SkillMemoryConfig,
     for n, ts, h in zip(notes, stamps, hits):
         rec = (ts - lo) / (hi - lo) if hi > lo else 0.0
         hit = h / top if top else 0.0
-        score = cfg.ranking_recency * rec + cfg.ranking_hit * hit
-        if relevance is not None:
-            score += cfg.ranking_relevance * max(0.0, relevance.get(n["id"], 0.0))
-        scored.append((not n["note"]["pinned"], -score, -epoch(n["created_at"]), path_key(n["id"]), n))
-    scored.sort(key=lambda t: t[:4])
-    ranked = [t[4] for t in scored]
+        pinned = bool(n["note"]["pinned"])
+        if relevance is None:
+            # The no-intent SQL orders by the plain sum: its weights are the intent rung's only.
+            key = (not pinned, -(rec + hit), -epoch(n["created_at"]), path_key(n["id"]))
+        elif pinned:
+            # getPinnedNotes: pinned notes lead the intent rung, most recently used first, unscored.
+            key = (False, -ts, 0.0, path_key(n["id"]))
+        else:
+            score = (cfg.ranking_relevance * max(0.0, relevance.get(n["id"], 0.0)) + cfg.ranking_recency * rec
+                     + cfg.ranking_hit * hit)
+            # (a stable sort of candidates fetched most recently used first: ties keep that order)
+            key = (True, -score, -ts, path_key(n["id"]))
+        scored.append((key, n))
+    scored.sort(key=lambda t: t[0])
+    ranked = [t[1] for t in scored]
     return ranked if relevance is not None else ranked[:NO_INTENT_LIMIT]
+
+
+def note_tokens(delta: str) -> int:
+    """Seed 003's ``estimateTokens(note.delta)``: ``Math.ceil(text.length / 4)``, where a JavaScript
+    length counts UTF-16 code units (a character beyond the BMP, such as an emoji, counts 2)."""
+    return math.ceil(len(delta.encode("utf-16-le", "surrogatepass")) // 2 / 4)
 
 
 def _note_xml(n: Mapping[str, Any]) -> str:
@@ -173,18 +189,19 @@ def skill_block(skill_id: str, notes: Sequence[Mapping[str, Any]], cfg: SkillMem
     chosen: list[str] = []
     n_pinned = 0
     for n in rank_notes(notes, cfg, relevance):
-        xml = _note_xml(n)
-        cost = math.ceil(len(xml) / 4)
+        cost = note_tokens(n["content"])  # the delta alone, not the note's XML
         is_pinned = bool(n["note"]["pinned"])
-        if is_pinned and pinned_total + cost > cfg.max_pinned_tokens:
-            continue
+        if is_pinned:
+            if pinned_total + cost > cfg.max_pinned_tokens:
+                continue
+            # budgetFill charges the pinned budget before the total check, even for a note that
+            # the total then turns away: later pinned notes see that much less room.
+            pinned_total += cost
         if total + cost > cfg.max_tokens:
             continue
         total += cost
-        if is_pinned:
-            pinned_total += cost
-            n_pinned += 1
-        chosen.append(xml)
+        n_pinned += is_pinned
+        chosen.append(_note_xml(n))
     if not chosen:
         return ""
     return template("skill_memory_block.md.j2").render(skill=skill_id, mode=mode, count=len(chosen),

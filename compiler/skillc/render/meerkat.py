@@ -39,8 +39,11 @@ TRUNCATION_MARKER = "[truncated]"
 
 # Rust `regex` `\s` is Unicode White_Space; Python's `\s` also matches U+001C..U+001F.
 _S = "[" + re.escape(WHITE_SPACE) + "]"
-# Rust `regex` `(?i)</skill\s*>`: Unicode-aware case folding, as Python's `re` on str.
-_CLOSING_TAG = re.compile(rf"</skill{_S}*>", re.IGNORECASE)
+# Rust `regex` `(?i)</skill\s*>` folds case by Unicode *simple* case folding (CaseFolding.txt C and S):
+# s ~ S ~ U+017F (long s), k ~ K ~ U+212A (Kelvin sign), i ~ I, l ~ L.  Python's re.IGNORECASE
+# also matches U+0130 and U+0131 (Turkish dotted/dotless i) for i, which Meerkat leaves alone,
+# so the classes are spelled out instead.
+_CLOSING_TAG = re.compile(rf"</[sS\u017f][kK\u212a][iI][lL][lL]{_S}*>")
 # agent/skills.rs: `^/([a-z0-9-]+(?:/[a-z0-9-]+)*)(?:\s+(.*))?$`; Rust's `$` is the end of the text,
 # Python's also matches before a final newline, hence `\Z`.
 _SKILL_REF = re.compile(rf"/({SKILL_REF_ID})(?:{_S}+(.*))?\Z")

@@ -200,6 +200,39 @@ def test_no_quoting_fix_when_a_hash_may_be_text_or_a_comment(value: str):
     assert d.fix is None
 
 
+@pytest.mark.parametrize("frontmatter", [
+    "name: s\ndescription: Does a thing.\n  Note: read the docs\n",  # the line continues the value above
+    "name: s\ndescription: Use when: asked\n\n  and more text\n",   # the value goes on after a blank line
+])
+def test_no_quoting_fix_for_a_line_of_a_multi_line_value(frontmatter: str):
+    """Quoting one line of a plain scalar written over several lines mends nothing (the colon is
+    still in the value) or cuts the value: `--fix` wrote `Note: 'read the docs'` and P209 stayed."""
+    doc = parse(f"---\n{frontmatter}---\n")
+    (d,) = [d for d in doc.diagnostics if d.code == "P209"]
+    assert d.fix is None
+
+
+@pytest.mark.parametrize("brk", ["\x85", "\u2028", "\u2029"])
+def test_a_break_only_yaml_sees_moves_no_position_and_no_fix(brk: str):
+    """NEL, LINE SEPARATOR and PARAGRAPH SEPARATOR end a line for YAML, not in the file: positions
+    below one were a line off, and the quoting fix edited the line below the broken one (it turned
+    `user-invocable: true` into the text 'true')."""
+    doc = parse(f"---\nname: s\ndescription: Notes{brk}  more.\nwhen: ends with colon:\nuser-invocable: true\n---\n")
+    (d,) = doc.diagnostics
+    assert (d.code, d.line, d.column) == ("P209", 4, 22)
+    (edit,) = d.fix.edits
+    fixed = doc.text[: edit.start] + edit.replacement + doc.text[edit.end :]
+    assert fixed == doc.text.replace("when: ends with colon:", "when: 'ends with colon:'")
+    doc = parse(f"---\nname: s\ndescription: \"Does it.{brk}Use when asked.\"\nversion: 2.0\nlicense: 2.0\n---\n")
+    assert doc.frontmatter.keys[("version",)] == Position(4, 1)
+    version = doc.frontmatter.scalars[("version",)]
+    assert (version.position, version.end) == (Position(4, 10), Position(4, 13))
+    assert doc.frontmatter.scalars[("description",)].end == Position(3, 40)
+    # (a value holding such a break is several lines to YAML: quoting it would change its text)
+    doc = parse(f"---\nname: s\ndescription: a{brk}  b: c\n---\n")
+    assert [(d.code, d.line, d.fix) for d in doc.diagnostics] == [("P209", 3, None)]
+
+
 def test_convention_files_need_no_frontmatter():
     assert codes(parse("# Team rules\n", ItemKind.CONVENTION)) == []
 

@@ -396,7 +396,46 @@ def load_yaml(text: str, line_offset: int = 0) -> tuple[Any, Mapping, Mapping, l
             )
         if node_count > MAX_YAML_NODES:
             raise YamlLimitError(f"YAML has more than {MAX_YAML_NODES} nodes", event.start_mark)
+    if _YAML_ONLY_BREAK.search(text):
+        return (root[0] if root else None), *_relined(text, base, keys, scalars, duplicates)
     return (root[0] if root else None), _Positions(keys), _Scalars(scalars, base), duplicates
+
+
+# YAML 1.1 ends a line at NEL, LINE SEPARATOR and PARAGRAPH SEPARATOR too (libyaml and PyYAML count
+# them in their marks); in the file they are text on a line, and lines end at LF only.
+_YAML_ONLY_BREAK = re.compile("[\x85\u2028\u2029]")
+
+
+def _yaml_position(text: str) -> Any:
+    """A function taking a YAML mark's (0-based line, 0-based column) in ``text`` to the 0-based line
+    and column of that character in ``text``'s lines (LF only), for a text with YAML-only breaks."""
+    starts = [0] + [m.end() for m in re.finditer("[\n\x85\u2028\u2029]", text)]
+
+    def at(line: int, column: int) -> tuple[int, int]:
+        offset = min(starts[min(line, len(starts) - 1)] + column, len(text))
+        real_line, real_column = line_col(text, offset)
+        return real_line - 1, real_column - 1
+
+    return at
+
+
+def _relined(text: str, base: int, keys: dict, scalars: dict, duplicates: list) -> tuple:
+    """``load_yaml``'s positions with YAML's lines turned into the file's (see ``_YAML_ONLY_BREAK``):
+    a position on a wrong line misplaces a diagnostic and, worse, a quoting fix would edit the line
+    below (``user-invocable: true`` became ``'true'``)."""
+    at = _yaml_position(text)
+
+    def moved(line: int, column: int) -> tuple[int, int]:  # (1-based column, line shifted by base)
+        real_line, real_column = at(line - base, column - 1)
+        return real_line + base, real_column + 1
+
+    records = _Scalars(scalars, base)
+    relined = {}
+    for path in scalars:
+        tag, value, style, line, column, end_line, end_column = records._record(scalars[path])
+        relined[path] = (tag, value, style, *moved(line, column), *moved(end_line, end_column))
+    return (_Positions({path: moved(*pos) for path, pos in keys.items()}), _Scalars(relined, 0),
+            [(key, Position(*moved(pos.line, pos.column))) for key, pos in duplicates])
 
 
 def _flow_depth_exceeds(text: str, limit: int) -> bool:
@@ -432,12 +471,33 @@ def _quote_fix(fm_text: str, fm_offset: int, line_index: int) -> Fix | None:
         return None
     if re.search(r"[ \t]#", value):  # (`Use when: x # note` or `Fix: see issue #12`? not a safe guess)
         return None
-    # The value must not continue on the next line (a multi-line plain scalar).
-    if line_index + 1 < len(lines) and lines[line_index + 1].startswith(m.group("indent") + " "):
+    if _YAML_ONLY_BREAK.search(value):  # (several lines to YAML: quoting would change the text)
         return None
-    start = fm_offset + sum(len(x) + 1 for x in lines[:line_index]) + m.start("value")
+    # The value must not continue on a later line (a multi-line plain scalar, blank lines included).
+    after = next((line for line in lines[line_index + 1:] if line.strip()), "")
+    if after.startswith(m.group("indent") + " "):
+        return None
+    at = sum(len(x) + 1 for x in lines[:line_index]) + m.start("value")
     quoted = "'" + value.replace("'", "''") + "'"
-    return Fix(f"quote the value of {m.group('key')!r}", (TextEdit(start, start + len(value), quoted),))
+    # The line may itself continue a plain scalar begun above (`description: Does it.` then
+    # `  Note: read this`): there quoting mends nothing and puts quotes into the text. The quoted
+    # frontmatter must parse, or fail only further down (another line to fix).
+    try:
+        load_yaml(fm_text[:at] + quoted + fm_text[at + len(value):])
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        if mark is None or _mark_position(fm_text, mark)[0] <= line_index:
+            return None
+    except (yaml.YAMLError, YamlLimitError, ValueError, OverflowError):
+        return None
+    return Fix(f"quote the value of {m.group('key')!r}", (TextEdit(fm_offset + at, fm_offset + at + len(value), quoted),))
+
+
+def _mark_position(fm_text: str, mark: Any) -> tuple[int, int]:
+    """The 0-based line and column in ``fm_text`` of a YAML error's mark."""
+    if _YAML_ONLY_BREAK.search(fm_text):
+        return _yaml_position(fm_text)(mark.line, mark.column)
+    return mark.line, mark.column
 
 
 def _decode(raw: bytes, ctx: _Ctx) -> tuple[str | None, list[Diagnostic]]:
@@ -563,7 +623,8 @@ def _parse_text(original: str, digest: str, size: int, ctx: _Ctx, kind: ItemKind
     try:
         data, keys, scalars, dups = load_yaml(fm_text, line_offset=1)
     except YamlLimitError as exc:
-        diags.append(_diag(ctx, "P213", Severity.ERROR, exc.mark.line + 2, exc.mark.column + 1, str(exc)))
+        line, col = _mark_position(fm_text, exc.mark)
+        diags.append(_diag(ctx, "P213", Severity.ERROR, line + 2, col + 1, str(exc)))
         return finish()
     except yaml.reader.ReaderError as exc:
         # (libyaml's position counts UTF-8 bytes, Python's reader characters; both stop at the first
@@ -585,8 +646,8 @@ def _parse_text(original: str, digest: str, size: int, ctx: _Ctx, kind: ItemKind
                                    "tab character in indentation; YAML allows only spaces"))
             return finish()
         mark = exc.problem_mark or exc.context_mark
-        line = mark.line + 2 if mark else 2
-        col = mark.column + 1 if mark else 1
+        mark_line, mark_col = _mark_position(fm_text, mark) if mark else (-1, 0)
+        line, col = mark_line + 2 if mark else 2, mark_col + 1
         problem = exc.problem or "invalid YAML"
         fix = None
         message = f"invalid YAML in frontmatter: {problem}"
@@ -595,7 +656,7 @@ def _parse_text(original: str, digest: str, size: int, ctx: _Ctx, kind: ItemKind
         if "mapping values are not allowed" in problem:
             message = "invalid YAML in frontmatter: an unquoted ': ' inside a value; quote the value"
             if exact:
-                fix = _quote_fix(fm_text, fm_offset, mark.line if mark else -1)
+                fix = _quote_fix(fm_text, fm_offset, mark_line)
         diags.append(_diag(ctx, "P209", Severity.ERROR, line, col, message, fix))
         return finish()
     except yaml.YAMLError as exc:  # pragma: no cover - every libyaml error is marked

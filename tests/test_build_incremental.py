@@ -277,3 +277,23 @@ def test_rebuilds_see_what_the_cache_keys_once_missed(tmp_path: Path):
         "GITHUB_TOKEN=ghp_Zq8rT2mW9xLkP4vB7nC1sD6fG3hJ0yUe5aQi\n"))
     assert "csv" in [s["id"] for s in json.loads((tmp_path / "out/api/skills.json").read_text())["skills"]]
     assert not any(b"ghp_Zq8" in p.read_bytes() for p in (tmp_path / "out").rglob("*") if p.is_file())
+
+
+def test_a_skill_at_a_zip_root_is_linted_again_when_its_extraction_folder_changes(tmp_path: Path):
+    """A skill at a repository's root is checked against the root folder's name (S308), which for a
+    zip is its extraction folder, named after the archive's hash: re-zipping the same files with
+    other times must not reuse the lint record (and its message) of the old folder."""
+    skill_md = b"---\nname: pdf\ndescription: Does the thing. Use when the user asks for the thing.\n---\n# PDF\n"
+
+    def archive(when: tuple[int, int, int, int, int, int]) -> None:
+        with zipfile.ZipFile(tmp_path / "pdf.zip", "w") as zf:
+            zf.writestr(zipfile.ZipInfo("SKILL.md", when), skill_md)
+
+    (tmp_path / "skills.toml").write_text('[[repositories]]\nname = "z"\ntype = "zip"\npath = "pdf.zip"\n')
+    archive((2020, 1, 1, 0, 0, 0))
+    build_json(tmp_path, "--out", "out", "--no-site")
+    archive((2021, 1, 1, 0, 0, 0))
+    build_json(tmp_path, "--out", "out", "--no-site")
+    r = run_skillc("build", "--out", "fresh", "--no-cache", "--no-site", cwd=tmp_path, env=build_env(tmp_path))
+    assert r.returncode == 0, r.stderr
+    assert_same_tree(tmp_path / "out", tmp_path / "fresh")

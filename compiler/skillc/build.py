@@ -383,7 +383,12 @@ def lint_skills(skills: Sequence[SourceSkill], reader: Reader, config: LintConfi
         # cache key covers (a *.pyc, an empty folder or a dangling link is never published, and never
         # decides a build): the files with their hashes, and the folders of nested skills.
         nested = _nested_dirs(skill_dirs[root], item.skill_dir)
-        key = key_of("lint", config_key, item.path, tuple((f.path, f.sha256) for f in skill.files), nested)
+        # A skill at the repository's root is checked against the root folder's name (S308), which
+        # its files do not show: a zip's extraction folder is named after the archive's hash (so
+        # re-zipping the same files renames it), a git checkout after its URL and ref.
+        root_name = "" if item.skill_dir else root_path.name
+        key = key_of("lint", config_key, item.path, tuple((f.path, f.sha256) for f in skill.files), nested,
+                     root_name)
         rec = cache.get("lint", key)
         if rec is not None:
             cache.stats.lint_cached += 1

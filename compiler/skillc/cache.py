@@ -5,7 +5,8 @@ Every record is keyed by a SHA-256 that covers what it depends on:
 
 * a **parse** record by the file's bytes (its SHA-256) and the tool version;
 * a **lint** record by the skill's digest (every file of the skill), the tool version and the hash
-  of the lint configuration;
+  of the lint configuration (and, for a skill at a repository's root, that folder's name, which
+  S308 compares its name with);
 * a **render** record (the bundle files one skill produces: wire document, supporting files, zip)
   by the skill's digest, its ID, repository, tier, the tool version and the build configuration;
 * an **index** record (one skill's search-index analysis: terms, weighted frequencies, field bits)

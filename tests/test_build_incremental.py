@@ -8,6 +8,7 @@ import hashlib
 import json
 import os
 import shutil
+import subprocess
 import time
 import zipfile
 from pathlib import Path
@@ -279,19 +280,35 @@ def test_rebuilds_see_what_the_cache_keys_once_missed(tmp_path: Path):
     assert not any(b"ghp_Zq8" in p.read_bytes() for p in (tmp_path / "out").rglob("*") if p.is_file())
 
 
-def test_a_skill_at_a_zip_root_is_linted_again_when_its_extraction_folder_changes(tmp_path: Path):
-    """A skill at a repository's root is checked against the root folder's name (S308), which for a
-    zip is its extraction folder, named after the archive's hash: re-zipping the same files with
-    other times must not reuse the lint record (and its message) of the old folder."""
+def test_a_repository_that_is_one_skill_is_checked_against_the_name_it_is_published_under(tmp_path: Path):
+    """S308 compares a skill at a repository's root with the name the bundle publishes it under (the
+    archive's or the URL's name), not with its cache folder: a zip's extraction folder is named after
+    the archive's hash, a git checkout after its URL and ref. Under the spec profile, where S308 is an
+    error, such a repository could never build; and re-zipping the same files with other times
+    must rebuild to what a fresh build gives."""
     skill_md = b"---\nname: pdf\ndescription: Does the thing. Use when the user asks for the thing.\n---\n# PDF\n"
 
     def archive(when: tuple[int, int, int, int, int, int]) -> None:
         with zipfile.ZipFile(tmp_path / "pdf.zip", "w") as zf:
             zf.writestr(zipfile.ZipInfo("SKILL.md", when), skill_md)
 
-    (tmp_path / "skills.toml").write_text('[[repositories]]\nname = "z"\ntype = "zip"\npath = "pdf.zip"\n')
+    git_repo = tmp_path / "src" / "forms"
+    git_repo.mkdir(parents=True)
+    (git_repo / "SKILL.md").write_bytes(skill_md.replace(b"name: pdf", b"name: forms"))
+    git = ["git", "-c", "user.name=t", "-c", "user.email=t@e", "-c", "init.defaultBranch=main"]
+    for cmd in (["init", "-q"], ["add", "-A"], ["commit", "-qm", "one skill"]):
+        subprocess.run([*git, *cmd], cwd=git_repo, check=True, capture_output=True)
+    bare = tmp_path / "forms.git"
+    subprocess.run(["git", "clone", "-q", "--bare", str(git_repo), str(bare)], check=True, capture_output=True)
+    (tmp_path / "skills.toml").write_text(
+        '[lint]\nprofile = "spec"\n\n'
+        '[[repositories]]\nname = "z"\ntype = "zip"\npath = "pdf.zip"\n\n'
+        f'[[repositories]]\nname = "g"\ntype = "git"\nurl = "{bare.as_uri()}"\n')
     archive((2020, 1, 1, 0, 0, 0))
     build_json(tmp_path, "--out", "out", "--no-site")
+    manifest = (tmp_path / "out" / "api" / "manifest.json").read_text()
+    assert "S308" not in manifest
+    assert (tmp_path / "out" / "api" / "skills" / "pdf").is_file() and (tmp_path / "out" / "api" / "skills" / "forms").is_file()
     archive((2021, 1, 1, 0, 0, 0))
     build_json(tmp_path, "--out", "out", "--no-site")
     r = run_skillc("build", "--out", "fresh", "--no-cache", "--no-site", cwd=tmp_path, env=build_env(tmp_path))

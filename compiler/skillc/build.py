@@ -375,7 +375,11 @@ def lint_skills(skills: Sequence[SourceSkill], reader: Reader, config: LintConfi
         root_path = roots.get(root)
         if root_path is None:
             root_path = roots[root] = Path(root)
-        ctx = RuleContext(item, doc, root_path, config.settings, config.profile)
+        # A skill at the repository's root is checked (S308) against the name it is published under,
+        # which its files do not show, not its folder's: a zip's extraction folder is named after the
+        # archive's hash, a git checkout after its URL and ref, an http mirror after the ID.
+        root_name = "" if item.skill_dir else skill.id.rsplit("/", 1)[-1]
+        ctx = RuleContext(item, doc, root_path, config.settings, config.profile, root_name)
         contexts.append((root, skill, ctx))
         root_config, config_key = config_of(root, skill)
         config_at[root_path] = root_config
@@ -383,10 +387,6 @@ def lint_skills(skills: Sequence[SourceSkill], reader: Reader, config: LintConfi
         # cache key covers (a *.pyc, an empty folder or a dangling link is never published, and never
         # decides a build): the files with their hashes, and the folders of nested skills.
         nested = _nested_dirs(skill_dirs[root], item.skill_dir)
-        # A skill at the repository's root is checked against the root folder's name (S308), which
-        # its files do not show: a zip's extraction folder is named after the archive's hash (so
-        # re-zipping the same files renames it), a git checkout after its URL and ref.
-        root_name = "" if item.skill_dir else root_path.name
         key = key_of("lint", config_key, item.path, tuple((f.path, f.sha256) for f in skill.files), nested,
                      root_name)
         rec = cache.get("lint", key)
@@ -398,7 +398,8 @@ def lint_skills(skills: Sequence[SourceSkill], reader: Reader, config: LintConfi
         else:
             published = DiscoveredItem(item.kind, item.path, item.skill_dir, item.file_name, item.aliases,
                                        _published_listing(skill, nested))
-            todo.append((skill, RuleContext(published, doc, root_path, config.settings, config.profile), key))
+            todo.append((skill, RuleContext(published, doc, root_path, config.settings, config.profile, root_name),
+                         key))
 
     def check(entry: tuple[SourceSkill, RuleContext, str]) -> tuple[list[Diagnostic], str]:
         _, ctx, _ = entry

@@ -48,6 +48,10 @@ class RuleContext:
     root: Path  # absolute root being linted
     settings: LintSettings
     profile: str
+    # For a skill at the root: the name the build publishes it under (its ID's last segment), where the
+    # root folder has another name (a git checkout, a zip's extraction folder, an http mirror); "" for
+    # the root folder's own name.
+    published_name: str = ""
     # The frontmatter mapping ({} without one): read by most rules, so an attribute, not a property.
     meta: Mapping[str, Any] = field(init=False, repr=False, compare=False)
     _skill_dir: Path | None = field(init=False, default=None, repr=False, compare=False)

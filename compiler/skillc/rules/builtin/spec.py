@@ -152,7 +152,8 @@ def name_invalid_characters(ctx: RuleContext):
         purpose (`vercel-react-best-practices` in `react-best-practices/`), so this is an error in
         the `spec` profile and a warning in `recommended`. Like skills-ref, both sides are
         NFKC-normalised and compared exactly. A skill at the repository root is compared with the
-        root folder's own name.
+        root folder's own name (in a build, with the name it is published under: a git or zip
+        repository that is one skill is named after its URL or archive, not its cache folder).
     """,
     bad="pdf-tools/SKILL.md with name: pdf", good="pdf/SKILL.md with name: pdf",
     severity_by_profile=RECOMMENDED_WARNS,
@@ -160,7 +161,7 @@ def name_invalid_characters(ctx: RuleContext):
 )
 def name_directory_mismatch(ctx: RuleContext):
     name = skill_name(ctx)
-    dir_name = ctx.item.skill_dir.rsplit("/", 1)[-1] if ctx.item.skill_dir else ctx.root.name
+    dir_name = ctx.item.skill_dir.rsplit("/", 1)[-1] if ctx.item.skill_dir else ctx.published_name or ctx.root.name
     if name is not None and dir_name and unicodedata.normalize("NFKC", dir_name) != name:
         yield Finding(f"skill name {name!r} does not match its directory {dir_name!r}", ctx.value("name"))
 

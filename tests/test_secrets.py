@@ -214,6 +214,7 @@ _PIECES = st.sampled_from([
     *(t for p in PATTERNS for t in p.triggers), *(t.upper() for p in PATTERNS for t in p.triggers),
     *(s for p in PATTERNS for s in p.starts), "AKIA", "ASIA", "ghp_", "github_pat_", "=", ": ", "\"", "'", " ", "\n",
     "@", "://", "Xk29fjQ8zLm3Pq", "7d1c2b9a8f3e4d5c", "Q3EGRT7KZ5XW2MPL", "İ", "ſ", "K", "\ud800", "…", "é",
+    "\u00a0", "\u2028", "\x1c", "\t", "_key", "`",
     "u8jzPde0IgxLd6GncfBAepfJBd0Kh8oOOL8d", "Zx9Yw8Vu7Ts6Rq5Po4Nm3Lk2Ji1Hg0FeDcBa",
 ])
 

@@ -259,6 +259,7 @@ _CURRENCY_KEY = re.compile(r"(?i)(?:from|to|in|out|sell|buy|dst|src|dest|spl|inp
 _IMPLIED = {"sk-ant-": "sk-", "private key": "key"}
 _TRIGGERS: tuple[str, ...] = tuple(sorted({t for p in PATTERNS for t in p.triggers} - _IMPLIED.keys()))
 _PREFILTERED = frozenset(p.kind for p in PATTERNS if p.prefilter is not None)
+_ASSIGNED = "="  # "=<kind>": an assignment pattern's key is followed by `:` or `=` somewhere (``_assigned``)
 
 
 def _trigger_set() -> tuple[object, tuple[str, ...]] | None:
@@ -280,16 +281,23 @@ def _trigger_set() -> tuple[object, tuple[str, ...]] | None:
         automaton.Add(re.escape(needle).encode())
     for p in prefiltered:  # (literal alternations: `A(?:KIA|…)`, `gh[pousr]_|github_pat_`)
         automaton.Add(p.prefilter.pattern.lower().encode())
+    # An assignment pattern's necessary condition (``_assigned``): one of its triggers, then
+    # ``_AFTER_KEY``, whose ``\s`` is Unicode's: any byte of a non-ASCII character stands for it here
+    # (wider, never narrower: the pattern's own regex decides).
+    assigning = tuple(p for p in PATTERNS if p.assignment)
+    for p in assigning:
+        keys = "|".join(re.escape(t) for t in p.triggers)
+        automaton.Add(f"(?:{keys})".encode() + rb"[a-z0-9_\-]*[\"'`]?[\t\n\x0b\x0c\r \x1c-\x1f\x80-\xff]*[:=]")
     automaton.Compile()
-    return automaton, (*needles, *(p.kind for p in prefiltered))
+    return automaton, (*needles, *(p.kind for p in prefiltered), *(_ASSIGNED + p.kind for p in assigning))
 
 
 _TRIGGER_SET = _trigger_set()
 
 
 def _present(low: str) -> set[str]:
-    """The triggers found in ``low`` and, where their own prefilter still has to decide, the kinds
-    of the prefiltered formats."""
+    """The triggers found in ``low``; the kinds of the prefiltered formats where their own prefilter
+    still has to decide; ``=<kind>`` for the assignment patterns whose key is followed by `:` or `=`."""
     if _TRIGGER_SET is not None:
         automaton, names = _TRIGGER_SET
         # ASCII is kept byte for byte whatever the encoding: a lone surrogate (from JSON's \\ud800)
@@ -299,6 +307,13 @@ def _present(low: str) -> set[str]:
     present = {t for t in _TRIGGERS if t in low}
     present.update(t for t, base in _IMPLIED.items() if base in present and t in low)
     present.update(_PREFILTERED)
+    last = None
+    for p in PATTERNS:
+        if p.assignment and not present.isdisjoint(p.triggers):
+            if last is None:  # (an occurrence after the last `:` or `=` cannot be followed by one)
+                last = max(low.rfind(":"), low.rfind("="))
+            if _assigned(low, p.triggers, last):
+                present.add(_ASSIGNED + p.kind)
     return present
 # What follows a trigger in a `key = value` assignment (the key's rest, a quote, blanks, `:` or `=`):
 # a necessary condition of the assignment patterns, tested at each occurrence before running them.
@@ -375,18 +390,14 @@ def scan(text: str) -> list[SecretMatch]:
     taken_starts: list[int] = []
     taken_ends: list[int] = []
     present = _present(low)
-    last_assign: int | None = None
     for pat in PATTERNS:
         if pat.prefilter is not None:
             if pat.kind not in present or not pat.prefilter.search(text):
                 continue
         elif present.isdisjoint(pat.triggers):
             continue
-        if pat.assignment:
-            if last_assign is None:
-                last_assign = max(low.rfind(":"), low.rfind("="))
-            if not _assigned(low, pat.triggers, last_assign):
-                continue
+        if pat.assignment and _ASSIGNED + pat.kind not in present:
+            continue
         haystack = low if pat.lower and same_length else text
         regex = re.compile(pat.regex.pattern, re.I) if pat.lower and not same_length else pat.regex
         # (a lower-case pattern on the original text, after a length-changing lower(), has no literals)

@@ -212,8 +212,15 @@ EXTERNAL = {
 }
 
 
+def external_skill_folders(proj: Path) -> None:
+    """The skill folders EXTERNAL names (a missing one is an error)."""
+    for rel in ("builtin-skills/python", "external-skills/vercel/skills/react-best-practices"):
+        (proj / rel).mkdir(parents=True, exist_ok=True)
+
+
 def test_external_skills_json(tmp_path, proj):
     (proj / "external-skills.json").write_text(json.dumps(EXTERNAL, indent=2))
+    external_skill_folders(proj)
     cfg = load(tmp_path)
     py, react = cfg.repositories
     assert (py.tier, py.priority, py.include, py.location) == (Tier.BUILTIN, 30, ("python",), str(proj / "builtin-skills"))
@@ -257,6 +264,9 @@ def test_user_skills_default_priority_and_override(tmp_path, proj):
                                                                                        "patterns": ["my-framework"]}},
         {"name": "react-best-practices", "path": "../react", "priority": 180, "inject_into": ["retry"]},
     ]}))
+    external_skill_folders(proj)
+    (proj / ".plan-cascade" / "my-skills" / "custom").mkdir(parents=True)
+    (proj / "react").mkdir()
     cfg = load(tmp_path)
     by_name = {r.name: r for r in cfg.repositories}
     custom = by_name["user-my-custom-skill"]
@@ -455,3 +465,106 @@ def test_a_sibling_repository_names_the_same_wherever_the_checkout_lives(tmp_pat
     lines = [a for a, b in zip((outs[0] / "api/manifest.json").read_text().splitlines(),
                                (outs[1] / "api/manifest.json").read_text().splitlines()) if a != b]
     assert len(lines) == 1 and '"location":' in lines[0] and '"repository":"../repo"' in lines[0], lines
+
+
+# ---------------------------------------------------------------- hostile configuration files
+
+REPO = '[[repositories]]\nname = "p"\ntype = "filesystem"\npath = "skills"\n'
+
+
+@pytest.mark.parametrize("name, text, where", [
+    ("skills.toml", REPO + "priority = 250.0\n", ":5:"),
+    ("skills.toml", "max_injection_bytes = 1.0\n" + REPO, ":1:"),
+    ("external-skills.json", '{"sources": {"b": {"type": "builtin", "path": "b"}},\n'
+     ' "skills": {"x": {"source": "b", "skill_path": "x",\n  "priority": 30.0}}}', ":3:"),
+], ids=["toml-priority", "toml-setting", "json-priority"])
+def test_a_float_is_not_an_integer(tmp_path, proj, name, text, where):
+    """JSON Schema counts 250.0 as an integer; TOML and JSON do not, and it was published as 250.0."""
+    (proj / "b" / "x").mkdir(parents=True)
+    (proj / name).write_text(text)
+    with pytest.raises(ConfigError, match="is not of type 'integer'") as exc:
+        load(tmp_path)
+    assert f"{name}{where}" in str(exc.value)
+
+
+@pytest.mark.parametrize("rtype", ["git", "zip"])
+def test_a_url_that_expands_to_nothing_is_an_error(tmp_path, proj, rtype):
+    """`url = "${REPO}"` with REPO set but empty: a git url "" read as the config's own folder."""
+    (proj / "skills.toml").write_text(f'[[repositories]]\nname = "g"\ntype = "{rtype}"\nurl = "${{REPO}}"\n')
+    with pytest.raises(ConfigError, match=r"skills.toml:4: repository 'g': url '\$\{REPO\}' is empty") as exc:
+        load(tmp_path, env={"REPO": ""})
+    assert exc.value.exit_code == 2
+
+
+def test_a_missing_plan_cascade_skill_folder_names_the_file_and_line(tmp_path, proj):
+    """The repository is the folder above the skill: a missing skill folder only made it "offer no
+    skill" (a warning naming that other folder) and the build succeeded without the skill."""
+    (proj / "bi" / "python").mkdir(parents=True)
+    (proj / "external-skills.json").write_text(
+        '{"sources": {"builtin": {"type": "builtin", "path": "bi"},\n'
+        '             "vercel": {"type": "submodule", "path": "ext/vercel"}},\n'
+        ' "skills": {"python": {"source": "builtin", "skill_path": "python"},\n'
+        '            "go": {"source": "builtin", "skill_path": "go"}}}')
+    with pytest.raises(ConfigError, match=r"external-skills.json:4: skill 'go': .*bi/go is not a directory") as exc:
+        load(tmp_path)
+    assert exc.value.exit_code == 1
+    (proj / "external-skills.json").unlink()
+    (proj / ".plan-cascade").mkdir()
+    (proj / ".plan-cascade" / "skills.json").write_text('{"skills": [\n {"name": "mine", "path": "../gone"}]}')
+    with pytest.raises(ConfigError, match=r"skills.json:2: skill 'mine': .*gone is not a directory"):
+        load(tmp_path)
+
+
+def test_toml_bom_crlf_and_bad_bytes(tmp_path, proj):
+    """A BOM (Meerkat's parser skips it) is read; the manifest's hash is the file's own bytes (CRLF
+    kept); a syntax error and a byte that is not UTF-8 read path:line:column: first."""
+    import hashlib
+
+    raw = ("\ufeff" + REPO).replace("\n", "\r\n").encode("utf-8")
+    (proj / "skills.toml").write_bytes(raw)
+    cfg = load(tmp_path)
+    assert [r.name for r in cfg.repositories] == ["p"]
+    assert cfg.config_files == ((str(proj / "skills.toml"), hashlib.sha256(raw).hexdigest()),)
+    (proj / "skills.toml").write_bytes(REPO.encode() + b'priority = "\xff"\n')
+    with pytest.raises(ConfigError, match=r"skills.toml:5:13: not UTF-8 \(byte 0xff\)$"):
+        load(tmp_path)
+    (proj / "skills.toml").write_text(REPO + 'priority = "\n')
+    with pytest.raises(ConfigError, match=r"skills.toml:5:13: invalid TOML: Illegal character '\\n'$"):
+        load(tmp_path)
+    (proj / "skills.toml").write_text(REPO + "[lint")
+    with pytest.raises(ConfigError, match=r"skills.toml:5: invalid TOML: Expected ']'"):
+        load(tmp_path)
+
+
+def test_lint_and_memory_errors_name_the_line_in_their_own_table(tmp_path, proj):
+    """`profile` in a [search] table (Meerkat's) above [lint] was named as the wrong line."""
+    from skillc.config import read_config_file
+    from skillc.memory.settings import settings_from_config
+
+    (proj / "skills.toml").write_text('enabled = true\n[search]\nprofile = "fast"\n' + REPO +
+                                      '[lint]\nprofile = "x"\n[memory]\nenabled = "x"\n')
+    with pytest.raises(ConfigError, match=r"skills.toml:9: 'lint.profile'"):
+        load(tmp_path)
+    with pytest.raises(ConfigError, match=r"skills.toml:11: 'memory.enabled'"):
+        settings_from_config(read_config_file(proj / "skills.toml"))
+    (proj / "skills.toml").write_text('lint.ignore = 3\n[search]\nignore = []\n' + REPO)
+    with pytest.raises(ConfigError, match=r"skills.toml:1: 'lint.ignore'"):
+        load(tmp_path)
+
+
+def test_a_file_found_at_both_levels_is_read_once(tmp_path):
+    """Building in the home folder: ./.rkat/skills.toml is ~/.rkat/skills.toml (listed once)."""
+    home = tmp_path / "home"
+    (home / ".rkat").mkdir(parents=True)
+    (home / ".rkat" / "skills.toml").write_text(REPO)
+    cfg = load_build_config([], None, cwd=home, home=home, env={})
+    assert [r.tier for r in cfg.repositories] == [Tier.PROJECT]
+    assert [p for p, _ in cfg.config_files] == [str(home / ".rkat" / "skills.toml")]
+
+
+def test_config_option_names_a_fifo(tmp_path, proj):
+    import os
+
+    os.mkfifo(tmp_path / "fifo.toml")
+    with pytest.raises(ConfigError, match="fifo.toml: not a regular file"):
+        load(tmp_path, config=str(tmp_path / "fifo.toml"))

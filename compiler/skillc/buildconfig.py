@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any, Callable, Mapping, Sequence
 
-from .config import ConfigFile, find_lint_config, lint_config
+from .config import ConfigFile, find_lint_config, lint_config, quiet_is_dir
 from .errors import ConfigError
 from .lint import LintConfig
 from .resolve_types import Repository, Tier
@@ -115,16 +115,19 @@ def load_build_config(paths: Sequence[str], config_path: str | None, *, cwd: Pat
         explicit = Path(config_path)
         if not explicit.is_absolute():
             explicit = cwd / explicit
-        if not explicit.is_file():
-            raise ConfigError(f"{config_path}: configuration file not found")
+        if not explicit.is_file():  # (a FIFO or device is refused too: reading one could block forever)
+            kind = "not a regular file" if explicit.exists() else "configuration file not found"
+            raise ConfigError(f"{config_path}: {kind}")
         files.append((_read_toml(explicit), "project"))
     else:
-        for rel in PROJECT_CONFIGS:
-            if (cwd / rel).is_file():
-                files.append((_read_toml(cwd / rel), "project"))
-        for rel in USER_CONFIGS:
-            if (home / rel).is_file():
-                files.append((_read_toml(home / rel), "user"))
+        # One file found twice (a build in the home folder: ./.rkat/skills.toml is ~/.rkat/skills.toml;
+        # or one lookup name linked to another) is read once, at the first level that finds it.
+        found: set[Path] = set()
+        for base, names, level in ((cwd, PROJECT_CONFIGS, "project"), (home, USER_CONFIGS, "user")):
+            for rel in names:
+                if (base / rel).is_file() and (base / rel).resolve() not in found:
+                    found.add((base / rel).resolve())
+                    files.append((_read_toml(base / rel), level))
 
     # ${VAR} is expanded only in the repositories the build reads: not in one an earlier file's of
     # the same name supersedes, nor in any when PATH arguments replace them (a user-level entry
@@ -201,7 +204,7 @@ def load_build_config(paths: Sequence[str], config_path: str | None, *, cwd: Pat
     read = [cfg for cfg, _ in files]
     if lint_file is not None and all(lint_file.path.resolve() != cfg.path.resolve() for cfg in read):
         read.append(lint_file)  # (a pyproject.toml or a parent folder's file that only configures lint)
-    hashes = tuple((str(cfg.path), _sha256(cfg.text.encode("utf-8"))) for cfg in read)
+    hashes = tuple((str(cfg.path), cfg.sha256 or _sha256(cfg.text.encode("utf-8"))) for cfg in read)
     hashes += tuple((str(f), _sha256(f.read_bytes())) for f in json_files)
     return BuildConfig(
         repositories=tuple(repositories),
@@ -261,7 +264,12 @@ def _load_schema(name: str, _cache: dict[str, Any] = {}) -> Any:  # noqa: B006 -
 def _schema_errors(schema_name: str, data: Any) -> list[Any]:
     import jsonschema
 
-    validator = jsonschema.Draft202012Validator(_load_schema(schema_name))
+    # JSON Schema counts 1.0 as an integer; TOML and JSON keep them apart, and a `priority = 250.0`
+    # let through would be published as 250.0 (Meerkat and Plan Cascade refuse a float there too).
+    checker = jsonschema.Draft202012Validator.TYPE_CHECKER.redefine(
+        "integer", lambda _checker, value: isinstance(value, int) and not isinstance(value, bool))
+    strict = jsonschema.validators.extend(jsonschema.Draft202012Validator, type_checker=checker)
+    validator = strict(_load_schema(schema_name))
     return sorted(validator.iter_errors(data), key=lambda e: [str(p) for p in e.absolute_path])
 
 
@@ -438,6 +446,8 @@ def _parse_skills_toml(cfg: ConfigFile, level: str, env: Mapping[str, str],
                 except ValueError as exc:
                     raise err(key, f"{key}: {exc}") from None
         url = values.get("url")
+        if url is not None and not url.strip():  # (a git url "" would name the config's folder, a zip url nothing)
+            raise err("url", f"url {entry['url']!r} is empty once expanded (a variable set to an empty value?)")
         if url is not None and url.startswith("-"):
             raise err("url", "a url must not start with '-' (git would read it as an option)")
         if "path" in entry:
@@ -570,6 +580,8 @@ def _plan_cascade(ext_path: Path | None, user_files: Sequence[Path], *, home: Pa
     repos: list[Repository] = []
     skills: dict[str, ExternalSkill] = {}
     settings: dict[str, Any] = {"max_skills_per_story": 3, "max_content_lines": 200, "cache_enabled": True}
+    # name → (file, key path, skill folder, hint): checked once the skills that stay are known.
+    folders: dict[str, tuple[_JsonFile, tuple, Path, str]] = {}
 
     def repo_for(name: str, skill_dir: Path, tier: Tier, priority: int, where: str) -> tuple[Repository, str]:
         skill_id = skill_dir.name
@@ -603,6 +615,9 @@ def _plan_cascade(ext_path: Path | None, user_files: Sequence[Path], *, home: Pa
             line = jf.lines.get(where, 0)
             repo, skill_id = repo_for(f"{entry['source']}/{name}", skill_dir, tier, priority, f"{ext_path}:{line}")
             repos.append(repo)
+            hint = " (a submodule not checked out? git submodule update --init --recursive)" \
+                if src["type"] == "submodule" else ""
+            folders[name] = (jf, (*where, "skill_path"), skill_dir, hint)
             detect = entry.get("detect", {})
             skills[name] = ExternalSkill(name, skill_id, repo.name, entry["source"], src["type"], priority,
                                          tuple(detect.get("files", ())), tuple(detect.get("patterns", ())),
@@ -637,9 +652,17 @@ def _plan_cascade(ext_path: Path | None, user_files: Sequence[Path], *, home: Pa
             repos[:] = [r for r in repos if r.name != existing.repository]
         repo, skill_id = repo_for(f"user-{name}", skill_dir, Tier.USER, priority, f"{jf.path}:{line}")
         repos.append(repo)
+        folders[name] = (jf, (*where, "path"), skill_dir, "")
         detect = entry.get("detect", {})
         skills[name] = ExternalSkill(name, skill_id, repo.name, f"user-{name}", "user", priority,
                                      tuple(detect.get("files", ())), tuple(detect.get("patterns", ())),
                                      tuple(entry.get("inject_into", ("implementation",))), str(jf.path))
+    # The repository is the folder holding the skill, so a missing skill folder would only make it
+    # "offer no skill" (a warning naming the wrong folder) and the build would succeed without it.
+    for name, (jf, where_key, skill_dir, hint) in folders.items():
+        if not quiet_is_dir(skill_dir):
+            error = jf.error(where_key, f"skill {name!r}: {skill_dir} is not a directory{hint}")
+            error.exit_code = 1  # (as a skills.toml repository whose path is missing: the inputs fail)
+            raise error
     files = tuple(str(p) for p in ([ext_path] if ext_path else []) + list(user_files))
     return repos, ExternalConfig(tuple(skills.values()), settings, files)

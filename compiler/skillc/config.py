@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import difflib
+import hashlib
 import os
 import re
 import tomllib
@@ -29,15 +30,29 @@ class ConfigFile:
     path: Path
     data: dict[str, Any]  # the skillc table: all of skills.toml, or [tool.skillc] of pyproject.toml
     text: str = field(repr=False, default="")
+    sha256: str = ""  # of the file's bytes, for the manifest
 
-    def line_of(self, key: str) -> int | None:
+    def line_of(self, key: str, table: str | None = None) -> int | None:
         """The first line that assigns ``key``, else the header of a table named ``key`` (TOML does
-        not keep positions; this is close enough)."""
+        not keep positions; this is close enough).  ``table`` (``"lint"``, ``"memory.retention"``):
+        look in that table first, so `profile` in [lint] is not found in a [search] table above it."""
         k = re.escape(key)
         start = 0
         if self.path.name == "pyproject.toml":  # (only [tool.skillc…] is skillc's: `version` in [project] is not)
-            table = re.compile(r"^[ \t]*\[[ \t]*tool\.skillc\b", re.M).search(self.text)
-            start = table.start() if table else 0
+            table_m = re.compile(r"^[ \t]*\[[ \t]*tool\.skillc\b", re.M).search(self.text)
+            start = table_m.start() if table_m else 0
+        if table:
+            t = r"(?:tool\.skillc\.)?" + re.escape(table)
+            header = re.compile(rf"^[ \t]*\[[ \t]*{t}[ \t]*\][ \t]*(?:#.*)?$", re.M).search(self.text, start)
+            if header:
+                end = re.compile(r"^[ \t]*\[", re.M).search(self.text, header.end())
+                m = re.compile(rf"^[ \t]*([\"']?){k}\1[ \t]*=", re.M).search(
+                    self.text, header.end(), end.start() if end else len(self.text))
+                if m:
+                    return self.text.count("\n", 0, m.start()) + 1
+            m = re.compile(rf"^[ \t]*{t}\.([\"']?){k}\1[ \t]*=", re.M).search(self.text, start)  # lint.profile = …
+            if m:
+                return self.text.count("\n", 0, m.start()) + 1
         m = re.compile(rf"^[ \t]*([\"']?){k}\1[ \t]*=", re.M).search(self.text, start) or \
             re.compile(rf"^[ \t]*\[\[?[ \t]*(?:[\w.\"'-]+\.)?([\"']?){k}\1[ \t]*\]", re.M).search(self.text, start)
         return self.text.count("\n", 0, m.start()) + 1 if m else None
@@ -57,27 +72,49 @@ class ConfigFile:
                 hint = f"; did you mean {close[0]!r}?" if close else f"; known: {', '.join(known)}"
                 raise self.error(f"unknown key {key!r}{hint}", str(key))
 
-    def error(self, message: str, key: str | None = None) -> ConfigError:
-        line = self.line_of(key) if key else None
+    def error(self, message: str, key: str | None = None, table: str | None = None) -> ConfigError:
+        line = self.line_of(key, table) if key else None
         where = f"{self.path}:{line}" if line else str(self.path)
         return ConfigError(f"{where}: {message}")
 
 
+_TOML_AT = re.compile(r"\s*\(at line (\d+), column (\d+)\)$")
+
+
 def read_config_file(path: Path) -> ConfigFile:
     try:
-        text = path.read_text("utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"{path}: cannot read configuration: {exc}") from None
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot read configuration: {exc.strerror or exc}") from None
+    try:
+        # Bytes decoded as they are: read_text would turn CRLF into LF, and the manifest's hash of
+        # the file would not be the file's.  A leading BOM (Windows editors write one) is not TOML
+        # but Meerkat's parser skips it, so skillc does too.
+        text = raw.decode("utf-8").removeprefix("\ufeff")
+    except UnicodeDecodeError as exc:
+        line = raw.count(b"\n", 0, exc.start) + 1
+        column = exc.start - raw.rfind(b"\n", 0, exc.start)
+        raise ConfigError(f"{path}:{line}:{column}: not UTF-8 (byte 0x{raw[exc.start]:02x})") from None
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"{path}: invalid TOML: {exc}") from None
+        # tomllib puts the place at the end of its message: moved to the front, as every other
+        # configuration error reads (path:line:column: message).
+        message = str(exc)
+        at = _TOML_AT.search(message)
+        if at:
+            where, message = f"{path}:{at.group(1)}:{at.group(2)}", message[:at.start()]
+        elif message.endswith(" (at end of document)"):
+            where, message = f"{path}:{text.count(chr(10)) + 1}", message.removesuffix(" (at end of document)")
+        else:
+            where = str(path)
+        raise ConfigError(f"{where}: invalid TOML: {message}") from None
     if path.name == "pyproject.toml":
         tool = data.get("tool", {})
         data = tool.get("skillc", {}) if isinstance(tool, dict) else None
         if not isinstance(data, dict):
             raise ConfigError(f"{path}: 'tool.skillc' must be a table ([tool.skillc])")
-    return ConfigFile(path, data, text)
+    return ConfigFile(path, data, text, hashlib.sha256(raw).hexdigest())
 
 
 def find_config(start: Path) -> ConfigFile | None:
@@ -133,7 +170,7 @@ def _str_list(cfg: ConfigFile, table: dict[str, Any], key: str, prefix: str) -> 
     if isinstance(value, str):
         value = [value]
     if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-        raise cfg.error(f"'{prefix}{key}' must be a list of strings", key)
+        raise cfg.error(f"'{prefix}{key}' must be a list of strings", key, prefix.rstrip("."))
     return tuple(value)
 
 
@@ -142,7 +179,7 @@ def _codes(cfg: ConfigFile, values: tuple[str, ...], key: str) -> tuple[str, ...
     codes = tuple(v.strip().upper() for v in values if v.strip())
     for code in codes:
         if not selects_a_rule(code):
-            raise cfg.error(f"'lint.{key}': no rule code starts with {code!r} (see `skillc rules`)", key)
+            raise cfg.error(f"'lint.{key}': no rule code starts with {code!r} (see `skillc rules`)", key, "lint")
     return codes
 
 
@@ -161,17 +198,18 @@ def lint_config(cfg: ConfigFile | None, **overrides: Any) -> LintConfig:
                  "max-body-tokens", "description-budget", "lightweight", "conventions", "exclude", "secret-scan"}
         unknown = sorted(set(table) - known)
         if unknown:
-            raise cfg.error(f"unknown key(s) in [lint]: {', '.join(unknown)}; known: {', '.join(sorted(known))}", unknown[0])
+            raise cfg.error(f"unknown key(s) in [lint]: {', '.join(unknown)}; known: {', '.join(sorted(known))}", unknown[0],
+                            "lint")
         profile = table.get("profile", "recommended")
         if profile not in PROFILES:
-            raise cfg.error(f"'lint.profile' must be one of {', '.join(PROFILES)}", "profile")
+            raise cfg.error(f"'lint.profile' must be one of {', '.join(PROFILES)}", "profile", "lint")
         kw["profile"] = profile
         for key in ("select", "extend-select", "ignore"):
             kw[key.replace("-", "_")] = _codes(cfg, _str_list(cfg, table, key, prefix), key)
         ppi = table.get("per-path-ignores", {})
         if not isinstance(ppi, dict) or not all(isinstance(v, (list, str)) for v in ppi.values()) or not all(
                 isinstance(c, str) for v in ppi.values() if isinstance(v, list) for c in v):
-            raise cfg.error("'lint.per-path-ignores' must map globs to lists of codes", "per-path-ignores")
+            raise cfg.error("'lint.per-path-ignores' must map globs to lists of codes", "per-path-ignores", "lint")
         kw["per_path_ignores"] = tuple((g, _codes(cfg, tuple([c] if isinstance(c, str) else c), "per-path-ignores"))
                                        for g, c in ppi.items())
         settings: dict[str, Any] = {"tools": _str_list(cfg, table, "tools", prefix)}
@@ -179,18 +217,18 @@ def lint_config(cfg: ConfigFile | None, **overrides: Any) -> LintConfig:
                           ("description-budget", "description_budget")):
             if key in table:
                 if not isinstance(table[key], int) or isinstance(table[key], bool) or table[key] < 1:
-                    raise cfg.error(f"'lint.{key}' must be a positive integer", key)
+                    raise cfg.error(f"'lint.{key}' must be a positive integer", key, "lint")
                 settings[attr] = table[key]
         if "secret-scan" in table:
             if not isinstance(table["secret-scan"], bool):
-                raise cfg.error("'lint.secret-scan' must be true or false", "secret-scan")
+                raise cfg.error("'lint.secret-scan' must be true or false", "secret-scan", "lint")
             settings["secret_scan"] = table["secret-scan"]
         kw["settings"] = LintSettings(**settings)
         disc: dict[str, Any] = {}
         for key in ("lightweight", "conventions"):
             if key in table:
                 if not isinstance(table[key], bool):
-                    raise cfg.error(f"'lint.{key}' must be true or false", key)
+                    raise cfg.error(f"'lint.{key}' must be true or false", key, "lint")
                 disc[key] = table[key]
         disc["exclude"] = _str_list(cfg, table, "exclude", prefix)
         kw["discovery"] = DiscoveryOptions(**disc)

@@ -85,7 +85,8 @@ _TABLES = {"retention", "retrieval", "consolidation", "extraction"}  # extractio
 
 def _coerce(value: Any, kind: str, name: str, cfg: ConfigFile | None) -> Any:
     def fail(msg: str) -> ConfigError:
-        return cfg.error(f"'memory.{name}' {msg}", name.rsplit(".", 1)[-1]) if cfg else ConfigError(
+        table, _, key = f"memory.{name}".rpartition(".")  # (looked up in its table: a top-level `enabled` is not it)
+        return cfg.error(f"'memory.{name}' {msg}", key, table) if cfg else ConfigError(
             f"memory setting '{name}' {msg}")
 
     if kind == "bool":

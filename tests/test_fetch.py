@@ -106,6 +106,63 @@ def test_redirects_only_to_http_and_never_with_credentials_to_another_host():
         get("file:///etc/passwd")
 
 
+@pytest.mark.parametrize("old, new, kept", [
+    ("https://127.0.0.1/api/skills", "http://127.0.0.1/api/skills/", False),  # down to clear text
+    ("https://127.0.0.1:8443/api", "http://127.0.0.1:8443/api/", False),
+    ("http://127.0.0.1/api", "https://127.0.0.1/api/", True),  # an upgrade on the default ports
+    ("http://127.0.0.1:8000/api", "https://127.0.0.1:8000/api/", False),
+    ("https://Host.example/api", "https://host.example:443/api/", True),  # the same origin
+    ("https://host.example/api", "https://host.example:8443/api/", False),
+])
+def test_credentials_follow_a_redirect_only_within_the_origin(old: str, new: str, kept: bool):
+    """Comparing the netloc alone sent a token from https://host to http://host in clear text."""
+    import urllib.request
+
+    from skillc.fetch import _Redirect
+
+    req = urllib.request.Request(old, headers={"Authorization": "Bearer SECRET", "X-Api-Key": "k", "Accept": "a"})
+    moved = _Redirect().redirect_request(req, None, 302, "Found", {}, new)
+    assert ("Authorization" in moved.headers and "X-api-key" in moved.headers) is kept
+    assert moved.headers.get("Accept") == "a"
+
+
+def test_a_user_and_password_in_the_url_are_sent_as_basic_auth_not_looked_up_as_a_host():
+    def ok(h: http.server.BaseHTTPRequestHandler) -> None:
+        h.send_response(200)
+        h.send_header("Content-Length", "2")
+        h.end_headers()
+        h.wfile.write(b"{}")
+
+    with serve(ok) as url:
+        seen = serve.seen  # type: ignore[attr-defined]
+        resp = get(url.replace("://", "://team:s%2Fcret@") + "/api/skills")
+        assert resp.body == b"{}" and seen[-1]["Authorization"] == "Basic dGVhbTpzL2NyZXQ="  # team:s/cret
+        get(url.replace("://", "://team:s3cret@") + "/api/skills", {"Authorization": "Bearer T"})
+        assert seen[-1]["Authorization"] == "Bearer T"  # an explicit header wins
+
+
+def test_a_gzip_body_is_decompressed_within_the_cap():
+    """A static host may send Content-Encoding: gzip unasked (pre-compressed files)."""
+    import gzip
+
+    def gzipped(payload: bytes) -> Callable:
+        def handle(h: http.server.BaseHTTPRequestHandler) -> None:
+            body = gzip.compress(payload)
+            h.send_response(200)
+            h.send_header("Content-Encoding", "gzip")
+            h.send_header("Content-Length", str(len(body)))
+            h.end_headers()
+            h.wfile.write(body)
+        return handle
+
+    with serve(gzipped(b'{"skills": []}')) as url:
+        resp = get(url + "/api/skills")
+        assert resp.body == b'{"skills": []}' and "content-encoding" not in resp.headers
+    with serve(gzipped(b" " * (4 << 20))) as url:  # 4 KiB on the wire, 4 MiB decompressed
+        with pytest.raises(FetchError, match="answered more than 1,048,576 bytes"):
+            get(url + "/api/skills", max_bytes=1 << 20)
+
+
 @pytest.mark.parametrize("listing, words", [
     ('{"skills":' + "[" * 100_000 + "]" * 100_000 + "}", "answered JSON nested too deep"),
     ('{"skills":[{"id":"ok","name":"ok","description":"\\ud800"}]}', "not Unicode (a lone surrogate escape)"),

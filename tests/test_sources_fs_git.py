@@ -76,6 +76,9 @@ def test_missing_path_and_skills_root_are_clear_errors(tmp_path, repo):
         listing_of(fs_repo(tmp_path / "nope"), tmp_path / "c")
     with pytest.raises(SourceError, match="skills_root 'skillz' not found"):
         listing_of(fs_repo(repo, skills_root="skillz"), tmp_path / "c")
+    (repo / "README.md").write_text("# not a folder\n")
+    with pytest.raises(SourceError, match="skills_root 'README.md' is a file, not a folder,"):
+        listing_of(fs_repo(repo, skills_root="README.md"), tmp_path / "c")
 
 
 def test_empty_repository_is_a_warning(tmp_path, repo):
@@ -417,3 +420,61 @@ def test_a_remote_that_hangs_falls_back_to_the_cached_commit(tmp_path, remote, m
         release.set()
         srv.shutdown()
         srv.server_close()
+
+
+def test_a_checkout_holds_the_committed_bytes(tmp_path, remote, monkeypatch):
+    """One commit, one bundle: neither the repository's `.gitattributes` (eol=crlf, ident) nor the
+    user's `core.autocrlf` changes what is published."""
+    work, bare = remote
+    (work / ".gitattributes").write_text("* text eol=crlf\n*.txt ident\n")
+    (work / "skills/tools/pdf/notes.txt").write_text("$Id$\nline two\n")
+    git("add", ".", cwd=work)
+    git("commit", "-q", "-m", "attributes", cwd=work)
+    git("push", "-q", str(bare), "main", cwd=work)
+    committed = subprocess.run(["git", "show", "HEAD:skills/tools/pdf/SKILL.md"], cwd=work, capture_output=True,
+                               check=True).stdout
+    assert b"\r" not in committed
+    user = tmp_path / "gitconfig"
+    user.write_text("[core]\n\tautocrlf = true\n")
+    monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(user))
+    listing = listing_of(git_repo(bare.as_uri()), tmp_path / "cache")
+    files = {f.path: Path(f.source_path).read_bytes() for f in listing.skills[1].files}
+    assert files["SKILL.md"] == committed
+    assert files["notes.txt"] == b"$Id$\nline two\n"
+
+
+def test_a_damaged_cache_is_cloned_again_when_the_branch_is_refreshed(tmp_path, remote):
+    """A cached checkout that lost its HEAD fails the refresh fetch and the checkout of the cached
+    commit: the branch is cloned again (not an internal error, not an R105 on a working remote)."""
+    work, bare = remote
+    repo = git_repo(bare.as_uri(), refresh_seconds=0)
+    source = open_source(repo, cache_dir=tmp_path / "cache", lint=LintConfig())
+    assert source.skills().skills
+    (source.checkout / ".git" / "HEAD").unlink()
+    again = listing_of(repo, tmp_path / "cache")
+    assert [s.id for s in again.skills] == ["tools/csv", "tools/pdf"] and not again.diagnostics
+    assert again.input.resolved == git("rev-parse", "HEAD", cwd=work)
+
+
+def test_a_git_hooks_environment_never_reaches_the_users_repository(tmp_path, remote, monkeypatch):
+    """`skillc build` run from a git hook (pre-commit, post-checkout) inherits GIT_DIR, GIT_WORK_TREE,
+    GIT_INDEX_FILE for the user's repository: the cache's init, checkout and clean must not follow them
+    (they added a remote to it, moved its HEAD, replaced its work tree, wrote its commit's index)."""
+    _, bare = remote
+    user = tmp_path / "user"
+    user.mkdir()
+    git("init", "-q", "-b", "main", cwd=user)
+    (user / "mine.txt").write_text("mine\n")
+    git("add", ".", cwd=user)
+    git("commit", "-q", "-m", "mine", cwd=user)
+    (user / "draft.txt").write_text("not committed yet\n")
+    head = git("rev-parse", "HEAD", cwd=user)
+    monkeypatch.setenv("GIT_DIR", str(user / ".git"))
+    monkeypatch.setenv("GIT_WORK_TREE", str(user))
+    monkeypatch.setenv("GIT_INDEX_FILE", str(user / ".git" / "index"))
+    listing = listing_of(git_repo(bare.as_uri()), tmp_path / "cache")
+    assert [s.id for s in listing.skills] == ["tools/csv", "tools/pdf"]
+    for name in ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE"):
+        monkeypatch.delenv(name)
+    assert git("rev-parse", "HEAD", cwd=user) == head and git("remote", cwd=user) == ""
+    assert git("status", "--porcelain", cwd=user) == "?? draft.txt"

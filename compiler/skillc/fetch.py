@@ -4,19 +4,27 @@ source, ``Bundle`` over a URL, memory snapshots).
 * The body is capped (``MAX_BYTES``) and read against an overall deadline (``DEADLINE``): a
   server that trickles a byte every few seconds never trips a per-read timeout, and one that
   streams forever would otherwise fill the memory.
-* Redirects are followed only to ``http`` and ``https``; a redirect to another host keeps only the
-  ``Accept`` and ``User-Agent`` headers (credentials stay with the host they were given for).
+* Redirects are followed only to ``http`` and ``https``; a redirect to another host (or port), or
+  from ``https`` down to ``http``, keeps only the ``Accept`` and ``User-Agent`` headers (credentials
+  stay with the origin they were given for, and never cross the network in clear text).
+* A ``user:password@`` in the URL is sent as ``Authorization: Basic`` (an explicit
+  ``Authorization`` header wins), as git and Meerkat's client do; urllib would look the whole
+  ``user:password@host`` up as a host name.
+* A body sent with ``Content-Encoding: gzip`` (a static host serving pre-compressed files whatever
+  the request asked) is decompressed, the cap applying to the decompressed bytes too.
 * A failure is one ``FetchError`` naming the URL (with any user and password in it hidden);
   ``304``, ``404`` and ``410`` are answers, not failures (ETag revalidation, a missing document).
 """
 
 from __future__ import annotations
 
+import base64
 import re
 import time
 import urllib.error
 import urllib.parse
 import urllib.request
+import zlib
 from dataclasses import dataclass, field
 
 MAX_BYTES = 64 * 1024 * 1024
@@ -50,13 +58,31 @@ def _web(url: str) -> bool:
     return urllib.parse.urlsplit(url).scheme.lower() in ("http", "https")
 
 
+def _origin(url: str) -> tuple[str, str, int | None]:
+    parts = urllib.parse.urlsplit(url)
+    scheme = parts.scheme.lower()
+    try:
+        port = parts.port
+    except ValueError:
+        port = None
+    return scheme, (parts.hostname or "").lower(), port or {"http": 80, "https": 443}.get(scheme)
+
+
+def _keeps_credentials(old: str, new: str) -> bool:
+    """Whether a redirect from ``old`` to ``new`` may carry credentials: the same origin, or the
+    same host upgraded from http to https on the default ports (what requests allows too).  A
+    comparison of the netloc alone would send a token from https://host to http://host in clear."""
+    before, after = _origin(old), _origin(new)
+    return before == after or (before == ("http", after[1], 80) and after == ("https", before[1], 443))
+
+
 class _Redirect(urllib.request.HTTPRedirectHandler):
     def redirect_request(self, req, fp, code, msg, headers, newurl):  # type: ignore[override]
         if not _web(newurl):
             raise FetchError(f"{shown(req.full_url)} redirects to {urllib.parse.urlsplit(newurl).scheme or '?'}: "
                              "only http and https are followed", code)
         new = super().redirect_request(req, fp, code, msg, headers, newurl)
-        if new is not None and urllib.parse.urlsplit(newurl).netloc != urllib.parse.urlsplit(req.full_url).netloc:
+        if new is not None and not _keeps_credentials(req.full_url, newurl):
             for name in list(new.headers):
                 if name.lower() not in _KEPT_ACROSS_HOSTS:
                     del new.headers[name]
@@ -72,7 +98,8 @@ def get(url: str, headers: dict[str, str] | None = None, *, max_bytes: int = MAX
     """GET ``url``: a 2xx response or one of ``ANSWERS``; anything else raises ``FetchError``."""
     if not _web(url):
         raise FetchError(f"{shown(url)}: only http:// and https:// URLs are fetched")
-    req = urllib.request.Request(url, headers=headers or {})
+    url, headers = _userinfo_as_header(url, dict(headers or {}))
+    req = urllib.request.Request(url, headers=headers)
     end = time.monotonic() + deadline
     try:
         with _OPENER.open(req, timeout=READ_TIMEOUT) as resp:
@@ -86,7 +113,13 @@ def get(url: str, headers: dict[str, str] | None = None, *, max_bytes: int = MAX
                 if time.monotonic() > end:
                     raise FetchError(f"{shown(url)} took more than {deadline:.0f} s to answer")
                 chunks.append(chunk)
-            return Response(resp.status, b"".join(chunks), {k.lower(): v for k, v in resp.headers.items()})
+            got = {k.lower(): v for k, v in resp.headers.items()}
+            body = b"".join(chunks)
+            if got.get("content-encoding", "").strip().lower() in ("gzip", "x-gzip"):
+                body = _gunzip(url, body, max_bytes)
+                del got["content-encoding"]
+                got.pop("content-length", None)
+            return Response(resp.status, body, got)
     except urllib.error.HTTPError as exc:
         if exc.code in ANSWERS:
             return Response(exc.code, b"", {k.lower(): v for k, v in (exc.headers or {}).items()})
@@ -96,6 +129,31 @@ def get(url: str, headers: dict[str, str] | None = None, *, max_bytes: int = MAX
     except (urllib.error.URLError, OSError, ValueError) as exc:
         reason = getattr(exc, "reason", None) or exc
         raise FetchError(f"cannot reach {shown(url)}: {reason}") from None
+
+
+def _userinfo_as_header(url: str, headers: dict[str, str]) -> tuple[str, dict[str, str]]:
+    """``url`` without its ``user:password@``, sent as Basic auth unless ``Authorization`` is given."""
+    parts = urllib.parse.urlsplit(url)
+    if "@" not in parts.netloc:
+        return url, headers
+    userinfo, _, host = parts.netloc.rpartition("@")
+    if not any(k.lower() == "authorization" for k in headers):
+        user, _, password = userinfo.partition(":")
+        pair = f"{urllib.parse.unquote(user)}:{urllib.parse.unquote(password)}"
+        headers["Authorization"] = "Basic " + base64.b64encode(pair.encode()).decode()
+    return urllib.parse.urlunsplit(parts._replace(netloc=host)), headers
+
+
+def _gunzip(url: str, data: bytes, max_bytes: int) -> bytes:
+    """A gzip body decompressed, refusing more than ``max_bytes`` out (a small bomb expands a lot)."""
+    inflater = zlib.decompressobj(wbits=31)
+    try:
+        out = inflater.decompress(data, max_bytes + 1)
+    except zlib.error as exc:
+        raise FetchError(f"{shown(url)} answered a broken gzip body ({exc})") from None
+    if len(out) > max_bytes:
+        raise FetchError(f"{shown(url)} answered more than {max_bytes:,} bytes")
+    return out
 
 
 __all__ = ["ANSWERS", "DEADLINE", "FetchError", "MAX_BYTES", "READ_TIMEOUT", "Response", "get", "shown"]

@@ -208,7 +208,9 @@ def skills_root_of(repo: Repository, base: Path) -> Path:
         raise SourceError(f"repository {repo.name!r}: skills_root {repo.skills_root!r} must stay inside the repository")
     root = base / rel
     if not root.is_dir():
-        raise SourceError(f"repository {repo.name!r}: skills_root {repo.skills_root!r} not found in {display(repo)}")
+        # ("not found" for a path that names a file, SKILL.md say, sends the user looking elsewhere)
+        what = "is a file, not a folder," if root.exists() else "not found"
+        raise SourceError(f"repository {repo.name!r}: skills_root {repo.skills_root!r} {what} in {display(repo)}")
     real, real_base = os.path.realpath(root), os.path.realpath(base)
     if real != real_base and not real.startswith(real_base + os.sep):
         raise SourceError(f"repository {repo.name!r}: skills_root {repo.skills_root!r} leaves the repository")

@@ -10,6 +10,10 @@ that the ref is gone is an error, cached or not).  The resolved commit is record
 
 Credentials go to git as an ``http.extraHeader`` through ``GIT_CONFIG_*`` environment variables:
 never on a command line, never in ``.git/config``, never in a message (messages are scrubbed).
+
+The checkout holds the committed bytes: no end-of-line conversion (``.gitattributes`` ``eol``/``text``,
+the user's ``core.autocrlf``), ``ident`` expansion or ``working-tree-encoding``, so one commit gives
+one bundle on every machine (``SourceInput.resolved`` names what is published).
 """
 
 from __future__ import annotations
@@ -35,6 +39,16 @@ from .filesystem import display, list_directory, skills_root_of
 
 GIT_TIMEOUT = 600
 _STATE = "skillc-state.json"
+# `.git/info/attributes` outranks every `.gitattributes` in the tree: check out the blobs as committed.
+_COMMITTED_BYTES = "* -text -eol -ident -working-tree-encoding\n"
+_CHECKOUT_FORMAT = 2  # in the state file: a checkout made before the bytes were kept (1) is made again
+# What `git rev-parse --local-env-vars` lists: a git hook (pre-commit, post-checkout…) exports them for
+# the user's repository, and inherited they would point the cache's init, checkout and clean at it
+# (its index, HEAD and work tree).
+_REPOSITORY_ENV = ("GIT_ALTERNATE_OBJECT_DIRECTORIES", "GIT_CONFIG", "GIT_CONFIG_PARAMETERS", "GIT_CONFIG_COUNT",
+                   "GIT_OBJECT_DIRECTORY", "GIT_DIR", "GIT_WORK_TREE", "GIT_IMPLICIT_WORK_TREE", "GIT_GRAFT_FILE",
+                   "GIT_INDEX_FILE", "GIT_NO_REPLACE_OBJECTS", "GIT_REPLACE_REF_BASE", "GIT_PREFIX",
+                   "GIT_INTERNAL_SUPER_PREFIX", "GIT_SHALLOW_FILE", "GIT_COMMON_DIR")
 
 
 def sanitise(text: str, limit: int = 60) -> str:
@@ -69,7 +83,8 @@ class GitSource:
 
     def _env(self) -> dict[str, str]:
         env = {**os.environ, "GIT_TERMINAL_PROMPT": "0", "GCM_INTERACTIVE": "never", "LC_ALL": "C"}
-        for k in [k for k in env if k.startswith("GIT_CONFIG_KEY_") or k.startswith("GIT_CONFIG_VALUE_")]:
+        for k in [k for k in env if k.startswith("GIT_CONFIG_KEY_") or k.startswith("GIT_CONFIG_VALUE_")
+                  or k in _REPOSITORY_ENV]:
             del env[k]
         env["GIT_CONFIG_COUNT"] = "0"
         token = self.repository.auth_token
@@ -159,7 +174,11 @@ class GitSource:
         return commits[0]
 
     def _checkout(self, where: Path, commit: str) -> None:
-        self._git("-c", "advice.detachedHead=false", "checkout", "--quiet", "--force", "--detach", commit, cwd=where)
+        info = where / ".git" / "info"
+        info.mkdir(parents=True, exist_ok=True)
+        (info / "attributes").write_text(_COMMITTED_BYTES, "utf-8")
+        self._git("-c", "advice.detachedHead=false", "-c", "core.autocrlf=false", "-c", "core.eol=lf",
+                  "checkout", "--quiet", "--force", "--detach", commit, cwd=where)
         self._git("clean", "-ffdxq", cwd=where)
 
     def _state(self) -> dict:
@@ -171,7 +190,7 @@ class GitSource:
     def _save_state(self, where: Path, commit: str) -> None:
         repo = self.repository
         state = {"url": display(repo), "ref": repo.git_ref, "ref_type": repo.ref_type, "commit": commit,
-                 "fetched_at": time.time()}
+                 "fetched_at": time.time(), "format": _CHECKOUT_FORMAT}
         (where / ".git" / _STATE).write_text(json.dumps(state), "utf-8")
 
     # -------------------------------------------------------------- sync
@@ -186,7 +205,8 @@ class GitSource:
             # (a commit pin's cache must hold that commit: an older skillc resolved it through a tag
             # named like the commit)
             pinned = repo.ref_type != "commit" or str(state.get("commit", "")).startswith((repo.git_ref or "").lower())
-            if state.get("commit") and (self.checkout / ".git").is_dir() and pinned:
+            current = state.get("format") == _CHECKOUT_FORMAT
+            if state.get("commit") and (self.checkout / ".git").is_dir() and pinned and current:
                 fresh = repo.ref_type in ("tag", "commit") or (
                     time.time() - float(state.get("fetched_at", 0)) < repo.refresh_seconds)
                 if fresh:
@@ -196,16 +216,28 @@ class GitSource:
                     except _GitFailed:
                         pass  # a damaged cache: fetch again below
                 else:
+                    # A damaged cache (no HEAD, lost objects) fails the fetch as if the remote were
+                    # unreachable, then the checkout of the cached commit: clone afresh below, which
+                    # tells a remote that is really unreachable.
                     try:
                         commit = self._fetch(self.checkout)
                     except _Unreachable as exc:  # (a remote that answers the ref is gone: an error, as cold)
-                        self._checkout(self.checkout, state["commit"])
-                        d = Diagnostic("R105", Severity.WARNING, "", 0, 0,
-                                       f"{exc}; building from the cached commit {state['commit'][:12]}")
-                        return self.checkout, state["commit"], [d]
-                    self._checkout(self.checkout, commit)
-                    self._save_state(self.checkout, commit)
-                    return self.checkout, commit, []
+                        try:
+                            self._checkout(self.checkout, state["commit"])
+                        except _GitFailed:
+                            pass
+                        else:
+                            d = Diagnostic("R105", Severity.WARNING, "", 0, 0,
+                                           f"{exc}; building from the cached commit {state['commit'][:12]}")
+                            return self.checkout, state["commit"], [d]
+                    else:
+                        try:
+                            self._checkout(self.checkout, commit)
+                        except _GitFailed:
+                            pass
+                        else:
+                            self._save_state(self.checkout, commit)
+                            return self.checkout, commit, []
             # a fresh clone, built beside the cache entry and moved into place
             tmp = Path(tempfile.mkdtemp(prefix=f".{self.checkout.name}.", dir=self.checkout.parent))
             try:

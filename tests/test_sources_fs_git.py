@@ -478,3 +478,24 @@ def test_a_git_hooks_environment_never_reaches_the_users_repository(tmp_path, re
         monkeypatch.delenv(name)
     assert git("rev-parse", "HEAD", cwd=user) == head and git("remote", cwd=user) == ""
     assert git("status", "--porcelain", cwd=user) == "?? draft.txt"
+
+
+def test_a_submodule_where_the_skills_are_is_named_not_silently_empty(tmp_path, remote):
+    """git leaves a submodule an empty folder: its skills would be missing from the bundle with no
+    word of it. R111 names the submodules in or above skills_root (not one elsewhere)."""
+    work, bare = remote
+    vendored = git("rev-parse", "HEAD", cwd=work)  # (any commit id stands for the submodule's)
+    (work / ".gitmodules").write_text('[submodule "vendor"]\n\tpath = skills/vendor\n\turl = https://example.invalid/v.git\n'
+                                      '[submodule "docs"]\n\tpath = docs/theme\n\turl = https://example.invalid/t.git\n')
+    git("update-index", "--add", "--cacheinfo", f"160000,{vendored},skills/vendor", cwd=work)
+    git("update-index", "--add", "--cacheinfo", f"160000,{vendored},docs/theme", cwd=work)
+    git("add", ".gitmodules", cwd=work)
+    git("commit", "-q", "-m", "submodules", cwd=work)
+    git("push", "-q", str(bare), "main", cwd=work)
+    listing = listing_of(git_repo(bare.as_uri()), tmp_path / "cache")
+    assert [s.id for s in listing.skills] == ["tools/csv", "tools/pdf"]
+    (warning,) = [d for d in listing.diagnostics if d.code == "R111"]
+    assert "'skills/vendor'" in warning.message and "docs/theme" not in warning.message
+    whole = listing_of(git_repo(bare.as_uri(), skills_root=""), tmp_path / "cache2")
+    (warning,) = [d for d in whole.diagnostics if d.code == "R111"]
+    assert "'docs/theme'" in warning.message and "'skills/vendor'" in warning.message

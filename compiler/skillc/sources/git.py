@@ -267,11 +267,35 @@ class GitSource:
         if root == checkout:  # a repository that is one skill: named after the URL's last segment
             name = self.url.rstrip("/").rsplit("/", 1)[-1].rsplit(":", 1)[-1].removesuffix(".git")
         listing = list_directory(self.repository, root, read, self.lint, source_input, name)
+        diags = [*diags, *self._submodules(checkout)]
         if diags:
             from dataclasses import replace
 
             listing = replace(listing, diagnostics=tuple(diags) + listing.diagnostics)
         return listing
+
+
+    def _submodules(self, checkout: Path) -> list[Diagnostic]:
+        """R111 for the submodules in or above ``skills_root``: git leaves each an empty folder, so
+        the skills in it are silently missing from the bundle (fetching them would run more remotes
+        than the configuration names)."""
+        try:
+            text = (checkout / ".gitmodules").read_text("utf-8", "replace")
+        except OSError:
+            return []
+        root = (self.repository.skills_root or "").strip("/")
+        paths = sorted({m.group(1).strip().strip('"').strip("/") for m in _SUBMODULE_PATH.finditer(text)})
+        hit = [p for p in paths if p and (not root or p == root or p.startswith(root + "/") or root.startswith(p + "/"))]
+        if not hit:
+            return []
+        shown = ", ".join(repr(p) for p in hit[:5]) + (f" and {len(hit) - 5} more" if len(hit) > 5 else "")
+        return [Diagnostic("R111", Severity.WARNING, "", 0, 0,
+                           f"repository {self.repository.name!r}: submodules are not fetched: {shown}; "
+                           "the skills in them are not published")]
+
+
+# `path = …` in .gitmodules (git-config syntax; a quoted value keeps its spaces)
+_SUBMODULE_PATH = re.compile(r"^[ \t]*path[ \t]*=[ \t]*(.+?)[ \t]*$", re.MULTILINE)
 
 
 class _GitFailed(Exception):

@@ -55,6 +55,19 @@ declare(
     severity=Severity.WARNING, scope="resolve",
 )
 declare(
+    "R111", "submodule-not-fetched", "A git repository holds submodules where its skills are; they are not fetched.",
+    rationale="""
+        skillc checks out the configured commit and nothing else: a submodule (listed in
+        `.gitmodules`) in or above `skills_root` stays an empty folder, so the skills it holds are
+        missing from the bundle. Fetching them would reach remotes the configuration never names.
+        Add each submodule's repository as a `[[repositories]]` entry of its own, or vendor its
+        skills into the repository.
+    """,
+    bad='.gitmodules: path = skills/vendor-tools   (the build publishes nothing from it)',
+    good='[[repositories]] name = "vendor-tools", type = "git", url = "https://…/vendor-tools.git"',
+    severity=Severity.WARNING, scope="resolve",
+)
+declare(
     "R106", "remote-skill-missing", "A remote registry lists a skill but does not serve its document.",
     rationale="""
         `GET {base}/skills` listed the ID but `GET {base}/skills/{id}` answered 404: the remote

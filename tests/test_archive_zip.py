@@ -219,6 +219,33 @@ def test_export_several_ids_from_a_directory(tmp_path):
     assert r.returncode == 2 and "not found" in r.stderr and "extraction/email" in r.stderr
 
 
+def test_export_takes_an_id_given_twice_once(tmp_path):
+    """The same ID twice (or as `a/b/`) is one skill, not two folders that clash."""
+    repo = tmp_path / "repo"
+    write_skill(repo, "extraction/email")
+    out = tmp_path / "one.zip"
+    r = run_skillc("export", str(repo), "extraction/email", "extraction/email/", "-o", str(out), "--json")
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout)["skills"] == ["extraction/email"]
+    assert "top-level folders" not in r.stderr  # (one folder: no note about several)
+    with zipfile.ZipFile(out) as zf:
+        assert zf.namelist() == ["email/SKILL.md"]
+
+
+@pytest.mark.parametrize("command", ["pack", "export"])
+def test_an_output_that_cannot_be_written_is_one_line_not_an_internal_error(tmp_path, command):
+    """-o below a file (or in a read-only folder, on a full disk): the environment, exit 1 naming it."""
+    repo = tmp_path / "repo"
+    write_skill(repo, "tools/pdf")
+    (tmp_path / "afile").write_text("not a folder")
+    dest = tmp_path / "afile" / "sub" / "pdf.zip"
+    args = ["pack", str(repo / "tools/pdf")] if command == "pack" else ["export", str(repo), "tools/pdf"]
+    r = run_skillc(*args, "-o", str(dest))
+    assert r.returncode == 1, r.stderr
+    assert r.stderr.splitlines()[0] == f"skillc: error: cannot write {dest}: {tmp_path / 'afile'} is not a folder"
+    assert "internal error" not in r.stderr and "Traceback" not in r.stderr
+
+
 def test_export_from_a_skills_toml(tmp_path):
     low, high = tmp_path / "low", tmp_path / "high"
     write_skill(low, "tools/pdf", description="Low version. Use when asked.")

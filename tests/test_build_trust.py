@@ -92,6 +92,48 @@ def test_a_closed_standard_stream_is_not_an_error(tmp_path: Path, closed: str):
     assert rules.returncode == 0 and "Traceback" not in rules.stderr, rules.stderr
 
 
+def test_a_closed_standard_error_behind_a_wrapper_script(tmp_path: Path):
+    """A shell script between the caller and skillc (a pyenv shim, a wrapper) is left open by bash on
+    descriptor 2 after `2>&-`, read-only.  It is still a closed stream: the build succeeds (it exited 1
+    printing its `Serve it:` line there)."""
+    import shlex
+
+    make_sample_repo(tmp_path / "repo")
+    wrapper = tmp_path / "skillc-wrapper"
+    wrapper.write_text(f"#!/bin/bash\nexec {shlex.join(skillc_command())} \"$@\"\n")
+    wrapper.chmod(0o755)
+    r = subprocess.run(["bash", "-c", f"{shlex.quote(str(wrapper))} build repo --out out --no-site 2>&-"],
+                       cwd=tmp_path, capture_output=True, text=True, env={**os.environ, **build_env(tmp_path)})
+    assert r.returncode == 0 and "internal error" not in r.stderr, (r.returncode, r.stderr)
+    assert (tmp_path / "out" / "api" / "manifest.json").is_file()
+
+
+def test_a_full_standard_output_is_one_line_not_an_internal_error():
+    """`skillc rules > /dev/full`: the device, not a bug to report (exit 1, as a build on a full disk)."""
+    if not os.path.exists("/dev/full"):
+        pytest.skip("no /dev/full here")
+    with open("/dev/full", "w") as full:
+        r = subprocess.run([*skillc_command(), "rules"], stdout=full, stderr=subprocess.PIPE, text=True,
+                           env={**os.environ, "NO_COLOR": "1"})
+    assert r.returncode == 1, r.stderr
+    assert r.stderr.splitlines()[0] == "skillc: error: cannot write: No space left on device"
+    assert "internal error" not in r.stderr and "Traceback" not in r.stderr
+
+
+@pytest.mark.parametrize("out", ["my dist", "-dash", "it's"])
+def test_the_serve_command_printed_after_a_build_runs_as_shown(tmp_path: Path, out: str):
+    import shlex
+
+    make_sample_repo(tmp_path / "repo")
+    r = run_skillc("build", "repo", "--out", f"./{out}" if out.startswith("-") else out, "--no-site",
+                   cwd=tmp_path, env=build_env(tmp_path))
+    assert r.returncode == 0, r.stderr
+    line = next(x for x in r.stderr.splitlines() if x.startswith("Serve it: "))
+    words = shlex.split(line.removeprefix("Serve it: "))
+    assert words[:2] == ["skillc", "serve"] and len(words) == 3  # (one DIRECTORY, not an option)
+    assert not words[2].startswith("-") and (tmp_path / words[2]).resolve() == (tmp_path / out).resolve()
+
+
 def test_deterministic_whatever_the_order_time_zone_and_locale(tmp_path: Path, monkeypatch):
     a, b, c = tmp_path / "a", tmp_path / "b", tmp_path / "c"
     make_sample_repo(a / "repo", "forward")

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
+
+import pytest
 
 from conftest import run_skillc
 
@@ -56,6 +59,20 @@ def test_new_creates_a_skill_that_lints_clean(tmp_path: Path):
     proc = run_skillc("new", "x/y", "-d", "Use when: it's needed", cwd=tmp_path)
     assert "description: 'Use when: it''s needed'" in (tmp_path / "x" / "y" / "SKILL.md").read_text()
     assert run_skillc("lint", "x", "--strict", cwd=tmp_path).returncode == 0
+
+
+@pytest.mark.parametrize("folder", ["my skills/csv-cleanup", "-team/csv-cleanup"])
+def test_the_lint_command_new_suggests_runs_as_shown(tmp_path: Path, folder: str):
+    """A folder with a space or a leading dash: the printed `skillc lint …` is one path argument."""
+    import shlex
+
+    proc = run_skillc("new", "--", folder, cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    suggested = re.search(r"`(skillc lint .*)`", proc.stdout).group(1)
+    words = shlex.split(suggested)
+    assert len(words) == 3 and not words[2].startswith("-"), words
+    lint = run_skillc(*words[1:], cwd=tmp_path)
+    assert lint.returncode == 0 and "Checked 1 file" in lint.stdout, lint.stderr
 
 
 def test_new_refuses_to_overwrite_and_bad_names(tmp_path: Path):

@@ -262,6 +262,29 @@ def test_nothing_is_written_outside_the_output_folder(tmp_path: Path) -> None:
     assert sorted(p.name for p in tmp_path.iterdir()) == ["out", "src"]
 
 
+def test_an_out_folder_that_cannot_be_written_is_one_line_not_an_internal_error(tmp_path: Path) -> None:
+    (tmp_path / "afile").write_text("not a folder")
+    r = run_skillc("memory", "freeze", str(DATA / "memory"), "--out", str(tmp_path / "afile" / "snap"), env=ENV)
+    assert r.returncode == 1, r.stderr
+    assert r.stderr.splitlines()[0] == (f"skillc: error: cannot write the snapshot into {tmp_path / 'afile' / 'snap'}: "
+                                        f"{tmp_path / 'afile'} is not a folder")
+    assert "internal error" not in r.stderr
+
+
+def test_a_file_given_twice_is_read_once(tmp_path: Path) -> None:
+    """`memory memory/conventions.yaml` (a folder and a file in it), as lint reads a path given twice:
+    the file's entries are not duplicates of themselves."""
+    memory = DATA / "memory"
+    once = run_skillc("memory", "freeze", str(memory), "--out", str(tmp_path / "once"), "--json", env=ENV)
+    twice = run_skillc("memory", "freeze", str(memory), str(memory / "conventions.yaml"), str(memory),
+                       "--out", str(tmp_path / "twice"), "--json", env=ENV)
+    assert once.returncode == 0 and twice.returncode == 0, twice.stderr
+    assert json.loads(twice.stdout)["counts"] == json.loads(once.stdout)["counts"]
+    built = run_skillc("build", str(DATA / "skills"), "--memory", str(memory), "--memory", str(memory),
+                       "--out", str(tmp_path / "dist"), "--no-site", env={**ENV, "SKILLC_CACHE_DIR": str(tmp_path / "cache")})
+    assert built.returncode == 0, built.stderr
+
+
 def test_freeze_settings_from_skills_toml(tmp_path: Path) -> None:
     src = tmp_path / "src"
     shutil.copytree(DATA, src)

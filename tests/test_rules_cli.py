@@ -56,7 +56,9 @@ def test_unknown_rule_exits_2_with_a_suggestion():
     assert result.returncode == 0 and "S301 name-missing" in result.stdout
     result = run_skillc("rules", "name-mising")
     assert result.returncode == 2
-    assert "unknown rule 'name-mising'; did you mean name-missing?" in result.stderr
+    # (one `skillc: error:` line and a hint, as every command's errors)
+    assert result.stderr.splitlines() == ["skillc: error: unknown rule 'name-mising'",
+                                          "  hint: did you mean name-missing?"]
     assert "Traceback" not in result.stderr
 
 

@@ -7,6 +7,7 @@ inputs fail (lint errors, a failed build), 2 usage or internal error.
 
 from __future__ import annotations
 
+import errno
 import gc
 import importlib
 import importlib.util
@@ -112,10 +113,25 @@ def main(argv: list[str] | None = None) -> None:
     except Exception as exc:  # an internal error: one line and a hint, a traceback only with --debug
         if debug:
             raise
+        if isinstance(exc, OSError) and exc.errno in _ENVIRONMENT_ERRNOS:
+            # A full disk or a failing device (`skillc rules > /dev/full`, a full CI volume) is the
+            # environment, not a bug to report: one line, exit 1, as a build's environment failures.
+            where = f"{exc.filename}: " if exc.filename else ""
+            try:
+                click.echo(f"skillc: error: cannot write: {where}{exc.strerror or exc}", err=True)
+                click.echo("  hint: check the free space and the device skillc writes to (its output, or "
+                           "standard output)", err=True)
+            except OSError:  # (standard error on the same full device)
+                pass
+            sys.exit(1)
         click.echo(f"skillc: internal error: {type(exc).__name__}: {exc}", err=True)
         click.echo("  hint: run again with --debug for a traceback, and report it", err=True)
         sys.exit(2)
     sys.exit(0)
+
+
+# errno values that say the device or file system failed a write: never skillc's bug
+_ENVIRONMENT_ERRNOS = {errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EIO, errno.EROFS}
 
 
 def _command_name(argv: list[str]) -> str | None:
@@ -145,17 +161,32 @@ def _utf8_file_names() -> None:
 def _reopen_closed_streams() -> None:
     """A standard stream the caller closed (``skillc rules >&-``) becomes /dev/null: what would be
     written to it is dropped and the command's exit status stays its own.  The descriptor is filled
-    first, so no file skillc opens later takes number 1 or 2 (and receives its output, or a child's)."""
+    first, so no file skillc opens later takes number 1 or 2 (and receives its output, or a child's).
+
+    Closed too: an output descriptor open for reading only.  A shell script between the caller and
+    Python (a pyenv shim, a wrapper) opens itself as the lowest free descriptor, so after
+    ``skillc build 2>&-`` descriptor 2 is the wrapper's own text, which no write can reach."""
     for fd, name in ((0, "stdin"), (1, "stdout"), (2, "stderr")):
         try:
             os.fstat(fd)
+            closed = fd != 0 and _read_only(fd)
         except OSError:
+            closed = True
+        if closed:
             null = os.open(os.devnull, os.O_RDWR)
             if null != fd:
                 os.dup2(null, fd)
                 os.close(null)
         if getattr(sys, name) is None:
             setattr(sys, name, open(fd, "r" if fd == 0 else "w", encoding="utf-8", closefd=False))
+
+
+def _read_only(fd: int) -> bool:
+    try:
+        import fcntl
+    except ImportError:  # (no fcntl: not a POSIX system; the descriptor is taken as it is)
+        return False
+    return fcntl.fcntl(fd, fcntl.F_GETFL) & os.O_ACCMODE == os.O_RDONLY
 
 
 class Terminated(KeyboardInterrupt):

@@ -53,6 +53,15 @@ def terminal_safe(value: str) -> str:
     return _TERMINAL.sub(_escaped, value) if _TERMINAL.search(value) else value
 
 
+def shell_word(path: str) -> str:
+    """``path`` as one shell word a skillc command reads as a path argument, so a command printed as
+    advice runs as shown: quoted when it holds spaces or quotes, ``./`` before a leading dash (which
+    would read as an option)."""
+    import shlex
+
+    return shlex.quote("./" + path if path.startswith("-") else path)
+
+
 def _escaped(m: re.Match[str]) -> str:
     return f"\\x{ord(m.group()):02x}"
 

@@ -34,6 +34,7 @@ from ..config import anchored, find_lint_config, lint_config, read_config_file
 from ..errors import SkillcError
 from ..lint import LintConfig, lint_root
 from ..model import Diagnostic, ItemKind, Severity
+from ..report import shell_word
 from ..resolve import id_problem
 from ..resolve_types import Repository, SourceSkill, Tier
 from ..rules.registry import PROFILES, load_all
@@ -124,6 +125,19 @@ def _emit(as_json: bool, payload: dict, text: str) -> None:
         click.echo(text)
 
 
+def _write_archive(members: Sequence[tuple[str, str]], dest: Path) -> list[str]:
+    """``write_zip`` for ``-o``: a folder on the way that is a file, or that cannot be written (the
+    environment, not a bug) is one line naming the archive, exit 1, as a build's output folder is."""
+    try:
+        return write_zip(members, dest, source_date_epoch())
+    except OSError as exc:
+        # (mkdir says "File exists" or "Not a directory" for a file where a folder should be: name it)
+        blocker = next((d for d in reversed(dest.parents) if d.exists() and not d.is_dir()), None)
+        problem = f"{blocker} is not a folder" if blocker is not None else exc.strerror or str(exc)
+        raise SkillcError(f"cannot write {dest}: {problem}", exit_code=1,
+                          hint="choose an -o/--output in a folder you can write") from None
+
+
 def _skill_of_dir(skill_dir: Path, cfg: LintConfig) -> SourceSkill:
     from ..resolve_types import SourceInput
     from ..sources.filesystem import list_directory
@@ -186,7 +200,7 @@ def pack(skill_dir: Path, output: Path | None, profile: str, config_path: str | 
             click.echo(str(leak), err=True)
         counts = [f"{n} {what}" for n, what in ((len(errors), "lint error(s)"), (len(leaks), "likely secret(s)")) if n]
         raise SkillcError(f"{skill_dir.name}: not packed: {', '.join(counts)}",
-                          hint=f"fix them and run again (`skillc lint --profile {cfg.profile} {skill_dir}` "
+                          hint=f"fix them and run again (`skillc lint --profile {cfg.profile} {shell_word(str(skill_dir))}` "
                                "shows the details)", exit_code=1)
     if warnings and not as_json:
         _print_diags(warnings, f"{skill_dir.name}/")
@@ -195,7 +209,7 @@ def pack(skill_dir: Path, output: Path | None, profile: str, config_path: str | 
         raise SkillcError(f"{dest}: the archive would be inside the skill folder it packs",
                           hint="write it elsewhere, e.g. -o ../" + f"{skill_dir.name}.zip")
     check_members(members)
-    names = write_zip(members, dest, source_date_epoch())
+    names = _write_archive(members, dest)
     if nested and not as_json:
         click.echo(f"note: left out {len(nested)} nested skill(s) ({', '.join(nested[:3])}"
                    f"{' …' if len(nested) > 3 else ''}): each is a skill of its own; pack it separately", err=True)
@@ -312,6 +326,8 @@ def export(source: str, ids: tuple[str, ...], output: Path, cache_dir: Path | No
     upload, several IDs for moving skills between repositories. Files holding likely secrets
     refuse the export (exit 1).
     """
+    # An ID given twice (or as `a/b` and `a/b/`) is one skill, exported once: not two folders that clash.
+    ids = tuple(dict.fromkeys(i.strip("/") for i in ids))
     source_dir = Path(source) if "://" not in source and Path(source).is_dir() else None
     # The source's own configuration, as `skillc lint SOURCE` finds it (a bundle, zip or URL has
     # none: the one around the current folder speaks for it).
@@ -347,7 +363,7 @@ def export(source: str, ids: tuple[str, ...], output: Path, cache_dir: Path | No
                 click.echo(str(leak), err=True)
             raise SkillcError(f"not exported: {len(leaks)} likely secret(s)", exit_code=1,
                               hint="remove them, or silence a false positive with [lint] ignore = [\"B707\"]")
-        names = write_zip(members, output, source_date_epoch())
+        names = _write_archive(members, output)
     if len(ids) > 1 and not as_json:
         click.echo(f"note: {output.name} holds {len(ids)} top-level folders; Claude.ai accepts one skill per zip "
                    "(export a single ID, or use `skillc pack`, for an upload)", err=True)

@@ -103,7 +103,7 @@ def build(paths, config_path, out, no_site, memory, keep_going, force, emit, no_
         click.echo(f"warning: {note}", err=True)
     from ..discover import path_key
     from ..model import plural
-    from ..report import one_line
+    from ..report import one_line, shell_word
     from ..secrets import redact
 
     for skill_id in sorted(result.excluded, key=path_key):  # (--keep-going) each left-out skill, and why
@@ -122,7 +122,7 @@ def build(paths, config_path, out, no_site, memory, keep_going, force, emit, no_
         + (f"; {len(summary['excluded']):,} excluded" if summary["excluded"] else "")
         + (f"; {plural(summary['warnings'], 'warning')}" if summary["warnings"] else "")
     )
-    click.echo(f"Serve it: skillc serve {out_shown}", err=True)
+    click.echo(f"Serve it: skillc serve {shell_word(out_shown)}", err=True)
 
 
 def _diagnostic_line(repository: str, d: Diagnostic) -> str:

@@ -161,6 +161,11 @@ def freeze(paths, out, config_path, skills_root, as_of, min_importance, max_per_
     except MemoryInputError as exc:
         _print_problems(exc.problems)
         raise
+    except OSError as exc:  # (--out under a file, a full disk: the environment, as for a build's output, exit 1)
+        blocker = next((d for d in reversed((out / "x").parents) if d.exists() and not d.is_dir()), None)
+        problem = f"{blocker} is not a folder" if blocker is not None else exc.strerror or str(exc)
+        raise SkillcError(f"cannot write the snapshot into {out}: {problem}", exit_code=1,
+                          hint="choose an --out folder you can write") from None
     _print_problems(report.problems)
     for w in report.snapshot.doc["warnings"]:
         click.echo(f"warning: {w}", err=True)

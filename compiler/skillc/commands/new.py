@@ -81,7 +81,9 @@ def new(skill_id: str, description: str | None) -> None:
     hidden = _hidden_by(folder, parts)
     if hidden:
         click.echo(f"note: {hidden}, so linting or building the repository will not see this skill", err=True)
-    click.echo(f"next: edit the description and steps, then run `skillc lint {folder.as_posix()}`")
+    from ..report import shell_word
+
+    click.echo(f"next: edit the description and steps, then run `skillc lint {shell_word(folder.as_posix())}`")
 
 
 def _hidden_by(folder: Path, parts: list[str]) -> str | None:

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import difflib
 import json
-import sys
 
 import click
 
+from ..errors import SkillcError
 from ..rules.registry import PROFILES, Rule, by_code_order, rule_by_code_or_name
 
 
@@ -131,9 +131,9 @@ def rules(rule: str | None, fmt: str, profile: str | None) -> None:
             keys = [r.code for r in all_rules] + [r.name for r in all_rules]
             close = difflib.get_close_matches(rule.upper() if rule[:1].isalpha() and rule[1:].isdigit() else rule,
                                               keys, n=1, cutoff=0.5)
-            hint = f"; did you mean {close[0]}?" if close else "; run `skillc rules` for the list"
-            click.echo(f"skillc: unknown rule {rule!r}{hint}", err=True)
-            sys.exit(2)
+            # (one `skillc: error:` line and a hint, as every command's errors)
+            raise SkillcError(f"unknown rule {rule!r}",
+                              hint=f"did you mean {close[0]}?" if close else "run `skillc rules` for the list")
         if fmt == "json":
             click.echo(json.dumps(found.to_json() | {"severity_per_profile": _severity_per_profile(found)},
                                   indent=2, ensure_ascii=False, sort_keys=True))

@@ -64,11 +64,24 @@ class LoadResult:
 
 
 def memory_files(paths: Iterable[Path]) -> Iterator[tuple[Path, str]]:
-    """(file, display path) for every memory file under ``paths``, byte-ordered within a folder."""
+    """(file, display path) for every memory file under ``paths``, byte-ordered within a folder.
+
+    A file reached twice (``memory memory``, or ``memory/a.yaml memory``) is read once, at its first
+    mention, as lint reads a path given twice: its entries are not their own duplicates."""
+    seen: set[str] = set()
+
+    def first(p: Path) -> bool:
+        key = os.path.realpath(p)
+        if key in seen:
+            return False
+        seen.add(key)
+        return True
+
     for root in paths:
         root = Path(root)
         if root.is_file():
-            yield root, root.name if root.is_absolute() else root.as_posix()
+            if first(root):
+                yield root, root.name if root.is_absolute() else root.as_posix()
             continue
         if not root.is_dir():
             continue
@@ -83,7 +96,8 @@ def memory_files(paths: Iterable[Path]) -> Iterator[tuple[Path, str]]:
                 rel = p.relative_to(root).as_posix()
                 found.append((path_key(rel), p, f"{label}/{rel}"))
         for _, p, shown in sorted(found, key=lambda t: t[0]):
-            yield p, shown
+            if first(p):
+                yield p, shown
 
 
 def load_paths(paths: Iterable[Path], *, default_time: str, keep_going: bool = False,

@@ -141,6 +141,23 @@ def test_framing_problems_get_a_precise_diagnostic(text, code, line, col):
     assert found[0].path == "s/SKILL.md" and found[0].skill == "s"
 
 
+@pytest.mark.parametrize("text,line,col", [
+    ("---\nname: s\ndescription: Does it.\nUse when asked\nlicense: MIT\n---\n", 4, 1),  # (not at license:)
+    ("---\nname: s\ndescription: Does it.\nUse when asked\n---\n", 4, 1),  # (not at the closing fence)
+    ("---\nname: s\ndescription: \"Does it.\nlicense: MIT\n---\n", 3, 14),  # the quote left open
+    ("---\nname: s\nallowed-tools: [Read, Bash\n---\n", 3, 16),  # the bracket left open
+    ("---\nname: s\nmetadata: {a: b\n---\n", 3, 11),
+    ("---\nname: s\ndescription: Use when: asked\n---\n", 3, 22),  # (noticed where it is: unchanged)
+    ("---\nname: s\ndescription: \"a\\qb\"\n---\n", 3, 16),  # (at the escape: unchanged)
+])
+def test_a_yaml_error_points_at_the_line_to_fix(text, line, col):
+    """libyaml notices a key without `:` on the line after it, and an unclosed quote or bracket at
+    the end of the frontmatter: P209 pointed at a valid `license: MIT` or at the closing fence.
+    It points where skills-ref's message does, at the key, quote or bracket to fix."""
+    (d,) = [d for d in parse(text).diagnostics if d.code == "P209"]
+    assert (d.line, d.column) == (line, col), d.message
+
+
 def test_missing_fences_around_yaml_get_a_hint():
     doc = parse("name: s\ndescription: d\n")
     assert "no '---' fences" in doc.diagnostics[0].message
@@ -179,6 +196,18 @@ def test_a_block_scalar_written_last_keeps_its_final_newline():
 def test_a_tab_that_is_text_is_not_indentation(frontmatter: str):
     doc = parse(f"---\n{frontmatter}---\n")
     assert codes(doc) == [] and doc.meta["description"].startswith(("Use this", "Extracts text", "tabbed"))
+
+
+@pytest.mark.parametrize("frontmatter,value", [
+    ("name: s\ndescription: |\n  \tcode first\n  then text\n", "\tcode first\nthen text\n"),
+    ("name: s\ndescription: >-\n    \t.\nlicense: MIT\n", "\t."),
+])
+def test_a_tab_opening_a_block_scalar_is_text(frontmatter: str, value: str):
+    """libyaml refuses a block scalar whose first line starts with a tab after its indentation (P207
+    on a valid file, which skills-ref and PyYAML's Python parser read); the tab is the value's text."""
+    doc = parse(f"---\n{frontmatter}---\n")
+    assert codes(doc) == [] and doc.meta["description"] == value
+    assert doc.frontmatter.scalars[("description",)].position == Position(3, 14)
 
 
 def test_unquoted_colon_offers_a_quoting_fix():

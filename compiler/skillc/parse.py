@@ -234,13 +234,30 @@ def _resolve_tag(event: Any, implicit_resolvers: Mapping) -> str:
     return _STR_TAG
 
 
+# libyaml's refusal of a tab that is text (see load_yaml)
+_LIBYAML_BLOCK_TAB = "found a tab character where an indentation space is expected"
+
+
 def load_yaml(text: str, line_offset: int = 0) -> tuple[Any, Mapping, Mapping, list[tuple[str, Position]]]:
     """Parse one YAML document safely.
 
     Returns ``(data, key_positions, scalars, duplicate_keys)``.  Positions are 1-based and shifted by
     ``line_offset`` lines.  Raises ``yaml.YAMLError`` or ``YamlLimitError``.
     """
-    get_event = _EventParser(text).get_event
+    try:
+        return _load_events(_EventParser(text).get_event, text, line_offset)
+    except yaml.scanner.ScannerError as exc:
+        # libyaml refuses a block scalar whose first line starts with a tab after its indentation
+        # (`description: |` then `  <tab>code`), which YAML, PyYAML's Python scanner and skills-ref
+        # read as text: such a (rare) document is read again with the Python parser.
+        if exc.problem != _LIBYAML_BLOCK_TAB or exc.context != "while scanning a block scalar" \
+                or _EventParser is yaml.SafeLoader:
+            raise
+    return _load_events(yaml.SafeLoader(text).get_event, text, line_offset)
+
+
+def _load_events(get_event: Any, text: str, line_offset: int) -> tuple[Any, Mapping, Mapping, list[tuple[str, Position]]]:
+    """``load_yaml`` over one parser's events."""
     implicit_resolvers = YAML_LOADER.yaml_implicit_resolvers
     wildcard = implicit_resolvers.get(None)
     base = line_offset + 1
@@ -493,6 +510,24 @@ def _quote_fix(fm_text: str, fm_offset: int, line_index: int) -> Fix | None:
     return Fix(f"quote the value of {m.group('key')!r}", (TextEdit(fm_offset + at, fm_offset + at + len(value), quoted),))
 
 
+def _error_position(fm_text: str, exc: yaml.MarkedYAMLError) -> tuple[int, int]:
+    """The 0-based line and column in ``fm_text`` to report a YAML error at.
+
+    Where the parser noticed the problem, unless that is not where the author must look: a key
+    with no ``:`` is noticed on the next line (a valid ``license: MIT``, or the closing fence), and
+    a quote or bracket left open only at the end of the frontmatter. There the construct's start
+    (``while scanning a simple key``, ``… a quoted scalar`` at its opening quote) is the place.
+    """
+    problem, context = exc.problem_mark, exc.context_mark
+    if problem is None or context is None:
+        mark = problem or context
+        return _mark_position(fm_text, mark) if mark else (-1, 0)
+    at = _mark_position(fm_text, problem)
+    if exc.context == "while scanning a simple key" or at[0] >= fm_text.count("\n"):
+        return _mark_position(fm_text, context)
+    return at
+
+
 def _mark_position(fm_text: str, mark: Any) -> tuple[int, int]:
     """The 0-based line and column in ``fm_text`` of a YAML error's mark."""
     if _YAML_ONLY_BREAK.search(fm_text):
@@ -645,9 +680,8 @@ def _parse_text(original: str, digest: str, size: int, ctx: _Ctx, kind: ItemKind
                 diags.append(_diag(ctx, "P207", Severity.ERROR, ln, fm_lines[ln - 2].index("\t") + 1,
                                    "tab character in indentation; YAML allows only spaces"))
             return finish()
-        mark = exc.problem_mark or exc.context_mark
-        mark_line, mark_col = _mark_position(fm_text, mark) if mark else (-1, 0)
-        line, col = mark_line + 2 if mark else 2, mark_col + 1
+        mark_line, mark_col = _error_position(fm_text, exc)
+        line, col = mark_line + 2 if mark_line >= 0 else 2, mark_col + 1
         problem = exc.problem or "invalid YAML"
         fix = None
         message = f"invalid YAML in frontmatter: {problem}"

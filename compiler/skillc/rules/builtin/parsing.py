@@ -26,7 +26,10 @@ declare(
     "P202", "unclosed-frontmatter", "The frontmatter opens with `---` but never closes.",
     rationale="""
         A lenient parser swallows the whole body into the last key (a real skill's 6,276-character
-        body became its description). skillc stops and reports instead of guessing.
+        body became its description). skillc stops and reports instead of guessing. The frontmatter
+        closes at a line that is `---`, as the client guide reads it; skills-ref closes it at the
+        first `---` anywhere, even inside a value (`description: Splits on --- markers` loses its
+        end there, and the keys below it), so the two disagree on such files.
     """,
     bad="""
         ---
@@ -109,15 +112,24 @@ declare(
     rationale="""
         Unparseable frontmatter means the skill is skipped by every client. The most common cause
         (58 of 72 failures in real repositories) is an unquoted `: ` inside a description; `--fix`
-        quotes a single-line value when that is the problem.
+        quotes a single-line value when that is the problem. skillc reads YAML 1.1 as PyYAML does;
+        skills-ref reads strictyaml, a subset, so the two differ both ways: skills-ref refuses flow
+        collections (`[a, b]`, `{a: b}`), anchors, tags (`!!str`) and a tab inside a plain value,
+        which parse here (the S3 rules then check the values), while NEL, U+2028 and U+2029 end a
+        line for YAML 1.1 (a plain value continued at the start of a line is then an error here) and
+        are text to skills-ref.
     """,
     bad="description: Use when: the user asks for PDFs",
     good="description: 'Use when: the user asks for PDFs'",
     fix="quote a single-line scalar that broke YAML",
 )
 declare(
-    "P210", "frontmatter-not-mapping", "The frontmatter is a list, a scalar or empty, not a mapping.",
-    rationale="Every client reads frontmatter as keys and values; anything else has no name or description.",
+    "P210", "frontmatter-not-mapping", "The frontmatter is a list or a scalar, not a mapping.",
+    rationale="""
+        Every client reads frontmatter as keys and values; anything else has no name or description.
+        Empty frontmatter (nothing, or only comments, between the fences) is a mapping with no keys
+        here: S301 and S309 name what is missing, where skills-ref says it is not a mapping.
+    """,
     bad="""
         ---
         - pdf

@@ -59,7 +59,12 @@ def name_missing(ctx: RuleContext):
 
 @rule(
     "S302", "name-not-string", "`name` is empty or not a string.",
-    rationale="The specification requires 1-64 characters of text; YAML can silently make `name: 2024` a number.",
+    rationale="""
+        The specification requires 1-64 characters of text; YAML can silently make `name: 2024` a
+        number. skills-ref reads every value as text (strictyaml), so it accepts `name: 2024` in a
+        folder `2024`, or `name: yes`; skillc reads the value as YAML 1.1 clients do (a number, a
+        boolean, a date, `null`) and reports it: quote it.
+    """,
     bad="name: 2024", good="name: report-2024", keys=("name",),
 )
 def name_not_string(ctx: RuleContext):
@@ -191,7 +196,11 @@ def description_missing(ctx: RuleContext):
 
 @rule(
     "S310", "description-not-string", "`description` is empty or not a string.",
-    rationale="The specification requires 1-1024 characters of text.",
+    rationale="""
+        The specification requires 1-1024 characters of text. skills-ref reads every value as text
+        (strictyaml) and accepts `description: yes` or `description: 2024-01-01`; skillc reads them
+        as YAML 1.1 clients do (a boolean, a date) and reports them: quote the value.
+    """,
     bad="description:", good="description: Extract text and tables from PDF files.", keys=("description",),
 )
 def description_not_string(ctx: RuleContext):
@@ -222,7 +231,9 @@ def description_too_long(ctx: RuleContext):
     "S312", "compatibility-invalid", "`compatibility` is not a string of 1-500 characters.",
     rationale="""
         The specification: "Must be 1-500 characters if provided". skills-ref accepts an empty
-        string; skillc follows the specification and reports it.
+        string (`compatibility:` with no value too, which it reads as one); skillc follows the
+        specification and reports it. skills-ref reads every value as text, so `compatibility: 3.11`
+        passes there; here it is a number, reported: quote it.
     """,
     bad="compatibility: [{platform: linux}]", good="compatibility: Requires git and jq", keys=("compatibility",),
 )
@@ -242,9 +253,10 @@ def compatibility_invalid(ctx: RuleContext):
     "S313", "metadata-not-string-map", "`metadata` is not a mapping of string keys to string values.",
     rationale="""
         The specification defines `metadata` as string→string, and the Meerkat wire format rejects a
-        whole skill list when one value is not a string. skills-ref coerces values with `str()`;
-        skillc reports them (an error in `spec`, a warning in `recommended`, where the bundle
-        stores the value as text) and `--fix` quotes scalar values.
+        whole skill list when one value is not a string. skills-ref coerces values with `str()` and
+        does not check a `metadata` that is not a mapping (a list, text, nothing); skillc reports
+        them (an error in `spec`, a warning in `recommended`, where the bundle stores the value as
+        text) and `--fix` quotes scalar values.
     """,
     bad="""
         metadata:
@@ -288,7 +300,8 @@ def metadata_not_string_map(ctx: RuleContext):
     rationale="""
         The specification defines a space-separated string (experimental). Many real skills use a
         YAML list (which adk-rust requires) or commas; skillc accepts both in `recommended` and
-        reports them in `spec`. F406 checks the entries themselves.
+        reports them in `spec`, where a list, a number or no value is an error although skills-ref
+        does not check the field. F406 checks the entries themselves.
     """,
     bad="""
         allowed-tools:

@@ -222,6 +222,48 @@ def check_untrusted_files(base: str, bundle: Path) -> None:
         shutil.rmtree(probe)
 
 
+# --- skill documents are JSON, API folders are JSON 404s --------------------------------------------
+
+# The listing's copy (api/skills/index.html) and the documents, spelt every way a path can reach them.
+DOCUMENT_SPELLINGS = ("/api/skills/index.html", "/api//skills/", "/api//skills/index.html", "/api/skills%2Findex.html",
+                      "/api%2Fskills/index.html", "/api/skills/zz-probe.html", "/api/skills/zz%2Fprobe.svg",
+                      "/api%2Fskills/zz%252Fprobe.svg")
+
+
+def check_documents_are_json(base: str, bundle: Path) -> None:
+    """Every file under api/skills/ reaches a client as JSON (or not at all), whatever its name ends with:
+    an ID may end in ``.html`` or ``.svg``, and descriptions and bodies are the skills' own text (a
+    ``<script>`` in one would run on the site's origin if the listing or a document were a page)."""
+    probes = {"zz-probe.html": b'{"body":"<script>alert(1)</script>"}', "zz%2Fprobe.svg": b'{"body":"<svg/>"}'}
+    for name, data in probes.items():
+        (bundle / "api/skills" / name).write_bytes(data)
+    try:
+        for path in DOCUMENT_SPELLINGS:
+            status, headers, body = fetch(base, path)
+            if status == 200:
+                assert headers.get("content-type", "").split(";")[0].strip() == "application/json", (path, headers)
+            else:
+                assert status in (301, 400, 404), (path, status)
+    finally:
+        for name in probes:
+            (bundle / "api/skills" / name).unlink()
+
+
+API_FOLDERS = ("/.well-known/agent-skills/", "/.well-known/agent-skills/scripts-demo/",
+               "/.well-known/agent-skills/scripts-demo/scripts/", "/api/files/scripts-demo", "/api/files/scripts-demo/",
+               "/api/archives")
+
+
+def check_api_folders(base: str) -> None:
+    """A folder under the API names no file: a JSON 404 (what a client parses), never a redirect (which
+    would send it round: ``…/scripts-demo/`` to ``…/scripts-demo//`` and on) nor a server's HTML page."""
+    for path in API_FOLDERS:
+        status, headers, body = fetch(base, path)
+        assert status == 404, (path, status, headers.get("location"))
+        assert headers.get("content-type", "").split(";")[0].strip() == "application/json", (path, headers)
+        assert json.loads(body)["error"] == "not_found", path
+
+
 # --- a sample repository and a bundle built from it (shared by the bundle, serve and nginx tests) ---
 
 SAMPLE_METADATA = """metadata:

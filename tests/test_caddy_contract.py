@@ -9,7 +9,15 @@ import time
 
 import pytest
 
-from bundle_contract import build_env, check_contract, check_untrusted_files, fetch, make_sample_repo
+from bundle_contract import (
+    build_env,
+    check_api_folders,
+    check_contract,
+    check_documents_are_json,
+    check_untrusted_files,
+    fetch,
+    make_sample_repo,
+)
 from conftest import run_skillc
 from skillc.emit.routing import render_routing
 from test_nginx_contract import free_port
@@ -81,3 +89,13 @@ def test_caddy_no_escapes(caddy_bundle, path):
     status, headers, body = fetch(base, path)
     assert status in (400, 404), (path, status)
     assert b"root:" not in body
+
+
+def test_skill_documents_are_json_whatever_their_name_ends_with(caddy_bundle):
+    bundle, base = caddy_bundle
+    check_documents_are_json(base, bundle)
+
+
+def test_an_api_folder_is_a_json_404(caddy_bundle):
+    bundle, base = caddy_bundle
+    check_api_folders(base)

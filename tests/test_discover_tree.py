@@ -190,3 +190,21 @@ def test_unreadable_files_and_folders_are_diagnostics(public_tmp: Path):
     assert "ermission denied" in by_path["locked-file/SKILL.md"]["message"]
     assert report["summary"]["skills"] == 2  # ok and locked-file both get a verdict
     assert "Traceback" not in proc.stderr
+
+
+def test_a_bundle_built_into_the_repository_is_not_linted_again(repo: Path):
+    """`skillc build skills --out site` (the README's example) puts copies of every skill under
+    site/api/files/: a later `skillc lint` of the repository must not report each as a C801
+    duplicate of its source. A file named inside the bundle is still linted."""
+    write_skill(repo, "skills/pdf")
+    write_skill(repo, "skills/tools/csv")
+    env = {**os.environ, "SKILLC_CACHE_DIR": str(repo.parent / "cache")}
+    built = subprocess.run([*skillc_command(), "build", "skills", "--out", "site", "--no-site", "--quiet"], cwd=repo,
+                           env=env, capture_output=True, text=True)
+    assert built.returncode == 0, built.stderr
+    assert (repo / "site/api/files/pdf/SKILL.md").is_file()
+    result = lint_root(repo)
+    assert [i.item.path for i in result.items] == ["skills/pdf/SKILL.md", "skills/tools/csv/SKILL.md"]
+    assert not [d for d in result.diagnostics if d.code == "C801"]
+    named = lint_root(repo, only=["site/api/files/pdf"])
+    assert [i.item.path for i in named.items] == ["site/api/files/pdf/SKILL.md"]

@@ -10,7 +10,15 @@ import time
 
 import pytest
 
-from bundle_contract import build_env, check_contract, check_untrusted_files, fetch, make_sample_repo
+from bundle_contract import (
+    build_env,
+    check_api_folders,
+    check_contract,
+    check_documents_are_json,
+    check_untrusted_files,
+    fetch,
+    make_sample_repo,
+)
 from conftest import run_skillc
 from skillc.emit.routing import render_routing
 
@@ -109,3 +117,15 @@ def test_nginx_no_escapes(nginx_bundle, path):
     status, headers, body = fetch(base, path)
     assert status in (400, 404), (path, status)
     assert b"root:" not in body
+
+
+def test_skill_documents_are_json_whatever_their_name_ends_with(nginx_bundle):
+    # (mime.types sent api/skills/index.html, and a document whose ID ends in .html, as text/html)
+    bundle, base = nginx_bundle
+    check_documents_are_json(base, bundle)
+
+
+def test_an_api_folder_is_a_json_404(nginx_bundle):
+    # (/.well-known/agent-skills/ was nginx's HTML 404 page)
+    bundle, base = nginx_bundle
+    check_api_folders(base)

@@ -10,7 +10,15 @@ from pathlib import Path
 
 import pytest
 
-from bundle_contract import build_env, check_contract, check_untrusted_files, fetch, make_sample_repo
+from bundle_contract import (
+    build_env,
+    check_api_folders,
+    check_contract,
+    check_documents_are_json,
+    check_untrusted_files,
+    fetch,
+    make_sample_repo,
+)
 from conftest import run_skillc, skillc_command, write_skill
 
 
@@ -45,6 +53,122 @@ def test_contract(served):
 def test_a_skills_own_files_are_never_active_content(served):
     bundle, base = served
     check_untrusted_files(base, bundle)
+
+
+def test_skill_documents_are_json_however_the_path_is_spelt(served):
+    # (/api//skills/ and /api/skills%2Findex.html sent the listing, descriptions and all, as text/html)
+    bundle, base = served
+    check_documents_are_json(base, bundle)
+    assert fetch(base, "/api//skills/")[2] == (bundle / "api/skills.json").read_bytes()  # (slashes merged)
+
+
+def test_an_api_folder_is_a_json_404_not_a_redirect_loop(served):
+    # (/.well-known/agent-skills/scripts-demo/ was a 301 to …/scripts-demo// and so on, for ever)
+    _, base = served
+    check_api_folders(base)
+    status, headers, _ = fetch(base, "/skills")  # a folder of the site is still a redirect to its page
+    assert status == 301 and headers["location"] == "/skills/"
+
+
+@pytest.mark.parametrize(("accept", "gzipped"), [
+    ("*;q=1, gzip;q=0", False), ("gzip;Q=0", False), ("gzip;q=0.", False), ("gzip ; q=0", False),
+    ("gzip;q=0, *", False), ("identity", False), ("br, gzip;q=0.5", True), ("*", True), ("x-gzip", True),
+])
+def test_accept_encoding_weights(served, accept, gzipped):
+    # (gzip refused with a weight of 0 was sent anyway when `*` came first or the q was `Q=` or `0.`)
+    _, base = served
+    status, headers, body = fetch(base, "/api/skills", headers={"Accept-Encoding": accept})
+    assert status == 200 and (headers.get("content-encoding") == "gzip") == gzipped, (accept, headers)
+
+
+def _tiny_bundle(root: Path, text: bytes) -> None:
+    import hashlib
+    import json
+
+    (root / "api/skills").mkdir(parents=True)
+    (root / "api/skills/one").write_bytes(text)
+    row = {"path": "api/skills/one", "sha256": hashlib.sha256(text).hexdigest(), "size": len(text)}
+    (root / "api/manifest.json").write_text(json.dumps({"kind": "skillc-bundle", "files": [row]}))
+
+
+def test_a_rebuild_swapped_in_mid_request_never_labels_bytes_with_the_other_generations_hash(tmp_path: Path):
+    # The manifest is read, then a build swaps a new bundle in, then the file is read: its ETag
+    # (and the gzip cache key) must be the new bytes' hash, not the old manifest's (same size).
+    import gzip
+    import hashlib
+
+    from skillc import serve
+
+    old, new = b'{"body":"' + b"A" * 400 + b'"}', b'{"body":"' + b"B" * 400 + b'"}'
+    _tiny_bundle(tmp_path / "live", old)
+    _tiny_bundle(tmp_path / "next", new)
+    bundle = serve.Bundle(tmp_path / "live")
+    assert bundle.open("api/skills/one") == (old, hashlib.sha256(old).hexdigest())
+    refresh = bundle._refresh
+
+    def refresh_then_swap():
+        snapshot = refresh()
+        os.rename(tmp_path / "live", tmp_path / "prev")
+        os.rename(tmp_path / "next", tmp_path / "live")
+        bundle._refresh = refresh  # (once)
+        return snapshot
+
+    bundle._refresh = refresh_then_swap
+    data, digest = bundle.open("api/skills/one")
+    assert data == new and digest == hashlib.sha256(new).hexdigest()
+    assert gzip.decompress(bundle.gzipped(digest, data)) == new
+    assert bundle.open("api/skills/one") == (new, hashlib.sha256(new).hexdigest())
+
+
+def test_a_silent_client_is_dropped_and_never_holds_the_others(tmp_path: Path):
+    import socket
+    import threading
+    import time
+
+    from skillc import serve
+
+    assert serve.Handler.timeout and serve.Handler.timeout <= 120  # (the default had none: held for ever)
+    _tiny_bundle(tmp_path / "b", b"{}")
+    server = serve.make_server(tmp_path / "b", port=0, quiet=True, idle_timeout=0.5)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        host, port = server.server_address[:2]
+        slow = socket.create_connection((host, port), timeout=10)
+        slow.sendall(b"GET /api/skills/one HTTP/1.1\r\nHost: x\r\n")  # (headers never finished)
+        assert fetch(f"http://{host}:{port}", "/api/skills/one")[0] == 200  # others are served meanwhile
+        started = time.monotonic()
+        assert slow.recv(100) == b""  # closed by the server
+        assert time.monotonic() - started < 5
+        slow.close()
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def test_host_ipv6_loopback_and_hints(tmp_path: Path):
+    import socket
+
+    from skillc import serve
+    from skillc.commands.serve import _loopback
+    from skillc.errors import SkillcError
+
+    _tiny_bundle(tmp_path / "b", b"{}")
+    if socket.has_ipv6:
+        try:
+            socket.socket(socket.AF_INET6).close()
+        except OSError:
+            pass
+        else:  # (--host ::1 failed: "Address family for hostname not supported")
+            server = serve.make_server(tmp_path / "b", host="::1", port=0, quiet=True)
+            try:
+                assert serve.url_of(server).startswith("http://[::1]:")
+            finally:
+                server.server_close()
+    with pytest.raises(SkillcError) as info:  # (TEST-NET-1: no machine has it; the hint was "another --port")
+        serve.make_server(tmp_path / "b", host="192.0.2.1", port=0, quiet=True)
+    assert "--host" in info.value.hint and "--port" not in info.value.hint
+    assert _loopback("127.0.0.1") and _loopback("::1") and not _loopback("0.0.0.0") and not _loopback("::")
 
 
 def test_id_encodings_reach_the_same_document(served):

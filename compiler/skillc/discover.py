@@ -43,6 +43,15 @@ def is_tagged_cache(folder: str | os.PathLike[str]) -> bool:
             return fh.read(len(CACHE_TAG_SIGNATURE)) == CACHE_TAG_SIGNATURE
     except OSError:
         return False
+
+
+def is_bundle(folder: str | os.PathLike[str]) -> bool:
+    """A published bundle (``skillc build --out site``): its ``api/files/`` hold copies of the skills,
+    which a walk of the repository would lint again (every name a C801 duplicate of its source)."""
+    return (os.path.isfile(os.path.join(folder, "api", "manifest.json"))
+            and os.path.isfile(os.path.join(folder, ".well-known", "agent-skills", "index.json")))
+
+
 MAX_LISTED_FILES = 2000  # files listed per skill folder (rules see at most this many)
 
 
@@ -222,6 +231,8 @@ def discover(root: str | os.PathLike[str], options: DiscoveryOptions = Discovery
             continue
         if dir_rel and any(e.name == CACHE_TAG for e in entries) and is_tagged_cache(dir_abs):
             continue  # a cache (skillc's own, with the checkouts of git sources inside): never an input
+        if dir_rel and wanted is None and any(e.name == ".well-known" for e in entries) and is_bundle(dir_abs):
+            continue  # a bundle built into the repository (`--out site`); a file named in it is still linted
         files: dict[str, os.DirEntry] = {}
         subdirs: list[os.DirEntry] = []
         links: list[str] = []

@@ -8,7 +8,8 @@ Routes (Meerkat Skills API v2.0, base URL ``http://host:port/api``):
 * ``/api/skill-collections`` → ``api/skill-collections``;
 * ``/.well-known/agent-skills/index.json``, and ``/.well-known/agent-skills/<id>/<path>`` →
   ``api/files/<id>/<path>``;
-* anything else: a file of the bundle (``index.html`` for a folder).
+* anything else: a file of the bundle (``index.html`` for a folder of the site; a folder under
+  ``/api/`` or ``/.well-known/`` is a JSON 404, like a missing file there).
 
 Every response carries an ETag (the file's SHA-256 from the manifest), answers ``If-None-Match``
 with 304, is gzip-compressed when the client asks, and HEAD is supported.  A skill's own files are
@@ -20,12 +21,14 @@ symbolic links anywhere on the path are refused.
 
 from __future__ import annotations
 
+import errno
 import gzip
 import hashlib
 import json
 import mimetypes
 import os
 import re
+import socket
 import stat
 import threading
 from dataclasses import dataclass
@@ -50,6 +53,7 @@ TYPES = {
 # They are sent with these headers (no sniffing; a page opened directly is sandboxed: no script,
 # no same-origin access), and any type outside PASSIVE_TYPES as plain text (or bytes).
 SKILL_FILES = "api/files/"
+SKILL_DOCS = "api/skills/"
 UNTRUSTED_HEADERS = {"X-Content-Type-Options": "nosniff", "Content-Security-Policy": "sandbox; default-src 'none'"}
 PASSIVE_TYPES = frozenset({"text/plain", "text/markdown", "text/csv", "application/json", "application/zip",
                            "application/octet-stream"})
@@ -72,14 +76,18 @@ def _clean(rel: str) -> str | None:
     if "\0" in rel or "\\" in rel:
         return None
     parts = rel.split("/")
-    if any(p in (".", "..") for p in parts) or rel.startswith("/"):
+    # (an empty segment too: ``api//skills/index.html`` would name the listing under a path the
+    # content-type rules do not recognise, and ``api/files/`` a folder)
+    if any(p in ("", ".", "..") for p in parts):
         return None
     return rel
 
 
 def route(raw_path: str) -> Route:
     """Map a request path (still percent-encoded) to a bundle file.  Pure."""
-    path = raw_path.split("?", 1)[0].split("#", 1)[0]
+    # Repeated slashes are one, as nginx and Caddy read them (``/api//skills/`` is the list); an
+    # encoded one (``%2F%2F``) is not merged, and names nothing outside a skill ID (``_clean``).
+    path = re.sub(r"//+", "/", raw_path.split("?", 1)[0].split("#", 1)[0])
     if path in ("/api/skills", "/api/skills/"):
         return Route("api/skills.json", JSON)
     if path.startswith("/api/skills/"):
@@ -107,6 +115,11 @@ def route(raw_path: str) -> Route:
 
 
 def content_type(rel: str, forced: str | None = None) -> str:
+    if rel.startswith(SKILL_DOCS):
+        # The skill documents and the listing's copy (``index.html``) are JSON whatever their name
+        # ends with: an ID may end in ``.html`` or ``.svg``, and the text inside (descriptions,
+        # bodies) is the skills' own, never a page on the site's origin, however the path was spelt.
+        forced = JSON
     ctype = forced or TYPES.get(os.path.splitext(rel)[1].lower()) or mimetypes.guess_type(rel)[0] \
         or "application/octet-stream"
     if rel.startswith(SKILL_FILES) and ctype not in PASSIVE_TYPES and not ctype.startswith("image/"):
@@ -135,23 +148,29 @@ class Bundle:
         self._lock = threading.Lock()
         self._stamp: tuple | None = None
         self._hashes: dict[str, tuple[str, int]] = {}
+        # gzip bodies by the SHA-256 of their source bytes (content-addressed: valid across rebuilds)
         self._gzip: dict[str, bytes] = {}
 
-    def _refresh(self) -> None:
+    def _generation(self) -> tuple | None:
+        """What tells one build's bundle from the next (a rebuild swaps a new folder in)."""
         try:
             st = os.stat(self.root / MANIFEST)
-            stamp = (st.st_ino, st.st_mtime_ns, st.st_size, os.stat(self.root).st_ino)
+            return st.st_ino, st.st_mtime_ns, st.st_size, os.stat(self.root).st_ino
         except OSError:
-            stamp = None
+            return None
+
+    def _refresh(self) -> tuple[tuple | None, dict[str, tuple[str, int]]]:
+        """The current generation's stamp and manifest hashes, read together."""
+        stamp = self._generation()
         with self._lock:
             if stamp != self._stamp:
                 self._hashes = manifest_entries(read_manifest(self.root))
-                self._gzip = {}
                 self._stamp = stamp
+            return self._stamp, self._hashes
 
     def open(self, rel: str) -> tuple[bytes, str] | None:
         """The bytes and SHA-256 of a bundle file; None when missing, a folder or behind a link."""
-        self._refresh()
+        stamp, hashes = self._refresh()
         full = os.path.join(self.root, *rel.split("/"))
         # No symbolic link anywhere between the root and the file, and nothing outside the root.
         if os.path.realpath(full) != os.path.normpath(full):
@@ -167,9 +186,14 @@ class Bundle:
                 data = fh.read()
         finally:
             os.close(fd)
-        known = self._hashes.get(rel)
+        known = hashes.get(rel)
         # (a manifest is data too: only a well-formed digest from it may become a header)
         trusted = known and known[1] == len(data) and isinstance(known[0], str) and _SHA256.fullmatch(known[0])
+        # The manifest's hash names these bytes only if no rebuild was swapped in between reading
+        # it and reading the file (else a new document would carry the old ETag, or an old one
+        # the new ETag: a client would then keep it on 304, and the gzip cache, keyed by digest,
+        # would hand it to everyone until the next build).  Otherwise hash the bytes read.
+        trusted = trusted and stamp is not None and self._generation() == stamp
         digest = known[0] if trusted else hashlib.sha256(data).hexdigest()
         return data, digest
 
@@ -193,12 +217,22 @@ _SHA256 = re.compile(r"[0-9a-f]{64}")
 
 
 def _accepts_gzip(header: str | None) -> bool:
+    """Whether ``Accept-Encoding`` lets gzip through (RFC 9110 §12.5.3): its own weight when it is
+    named, else that of ``*``; a weight of 0 (``q=0``, ``Q=0.``, ``q=0.000``) refuses it, wherever
+    it stands in the list (``*, gzip;q=0`` refuses gzip)."""
+    weights: dict[str, float] = {}
     for part in (header or "").split(","):
-        token, _, params = part.strip().partition(";")
-        if token.strip().lower() in ("gzip", "*"):
-            q = params.strip()
-            return not (q.startswith("q=") and q[2:].strip() in ("0", "0.0", "0.00", "0.000"))
-    return False
+        token, *params = (x.strip() for x in part.split(";"))
+        weight = 1.0
+        for param in params:
+            name, _, value = param.partition("=")
+            if name.strip().lower() == "q":
+                try:
+                    weight = float(value.strip())
+                except ValueError:
+                    weight = 0.0  # (unreadable: not a yes)
+        weights.setdefault(token.lower(), weight)
+    return weights.get("gzip", weights.get("x-gzip", weights.get("*", 0.0))) > 0
 
 
 def _etag_matches(header: str | None, etags: tuple[str, ...]) -> bool:
@@ -214,6 +248,12 @@ def _etag_matches(header: str | None, etags: tuple[str, ...]) -> bool:
     return False
 
 
+# Seconds a connection may stay silent (headers sent a byte at a time, a kept-alive connection
+# left idle, a client that stops reading): without a limit each such client holds a thread and a
+# socket for ever, and a few thousand of them stop the server (nginx's default is 60 s too).
+IDLE_TIMEOUT = 60.0
+
+
 class Handler(BaseHTTPRequestHandler):
     server_version = "skillc"
     sys_version = ""
@@ -223,6 +263,7 @@ class Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     bundle: Bundle
     quiet = False
+    timeout = IDLE_TIMEOUT  # (StreamRequestHandler sets it on the socket; a timeout closes it)
 
     def do_GET(self) -> None:
         self._respond(head=False)
@@ -275,7 +316,9 @@ class Handler(BaseHTTPRequestHandler):
             return self._not_found(r.not_found or "not found", head)
         found = self.bundle.open(r.rel)
         if found is None:
-            if not r.content_type and self.bundle.is_dir(r.rel):
+            # A folder of the site is a redirect to its page; one under the API names no file (and
+            # a redirect there would add a slash to a path that already ends with one, forever).
+            if not r.content_type and r.not_found is None and self.bundle.is_dir(r.rel):
                 location = raw.split("?", 1)[0] + "/"
                 return self._send(301, "text/plain; charset=utf-8", b"", head, {"Location": location})
             if r.rel.endswith("/index.html") and r.not_found is None:
@@ -309,14 +352,25 @@ class BundleServer(ThreadingHTTPServer):
     allow_reuse_address = True
 
 
-def make_server(root: Path, host: str = "127.0.0.1", port: int = 8000, quiet: bool = False) -> BundleServer:
+def make_server(root: Path, host: str = "127.0.0.1", port: int = 8000, quiet: bool = False,
+                idle_timeout: float | None = IDLE_TIMEOUT) -> BundleServer:
     bundle = Bundle(root)
-    handler = type("BoundHandler", (Handler,), {"bundle": bundle, "quiet": quiet})
+    handler = type("BoundHandler", (Handler,), {"bundle": bundle, "quiet": quiet, "timeout": idle_timeout})
     try:
-        return BundleServer((host, port), handler)
+        # The socket's family is the address's: ``--host ::1`` (or a name that resolves to IPv6
+        # only) is an IPv6 socket, which the server's default AF_INET cannot bind.
+        family = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)[0][0]
+        server_class = BundleServer if family == socket.AF_INET else \
+            type("BundleServer", (BundleServer,), {"address_family": family})
+        return server_class((host, port), handler)
     except OSError as exc:
-        raise SkillcError(f"cannot listen on {host}:{port}: {exc.strerror or exc}",
-                          hint="choose another --port (0 picks a free one)") from None
+        if exc.errno == errno.EADDRINUSE:
+            hint = "choose another --port (0 picks a free one)"
+        elif exc.errno == errno.EACCES:
+            hint = "ports below 1024 need privileges: choose another --port (0 picks a free one)"
+        else:  # (a name that does not resolve, an address this machine does not have)
+            hint = "--host takes an address of this machine: 127.0.0.1 (the default), ::1, or 0.0.0.0 for every one"
+        raise SkillcError(f"cannot listen on {host}:{port}: {exc.strerror or exc}", hint=hint) from None
 
 
 def url_of(server: BundleServer) -> str:

@@ -38,6 +38,10 @@ def serve(directory: Path, host: str, port: int, quiet: bool) -> None:
     server = make_server(directory, host, port, quiet)
     url = url_of(server)
     click.echo(f"Serving {directory} at {url} (API: {url}api) - press Ctrl-C to stop", err=False)
+    if not _loopback(server.server_address[0]):
+        # (said once, on stderr: 0.0.0.0 is easy to type for "localhost" and serves every network)
+        click.echo(f"warning: listening on {host}, not loopback: anyone who can reach this machine can read "
+                   "the bundle (the default --host 127.0.0.1 keeps it local)", err=True)
     sys.stdout.flush()
     try:
         server.serve_forever()
@@ -46,3 +50,12 @@ def serve(directory: Path, host: str, port: int, quiet: bool) -> None:
     finally:
         server.server_close()
     click.echo("Stopped.", err=True)
+
+
+def _loopback(address: str) -> bool:
+    import ipaddress
+
+    try:
+        return ipaddress.ip_address(address.split("%", 1)[0]).is_loopback
+    except ValueError:
+        return False

@@ -568,3 +568,18 @@ def test_config_option_names_a_fifo(tmp_path, proj):
     os.mkfifo(tmp_path / "fifo.toml")
     with pytest.raises(ConfigError, match="fifo.toml: not a regular file"):
         load(tmp_path, config=str(tmp_path / "fifo.toml"))
+
+
+def test_a_folder_given_twice_is_built_once(tmp_path):
+    """`skillc build skills skills/` reads the folder once, as `skillc lint` does: not a second
+    repository `skills#2` shadowing every skill of the first (one R101 line per skill)."""
+    from conftest import run_skillc, write_skill
+
+    write_skill(tmp_path / "skills", "pdf")
+    write_skill(tmp_path / "skills", "tools/csv")
+    r = run_skillc("build", "skills", "skills/", "./skills", "--out", "out", "--no-site", "--json", cwd=tmp_path,
+                   env={"SKILLC_CACHE_DIR": str(tmp_path / "cache")})
+    assert r.returncode == 0, r.stderr
+    summary = json.loads(r.stdout)
+    assert summary["warnings"] == 0 and "R101" not in r.stderr
+    assert [i["repository"] for i in json.loads((tmp_path / "out/api/manifest.json").read_text())["inputs"]] == ["skills"]

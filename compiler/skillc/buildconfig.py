@@ -148,8 +148,12 @@ def load_build_config(paths: Sequence[str], config_path: str | None, *, cwd: Pat
     repositories: list[Repository] = []
     seen: set[str] = set()
     if paths:
+        given: set[str] = set()
         for p in paths:
             location = Path(os.path.normpath(p if Path(p).is_absolute() else cwd / p))  # (no '..' in the bundle)
+            if os.path.realpath(location) in given:
+                continue  # a folder given twice (`build skills skills/`) is read once, as lint reads it
+            given.add(os.path.realpath(location))
             # Named by its path from the build folder, normalised (`a/../b` is `b`, `./b/` is `b`,
             # `../repo` stays so: a sibling checkout names the same on every machine); a path given
             # whole and outside the build folder keeps its whole form.  The name is published

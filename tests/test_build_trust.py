@@ -600,3 +600,24 @@ def test_keep_going_prints_errors_first_and_quiet_prints_only_them(tmp_path: Pat
     r = run_skillc("build", "repo", "--out", "out", "--no-site", "--keep-going", cwd=tmp_path, env=env)
     codes = [line.split(" ")[1] for line in r.stderr.splitlines() if line.startswith("repo:")]
     assert codes[0] == "P209" and codes.count("B701") == 2 and len(codes) == 3, r.stderr
+
+
+def test_the_home_and_current_folders_are_never_replaced_even_with_force(tmp_path: Path):
+    """`--out ~` (a HOME the shell expanded), `--out .`, `--out ..`, `--out /`: a build swaps its
+    output whole, so the folder would be deleted with everything in it. --force vouches that the
+    output holds nothing the user wants; it must not reach these."""
+    home = tmp_path / "home"
+    work = home / "work"
+    work.mkdir(parents=True)
+    (home / ".profile").write_text("keep me")
+    (work / "notes.txt").write_text("keep me too")
+    env = {**build_env(tmp_path), "HOME": str(home)}
+    for out in (str(home), ".", "..", "/"):
+        r = run_skillc("build", "--out", out, "--force", "--no-site", cwd=work, env=env)
+        assert r.returncode == 1, (out, r.stdout, r.stderr)
+        # (`/` holds the embedded skills too, which is said first)
+        assert ("never writes there" in r.stderr or out == "/") and "Traceback" not in r.stderr
+    assert (home / ".profile").read_text() == "keep me" and (work / "notes.txt").read_text() == "keep me too"
+    assert sorted(p.name for p in home.iterdir()) == [".profile", "work"]
+    r = run_skillc("build", "--out", "dist", "--no-site", cwd=work, env=env)  # a folder of its own: fine
+    assert r.returncode == 0, r.stderr

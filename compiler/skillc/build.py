@@ -117,9 +117,12 @@ def _inside(child: str, parent: str) -> bool:
     return child == parent or child.startswith(parent.rstrip(os.sep) + os.sep)
 
 
-def check_output(out: Path, repo_paths: Sequence[tuple[str, Path]], force: bool) -> dict | None:
+def check_output(out: Path, repo_paths: Sequence[tuple[str, Path]], force: bool,
+                 keep: Sequence[tuple[str, Path]] = ()) -> dict | None:
     """Refuse an output folder that would read or destroy an input, or hold a stranger's files.
-    Returns the manifest of the bundle already there (None when there is none)."""
+    ``keep``: folders never replaced, ``--force`` or not (the home folder, the current folder):
+    an output holding one of them is refused.  Returns the manifest of the bundle already there
+    (None when there is none)."""
     real_out = os.path.realpath(out)
     if out.exists() and not out.is_dir():
         raise BuildError(f"output {out} exists and is not a folder", hint="choose another --out")
@@ -135,6 +138,14 @@ def check_output(out: Path, repo_paths: Sequence[tuple[str, Path]], force: bool)
                     f"output folder {out} is inside input repository {name!r} ({repo}): the next build "
                     "would read the bundle as skills",
                     hint=f"choose an --out outside it, or a folder discovery skips ({', '.join(sorted(SKIP_DIRS))})")
+    for what, folder in keep:
+        # (`--out ~` typed for a fake HOME, `--out .`, `--out /`: a swap would delete the folder whole,
+        # and --force only vouches that the output holds nothing the user wants)
+        if _inside(os.path.realpath(folder), real_out):
+            held = "is" if os.path.realpath(folder) == real_out else "holds"
+            raise BuildError(f"output folder {out} {held} {what} ({folder}); a build replaces its output "
+                             "whole, so it never writes there, --force or not",
+                             hint="choose an --out of its own, e.g. dist")
     if not out.is_dir():
         return None
     from .emit.manifest import read_manifest
@@ -546,7 +557,8 @@ def _run_build(opts: BuildOptions, progress: Progress | None = None, fresh_cache
         out = Path(os.path.realpath(out))
     local = [(r.name, (Path(r.location) if Path(r.location).is_absolute() else opts.cwd / r.location))
              for r in cfg.repositories if r.type in ("filesystem", "embedded")]
-    current_manifest = check_output(out, local, opts.force)
+    current_manifest = check_output(out, local, opts.force,
+                                    keep=(("your home folder", opts.home), ("the current folder", opts.cwd)))
 
     cache_root = (opts.cache_dir or default_cache_root(opts.env)) if opts.use_cache else None
     inputs = (cfg.settings(), lint_identity(cfg.lint),

@@ -109,3 +109,44 @@ def test_skill_memory_issues_are_routed_to_their_rules(tmp_path):
 def test_skill_memory_default_budgets_are_accepted_although_pinned_exceeds_max(tmp_path):
     fm = "skill-memory:\n  enabled: true\n  max_tokens: 1500\n  max_pinned_tokens: 4000\n"
     assert not [d for d in _lint(tmp_path, fm) if d.code.startswith("M6")]
+
+
+def _matcher_codes(tmp_path, matcher):
+    fm = f"hooks:\n  PreToolUse:\n    - matcher: '{matcher}'\n      hooks:\n        - type: command\n          command: x\n"
+    return [d for d in _lint(tmp_path, fm) if d.code == "F410"]
+
+
+def test_matcher_is_checked_in_rust_regex_dialect(tmp_path):
+    # Plan Cascade compiles matchers with Rust's regex crate; Python's re accepted these, Rust refuses them
+    for bad, why in [("(?!Bash).*", "look-ahead"), ("(\\w)\\1", "backreferences"), ("(?>Write)", "atomic group"),
+                     ("Write\\Z", "use \\z"), ("Write{", "'{' must open a repetition")]:
+        (d,) = _matcher_codes(tmp_path, bad)
+        assert why in d.message, (bad, d.message)
+    (d,) = _matcher_codes(tmp_path, "Write|(?=Edit)")
+    assert d.column == 23  # the "(?=" inside the quotes
+    # and Rust syntax Python lacks is accepted
+    for good in ("\\p{Lu}\\w+", "Write\\z", "(?<tool>Write|Edit)", "\\x{57}rite", "(?U)Wr.+"):
+        assert _matcher_codes(tmp_path, good) == [], good
+
+
+def test_skill_memory_numbers_are_read_as_the_readers_number(tmp_path):
+    # the reader parses numbers with JavaScript's Number() on the text, not as YAML 1.1 does
+    fm = ("skill-memory:\n  enabled: true\n  max_tokens: 1e3\n  max_pinned_tokens: '2000'\n  dedup_threshold: .nan\n"
+          "  ranking_hit: 1_0\n")
+    got = {(d.code, d.message) for d in _lint(tmp_path, fm) if d.code.startswith("M6")}
+    assert got == {
+        ("M603", "skill-memory.dedup_threshold '.nan' is not a finite number to the reader (JavaScript Number()); "
+                 "it uses the default 0.92"),
+        ("M604", "skill-memory.ranking_hit '1_0' is not a finite number to the reader (JavaScript Number()); "
+                 "it uses the default 0.15"),
+    }
+
+
+def test_step_script_whose_name_holds_a_space(tmp_path):
+    # the whole path names a file of the skill: it is not cut at the space (`scripts/my` "does not exist")
+    (tmp_path / "demo" / "scripts").mkdir(parents=True)
+    (tmp_path / "demo" / "scripts" / "my script.py").write_text("print(1)\n")
+    (tmp_path / "demo" / "scripts" / "run.sh").write_text("echo\n")
+    fm = 'steps:\n  - script: "scripts/my script.py"\n  - script: scripts/run.sh --verbose\n  - script: scripts/gone.sh\n'
+    got = [d.message for d in _lint(tmp_path, fm) if d.code == "T509"]
+    assert got == ["step 3 script 'scripts/gone.sh' does not exist in the skill folder"]

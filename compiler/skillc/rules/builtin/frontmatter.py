@@ -9,6 +9,7 @@ from __future__ import annotations
 import datetime
 import difflib
 import re
+import warnings
 from typing import Any, Iterator
 
 from ...model import WIRE_FRONTMATTER_KEYS, ItemKind, Position, Severity
@@ -370,29 +371,180 @@ def _matchers(ctx: RuleContext) -> Iterator[tuple[tuple, str]]:
                     yield ("hooks", event, i, "matcher"), group["matcher"]
 
 
+# Format A matchers are compiled by Plan Cascade with Rust's `regex` crate (`Regex::new(matcher)`,
+# desktop/src-tauri/src/services/orchestrator/hooks.rs); one that fails there is compared with the
+# tool name as plain text, so the hook silently never fires for the tools it names.  Python's `re`
+# differs from that dialect both ways: what Rust refuses is found by ``_rust_regex_error``, and
+# Rust-only syntax is rewritten to its Python equivalent by ``_python_pattern`` before compiling.
+_COUNTED = re.compile(r"\{\s*\d+\s*(?:,\s*(?:\d+\s*)?)?\}")
+_RUST_FLAGS = frozenset("imsUuxR-")
+_GROUP_ERRORS = (("(?=", "look-ahead"), ("(?!", "look-ahead"), ("(?<=", "look-behind"), ("(?<!", "look-behind"),
+                 ("(?>", "an atomic group"), ("(?#", "a comment group"), ("(?(", "a conditional group"),
+                 ("(?P=", "a backreference"))
+
+
+def _escape_end(pattern: str, i: int) -> int:
+    """The index after the escape starting at ``pattern[i] == "\\"`` (``\\p{L}``, ``\\x{41}`` whole)."""
+    c = pattern[i + 1:i + 2]
+    if c in ("p", "P", "x", "u", "U", "N") and pattern[i + 2:i + 3] == "{":
+        close = pattern.find("}", i + 3)
+        return close + 1 if close > 0 else len(pattern)
+    if c in ("p", "P"):
+        return i + 3
+    return i + 2
+
+
+def _class_end(pattern: str, i: int) -> int:
+    """The index after the character class opening at ``pattern[i] == "["`` (``len`` if unclosed)."""
+    j = i + 1
+    if pattern[j:j + 1] == "^":
+        j += 1
+    if pattern[j:j + 1] == "]":
+        j += 1  # a leading `]` is literal in both dialects
+    while j < len(pattern):
+        if pattern[j] == "\\":
+            j = _escape_end(pattern, j)
+            continue
+        if pattern.startswith("[:", j):  # a POSIX class `[:alpha:]`
+            close = pattern.find(":]", j + 2)
+            if close > 0:
+                j = close + 2
+                continue
+        if pattern[j] == "]":
+            return j + 1
+        j += 1
+    return len(pattern)
+
+
+def _rust_regex_error(pattern: str) -> tuple[str, int] | None:
+    """The first construct Python's ``re`` accepts but Rust's ``regex`` crate refuses: (message, index)."""
+    i = 0
+    while i < len(pattern):
+        c = pattern[i]
+        if c == "\\":
+            e = pattern[i + 1:i + 2]
+            if e.isdigit():
+                return "backreferences and octal escapes are not supported (Rust regex)", i
+            if e == "Z":
+                return "\\Z is not supported (Rust regex: use \\z)", i
+            if e == "N":
+                return "\\N{…} named characters are not supported (Rust regex)", i
+            i = _escape_end(pattern, i)
+        elif c == "[":
+            j = i + 1
+            while j < (end := _class_end(pattern, i)):
+                if pattern[j] == "\\":
+                    if pattern[j + 1:j + 2].isdigit():
+                        return "backreferences and octal escapes are not supported (Rust regex)", j
+                    j = _escape_end(pattern, j)
+                else:
+                    j += 1
+            i = end
+        elif c == "(" and pattern.startswith("(?", i):
+            for prefix, what in _GROUP_ERRORS:
+                if pattern.startswith(prefix, i):
+                    return f"{what} is not supported (Rust regex)", i
+            if not pattern.startswith(("(?P<", "(?<"), i):
+                flags = re.match(r"\(\?([^:)]*)", pattern[i:]).group(1)
+                bad = next((f for f in flags if f not in _RUST_FLAGS), None)
+                if bad is not None:
+                    return f"flag {bad!r} is not supported (Rust regex flags: i, m, s, U, u, x, R)", i
+            i += 2
+        elif c == "{":
+            if not _COUNTED.match(pattern, i):
+                return "'{' must open a repetition {n}, {n,} or {n,m} (Rust regex); escape a literal one: \\{", i
+            i = pattern.index("}", i) + 1
+        else:
+            i += 1
+    return None
+
+
+def _python_pattern(pattern: str) -> str:
+    """``pattern`` with Rust-only syntax Python spells otherwise: ``\\z``, ``\\x{…}``, ``(?<name>``,
+    flags ``U`` and ``R`` (dropped: they change matching, not validity) and Unicode classes ``\\p{…}``
+    (as ``\\w``: same validity).  Returned unchanged when it holds none (the usual case)."""
+    if "\\" not in pattern and "(?" not in pattern:
+        return pattern
+    out = []
+    i = 0
+    while i < len(pattern):
+        c = pattern[i]
+        if c == "\\":
+            end = _escape_end(pattern, i)
+            e = pattern[i + 1:i + 2]
+            if e in ("p", "P"):
+                out.append("\\w")
+            elif e in ("x", "u", "U") and pattern[i + 2:i + 3] == "{":
+                digits = pattern[i + 3:end - 1].strip()
+                try:
+                    out.append(f"\\U{int(digits, 16):08x}")
+                except ValueError:
+                    out.append(pattern[i:end])  # (Python reports the bad escape)
+            elif e == "z":
+                out.append("\\Z")
+            else:
+                out.append(pattern[i:end])
+            i = end
+        elif pattern.startswith("(?<", i) and not pattern.startswith(("(?<=", "(?<!"), i):
+            out.append("(?P<")
+            i += 3
+        elif pattern.startswith("(?", i) and (m := re.match(r"\(\?([imsUuxR-]*)([:)])", pattern[i:])):
+            flags = m.group(1).replace("U", "").replace("R", "")
+            kept = flags if flags.strip("-") else ""
+            out.append(f"(?{kept}{m.group(2)}" if kept or m.group(2) == ":" else "")
+            i += m.end()
+        else:
+            out.append(c)
+            i += 1
+    return "".join(out)
+
+
+def matcher_error(pattern: str) -> tuple[str, int | None] | None:
+    """Why a hook matcher would not compile in format A's dialect (Rust's ``regex``), or None."""
+    try:
+        with warnings.catch_warnings():  # (`[[a]`, `[a&&b]`: Python's FutureWarnings, not the user's concern)
+            warnings.simplefilter("ignore", FutureWarning)
+            re.compile(_python_pattern(pattern))
+    except re.error as exc:
+        # (a position in the rewritten pattern is one in the original up to the first rewrite)
+        pos = exc.pos if exc.pos is not None and _python_pattern(pattern[:exc.pos]) == pattern[:exc.pos] else None
+        return exc.msg, pos
+    except (OverflowError, ValueError) as exc:  # (a code point beyond U+10FFFF)
+        return str(exc), None
+    return _rust_regex_error(pattern)
+
+
 @rule(
     "F410", "hook-matcher-invalid-regex", "A hook `matcher` is not a valid regular expression.",
     rationale="""
-        Matchers are regular expressions over tool names (`Write|Edit`). One that does not compile
-        makes the loader reject the hook (or the whole skill). skillc compiles it (Python `re`,
-        close to the Rust and JavaScript dialects for these patterns) and reports the error's column.
+        Matchers are regular expressions over tool names (`Write|Edit`), in the dialect of Rust's
+        `regex` crate: Plan Cascade, where format A comes from, compiles them with `Regex::new`
+        and compares a matcher that does not compile with the tool name as plain text, so the
+        hook silently never fires. skillc reports what that dialect refuses although Python
+        accepts it (look-around, backreferences and octal escapes, atomic, comment and
+        conditional groups, `\\Z`, `\\N{…}`, flags other than `imsUuxR`, a `{` that is not a
+        repetition) and accepts Rust syntax Python lacks (`\\p{L}`, `\\z`, `\\x{41}`,
+        `(?<name>…)`, the `U` flag). Not modelled: nested repetitions such as `a**` (Rust accepts
+        them, skillc reports them) and class set operations (`[a&&b]`). The error's column is
+        reported where it is known.
     """,
-    bad="matcher: \"Write|Edit(\"", good="matcher: \"Write|Edit\"", profiles=REC,
+    bad="matcher: \"(?!Bash).*\"", good="matcher: \"Write|Edit\"", profiles=REC,
     kinds=frozenset({ItemKind.SKILL}), keys=("hooks",),
 )
 def hook_matcher_invalid_regex(ctx: RuleContext):
     for path, pattern in _matchers(ctx):
-        try:
-            re.compile(pattern)
-        except re.error as exc:
-            scalar = _scalar(ctx, *path)
-            pos = ctx.key(*path)
-            if scalar is not None:
-                quote = 1 if scalar.style in ("'", '"') else 0
-                col = scalar.position.column + quote + (exc.pos or 0)
-                pos = Position(scalar.position.line, col) if scalar.position.line == scalar.end.line else scalar.position
-            yield Finding(f"hook matcher {pattern!r} is not a valid regular expression: {exc.msg}"
-                          + (f" at position {exc.pos}" if exc.pos is not None else ""), pos)
+        error = matcher_error(pattern)
+        if error is None:
+            continue
+        msg, at = error
+        scalar = _scalar(ctx, *path)
+        pos = ctx.key(*path)
+        if scalar is not None:
+            quote = 1 if scalar.style in ("'", '"') else 0
+            col = scalar.position.column + quote + (at or 0)
+            pos = Position(scalar.position.line, col) if scalar.position.line == scalar.end.line else scalar.position
+        yield Finding(f"hook matcher {pattern!r} is not a valid regular expression: {msg}"
+                      + (f" at position {at}" if at is not None else ""), pos)
 
 
 @rule(

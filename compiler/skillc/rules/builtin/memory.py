@@ -5,9 +5,16 @@ each schema issue is routed to the rule that owns its key, so a user can select 
 separately.  The reader these rules protect is a hand-rolled line parser, not YAML: it reads
 ``enabled: true`` (or ``"true"``), numbers via ``Number()``, child keys matching ``\\w+`` only, and
 silently falls back to defaults for anything else.  That silence is why these are errors.
+
+Numbers are checked as the reader reads them, with JavaScript's ``Number()`` on the text as
+written (quotes stripped), not as YAML does: ``1e3`` (text to YAML 1.1) and ``"2000"`` are numbers
+to the reader; ``1_000``, ``.nan`` and ``.inf`` (numbers to YAML 1.1) are not, and it uses the default.
 """
 
 from __future__ import annotations
+
+import math
+import re
 
 from ...model import ItemKind, Severity
 from ...parse import a_type_name
@@ -19,6 +26,47 @@ KEY = "skill-memory"
 BUDGET_KEYS = ("max_tokens", "max_pinned_tokens")
 WEIGHT_KEYS = ("ranking_relevance", "ranking_recency", "ranking_hit")
 KNOWN = ("enabled",) + BUDGET_KEYS + ("dedup_threshold",) + WEIGHT_KEYS
+NUMBER_KEYS = BUDGET_KEYS + ("dedup_threshold",) + WEIGHT_KEYS
+DEFAULTS = {"max_tokens": 1500, "max_pinned_tokens": 4000, "dedup_threshold": 0.92, "ranking_relevance": 0.6,
+            "ranking_recency": 0.25, "ranking_hit": 0.15}
+_JS_DECIMAL = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
+_JS_PREFIXED = re.compile(r"0([xX][0-9a-fA-F]+|[oO][0-7]+|[bB][01]+)")
+_NOT_A_NUMBER = object()
+
+
+def js_number(text: str) -> float | int | object:
+    """JavaScript's ``Number(text)``: the number, or ``_NOT_A_NUMBER`` for NaN and ±Infinity (which
+    the reader's ``Number.isFinite`` check turns into the default)."""
+    text = text.strip()
+    if not text:
+        return 0
+    if _JS_DECIMAL.fullmatch(text):
+        value = float(text)
+        if not math.isfinite(value):
+            return _NOT_A_NUMBER
+        return int(value) if value.is_integer() and abs(value) < 2**53 else value
+    if m := _JS_PREFIXED.fullmatch(text):
+        return int(m.group(1)[1:], {"x": 16, "o": 8, "b": 2}[m.group(1)[0].lower()])
+    return _NOT_A_NUMBER
+
+
+def _reader_view(ctx: RuleContext, block: dict) -> tuple[dict, list[str]]:
+    """The block with each numeric key as the reader reads it, and the keys it reads as no number."""
+    fm = ctx.document.frontmatter
+    view, unread = dict(block), []
+    for key in NUMBER_KEYS:
+        scalar = fm.scalars.get((KEY, key)) if fm and key in block else None
+        if scalar is None or scalar.style not in (None, "'", '"'):
+            continue  # (a list, a mapping, a block scalar: the schema says what is wrong)
+        if scalar.style is None and scalar.text in ("true", "false", "null", "~", ""):
+            continue  # the reader's booleans and null: the schema reports their type
+        value = js_number(scalar.text)
+        if value is _NOT_A_NUMBER:
+            unread.append(key)
+            view.pop(key)
+        else:
+            view[key] = value
+    return view, unread
 
 
 def _issues(ctx: RuleContext, keys: tuple[str, ...] | None) -> list[schema.SchemaIssue]:
@@ -27,8 +75,12 @@ def _issues(ctx: RuleContext, keys: tuple[str, ...] | None) -> list[schema.Schem
     value = ctx.meta.get(KEY)
     if not isinstance(value, dict):
         return []
-    out = []
-    for issue in schema.issues(value, KEY, (KEY,)):
+    view, unread = _reader_view(ctx, value)
+    out = [schema.SchemaIssue((KEY, k), f"skill-memory.{k} {ctx.document.frontmatter.scalars[(KEY, k)].text!r} is "
+                              f"not a finite number to the reader (JavaScript Number()); it uses the default {DEFAULTS[k]}",
+                              "reader")
+           for k in unread if keys is not None and k in keys]
+    for issue in schema.issues(view, KEY, (KEY,)):
         sub = issue.path[1] if len(issue.path) > 1 else None
         if issue.validator in ("additionalProperties",):
             continue  # M605
@@ -77,8 +129,9 @@ def skill_memory_invalid(ctx: RuleContext):
     rationale="""
         Both are token budgets (defaults 1,500 and 4,000). Pinned notes have their own budget, so
         `max_pinned_tokens` may exceed `max_tokens` (the defaults do); skillc does not require
-        pinned ≤ max. A fraction, zero, a negative number or text makes the reader fall back to
-        the default.
+        pinned ≤ max. Values are read as the reader reads them, with JavaScript's `Number()` on
+        the text: `1e3` and `"2000"` are numbers, while `1_000`, `.nan` and `.inf` (numbers to
+        YAML) are not and the reader uses the default (M603 and M604 read theirs the same way).
     """,
     bad="""
         skill-memory:
@@ -148,6 +201,7 @@ def skill_memory_ranking_invalid(ctx: RuleContext):
     value = ctx.meta.get(KEY)
     if issues or not isinstance(value, dict):
         return
+    value = _reader_view(ctx, value)[0]
     weights = [value[k] for k in WEIGHT_KEYS if k in value]
     if len(weights) == len(WEIGHT_KEYS) and all(w == 0 for w in weights):
         yield Finding("every ranking weight is 0; the reader ignores them and uses the defaults (0.6, 0.25, 0.15)",

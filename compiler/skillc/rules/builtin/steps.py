@@ -311,7 +311,9 @@ def step_script_invalid(ctx: RuleContext):
         script = step.get("script")
         if not isinstance(script, str) or not script.strip():
             continue
-        path = script.strip().split()[0]
+        path = script.strip()
+        if not _is_skill_file(ctx, posixpath.normpath(path.replace("\\", "/"))):
+            path = path.split()[0]  # `scripts/run.sh --flag`: the file is the first word (`my script.py`: the whole)
         norm = posixpath.normpath(path.replace("\\", "/"))
         if posixpath.isabs(norm) or re.match(r"^[A-Za-z]:", norm):
             yield Finding(f"step {i + 1} script {path!r} is an absolute path; use a path inside the skill",

@@ -621,3 +621,38 @@ def test_the_home_and_current_folders_are_never_replaced_even_with_force(tmp_pat
     assert sorted(p.name for p in home.iterdir()) == [".profile", "work"]
     r = run_skillc("build", "--out", "dist", "--no-site", cwd=work, env=env)  # a folder of its own: fine
     assert r.returncode == 0, r.stderr
+
+
+def test_bundle_modes_do_not_follow_the_users_umask(tmp_path: Path):
+    """Under umask 077 every file was 0600 (a web server running as another user could not read a
+    bundle copied with its modes); under 002 one bundle mixed 0644 and 0664. The published files are
+    0644 (folders 0755) whoever builds; the cache keeps the user's umask."""
+    repo = tmp_path / "repo"
+    write_skill(repo, "tools/pdf")
+    (repo / "tools/pdf/scripts").mkdir()
+    (repo / "tools/pdf/scripts/run.sh").write_text("#!/bin/sh\necho hi\n")
+    (repo / "tools/pdf/scripts/run.sh").chmod(0o755)
+
+    def modes(umask: int, out: str) -> dict[str, int]:
+        r = subprocess.run([*skillc_command(), "build", "repo", "--out", out, "--no-site"], cwd=tmp_path,
+                           env={**build_env(tmp_path), "SKILLC_CACHE_DIR": str(tmp_path / f"cache{umask:o}")},
+                           capture_output=True, text=True, preexec_fn=lambda: os.umask(umask))
+        assert r.returncode == 0, r.stderr
+        root = tmp_path / out
+        return {p.relative_to(root).as_posix(): p.stat().st_mode & 0o777 for p in [root, *root.rglob("*")]}
+
+    public = modes(0o022, "o022")
+    assert public["."] == 0o755 and public["api/manifest.json"] == 0o644
+    assert set(public.values()) == {0o644, 0o755}  # (a script's x bit is in the manifest and its zip entry)
+    assert modes(0o077, "o077") == public and modes(0o002, "o002") == public
+    assert all(p.stat().st_mode & 0o077 == 0 for p in (tmp_path / "cache77").rglob("*") if p.is_file())
+
+
+@pytest.mark.parametrize("value", ["²", "١٢٣"])
+def test_a_source_date_epoch_of_other_digits_is_refused_by_name(tmp_path: Path, value: str):
+    """str.isdigit() takes superscripts and Arabic-Indic digits: "²" was an internal error, "١٢٣" read as 123."""
+    write_skill(tmp_path / "repo", "one")
+    r = run_skillc("build", "repo", "--out", "out", "--no-site", cwd=tmp_path,
+                   env={**build_env(tmp_path), "SOURCE_DATE_EPOCH": value})
+    assert r.returncode == 2 and "SOURCE_DATE_EPOCH must be a whole number" in r.stderr, r.stderr
+    assert not (tmp_path / "out").exists()

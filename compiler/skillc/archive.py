@@ -116,7 +116,7 @@ def read_source_date_epoch(env: Mapping[str, str] = os.environ) -> int | None:
     value = env.get("SOURCE_DATE_EPOCH", "").strip()
     if not value:
         return None
-    if not value.isdigit():
+    if not (value.isascii() and value.isdigit()):  # (str.isdigit accepts "²" and "١٢٣")
         raise SkillcError(f"SOURCE_DATE_EPOCH must be a whole number of seconds, not {value!r}")
     if int(value) > MAX_SOURCE_DATE_EPOCH:
         raise SkillcError(f"SOURCE_DATE_EPOCH {value} is after the year 9999, which dates cannot hold",

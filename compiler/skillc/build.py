@@ -654,8 +654,15 @@ def _run_build(opts: BuildOptions, progress: Progress | None = None, fresh_cache
         if failing:  # (--keep-going) an excluded ID's shadowing is recorded all the same
             resolution = _with_excluded_shadowing(resolution, listings, failing, settings, diagnostics)
         lap("resolve")
-        # 4. emit into a staging folder
-        staging_dir, staging = prepare_staging(work, name, out, current_manifest)
+        # 4. emit into a staging folder, with the modes of published files whatever the user's umask
+        # (0600 files under umask 077 could not be served by a web server running as another user;
+        # 0664 under 002 would make one bundle's modes depend on who built it)
+        user_umask = os.umask(0o022)
+        try:
+            staging_dir, staging = prepare_staging(work, name, out, current_manifest)
+        except BaseException:
+            os.umask(user_umask)
+            raise
         lap("staging")
         options: dict[str, object] = {}
         try:
@@ -698,6 +705,8 @@ def _run_build(opts: BuildOptions, progress: Progress | None = None, fresh_cache
                 pending.cancel()  # type: ignore[union-attr]
             shutil.rmtree(staging_dir, ignore_errors=True)
             raise
+        finally:
+            os.umask(user_umask)  # (the user's again: the cache keeps what their umask gives)
         cache.save()  # (after the swap: a cache that cannot be written never fails a published build)
         lap("cache save")
     files = manifest["files"]

@@ -337,7 +337,7 @@ def _worker_loop(worker: int) -> None:
 def _workers() -> int:
     env = os.environ.get("SKILLC_JOBS")
     if env is not None:
-        return max(1, int(env)) if env.isdigit() else 1
+        return max(1, int(env)) if env.isascii() and env.isdigit() else 1
     try:
         return max(1, min(len(os.sched_getaffinity(0)), 8))
     except AttributeError:  # pragma: no cover - not Linux

@@ -34,7 +34,7 @@ CLOSE_IN_CHILD: list[int] = []  # open fds a worker must not keep (the build loc
 
 def default_jobs(env: dict | None = None) -> int:
     value = (env or os.environ).get("SKILLC_JOBS", "")
-    if value.isdigit() and int(value) > 0:
+    if value.isascii() and value.isdigit() and int(value) > 0:
         return int(value)
     return max(1, min(os.cpu_count() or 1, 8))
 

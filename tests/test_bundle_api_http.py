@@ -312,3 +312,27 @@ def test_threads_share_one_bundle(served, dist):
     with ThreadPoolExecutor(4) as pool:
         got = list(pool.map(lambda _: (b.search("rust codebase"), b.get("code-search"), b.collections()), range(40)))
     assert all(g == expected for g in got)
+
+
+def test_ids_with_a_space_or_accents_read_their_files(tmp_path):
+    """A skill's published file (Plan Cascade's block is cut from it; to-prompt's location) was
+    requested with the raw ID: a space raised http.client's InvalidURL, a non-ASCII letter failed
+    to encode and the block silently fell back to the wire body (another text than the folder's)."""
+    write_skill(tmp_path / "repo", "a b/c-d", body="\n\n# Title\n\nDo the thing.\n")
+    write_skill(tmp_path / "repo", "café/naive", body="\n\n# Title\n\nDo the thing.\n")
+    proc = run_skillc("build", "repo", "--no-site", "--out", "dist", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    server = subprocess.Popen([*skillc_command(), "serve", str(tmp_path / "dist"), "--port", "0", "--quiet"],
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        m = re.search(r"(http://[^ ]+?)/? ", server.stdout.readline())
+        assert m
+        remote, local = Bundle.open(m.group(1)), Bundle.open(tmp_path / "dist")
+        for skill_id in ("a b/c-d", "café/naive"):
+            assert remote.render_plan_cascade([skill_id]) == local.render_plan_cascade([skill_id])
+            assert remote.render_plan_cascade([skill_id]).endswith("\n\n\n# Title\n\nDo the thing.\n\n")
+        assert remote.skill_location("a b/c-d") == m.group(1) + "/api/files/a%20b/c-d/SKILL.md"
+        assert remote.skill_location("café/naive") == m.group(1) + "/api/files/caf%C3%A9/naive/SKILL.md"
+    finally:
+        server.terminate()
+        server.wait(timeout=10)

@@ -150,6 +150,20 @@ def test_caller_mistakes_are_not_the_bundles(dist):
         assert "malformed" not in proc.stderr and "internal error" not in proc.stderr
 
 
+def test_one_id_is_one_skill_and_an_unknown_phase_is_refused(dist):
+    """``to_prompt`` and ``render_plan_cascade`` iterated a single ID letter by letter ("unknown
+    skill ID 'c'"), where ``render_injection`` and ``render_adk`` take one; ``select`` took any
+    phase, so a typo silently dropped every detected skill (the CLI refuses it)."""
+    b = Bundle.open(dist)
+    assert b.to_prompt("code-search") == b.to_prompt(["code-search"])
+    assert b.render_plan_cascade("code-search") == b.render_plan_cascade(["code-search"])
+    chosen = b.select("search rust codebase")
+    assert b.render_plan_cascade(chosen[0]) == b.render_plan_cascade(chosen[:1])
+    with pytest.raises(ValueError, match="unknown phase 'implement'"):
+        b.select("search rust codebase", project=".", phase="implement")
+    assert b.select("search rust codebase", phase="retry") == chosen
+
+
 def test_corrupted_index_is_detected_by_the_manifest_hash(dist, tmp_path):
     d = _copy(dist, tmp_path / "corrupt")
     header = d / "api/index/search.json"

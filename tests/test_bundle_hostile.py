@@ -115,6 +115,20 @@ def test_select_json_that_lies_is_a_bundle_error_in_the_api(built: Path, tmp_pat
         Bundle.open(bundle).select("deploy the alpha service")
 
 
+def test_a_bad_skills_list_stays_a_bundle_error_on_every_call(built: Path, tmp_path: Path):
+    """The first call raised BundleError; the next ones took the same (cached) bytes as already
+    parsed and failed with AttributeError/TypeError on the missing list."""
+    from skillc import Bundle
+    from skillc.index import BundleError
+
+    bundle = mutated(built, tmp_path, lambda api, h: _skills_list(api, '{"skills": 3}'))
+    b = Bundle.open(bundle)
+    for call in (b.skills, lambda: b.get("alpha"), b.render_inventory, b.to_prompt, lambda: b.search("deploy"),
+                 b.skills):
+        with pytest.raises(BundleError, match="not a Meerkat skills list"):
+            call()
+
+
 def test_the_untouched_copy_answers(built: Path, tmp_path: Path):
     bundle = mutated(built, tmp_path, lambda api, h: None)
     r = run_skillc("search", str(bundle), "deploy")

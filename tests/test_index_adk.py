@@ -98,3 +98,12 @@ def test_f32_beyond_its_range_is_infinite_as_in_rust():
     assert f32(f32_max + 2.0 ** 103) == math.inf  # half an ulp above: rounds (ties to even) up
     assert math.isnan(f32(math.nan))
     assert rank(_cands(), {0: 5.0}, ["x"], SelectionPolicy(top_k=3, min_score=1e39)) == []
+
+
+def test_f32_of_an_int_beyond_its_range_is_infinite():
+    """``Bundle.adk_select``/``select`` take an int ``min_score``: one past f32's range (or a
+    double's) raised ``struct.error`` instead of selecting nothing."""
+    assert f32(10 ** 39) == math.inf and f32(2 ** 128) == math.inf
+    assert f32(10 ** 400) == math.inf and f32(-(10 ** 400)) == -math.inf
+    assert f32(3) == 3.0
+    assert rank(_cands(), {0: 5.0}, ["x"], SelectionPolicy(top_k=3, min_score=10 ** 400)) == []

@@ -102,6 +102,17 @@ def test_detection_reads_only_regular_files_inside_the_project(tmp_path):
     assert names(detect([DetectRule("y", "y", "s", "user", 150, ("in-link",), ("root:",))], ProjectFiles(root))) == ["y"]
 
 
+def test_a_file_name_the_system_refuses_is_not_there(tmp_path):
+    """A rule's file with a NUL byte or a name over the system's limit (external-skills.json takes
+    any string) made ``Path.exists`` raise: selection crashed, even when another file matched."""
+    (tmp_path / "package.json").write_text('"react"')
+    rule = DetectRule("r", "r", "s", "user", 150, ("a\0b", "n" * 300, "package.json"), ('"react"',))
+    files = ProjectFiles(tmp_path)
+    assert not files.exists("a\0b") and not files.exists("n" * 300) and files.read("a\0b") is None
+    assert names(detect([rule], files)) == ["r"]
+    assert names(detect([rule], files, mode="desktop")) == ["r"]
+
+
 def test_a_cut_inside_a_character_still_matches_the_file(tmp_path):
     from skillc.select import MAX_DETECT_FILE_BYTES
 

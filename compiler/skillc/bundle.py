@@ -157,6 +157,12 @@ class _Http:
         self.requests = 0  # how many HTTP requests were made (for tests and curiosity)
 
     def url(self, route: str) -> str:
+        if route.startswith("files/"):
+            # (a skill's file is named by its raw ID and path, as the manifest lists it: an ID with a
+            # space or a non-ASCII letter must be percent-encoded to be requested, or Plan Cascade's
+            # block read from the file fell back to the wire body, and a space crashed the request;
+            # the other routes are URL-safe already: a wire document's ID is quoted whole)
+            route = quote(route, safe="/")
         return f"{self.base}/{route}"
 
     def get(self, route: str, *, immutable: bool = False, fresh: bool = False) -> bytes | None:
@@ -476,20 +482,21 @@ class Bundle:
     def _set_skills(self, data: bytes) -> None:
         if data is self._skills_raw:
             return
-        self._skills_raw = data
         try:
             doc = json.loads(data)
-            self._skills = [SkillInfo.from_wire(d) for d in doc["skills"]]
+            skills = [SkillInfo.from_wire(d) for d in doc["skills"]]
         except (ValueError, KeyError, TypeError, UnicodeDecodeError, RecursionError):
             raise BundleError(f"{self._t.describe('skills')}: not a Meerkat skills list") from None
         from .resolve import id_problem
 
-        for info in self._skills:  # an ID names files and URLs (skill_location): never one that leaves the bundle
+        for info in skills:  # an ID names files and URLs (skill_location): never one that leaves the bundle
             problem = id_problem(info.id)
             if problem:
                 raise BundleError(f"{self._t.describe('skills')}: skill ID {info.id!r} is not safe: {problem}",
                                   hint="rebuild the bundle with `skillc build`")
-        self._by_id = {s.id: s for s in self._skills}
+        # Remembered only once the list is known good: the same bytes read again (the transport
+        # caches them) must raise again, not be taken as already parsed with no skills set.
+        self._skills, self._by_id, self._skills_raw = skills, {s.id: s for s in skills}, data
 
     def _skill_list(self) -> list[SkillInfo]:
         data = self._wire("skills")  # the transport caches (HTTP: for `ttl` seconds)
@@ -664,6 +671,8 @@ class Bundle:
         _check_type("max_skills", max_skills, (int, type(None)), "an int or None")
         if mode not in sel.DETECT_MODES:
             raise SkillcError(f"unknown detect mode {mode!r} (choose {', '.join(sel.DETECT_MODES)})")
+        if phase is not None and phase not in sel.PHASES:  # (a typo kept no detected skill, silently)
+            raise ArgumentValueError(f"unknown phase {phase!r} (choose {', '.join(sel.PHASES)})")
         data = self.select_data()
         index = self.index()
         self._check_per_skill(data, index.N, "documents in the search index")
@@ -748,10 +757,11 @@ class Bundle:
         return self._t.location_of(self._skill_file(skill_id))
 
     @_answer
-    def to_prompt(self, ids: Iterable[str] | None = None) -> str:
+    def to_prompt(self, ids: str | Iterable[str] | None = None) -> str:
         """skills-ref ``to-prompt`` XML of the given skills (all by default)."""
         from .render.skills_ref import PromptSkill, to_prompt
 
+        ids = [ids] if isinstance(ids, str) else ids  # one ID, as render_injection takes it (not its letters)
         infos = self.skills() if ids is None else [self._info(i) for i in ids]
         return to_prompt([PromptSkill(s.name, s.description, self.skill_location(s.id)) for s in infos])
 
@@ -784,11 +794,13 @@ class Bundle:
         return extract_key_content(_universal_newlines(text), max_lines)
 
     @_answer
-    def render_plan_cascade(self, ids_or_selected: Iterable, max_content_lines: int | None = None) -> str:
+    def render_plan_cascade(self, ids_or_selected: str | Iterable, max_content_lines: int | None = None) -> str:
         """Plan Cascade's "## Framework-Specific Best Practices" block for skills (IDs or ``Selected``)."""
         from .render.plan_cascade import CascadeSkill, format_skills
         from .select import DetectRule, Selected
 
+        if isinstance(ids_or_selected, (str, Selected)):  # one skill (not an ID's letters: "unknown skill ID 's'")
+            ids_or_selected = [ids_or_selected]
         _check_type("max_content_lines", max_content_lines, (int, type(None)), "an int or None")
         lines = max_content_lines if max_content_lines is not None else self._setting("max_content_lines", 200)
         data = self.select_data()

@@ -81,8 +81,17 @@ class ProjectFiles:
         return self.root / p
 
     def exists(self, rel: str) -> bool:
+        """Whether the file exists; a name the system refuses (a NUL byte, too long) or cannot look
+        up (a folder it may not search) is not there: ``Path.exists`` raises for those, and a rule
+        from the bundle must not crash selection (Plan Cascade: an unreadable file is skipped)."""
         path = self._path(rel)
-        return path is not None and path.exists()
+        if path is None:
+            return False
+        try:
+            os.stat(path)
+        except (OSError, ValueError):
+            return False
+        return True
 
     def read(self, rel: str) -> str | None:
         """The first MAX_DETECT_FILE_BYTES of a regular file inside the root (a link may point
@@ -90,7 +99,10 @@ class ProjectFiles:
         path = self._path(rel)
         if path is None:
             return None
-        real, root = os.path.realpath(path), os.path.realpath(self.root)
+        try:
+            real, root = os.path.realpath(path), os.path.realpath(self.root)
+        except (OSError, ValueError):  # (a NUL byte in the name)
+            return None
         if not real.startswith(root + os.sep):
             return None
         try:

@@ -30,9 +30,12 @@ def f32(value: float) -> float:
     it is infinite, as Rust's ``as f32`` and ``str::parse::<f32>`` give (``min_score`` 1e39 selects
     nothing)."""
     try:
+        # (an int goes through float() first: struct refuses an int past f32's range with
+        # struct.error, and one past a double's as "not a float", where Rust's value is infinite)
+        value = float(value)
         return _F32.unpack(_F32.pack(value))[0]
     except OverflowError:  # (struct refuses exactly the finite values that round to infinity)
-        return math.copysign(math.inf, value)
+        return math.inf if value > 0 else -math.inf
 
 
 @dataclass(frozen=True, slots=True)

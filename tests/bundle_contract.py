@@ -306,5 +306,24 @@ def make_sample_repo(root: Path, order: str = "forward") -> list[str]:
     return sorted((s[0] for s in specs), key=lambda i: i.encode())
 
 
+# IDs a Meerkat client percent-encodes whole (accents, a space, '+', '&', an apostrophe, an astral
+# emoji, fullwidth letters, right-to-left script, and a collection path), with files whose names a
+# client escapes too.  Every server must answer each under ``quote(id, safe='')``.
+UNUSUAL_IDS = ("a&b", "a+b", "caf\u00e9", "it's", "rocket-\U0001f680", "tools & co/\u05e9\u05dc\u05d5\u05dd",
+               "with space", "\uff46\uff55\uff4c\uff4c")
+
+
+def make_unusual_repo(root: Path) -> list[str]:
+    """A repository whose skill IDs (and some file names) are not plain ASCII words; its IDs in byte order."""
+    from conftest import write_skill
+
+    for n, skill_id in enumerate(UNUSUAL_IDS):
+        write_skill(root, skill_id, name=f"unusual-{n}")
+    for rel in ("with space.md", "pct%20x.md", "a+b&c.md"):
+        (root / "caf\u00e9/references" / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / "caf\u00e9/references" / rel).write_text(f"# {rel}\n", encoding="utf-8")
+    return sorted(UNUSUAL_IDS, key=lambda i: i.encode())
+
+
 def build_env(tmp: Path, **extra: str) -> dict[str, str]:
     return {"SKILLC_CACHE_DIR": str(tmp / "cache"), "SOURCE_DATE_EPOCH": "1700000000", **extra}

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import subprocess
 import time
+from pathlib import Path
 
 import pytest
 
@@ -17,6 +19,7 @@ from bundle_contract import (
     check_untrusted_files,
     fetch,
     make_sample_repo,
+    make_unusual_repo,
 )
 from conftest import run_skillc
 from skillc.emit.routing import render_routing
@@ -25,17 +28,17 @@ from test_nginx_contract import free_port
 pytestmark = pytest.mark.caddy
 
 
-@pytest.fixture(scope="module")
-def caddy_bundle(tmp_path_factory):
+def caddy_exe() -> str:
     exe = shutil.which("caddy")
     if exe is None:
         pytest.skip("caddy is not installed (tests/setup_system.sh installs it with apt; it could not run here)")
-    tmp = tmp_path_factory.mktemp("caddy")
-    make_sample_repo(tmp / "repo")
-    r = run_skillc("build", "repo", "--out", "out", cwd=tmp, env=build_env(tmp))
-    assert r.returncode == 0, r.stderr
-    bundle = tmp / "out"
-    assert (bundle / "_routing/Caddyfile").read_text() == render_routing("Caddyfile")
+    return exe
+
+
+@contextlib.contextmanager
+def caddy_serving(tmp: Path, bundle: Path):
+    """A real Caddy serving ``bundle`` with the generated Caddyfile; yields its base URL."""
+    exe = caddy_exe()
     port = free_port()
     site = render_routing("Caddyfile", root=str(bundle), listen=f"127.0.0.1:{port}")
     conf = tmp / "Caddyfile"
@@ -57,9 +60,24 @@ def caddy_bundle(tmp_path_factory):
                 proc.kill()
                 pytest.fail("caddy did not start")
             time.sleep(0.1)
-    yield bundle, base
-    proc.terminate()
-    proc.wait(timeout=10)
+    try:
+        yield base
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+
+
+@pytest.fixture(scope="module")
+def caddy_bundle(tmp_path_factory):
+    caddy_exe()
+    tmp = tmp_path_factory.mktemp("caddy")
+    make_sample_repo(tmp / "repo")
+    r = run_skillc("build", "repo", "--out", "out", cwd=tmp, env=build_env(tmp))
+    assert r.returncode == 0, r.stderr
+    bundle = tmp / "out"
+    assert (bundle / "_routing/Caddyfile").read_text() == render_routing("Caddyfile")
+    with caddy_serving(tmp, bundle) as base:
+        yield bundle, base
 
 
 def test_contract_through_caddy(caddy_bundle):
@@ -99,3 +117,14 @@ def test_skill_documents_are_json_whatever_their_name_ends_with(caddy_bundle):
 def test_an_api_folder_is_a_json_404(caddy_bundle):
     bundle, base = caddy_bundle
     check_api_folders(base)
+
+
+def test_ids_any_character_escaped_reach_their_documents_through_caddy(tmp_path):
+    # (the Caddyfile re-escaped only %2F: the file server decoded the rest, so `caf%C3%A9`,
+    # `with%20space` or `a%2Bb` looked for `café`, `with space`, `a+b` and every such ID was a 404)
+    make_unusual_repo(tmp_path / "repo")
+    r = run_skillc("build", "repo", "--out", "out", "--no-site", cwd=tmp_path, env=build_env(tmp_path))
+    assert r.returncode == 0, r.stderr
+    with caddy_serving(tmp_path, tmp_path / "out") as base:
+        counts = check_contract(base, tmp_path / "out")
+    assert counts == {"skills": 8, "files": 11, "packages": 8}

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from conftest import write_skill
 from skillc.lint import LintConfig
-from skillc.resolve import browse, collection_description, query, resolve
+from skillc.resolve import browse, collection_description, id_problem, query, resolve
 from skillc.resolve_types import Repository, Tier
 from skillc.sources import open_source
 
@@ -132,3 +132,12 @@ def test_a_name_shared_by_many_skills_is_named_briefly(tmp_path):
                        "c3/same/SKILL.md, c4/same/SKILL.md and 2 more")  # (c5, c6 and c7's)
     assert c801[-1] == ("skill name 'same' is also used by c1/same/SKILL.md, c2/same/SKILL.md, c3/same/SKILL.md, "
                         "c4/same/SKILL.md, c5/same/SKILL.md and 2 more")  # (c0's)
+
+
+def test_c1_control_characters_make_an_id_unsafe():
+    # R104 refuses control characters: C1 (U+0080-U+009F) too, not only C0 and DEL (NEL is a line
+    # break to YAML and XML 1.1, CSI a terminal escape); `nel\x85x` was published.
+    for cp in ("\x80", "\x85", "\x9b", "\x9f"):
+        problem = id_problem(f"tools/a{cp}b")
+        assert problem and "control characters" in problem, repr(cp)
+    assert id_problem("tools/nb\xa0sp") is None  # (U+00A0, the first code point after C1, is no control)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import signal
@@ -18,6 +19,7 @@ from bundle_contract import (
     check_untrusted_files,
     fetch,
     make_sample_repo,
+    make_unusual_repo,
 )
 from conftest import run_skillc, skillc_command, write_skill
 
@@ -177,6 +179,43 @@ def test_id_encodings_reach_the_same_document(served):
     assert fetch(base, "/api/skills/extraction%2femail")[2] == want
     assert fetch(base, "/api/skills/extraction/email")[2] == want
     assert fetch(base, "/api/skills/extraction%2Femail.json")[2] == want
+
+
+def test_unusual_ids_and_their_names_sent_unencoded(tmp_path: Path):
+    # http.server reads the request line as ISO-8859-1: a path sent as raw UTF-8 (curl, nginx and
+    # Caddy take it) named `cafÃ©`, so every page, file and zip of a non-ASCII skill was a 404.
+    import socket
+    from urllib.parse import urlsplit
+
+    make_unusual_repo(tmp_path / "repo")
+    r = run_skillc("build", "repo", "--out", "out", "--no-site", cwd=tmp_path, env=build_env(tmp_path))
+    assert r.returncode == 0, r.stderr
+    proc, base = start_server(tmp_path / "out", tmp_path)
+    u = urlsplit(base)
+
+    def status_and_body(target: str) -> tuple[bytes, bytes]:
+        with socket.create_connection((u.hostname, u.port), timeout=10) as sock:
+            sock.sendall(b"GET " + target.encode() + b" HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+            chunks = []
+            while data := sock.recv(65536):
+                chunks.append(data)
+        head, _, body = b"".join(chunks).partition(b"\r\n\r\n")
+        return head.split(b"\r\n", 1)[0], body
+
+    try:
+        assert check_contract(base, tmp_path / "out") == {"skills": 8, "files": 11, "packages": 8}
+        skill_md = (tmp_path / "out/api/files/caf\u00e9/SKILL.md").read_bytes()
+        for target in ("/api/files/caf\u00e9/SKILL.md", "/.well-known/agent-skills/caf\u00e9/SKILL.md"):
+            line, body = status_and_body(target)
+            assert b" 200 " in line and body == skill_md, (target, line)
+        line, body = status_and_body("/api/skills/rocket-\U0001f680")
+        assert b" 200 " in line and json.loads(body)["id"] == "rocket-\U0001f680"
+        assert b" 200 " in status_and_body("/api/archives/caf\u00e9.zip")[0]
+        line, body = status_and_body("/api/skills/caf\u00e9-nope")
+        assert b" 404 " in line and json.loads(body)["message"] == "no skill 'caf\u00e9-nope'"
+    finally:
+        proc.send_signal(signal.SIGINT)
+        proc.wait(timeout=10)
 
 
 @pytest.mark.parametrize("path", [

@@ -25,7 +25,9 @@ from .sources import SourceListing
 
 _WINDOWS_RESERVED = re.compile(r"^(con|prn|aux|nul|com[0-9¹²³]|lpt[0-9¹²³])(\..*)?$", re.I)
 _SKILL_REF_ID = re.compile(SKILL_REF_ID)
-_BAD_CHARS = re.compile(r'[\x00-\x1f\x7f%\\:*?"<>|#]')
+# Control characters, as R104 says, are C0, DEL and C1 too (U+0080-U+009F: NEL is a line break to
+# YAML and XML 1.1, CSI starts a terminal escape sequence).
+_BAD_CHARS = re.compile(r'[\x00-\x1f\x7f-\x9f%\\:*?"<>|#]')
 MAX_NAME_BYTES = 255 - len(".json")  # the bundle stores skills/<quote(id)> and skills/<quote(id)>.json
 
 

@@ -83,6 +83,19 @@ def _clean(rel: str) -> str | None:
     return rel
 
 
+_RAW_BYTE = re.compile(r"[\x80-\xff]")
+
+
+def request_path(target: str) -> str:
+    """The request target as ``route`` takes it: percent-encoded ASCII.
+
+    http.server decodes the request line as ISO-8859-1, so a client that sends a name's UTF-8 bytes
+    unencoded (``curl http://host/api/files/café/SKILL.md``; nginx and Caddy serve that) hands over
+    one character per byte: encoding each again as ``%XX`` gives the bytes back, the same path as
+    ``caf%C3%A9``, where decoding them as they stand named ``cafÃ©`` (a 404 and a garbled message)."""
+    return _RAW_BYTE.sub(lambda m: f"%{ord(m.group()):02X}", target)
+
+
 def route(raw_path: str) -> Route:
     """Map a request path (still percent-encoded) to a bundle file.  Pure."""
     # Repeated slashes are one, as nginx and Caddy read them (``/api//skills/`` is the list); an
@@ -308,7 +321,8 @@ class Handler(BaseHTTPRequestHandler):
 
     def _respond(self, head: bool) -> None:
         try:
-            raw = urlsplit(self.path).path if "://" in self.path else self.path
+            target = request_path(self.path)
+            raw = urlsplit(target).path if "://" in target else target
             r = route(raw)
         except (UnicodeDecodeError, ValueError):  # (an absolute target with a malformed host: http://[::1/)
             raw, r = "/", Route(None, None, "not found")

@@ -631,3 +631,42 @@ def test_an_entry_name_import_refuses_is_named_with_its_archive(tmp_path):
         zf.writestr("colon/a:b.txt", "x\n")
     r = run_skillc("import", str(bad), "--into", str(tmp_path / "in"))
     assert r.returncode == 1 and f"{bad}: entry 'colon/a:b.txt'" in r.stderr, r.stderr
+
+
+@pytest.mark.parametrize("extra", ["license: 3\n", "allowed-tools: 42\n"])
+def test_pack_refuses_what_import_would_refuse_under_its_own_profile(tmp_path, extra):
+    """`--profile claude` (pack's default) does not check `license` or `allowed-tools`, but `skillc
+    import` lints with `recommended`, where they are errors: the archive pack wrote was refused by
+    import. Pack refuses it, naming the profile that shows the errors."""
+    d = write_skill(tmp_path / "skills", "pdf", frontmatter="name: pdf\ndescription: Reads PDF files. "
+                    f"Use when the user asks about a PDF.\n{extra}").parent
+    r = run_skillc("pack", str(d), "-o", str(tmp_path / "p.zip"))
+    assert r.returncode == 1 and "`skillc import` would refuse" in r.stderr, r.stderr
+    assert "--profile recommended" in r.stderr and not (tmp_path / "p.zip").exists()
+    assert run_skillc("import", str(_zip_of(tmp_path, d)), "--into", str(tmp_path / "in")).returncode == 1
+    (d / "SKILL.md").write_text(write_skill(tmp_path / "ok", "pdf").read_text())
+    assert run_skillc("pack", str(d), "-o", str(tmp_path / "p.zip")).returncode == 0
+    assert run_skillc("import", str(tmp_path / "p.zip"), "--into", str(tmp_path / "in")).returncode == 0
+
+
+def _zip_of(tmp_path: Path, skill_dir: Path) -> Path:
+    """The zip pack would have written for ``skill_dir`` (its one file), to show import refuses it."""
+    path = tmp_path / "by-hand.zip"
+    with zipfile.ZipFile(path, "w") as zf:
+        zf.write(skill_dir / "SKILL.md", f"{skill_dir.name}/SKILL.md")
+    return path
+
+
+def test_a_skill_folder_named_macosx_is_neither_packed_nor_exported_empty(tmp_path):
+    """Import drops `__MACOSX/` (Finder's junk): a skill folder of that name was packed and exported
+    from its folder (import then found no files), and exported from a bundle as an empty zip, exit 0."""
+    d = write_skill(tmp_path / "repo", "__MACOSX", name="macosx").parent
+    env = {"SKILLC_CACHE_DIR": str(tmp_path / "cache")}
+    r = run_skillc("pack", str(d), "-o", str(tmp_path / "p.zip"))
+    assert r.returncode == 1 and "macOS junk" in r.stderr, r.stderr
+    r = run_skillc("export", "repo", "__MACOSX", "-o", str(tmp_path / "f.zip"), cwd=tmp_path, env=env)
+    assert r.returncode == 1 and "macOS junk" in r.stderr, r.stderr
+    assert run_skillc("build", "repo", "--out", "dist", "--no-site", cwd=tmp_path, env=env).returncode == 0
+    r = run_skillc("export", "dist", "__MACOSX", "-o", str(tmp_path / "b.zip"), cwd=tmp_path, env=env)
+    assert r.returncode == 1 and "would take" in r.stderr, r.stderr
+    assert not any((tmp_path / z).exists() for z in ("p.zip", "f.zip", "b.zip"))

@@ -19,6 +19,7 @@ from typing import Iterable, NamedTuple, Sequence
 import click
 
 from ..archive import (
+    JUNK_PREFIXES,
     ArchiveError,
     check_entry_name,
     check_names,
@@ -40,6 +41,7 @@ from ..resolve_types import Repository, SourceSkill, Tier
 from ..rules.registry import PROFILES, load_all
 
 SECRET_RULE = "B707"
+IMPORT_PROFILE = "recommended"  # the profile `skillc import` lints with by default
 
 
 def _lint_config(config_path: str | None, root: Path, profile: str | None = None) -> LintConfig:
@@ -103,6 +105,8 @@ def check_members(members: Sequence[tuple[str, str]]) -> None:
             check_entry_name(name)
             if skipped_below(name):
                 raise ArchiveError(f"{name!r} is below a folder that discovery skips, and import would drop it")
+            if name.startswith(JUNK_PREFIXES):  # (a skill folder named __MACOSX: Finder's junk to import)
+                raise ArchiveError(f"{name!r} is below {JUNK_PREFIXES[0]}, which import drops as macOS junk")
         for folder in sorted({n.split("/", 1)[0] for n in names}):
             problem = id_problem(folder)
             if problem:
@@ -172,8 +176,9 @@ def pack(skill_dir: Path, output: Path | None, profile: str, config_path: str | 
     timestamped with SOURCE_DATE_EPOCH (or 1980-01-01): the same folder always gives the same
     bytes; a file over 1 MiB that would deflate more than 200x is stored (import's zip-bomb check).
 
-    The skill is linted first (default profile: claude, plus the secret scan B707): an error, or a
-    likely credential in any file, refuses the pack (exit 1). There is no override flag; silence a
+    The skill is linted first (default profile: claude, plus the secret scan B707, and the errors of
+    import's default profile, recommended): an error, or a likely credential in any file, refuses
+    the pack (exit 1). There is no override flag; silence a
     false positive in the reviewed configuration ([lint] ignore = ["B707"]).
     """
     skill_dir = skill_dir.resolve()
@@ -189,6 +194,19 @@ def pack(skill_dir: Path, output: Path | None, profile: str, config_path: str | 
     packed = [d for d in result.diagnostics if not any(d.path.startswith(n + "/") for n in nested)]
     errors = [d for d in packed if d.severity is Severity.ERROR]
     warnings = [d for d in packed if d.severity is Severity.WARNING]
+    shown_profile = cfg.profile
+    if cfg.profile != IMPORT_PROFILE:
+        # `skillc import` lints with its own default profile: an error only that profile raises
+        # (`license: 3`, `allowed-tools: 42` pass --profile claude) would make it refuse the archive
+        # pack writes, and pack never writes what import refuses.
+        seen = {(d.path, d.line, d.column, d.code) for d in errors}
+        imported = lint_root(skill_dir, replace(cfg, profile=IMPORT_PROFILE))
+        import_only = [d for d in imported.diagnostics if d.severity is Severity.ERROR
+                       and (d.path, d.line, d.column, d.code) not in seen
+                       and not any(d.path.startswith(n + "/") for n in nested)]
+        errors += import_only
+        if import_only:
+            shown_profile = IMPORT_PROFILE  # (the profile whose lint shows them)
     members = skill_members(skill)
     # (a secret lint already reported is not listed twice)
     reported = {(d.path, d.line) for d in errors if d.code == SECRET_RULE}
@@ -199,8 +217,9 @@ def pack(skill_dir: Path, output: Path | None, profile: str, config_path: str | 
         for leak in leaks:
             click.echo(str(leak), err=True)
         counts = [f"{n} {what}" for n, what in ((len(errors), "lint error(s)"), (len(leaks), "likely secret(s)")) if n]
-        raise SkillcError(f"{skill_dir.name}: not packed: {', '.join(counts)}",
-                          hint=f"fix them and run again (`skillc lint --profile {cfg.profile} {shell_word(str(skill_dir))}` "
+        why = f" ({IMPORT_PROFILE} profile: `skillc import` would refuse the archive)" if shown_profile != cfg.profile else ""
+        raise SkillcError(f"{skill_dir.name}: not packed: {', '.join(counts)}{why}",
+                          hint=f"fix them and run again (`skillc lint --profile {shown_profile} {shell_word(str(skill_dir))}` "
                                "shows the details)", exit_code=1)
     if warnings and not as_json:
         _print_diags(warnings, f"{skill_dir.name}/")
@@ -245,6 +264,11 @@ def _export_from_bundle(api: Path, ids: Sequence[str], tmp: Path) -> dict[str, l
             extract_zip(listing, dest)
             out[skill_id] = sorted(
                 (f"{folder}/{e.name.split('/', 1)[1]}", str(dest / e.name)) for e in listing.entries if "/" in e.name)
+            if f"{folder}/SKILL.md" not in {name for name, _ in out[skill_id]}:
+                # (import drops what check_zip skips: an archive whose folder is __MACOSX/ held nothing
+                # it would take, and an empty zip was written with exit 0)
+                raise SkillcError(f"{archive}: holds no {folder}/SKILL.md that `skillc import` would take; not exported",
+                                  exit_code=1)
             continue
         doc_file = api / "skills" / enc
         if not doc_file.is_file():
@@ -402,7 +426,7 @@ def _layout(listing) -> list[str]:
 @click.option("--into", "into", type=click.Path(file_okay=False, path_type=Path), required=True,
               help="Skills directory to add the skill folders to (created if missing).")
 @click.option("--force", is_flag=True, help="Replace skill folders that already exist in DIR.")
-@click.option("--profile", type=click.Choice(PROFILES), default="recommended", show_default=True,
+@click.option("--profile", type=click.Choice(PROFILES), default=IMPORT_PROFILE, show_default=True,
               help="Lint profile the imported skills must pass.")
 @click.option("--config", "config_path", type=click.Path(dir_okay=False, exists=True),
               help="skills.toml / pyproject.toml to read [lint] from.")

@@ -659,7 +659,8 @@ def _zip_of(tmp_path: Path, skill_dir: Path) -> Path:
 
 def test_a_skill_folder_named_macosx_is_neither_packed_nor_exported_empty(tmp_path):
     """Import drops `__MACOSX/` (Finder's junk): a skill folder of that name was packed and exported
-    from its folder (import then found no files), and exported from a bundle as an empty zip, exit 0."""
+    from its folder (import then found no files), exported from a bundle as an empty zip, exit 0, and
+    the build published its archive."""
     d = write_skill(tmp_path / "repo", "__MACOSX", name="macosx").parent
     env = {"SKILLC_CACHE_DIR": str(tmp_path / "cache")}
     r = run_skillc("pack", str(d), "-o", str(tmp_path / "p.zip"))
@@ -667,6 +668,9 @@ def test_a_skill_folder_named_macosx_is_neither_packed_nor_exported_empty(tmp_pa
     r = run_skillc("export", "repo", "__MACOSX", "-o", str(tmp_path / "f.zip"), cwd=tmp_path, env=env)
     assert r.returncode == 1 and "macOS junk" in r.stderr, r.stderr
     assert run_skillc("build", "repo", "--out", "dist", "--no-site", cwd=tmp_path, env=env).returncode == 0
+    # the build publishes the skill but no archive import would find empty
+    assert (tmp_path / "dist/api/files/__MACOSX/SKILL.md").is_file()
+    assert not (tmp_path / "dist/api/archives/__MACOSX.zip").exists()
     r = run_skillc("export", "dist", "__MACOSX", "-o", str(tmp_path / "b.zip"), cwd=tmp_path, env=env)
-    assert r.returncode == 1 and "would take" in r.stderr, r.stderr
+    assert r.returncode == 1 and "macOS junk" in r.stderr, r.stderr
     assert not any((tmp_path / z).exists() for z in ("p.zip", "f.zip", "b.zip"))

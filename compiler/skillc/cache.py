@@ -44,7 +44,7 @@ from . import __version__
 from .model import Diagnostic, Document, Frontmatter, ItemKind, Severity
 from .parse import parse_document
 
-FORMAT = 16  # (16: YAML errors at the key, quote or bracket to fix, a tab opening a block scalar read as text; 15: positions in the file's lines after NEL, U+2028, U+2029; 14: credential names in any case; 13: archive entry limits; 12: names import refuses are withheld; 11: a skill.md listed first in its discovery entry; 10: fixtures under assets/ listed with their skill; 6: the wire body without the blank lines after the frontmatter; 7: the frontmatter's last line break; 8: list items' positions; 9: the wire body from the closing line's dashes)
+FORMAT = 17  # (17: no archive for a skill folder named __MACOSX; 16: YAML errors at the key, quote or bracket to fix, a tab opening a block scalar read as text; 15: positions in the file's lines after NEL, U+2028, U+2029; 14: credential names in any case; 13: archive entry limits; 12: names import refuses are withheld; 11: a skill.md listed first in its discovery entry; 10: fixtures under assets/ listed with their skill; 6: the wire body without the blank lines after the frontmatter; 7: the frontmatter's last line break; 8: list items' positions; 9: the wire body from the closing line's dashes)
 TABLES = ("parse", "lint", "render", "index", "stat", "listing")
 COMPACT_SHARE = 0.2  # rewrite a table when this share of it went unused (or its delta is this big)
 # A stat is trusted only for a file last modified (mtime or ctime) this long before the start of the

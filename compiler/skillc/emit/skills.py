@@ -34,7 +34,7 @@ from dataclasses import dataclass
 from json.encoder import encode_basestring  # json.dumps(ensure_ascii=False)'s string quoting
 
 from .. import secrets
-from ..archive import CREDENTIAL_NAMES, MAX_NAME_BYTES, MAX_PATH_BYTES, Limits, bomb_like, excluded, zip_time
+from ..archive import CREDENTIAL_NAMES, JUNK_PREFIXES, MAX_NAME_BYTES, MAX_PATH_BYTES, Limits, bomb_like, excluded, zip_time
 from ..errors import BuildError
 from ..resolve_types import EmitContext, SkillFile, SourceSkill
 from .common import compact_json, encode_id, sha256_hex, wire_body, wire_descriptor
@@ -345,7 +345,8 @@ def render_skill(ctx: EmitContext, staging: Staging, skill: SourceSkill) -> Skil
         elif not excluded(f.path):
             zipped.append((f"{folder}/{f.path}", data, executable))
     archive = None
-    if ctx.options.get("archives", True):
+    # (a skill folder named __MACOSX: import skips it as Finder's junk, so its archive would import empty)
+    if ctx.options.get("archives", True) and not f"{folder}/".startswith(JUNK_PREFIXES):
         zip_rel = f"api/archives/{skill.id}.zip"
         data = skill_zip(zipped, int(ctx.options.get("epoch", 0)))  # type: ignore[call-overload]
         staging.write(zip_rel, data)

@@ -244,3 +244,23 @@ def test_an_exact_duplicate_of_a_merged_near_duplicate_says_which_it_duplicated(
     assert kept.entry.id == "a"
     rows = {m["id"]: (m["reason"], m.get("duplicate_of")) for m in kept.merged_from}
     assert rows == {"b": ("near-duplicate", None), "c": ("duplicate", "b")}
+
+
+def test_notes_of_different_kinds_with_the_same_text_merge() -> None:
+    """seed 003's skill_memory is UNIQUE on (skill, tier, project, normalised hash): a gotcha and a
+    workflow step saying the same thing were both kept active, and snapshot.sqlite's INSERT OR IGNORE
+    dropped one of them without a word."""
+    es = entries(
+        {"id": "g", "namespace": "skill/pdf", "category": "correction", "content": "Flatten forms before merging.",
+         "importance": 0.8, "note": {"kind": "gotcha", "tier": "global", "hit_count": 2}},
+        {"id": "w", "namespace": "skill/pdf", "type": "procedural", "content": "flatten  forms before merging.",
+         "procedure": {"name": "merge", "description": "Flatten forms"},
+         "note": {"kind": "workflow", "tier": "global", "hit_count": 3}},
+        {"id": "p", "namespace": "skill/pdf", "type": "procedural", "content": "Flatten forms before merging.",
+         "procedure": {"name": "merge", "description": "Flatten forms"}},  # not a note: kept apart
+    )
+    result = consolidate(es, MemorySettings(), AS_OF)
+    kept = {c.entry.id: c for c in result.entries}
+    assert set(kept) == {"g", "p"}
+    assert [(m["id"], m["reason"]) for m in kept["g"].merged_from] == [("w", "duplicate")]
+    assert kept["g"].entry.note.hit_count == 5

@@ -352,3 +352,30 @@ def test_an_importance_out_of_range_is_refused_in_every_format(tmp_path: Path) -
     result = import_source(src, "mem0", default_time=T0)
     assert [e.id for e in result.entries] == ["b"] and result.entries[0].importance == 0.3
     assert result.skipped == ("results[0] (a): 'importance' must be between 0 and 1, not 1.4",)
+
+
+def test_import_then_freeze_keeps_enabled_and_the_notes_source_type(tmp_path: Path) -> None:
+    """Plan Cascade's lookups filter skill_library on enabled = 1 and seed 003 marks the historian's
+    notes source_type 'historian': the frozen tables wrote enabled 1 and skillc's source for every row."""
+    pc = make_db(tmp_path / "pc.db", "plan_cascade.sql", {"skill_library": [
+        {"id": "off", "project_path": "/p", "name": "old", "description": "Disabled", "body": "# old\n",
+         "source_type": "generated", "success_rate": 0.4, "enabled": 0},
+        {"id": "on", "project_path": "/p", "name": "new", "description": "Enabled", "body": "# new\n",
+         "source_type": "generated", "success_rate": 0.9, "enabled": 1},
+    ]})
+    sm = make_db(tmp_path / "sm.db", "skill_memory.sql", {"skill_memory": [
+        {"skill_id": "pdf", "tier": "global", "project_identity": "*", "kind": "discovery", "delta": "Use qpdf",
+         "normalized_hash": "h", "created_at": 1770000000000, "source_type": "historian", "origin_project": "a"},
+    ]})
+    mem = tmp_path / "repo" / "memory"
+    for src in (pc, sm):
+        r = run_skillc("memory", "import", str(src), "--into", str(mem / f"{src.stem}.yaml"))
+        assert r.returncode == 0, r.stderr
+    frozen = run_skillc("memory", "freeze", str(mem), "--out", str(tmp_path / "snap"), "--as-of", "2026-02-16")
+    assert frozen.returncode == 0, frozen.stderr
+    con = sqlite3.connect(f"{(tmp_path / 'snap' / 'snapshot.sqlite').as_uri()}?mode=ro", uri=True)
+    assert con.execute("SELECT id FROM skill_library WHERE project_path = ? AND enabled = 1 "
+                       "ORDER BY success_rate DESC", ("/p",)).fetchall() == [("on",)]
+    assert con.execute("SELECT id, enabled FROM skill_library ORDER BY id").fetchall() == [("off", 0), ("on", 1)]
+    assert con.execute("SELECT source_type, origin_project FROM skill_memory").fetchall() == [("historian", "a")]
+    con.close()

@@ -5,7 +5,8 @@
 1. **Tombstones** (``forget: true``, from ``skillc memory extract``'s "forget that …") move every older
    entry they match (the ids in ``supersedes``, or every query term a prefix of one of the entry's
    tokens; a global tombstone reaches every namespace) to ``pruned`` with the reason.
-2. **Exact duplicates** within a namespace and type (normalised hash: lower-case, whitespace
+2. **Exact duplicates** within a namespace and type (per-skill notes: whatever their type, as seed
+   003's table has one row per normalised text; normalised hash: lower-case, whitespace
    collapsed) are merged into one: access, hit and recall counts added, the highest importance, the
    earliest creation, the latest update and access, keywords and tags united; the others are kept in
    ``merged_from`` (reason ``duplicate``).
@@ -153,7 +154,11 @@ def consolidate(entries: Iterable[MemoryEntry], settings: MemorySettings, as_of:
     # 2. exact duplicates
     groups: dict[tuple, list[MemoryEntry]] = defaultdict(list)
     for e in live:
-        groups[(e.namespace, e.type, content_hash(e.content))].append(e)
+        # Per-skill notes of any kind count as one type: seed 003's skill_memory keeps one row per
+        # normalised text of a skill (UNIQUE on its hash), so a gotcha and a workflow step saying the
+        # same thing would otherwise both stay active and one of them would vanish from the table.
+        kind = "\0note" if e.note is not None else e.type
+        groups[(e.namespace, kind, content_hash(e.content))].append(e)
     merged: list[tuple[MemoryEntry, list[dict[str, Any]]]] = []
     alias: dict[str, str] = {}
     for key in sorted(groups, key=lambda k: (path_key(k[0]), k[1], k[2])):

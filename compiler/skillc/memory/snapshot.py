@@ -201,6 +201,19 @@ def _record_type(e: Mapping[str, Any]) -> str:
     return {"success": "success", "failure": "failure"}.get(e["episode"]["outcome"], "discovery")
 
 
+def _enabled(e: Mapping[str, Any]) -> int:
+    # A skill switched off in Plan Cascade stays off: the app's lookups filter on enabled = 1, so
+    # writing 1 for every row would bring a disabled skill back.
+    return 0 if (e.get("provenance") or {}).get("enabled") in (0, False, "0") else 1
+
+
+def _note_source_type(e: Mapping[str, Any]) -> str:
+    # An imported note keeps the plugin's own source_type (``historian`` marks the notes its historian
+    # promoted): replacing it with skillc's source would lose that on the way back into the table.
+    given = (e.get("provenance") or {}).get("source_type")
+    return given if isinstance(given, str) and given else e["source"]
+
+
 def _library_body(p: Mapping[str, Any]) -> str:
     if p.get("body"):
         return p["body"]
@@ -255,14 +268,14 @@ def write_sqlite(entries: Sequence[Mapping[str, Any]], path: Path) -> None:
         con.executemany(
             "INSERT INTO skill_library (id, project_path, name, description, tags, body, source_type, "
             "source_session_ids, usage_count, success_rate, keywords, enabled, created_at, updated_at) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?)",
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             ((e["id"], _project_path(e), e["procedure"]["name"], e["procedure"]["description"],
               compact_json(e["tags"]), _library_body(e["procedure"]),
               (e.get("provenance") or {}).get("source_type") if (e.get("provenance") or {}).get("source_type")
               in ("generated", "refined") else "generated",
               compact_json((e.get("provenance") or {}).get("source_session_ids") or []),
               e["access_count"], _unit((e.get("provenance") or {}).get("success_rate"), 1.0),
-              compact_json(e["keywords"]), _sql_time(e["created_at"]), _sql_time(e["updated_at"]))
+              compact_json(e["keywords"]), _enabled(e), _sql_time(e["created_at"]), _sql_time(e["updated_at"]))
              for e in active if e["type"] == "procedural" and e.get("procedure") and not e.get("note")))
         con.executemany(
             "INSERT OR IGNORE INTO skill_memory (skill_id, tier, skill_source, project_identity, intent, kind, delta, "
@@ -274,7 +287,7 @@ def write_sqlite(entries: Sequence[Mapping[str, Any]], path: Path) -> None:
               e["note"]["hit_count"], int(e["note"]["pinned"]),
               hashlib.md5(normalize_text(e["content"]).encode("utf-8")).hexdigest(),
               _ms(e["created_at"]), _ms(e["last_accessed_at"]), e["note"]["recall_count"],
-              (e.get("provenance") or {}).get("origin_project"), e["source"])
+              (e.get("provenance") or {}).get("origin_project"), _note_source_type(e))
              for e in active if e.get("note")))
         for stmt in deferred:
             con.execute(stmt)

@@ -656,3 +656,20 @@ def test_a_source_date_epoch_of_other_digits_is_refused_by_name(tmp_path: Path, 
                    env={**build_env(tmp_path), "SOURCE_DATE_EPOCH": value})
     assert r.returncode == 2 and "SOURCE_DATE_EPOCH must be a whole number" in r.stderr, r.stderr
     assert not (tmp_path / "out").exists()
+
+
+def test_a_secret_in_a_skill_name_or_collection_description_is_never_printed_or_published(tmp_path: Path):
+    token = "ghp_" + "u8jzPde0IgxLd6GncfBAepfJBd0Kh8oOOL8d"
+    repo = tmp_path / "repo"
+    write_skill(repo, "team/pdf", name=token)  # S304's suggestion was the token lower-cased
+    write_skill(repo, "team/ok")
+    (repo / "team/COLLECTION.md").write_text(f"# Team\n\nDeploy with {token}\n")  # no skill: only redacted
+    env = build_env(tmp_path)
+    r = run_skillc("build", "repo", "--out", "out", "--json", cwd=tmp_path, env=env)
+    assert r.returncode == 1 and token[4:].lower() not in (r.stdout + r.stderr).lower()
+    r = run_skillc("build", "repo", "--out", "out", "--keep-going", "--json", cwd=tmp_path, env=env)
+    assert r.returncode == 0 and token[4:].lower() not in (r.stdout + r.stderr).lower()
+    leaks = [p for p, data in tree_bytes(tmp_path / "out").items() if token[4:].lower().encode() in data.lower()]
+    assert not leaks
+    collections = json.loads((tmp_path / "out/api/skill-collections.json").read_text())["collections"]
+    assert collections == [{"path": "team", "description": "Deploy with [REDACTED:github-token]", "count": 1}]

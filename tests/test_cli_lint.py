@@ -581,3 +581,16 @@ def test_a_path_through_a_file_does_not_exist(tmp_path: Path):
     for arg in ("skills/foo/SKILL.md/x", "skills/foo/SKILL.md/x/SKILL.md"):
         r = run_skillc("lint", arg, cwd=tmp_path)
         assert r.returncode == 2 and "does not exist" in r.stderr, (arg, r.stdout, r.stderr)
+
+
+@pytest.mark.parametrize("fmt", ["text", "json", "sarif", "github"])
+def test_a_message_never_prints_a_secret_its_rule_quotes(tmp_path: Path, fmt: str):
+    # S304/S307/S308 quote the name: a token there is shown as B707 shows it, and the suggested
+    # name (the token lower-cased, which no redaction recognises) is left out.
+    token = "ghp_" + "u8jzPde0IgxLd6GncfBAepfJBd0Kh8oOOL8d"
+    write_skill(tmp_path / "repo", "pdf", name=token)
+    r = run_skillc("lint", "repo", "--format", fmt, cwd=tmp_path)
+    assert r.returncode == 1
+    out = (r.stdout + r.stderr).lower()
+    assert "s304" in out and "[redacted:github-token]" in out
+    assert token[4:].lower() not in out

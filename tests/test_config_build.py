@@ -583,3 +583,18 @@ def test_a_folder_given_twice_is_built_once(tmp_path):
     summary = json.loads(r.stdout)
     assert summary["warnings"] == 0 and "R101" not in r.stderr
     assert [i["repository"] for i in json.loads((tmp_path / "out/api/manifest.json").read_text())["inputs"]] == ["skills"]
+
+
+def test_a_repository_name_holding_a_secret_is_refused(tmp_path, proj):
+    # The bundle publishes repository names (every descriptor's skillc.repository, the manifest,
+    # the site): one holding a token is refused, and the error shows it redacted.
+    token = "ghp_" + "u8jzPde0IgxLd6GncfBAepfJBd0Kh8oOOL8d"
+    (proj / "skills.toml").write_text(f'[[repositories]]\nname = "{token}"\ntype = "filesystem"\npath = "s"\n')
+    with pytest.raises(ConfigError) as exc:
+        load(tmp_path)
+    assert "skills.toml:2" in str(exc.value) and "[REDACTED:github-token]" in str(exc.value)
+    assert token not in str(exc.value)
+    (proj / "skills.toml").unlink()
+    (proj / token).mkdir()  # a PATH argument is named by its path
+    with pytest.raises(ConfigError, match=r"PATH argument: repository name .*holds a likely secret"):
+        load(tmp_path, paths=[str(proj / token)], config=None)

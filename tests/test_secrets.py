@@ -54,6 +54,10 @@ POSITIVE = [
     ("secret-assignment", "token: 7d1c2b9a8f3e4d5c\n", "7d1c2b9a8f3e4d5c"),
     ("bearer-token", "curl -H 'Authorization: Bearer 4f9a8b7c6d5e4f3a2b1c' https://api", "4f9a8b7c6d5e4f3a2b1c"),
     ("url-credentials", "git clone https://deploy:Zk29xPq81m@git.corp.internal/repo.git", "Zk29xPq81m"),
+    # inside a JSON or YAML double-quoted string, whose quotes are escaped with a backslash
+    ("secret-assignment", 'description: "Use when x. api_key = \\"q8W2e4R6t8Y0u2I4\\""', "q8W2e4R6t8Y0u2I4"),
+    ("password-assignment", '{"cmd": "mysql --password=\\"Zp4Rw8Nq3Lv\\""}', "Zp4Rw8Nq3Lv"),
+    ("secret-assignment", "cmd = 'export TOKEN=\\'7d1c2b9a8f3e4d5c\\''", "7d1c2b9a8f3e4d5c"),
 ]
 
 
@@ -232,3 +236,16 @@ def test_the_one_pass_trigger_search_finds_what_a_search_per_trigger_finds(text:
         assert scan(text) == found
     finally:
         secrets._TRIGGER_SET = saved
+
+
+@pytest.mark.parametrize("before,after", [("\xe9", "\xfe"), ("\xc3", "\x00"), ("使用", "令牌"), ("密钥", "。")])
+def test_a_key_glued_to_a_non_ascii_letter_is_found(before: str, after: str):
+    # A binary file that is not UTF-8 is read one character per byte, so a byte over 0x7F next to a
+    # key is a Latin-1 letter (é, þ, Ã); in Chinese or Japanese prose a key touches the words around
+    # it. Either way the key is delimited (the provider formats' word boundary is ASCII's).
+    for secret in (AWS_ID, GHP, GCP, SLACK, ANTHROPIC, STRIPE, OPENAI, JWT):
+        text = before + secret + after
+        assert [text[m.start:m.end] for m in scan(text)] == [secret]
+        if all(ord(c) < 256 for c in text):
+            data = b"\x89PNG\r\n\x1a\n" + text.encode("latin-1")
+            assert [m.kind for m in secrets.scan_bytes(data)] == [scan(secret)[0].kind]

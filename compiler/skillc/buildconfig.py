@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any, Callable, Mapping, Sequence
 
+from . import secrets
 from .config import ConfigFile, find_lint_config, lint_config, quiet_is_dir
 from .errors import ConfigError
 from .lint import LintConfig
@@ -204,6 +205,9 @@ def load_build_config(paths: Sequence[str], config_path: str | None, *, cwd: Pat
         raise ConfigError(f"{where}: no repository to build (no [[repositories]], and include_embedded is false)",
                           hint="add a [[repositories]] table (name, type = \"filesystem\", path = \"skills\"), "
                                "pass the folders to build (skillc build skills/), or set include_embedded = true")
+    for r in repositories:  # (a PATH argument is named by its path; Plan Cascade by its JSON key)
+        if secrets.scan(r.name):
+            raise ConfigError(f"{r.config_file or 'PATH argument'}: {_secret_name(r.name)}")
     repositories = [_with_order(r, i) for i, r in enumerate(repositories)]
     read = [cfg for cfg, _ in files]
     if lint_file is not None and all(lint_file.path.resolve() != cfg.path.resolve() for cfg in read):
@@ -422,6 +426,8 @@ def _parse_skills_toml(cfg: ConfigFile, level: str, env: Mapping[str, str],
         def err(key: str | None, message: str, where=where, entry=entry) -> ConfigError:
             return _toml_error(cfg, (*where, key) if key else where, f"repository {entry['name']!r}: {message}")
 
+        if secrets.scan(entry["name"]):  # (before any message that would name it)
+            raise _toml_error(cfg, (*where, "name"), _secret_name(entry["name"]))
         if entry["name"] in names:
             raise err("name", "declared twice in this file")
         names.add(entry["name"])
@@ -572,6 +578,13 @@ def _read_json(path: Path, schema: str) -> _JsonFile:
         e = errors[0]
         raise jf.error(_error_path(e), _describe(e))
     return jf
+
+
+def _secret_name(name: str) -> str:
+    """Why a repository name holding a likely secret is refused: the bundle publishes the name in
+    every descriptor (``skillc.repository``), the manifest, the selection index and the site."""
+    return (f"repository name {secrets.redact(name)[0]!r} holds a likely secret ({secrets.scan(name)[0].kind}); "
+            "the bundle publishes repository names: rename it")
 
 
 def _plan_cascade(ext_path: Path | None, user_files: Sequence[Path], *, home: Path

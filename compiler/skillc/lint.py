@@ -11,6 +11,7 @@ from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from . import secrets
 from .discover import DiscoveryOptions, config_relative, discover, path_key
 from .model import Diagnostic, DiscoveredItem, Discovery, Document, Frontmatter, ItemKind, Severity
 from .parse import (
@@ -139,7 +140,14 @@ def _findings_to_diagnostics(rule: Rule, ctx: RuleContext, findings: Iterable[Fi
     out = []
     for f in findings:
         line, col = (f.position.line, f.position.column) if f.position else (0, 0)
-        out.append(Diagnostic(rule.code, sev, f.path or ctx.item.path, line, col, f.message, ctx.skill_id, f.fix))
+        # A message quotes values (`skill name '…' must be lowercase`): one that is a likely secret
+        # shows redacted, as B707 shows it, in every format (CI logs, SARIF uploads keep them).
+        message, fix = f.message, f.fix
+        if secrets.scan(message):
+            message = secrets.redact(message)[0]
+        if fix is not None and secrets.scan(fix.description):
+            fix = replace(fix, description=secrets.redact(fix.description)[0])
+        out.append(Diagnostic(rule.code, sev, f.path or ctx.item.path, line, col, message, ctx.skill_id, fix))
     return out
 
 

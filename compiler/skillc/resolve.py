@@ -220,7 +220,9 @@ def derive_collections(skills: Sequence[SourceSkill], listings: Sequence[SourceL
                 cut = skill.id.find("/", cut + 1)
         for path, text in listing.collection_docs.items():
             if path in counts and path not in docs and path in offered:
-                desc = collection_description(text)
+                # (published in the collection list, the inventory and the site, and printed by
+                # browse: COLLECTION.md is no skill, whose secrets would keep it out of the bundle)
+                desc = secrets.redact(collection_description(text))[0]
                 if desc:
                     docs[path] = desc
     return tuple(Collection(path, docs.get(path, _count_text(counts[path])), counts[path])

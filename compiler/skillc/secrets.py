@@ -127,9 +127,16 @@ def _ok_pem(v: str) -> bool:
     return False
 
 
+def _quotes(v: str) -> int:
+    """How many characters quote ``v`` on each side: 1 (`"…"`), 2 (`\\"…\\"`, escaped) or 0."""
+    if v[:2] in ('\\"', "\\'") and v[-2:] == v[:2] and len(v) >= 4:
+        return 2
+    return 1 if v[:1] in "'\"`" and v[-1:] == v[:1] and len(v) >= 2 else 0
+
+
 def _ok_generic(v: str) -> bool:
-    quoted = v[:1] in "'\"`" and v[-1:] == v[:1] and len(v) >= 2
-    inner = v[1:-1] if quoted else v
+    q = _quotes(v)
+    inner = v[q:len(v) - q]
     if inner in _KNOWN_EXAMPLES or is_placeholder(inner) or any(c.isspace() for c in inner):
         return False
     if inner.isdigit():  # `token: 5`, a PIN-length number is never worth a report
@@ -204,34 +211,39 @@ _ASSIGN_KEYS = (
     r"(?P<key>pass(?:word|wd)?|pwd|secret|token|api[_-]?key|access[_-]?token|auth[_-]?token|"
     r"client[_-]?secret|secret[_-]?key|private[_-]?key)"
 )
-# A value: quoted on one line, or unquoted up to whitespace/punctuation that ends a value.
-_VALUE = r"(?P<value>\"[^\"\n]{0,200}\"|'[^'\n]{0,200}'|[^\s\"',;=][^\s\"',;]{0,200})"
+# A value: quoted on one line, or unquoted up to whitespace/punctuation that ends a value.  Quotes
+# escaped with a backslash are quotes too: the assignment is inside a JSON or YAML double-quoted
+# string (`"env": "API_KEY=\\"…\\""`, `description: "… password = \\"…\\""`).
+_VALUE = (r"(?P<value>\\\"[^\"\\\n]{0,200}\\\"|\\'[^'\\\n]{0,200}\\'|"
+          r"\"[^\"\n]{0,200}\"|'[^'\n]{0,200}'|[^\s\"',;=][^\s\"',;]{0,200})")
 
-# Order is priority: on overlapping matches the earlier kind wins.
+# Order is priority: on overlapping matches the earlier kind wins.  The provider formats' `\b` is
+# ASCII's (re.A): a key glued to a non-ASCII letter, as in Chinese or Japanese prose (`使用ghp_…`) or in
+# a binary file read one character per byte (the byte before it `é` or `þ`), is still delimited.
 PATTERNS: tuple[_Pattern, ...] = (
     _Pattern("private-key", re.compile(
         r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----.*?(?:-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----|\Z)",
         re.S), ("private key",), _ok_pem),
-    _Pattern("aws-access-key-id", re.compile(r"\b(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AROA|AIPA|ANPA|ANVA)[A-Z2-7]{16}\b"),
+    _Pattern("aws-access-key-id", re.compile(r"\b(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AROA|AIPA|ANPA|ANVA)[A-Z2-7]{16}\b", re.A),
              (), _ok_token, prefilter=re.compile("A(?:KIA|SIA|BIA|CCA|GPA|IDA|ROA|IPA|NPA|NVA)")),
     _Pattern("aws-secret-access-key", re.compile(
         r"(?i)aws_?secret(?:_?access)?_?key[\"']?\s*[:=]\s*[\"']?(?P<v>[A-Za-z0-9/+=]{40})(?![A-Za-z0-9/+=])"),
         ("secret",), _ok_token, "v", lower=True, assignment=True, starts=("aws",)),
-    _Pattern("gcp-api-key", re.compile(r"\bAIza[0-9A-Za-z_\-]{35}(?![0-9A-Za-z_\-])"), ("aiza",), _ok_token,
+    _Pattern("gcp-api-key", re.compile(r"\bAIza[0-9A-Za-z_\-]{35}(?![0-9A-Za-z_\-])", re.A), ("aiza",), _ok_token,
              starts=("AIza",)),
     _Pattern("github-token", re.compile(
-        r"\b(?:gh[pousr]_[A-Za-z0-9]{36,255}|github_pat_[A-Za-z0-9_]{50,255})\b"),
+        r"\b(?:gh[pousr]_[A-Za-z0-9]{36,255}|github_pat_[A-Za-z0-9_]{50,255})\b", re.A),
              (), _ok_token, prefilter=re.compile("gh[pousr]_|github_pat_"),
              starts=("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_")),
-    _Pattern("slack-token", re.compile(r"\bxox[abprs]-(?:[0-9]+-)+[A-Za-z0-9]{8,}[A-Za-z0-9-]*"), ("xox",), _ok_token,
+    _Pattern("slack-token", re.compile(r"\bxox[abprs]-(?:[0-9]+-)+[A-Za-z0-9]{8,}[A-Za-z0-9-]*", re.A), ("xox",), _ok_token,
              starts=("xox",)),
-    _Pattern("anthropic-api-key", re.compile(r"\bsk-ant-[A-Za-z0-9_\-]{20,}"), ("sk-ant-",), _ok_token,
+    _Pattern("anthropic-api-key", re.compile(r"\bsk-ant-[A-Za-z0-9_\-]{20,}", re.A), ("sk-ant-",), _ok_token,
              starts=("sk-ant-",)),
-    _Pattern("stripe-secret-key", re.compile(r"\b(?:sk|rk)_live_[A-Za-z0-9]{16,}"), ("_live_",), _ok_token,
+    _Pattern("stripe-secret-key", re.compile(r"\b(?:sk|rk)_live_[A-Za-z0-9]{16,}", re.A), ("_live_",), _ok_token,
              starts=("sk_live_", "rk_live_")),
-    _Pattern("openai-api-key", re.compile(r"\bsk-(?!ant-)(?:proj-|svcacct-|admin-)?[A-Za-z0-9_\-]{20,}"), ("sk-",),
+    _Pattern("openai-api-key", re.compile(r"\bsk-(?!ant-)(?:proj-|svcacct-|admin-)?[A-Za-z0-9_\-]{20,}", re.A), ("sk-",),
              _ok_openai, starts=("sk-",)),
-    _Pattern("jwt", re.compile(r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{16,}"), ("eyj",), _ok_token,
+    _Pattern("jwt", re.compile(r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{16,}", re.A), ("eyj",), _ok_token,
              starts=("eyJ",)),
     _Pattern("bearer-token", re.compile(
         r"(?i)authorization[\"']?\s*[:=]\s*[\"']?(?:bearer|token)\s+(?P<v>[A-Za-z0-9._~+/\-]+=*)"),
@@ -413,8 +425,9 @@ def scan(text: str) -> list[SecretMatch]:
                 continue
             g = pat.span_group if pat.span_group is not None else pat.group
             start, end = m.span(g)
-            if pat.group == "value" and value[:1] in "'\"":  # redact inside the quotes
-                start, end = start + 1, end - 1
+            if pat.group == "value" and value[:1] in "'\"\\":  # redact inside the quotes
+                q = 1 if value[:1] != "\\" else _quotes(value)
+                start, end = start + q, end - q
             i = bisect.bisect_left(taken_starts, end)
             if i and taken_ends[i - 1] > start:
                 continue

@@ -34,7 +34,16 @@ from dataclasses import dataclass
 from json.encoder import encode_basestring  # json.dumps(ensure_ascii=False)'s string quoting
 
 from .. import secrets
-from ..archive import CREDENTIAL_NAMES, JUNK_PREFIXES, MAX_NAME_BYTES, MAX_PATH_BYTES, Limits, bomb_like, excluded, zip_time
+from ..archive import (
+    CREDENTIAL_NAMES,
+    JUNK_PREFIXES,
+    MAX_NAME_BYTES,
+    MAX_PATH_BYTES,
+    Limits,
+    bomb_like,
+    excluded,
+    zip_time,
+)
 from ..errors import BuildError
 from ..resolve_types import EmitContext, SkillFile, SourceSkill
 from .common import compact_json, encode_id, sha256_hex, wire_body, wire_descriptor

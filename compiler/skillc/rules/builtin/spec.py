@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 import unicodedata
 
+from ... import secrets
 from ...model import Severity
 from ...parse import a_type_name
 from ..registry import ALL, Finding, RuleContext, rule
@@ -98,7 +99,7 @@ def name_too_long(ctx: RuleContext):
 def name_not_lowercase(ctx: RuleContext):
     name = skill_name(ctx)
     if name is not None and name != name.lower():
-        yield Finding(f"skill name {name!r} must be lowercase (try {_slug(name)!r})", ctx.value("name"))
+        yield Finding(f"skill name {name!r} must be lowercase{_try(name)}", ctx.value("name"))
 
 
 @rule(
@@ -144,7 +145,7 @@ def name_invalid_characters(ctx: RuleContext):
     if bad:
         shown = ", ".join(repr(c) for c in bad[:5])
         yield Finding(
-            f"skill name {name!r} contains {shown}; only a-z, 0-9 and '-' are allowed (try {_slug(name)!r})",
+            f"skill name {name!r} contains {shown}; only a-z, 0-9 and '-' are allowed{_try(name)}",
             ctx.value("name"),
         )
 
@@ -355,6 +356,12 @@ def unknown_top_level_key(ctx: RuleContext):
                 "(move extensions under 'metadata')",
                 ctx.key(key),
             )
+
+
+def _try(name: str) -> str:
+    """The suggested name, unless the name holds a likely secret: the slug is the secret lower-cased,
+    which no redaction of the message recognises (B707 reports the secret itself)."""
+    return "" if secrets.scan(name) else f" (try {_slug(name)!r})"
 
 
 def _slug(name: str) -> str:

@@ -389,3 +389,25 @@ def test_secrets_in_refused_values_provenance_keys_and_keywords_never_leave(tmp_
         assert not [p.name for p in out.rglob("*") if p.is_file() and secret.encode() in p.read_bytes()]
     entries = {e["content"]: e for e in json.loads((out / "snapshot.json").read_text())["entries"]}
     assert entries["keyword secrets"]["keywords"] == ["[REDACTED:aws-access-key-id]", "deploy"]
+
+
+def test_only_a_projects_entries_carry_its_project_path(tmp_path: Path) -> None:
+    """Plan Cascade looks records up by `project_path = ?`: an episodic entry of `conversation/acme`
+    (or a skill's, `skill/acme`) written as `acme` answered the project acme's lookups beside its own."""
+    mem = tmp_path / "memory"
+    mem.mkdir()
+    (mem / "m.yaml").write_text(
+        "".join(f"- {{id: {i}, namespace: {ns}, type: episodic, content: {text}, importance: 0.8,\n"
+                f"   episode: {{situation: {text}, action: did it, outcome: success}}}}\n"
+                for i, ns, text in (("run-proj", "project/acme", "Deployed acme"),
+                                    ("run-chat", "conversation/acme", "Talked about lunch"),
+                                    ("run-skill", "skill/acme", "Ran the acme skill"),
+                                    ("run-all", "global", "Rotated every key"))))
+    r = run_skillc("memory", "freeze", str(mem), "--out", str(tmp_path / "snap"), env=ENV)
+    assert r.returncode == 0, r.stderr
+    con = sqlite3.connect(f"{(tmp_path / 'snap' / 'snapshot.sqlite').as_uri()}?mode=ro", uri=True)
+    assert con.execute("SELECT id FROM episodic_records WHERE project_path IN ('acme', '*') ORDER BY id").fetchall() \
+        == [("run-all",), ("run-proj",)]
+    assert dict(con.execute("SELECT id, project_path FROM episodic_records").fetchall()) == {
+        "run-proj": "acme", "run-chat": "conversation/acme", "run-skill": "skill/acme", "run-all": "*"}
+    con.close()

@@ -158,7 +158,12 @@ def _project_path(e: Mapping[str, Any]) -> str:
     prov = e.get("provenance") or {}
     if isinstance(prov.get("project_path"), str) and prov["project_path"]:
         return prov["project_path"]
-    return "*" if e["namespace"] == "global" else e["namespace"].split("/", 1)[1]
+    ns = e["namespace"]
+    if ns == "global":
+        return "*"
+    # Only a project's entries carry its id: `conversation/acme` or `skill/acme` as `acme` would answer
+    # Plan Cascade's `WHERE project_path = 'acme'` beside the project's own records.
+    return ns.split("/", 1)[1] if ns.startswith("project/") else ns
 
 
 def _namespace_array(ns: str) -> str:

@@ -95,3 +95,42 @@ def test_new_refuses_to_overwrite_and_bad_names(tmp_path: Path):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["a", "f"]
     proc = run_skillc("new", "dist/foo", cwd=tmp_path)
     assert proc.returncode == 0 and "discovery skips dist/ folders" in proc.stderr
+
+
+def _toml_blocks(text: str) -> list[str]:
+    return re.findall(r"^\s*```toml\n(.*?)^\s*```", text, re.MULTILINE | re.DOTALL)
+
+
+def test_embedded_skills_toml_snippets_are_valid_configuration(tmp_path: Path):
+    """Every ```toml block of the embedded skills loads: a [lint] table as lint reads it, a
+    [[repositories]] list as a build reads it (an agent copies them as they are)."""
+    from skillc.buildconfig import load_build_config
+
+    blocks = [(s, b) for s in sorted((PROJECT / "skills").rglob("*.md")) for b in _toml_blocks(s.read_text("utf-8"))]
+    assert len(blocks) >= 3
+    for n, (source, block) in enumerate(blocks):
+        folder = tmp_path / f"c{n}"
+        (folder / "skills").mkdir(parents=True)
+        (folder / "skills.toml").write_text(block, "utf-8")
+        if "[[repositories]]" in block:
+            config = load_build_config([], None, cwd=folder, home=tmp_path / "home", env={})
+            assert [r.name for r in config.repositories], source
+        else:
+            proc = run_skillc("lint", "skills", cwd=folder)
+            assert proc.returncode == 0, (source, proc.stdout + proc.stderr)
+
+
+def test_embedded_skills_name_the_bundle_files_a_build_writes(tmp_path: Path):
+    """The bundle paths the publishing skills name (`dist/_routing/nginx.conf`, `dist/_redirects`,
+    `api/skills/quality%2Flint-skills`…) are files of the embedded skills' own bundle."""
+    proc = run_skillc("build", "--out", str(tmp_path / "dist"), "--no-site", "--no-cache", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    named = set()
+    for s in (PROJECT / "skills" / "publishing").rglob("SKILL.md"):
+        for path in re.findall(r"`((?:dist/|api/|\.well-known/)[^`<>\s]*)`", s.read_text("utf-8")):
+            named.add(path.removeprefix("dist/").rstrip("/"))
+    assert {"_routing/nginx.conf", "_redirects", "api/skills/quality%2Flint-skills"} <= named
+    for path in sorted(named):
+        assert (tmp_path / "dist" / path).exists(), path
+    # The nginx file is a whole server block (to include in nginx's http block, not in a server).
+    assert "\nserver {" in (tmp_path / "dist" / "_routing" / "nginx.conf").read_text("utf-8")

@@ -7,6 +7,9 @@ measured, in-process, so start-up does not blur the ratio:
 * secret scan of one file holding many credentials (a fixture, a seed-data dump): ``secrets.scan``;
 * bundle path collisions of a skill with many files and many skills nested in it: ``bundle_collisions``;
 * one ``name`` shared by many skills: ``lint_root`` with the collection rules (C801);
+* memory tombstones (``forget: true``) among many memories: ``memory freeze``'s consolidation
+  tested every memory against every tombstone (found by a later hunt; now each memory meets only
+  the tombstones indexed under its tokens' prefixes, by each tombstone's rarest term);
 * memory near-duplicates among memories drawn from a small vocabulary: ``memory freeze``'s
   consolidation.  Still quadratic on such input (every pair shares common words, and the exact
   TF-IDF cosine is checked for each): the row shows how much.
@@ -87,11 +90,30 @@ def near_duplicates(n: int) -> float:
     return _timed(lambda: consolidate(entries, settings, 1_700_000_000.0), repeat=1)
 
 
+def tombstones(n: int) -> float:
+    from skillc.memory.consolidate import consolidate
+    from skillc.memory.model import MemoryEntry
+    from skillc.memory.settings import MemorySettings
+
+    fields = MemoryEntry.__dataclass_fields__
+    entries = []
+    for i in range(n + n // 10):
+        values = {"id": f"m{i:06d}", "type": "semantic", "category": "convention", "namespace": "project/acme",
+                  "content": f"Use convention u{i} for module v{i * 7} and the deploy w{i}", "importance": 0.6,
+                  "created_at": "2026-01-01T00:00:00Z", "updated_at": "2026-01-01T00:00:00Z",
+                  "last_accessed_at": "2026-01-01T00:00:00Z"}
+        if i >= n:  # a tombstone ("forget that ..."): a word every memory has, and one none has
+            values.update(id=f"t{i:06d}", forget=True, content=f"the deploy u{i}x", created_at="2026-01-15T00:00:00Z")
+        entries.append(MemoryEntry(**{k: v for k, v in values.items() if k in fields}))
+    return _timed(lambda: consolidate(entries, MemorySettings(), 1_700_000_000.0), repeat=1)
+
+
 def run(corpus: Path, workdir: Path) -> list[tuple[str, str]]:
     cases = [
         ("secret scan, credentials in one file", lambda n: secret_scan(n), 4000),
         ("bundle collisions, parent files (nested skills: a tenth)", lambda n: collisions(workdir, n), 500),
         ("lint, one name shared by n skills", lambda n: shared_name(workdir, n), 500),
+        ("memory tombstones, n memories and n/10 forgets", lambda n: tombstones(n), 1000),
         ("memory consolidation, 10 words of a 200-word vocabulary", lambda n: near_duplicates(n), 500),
     ]
     rows = []

@@ -170,6 +170,39 @@ def test_tombstones_forget_older_matching_memories_into_pruned() -> None:
     assert [t.id for t in result.tombstones] == ["t"]
 
 
+
+def test_many_tombstones_forget_what_each_one_would_alone() -> None:
+    """Tombstones are matched through an index of their rarest term: the same memories are
+    forgotten, each by the first tombstone (in id order) that matches it, as testing every pair."""
+    import random
+
+    from skillc.memory.text import tokens
+
+    rng = random.Random(7)
+    words = ["deploy", "deployment", "staging", "db", "cache", "token", "ci", "release", "ü-ber", "x"]
+    raws = [{"id": f"m{i:03d}", "content": " ".join(rng.sample(words, 3)) + f" item{i % 13}",
+             "namespace": rng.choice(["project/a", "project/b"]), "created_at": f"2026-01-{1 + i % 28:02d}"}
+            for i in range(150)]
+    tombs = [{"id": f"t{k:02d}", "forget": True, "created_at": f"2026-01-{1 + (k * 3) % 28:02d}",
+              "namespace": rng.choice(["project/a", "project/b", "global"]),
+              "content": "the " + " ".join(rng.sample(words, rng.randint(1, 2)) + [f"item{k % 13}"][: k % 2]),
+              **({"supersedes": [f"m{k * 5:03d}"]} if k % 4 == 0 else {})}
+             for k in range(40)]
+    result = consolidate(entries(*raws, *tombs), MemorySettings(min_importance=0), AS_OF)
+    stop = {"that", "the", "a", "an", "i", "my", "about"}
+    live, ts = entries(*raws), sorted(entries(*tombs), key=lambda t: t.id)
+    expected = {}
+    for e in live:
+        for t in ts:
+            query = [q for q in tokens(t.content) if q not in stop]
+            if e.id in t.supersedes or ((t.namespace in ("global", e.namespace)) and e.created_at <= t.created_at
+                                        and query and all(any(w.startswith(q) for w in tokens(e.content))
+                                                          for q in query)):
+                expected[e.id] = f"forgotten by {t.id}"
+                break
+    assert len(expected) > 20 and len(set(expected.values())) > 5
+    assert {c.entry.id: c.reason for c in result.pruned if c.reason.startswith("forgotten")} == expected
+
 def test_nothing_is_silently_lost() -> None:
     raws = [{"id": f"x{i}", "content": f"Fact {i % 7} about the build", "importance": (i % 10) / 10,
              "namespace": "global" if i % 2 else "project/p", "last_accessed_at": f"2026-0{1 + i % 2}-0{1 + i % 9}"}

@@ -26,9 +26,9 @@
 
 from __future__ import annotations
 
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -113,14 +113,53 @@ def _original(e: MemoryEntry, reason: str, similarity: float | None = None) -> d
     return out
 
 
-def _forgets(tomb: MemoryEntry, entry: MemoryEntry, query: list[str]) -> bool:
+def _tombstone_candidates(queries: Sequence[tuple[MemoryEntry, list[str]]],
+                          have: Sequence[set[str]]) -> Callable[[MemoryEntry, set[str]], list[int]]:
+    """The positions in ``queries`` (ascending) of the tombstones that may forget an entry: those
+    naming its id in ``supersedes``, and those whose key term is a prefix of one of its tokens
+    (``have``: each live entry's).  Every query term must be such a prefix, so the key is the term
+    that reaches the fewest entries.  Testing each entry against these alone, not every
+    tombstone, keeps many tombstones and many memories linear; ``_forgets`` still decides."""
+    freq = Counter(token for tokens_of in have for token in tokens_of)
+    words = sorted(freq)
+    cum = [0]
+    for word in words:
+        cum.append(cum[-1] + freq[word])
+
+    def reach(term: str) -> int:  # entries holding a token that starts with term (at most)
+        lo = bisect_left(words, term)
+        last = ord(term[-1])
+        hi = len(words) if last == 0x10FFFF else bisect_left(words, term[:-1] + chr(last + 1), lo)
+        return cum[hi] - cum[lo]
+
+    by_id: dict[str, list[int]] = defaultdict(list)
+    by_term: dict[str, list[int]] = defaultdict(list)
+    for k, (tomb, query) in enumerate(queries):
+        for target in dict.fromkeys(tomb.supersedes):
+            by_id[target].append(k)
+        if query:
+            by_term[min(query, key=lambda term: (reach(term), -len(term), term))].append(k)
+    lengths = sorted({len(term) for term in by_term})
+
+    def candidates(entry: MemoryEntry, tokens_of: set[str]) -> list[int]:
+        found = set(by_id.get(entry.id, ()))
+        for token in tokens_of:
+            for n in lengths:
+                if n > len(token):
+                    break
+                found.update(by_term.get(token[:n], ()))
+        return sorted(found)
+
+    return candidates
+
+
+def _forgets(tomb: MemoryEntry, query: list[str], entry: MemoryEntry, have: set[str]) -> bool:
     if entry.id in tomb.supersedes:
         return True
     if tomb.namespace != "global" and tomb.namespace != entry.namespace:
         return False
     if entry.created_at > tomb.created_at or not query:
         return False
-    have = tokens(entry.content)
     return all(any(t.startswith(q) for t in have) for q in query)
 
 
@@ -139,8 +178,11 @@ def consolidate(entries: Iterable[MemoryEntry], settings: MemorySettings, as_of:
         kept = []
         queries = [(t, [q for q in tokens(t.content) if q not in {"that", "the", "a", "an", "i", "my", "about"}])
                    for t in sorted(tombstones, key=lambda t: path_key(t.id))]
-        for e in live:
-            tomb = next((t for t, q in queries if _forgets(t, e, q)), None)
+        have = [set(tokens(e.content)) for e in live]
+        candidates = _tombstone_candidates(queries, have)
+        for e, tokens_of in zip(live, have):
+            tomb = next((queries[k][0] for k in candidates(e, tokens_of) if _forgets(*queries[k], e, tokens_of)),
+                        None)
             if tomb is None:
                 kept.append(e)
                 continue

@@ -272,6 +272,15 @@ def test_b704_decodes_percent_encoded_links_and_skips_html_comments(tmp_path: Pa
     assert found == ["link target 'references/no%20such.md' does not exist in the skill"]
 
 
+def test_b704_skips_escaped_brackets(tmp_path: Path):
+    """CommonMark: `\\[text\\](path)` is literal text showing the syntax, not a link; a doubled
+    backslash is a literal backslash, and the link after it is real."""
+    skill(body="# T\n\nWrite \\[title\\](references/escaped.md) or [t\\](references/half.md), "
+               "not \\\\[gone](references/gone.md).\n")(tmp_path)
+    found = [d.message for d in lint_root(tmp_path, LintConfig()).diagnostics if d.code == "B704"]
+    assert found == ["link target 'references/gone.md' does not exist in the skill"]
+
+
 def test_a_fence_with_an_info_string_never_closes_a_block(tmp_path: Path):
     """CommonMark: a closing fence has nothing after it, so ```python inside an open block is code
     (one stray fence used to swap code and prose for the rest of the file)."""

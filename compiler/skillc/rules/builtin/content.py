@@ -297,8 +297,20 @@ def _ref_defs(masked: str) -> Iterator[re.Match[str]]:
             end = m.end()
 
 
+def _escaped(text: str, pos: int) -> bool:
+    """The character at ``pos`` follows an odd run of backslashes: a literal, not Markdown syntax."""
+    n = 0
+    while pos - n > 0 and text[pos - n - 1] == "\\":
+        n += 1
+    return n % 2 == 1
+
+
 def _link_matches(masked: str) -> Iterator[re.Match[str]]:
-    yield from _INLINE_LINK.finditer(masked)
+    for m in _INLINE_LINK.finditer(masked):
+        # CommonMark: `\[text\](path)` is literal brackets, not a link (a skill writing out the syntax)
+        if _escaped(masked, m.start()) or _escaped(masked, masked.rindex("](", m.start(), m.start(1) + 1)):
+            continue
+        yield m
     yield from _ref_defs(masked)
 
 

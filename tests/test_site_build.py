@@ -7,6 +7,7 @@ import html
 import json
 import re
 from pathlib import Path
+from urllib.parse import unquote
 
 import pytest
 
@@ -300,3 +301,54 @@ def test_bidirectional_controls_cannot_disguise_text(control: str):
     out = render(f"![alt {control}x](https://e.com/x.png) [l](https://e.com \"t{control}x\")\n\n"
                  f"```\nfenced {control}code\n```\n")
     assert control not in out and out.count(shown) == 3, out  # link text, title, fenced code
+
+
+def test_a_body_links_only_the_files_the_bundle_publishes(tmp_path: Path):
+    """A body's relative link to a file the bundle does not have (a script left out of the
+    repository, a folder, an excluded sibling skill's file) was rewritten into api/files/ anyway: a
+    404 on the site.  It is text now; `{baseDir}/…` (Claude's placeholder for the skill's folder,
+    which trailofbits' skills use) was a 404 too and now reaches the file."""
+    needs_mkdocs()
+    from conftest import write_skill
+
+    write_skill(tmp_path / "team", "links", body=(
+        "# Links\n\n[ref]({baseDir}/references/r.md) [ref2](references/r.md#top) [spaced](references/my%20notes.md)\n"
+        "[script](scripts/run.sh) [folder](references) [sibling](../broken/SKILL.md) ![pic](img/p.png)\n"
+        "![gone](img/gone.png)\n"))
+    (tmp_path / "team/links/references").mkdir()
+    (tmp_path / "team/links/references/r.md").write_text("# R\n")
+    (tmp_path / "team/links/references/my notes.md").write_text("# N\n")
+    (tmp_path / "team/links/img").mkdir()
+    (tmp_path / "team/links/img/p.png").write_bytes(b"\x89PNG\r\n\x1a\n")
+    write_skill(tmp_path / "team", "broken", name="Broken_Name")  # excluded: a lint error
+    write_skill(tmp_path / "vendor", "other")
+    r = build(tmp_path, "--keep-going")
+    assert r.returncode == 0, r.stderr
+    out = tmp_path / "out"
+    assert not (out / "api/files/broken").exists()
+    page = (out / "skills/links/index.html").read_text()
+    body = page[page.index('id="skillmd"'):]  # (the rendered body, after the Files list)
+    targets = re.findall(r'(?:href|src)="\.\./\.\./(api/files/[^"#]*)', body)
+    assert sorted(set(targets)) == ["api/files/links/img/p.png", "api/files/links/references/my%20notes.md",
+                                    "api/files/links/references/r.md"], targets
+    for t in targets:
+        assert (out / unquote(t)).is_file(), t
+    for text, target in (("script", "links/scripts/run.sh"), ("folder", "links/references"),
+                         ("sibling", "broken/SKILL.md"), ("gone", "links/img/gone.png")):
+        assert (f'<span class="skillc-missing-link" title="not published in this bundle: {target}">{text}</span>'
+                in body), text
+
+
+def test_page_titles_are_unique_and_the_404_page_says_not_found(built: Path):
+    """The 404 page's title was the site name alone, the home page's: a tab or a history entry for a
+    missing page read "Skills".  Every page's title is its own."""
+    titles: dict[str, str] = {}
+    for page in sorted(built.rglob("*.html")):
+        rel = page.relative_to(built).as_posix()
+        if rel.startswith("api/"):
+            continue  # (a skill's own files, not pages of the site)
+        m = re.search(r"<title>([^<]*)</title>", page.read_text(encoding="utf-8"))
+        assert m, rel
+        assert m.group(1) not in titles, (rel, titles.get(m.group(1)))
+        titles[m.group(1)] = rel
+    assert titles["Page not found - Skills"] == "404.html"

@@ -18,7 +18,11 @@ safe to publish: ``markdown_extensions: [skillc.site.markdown_safe]`` in ``mkdoc
 * **Relative links of a skill body** point at the bundle's copy of the skill's files: a page that
   defines the reference ``[skillc-files]: <url>`` (the site generator writes it after the body, so
   it wins over any definition in the body) gets ``references/x.md`` rewritten to
-  ``<url>references/x.md``.
+  ``<url>references/x.md``; ``{baseDir}/references/x.md`` (Claude's placeholder for the skill's
+  folder) is read as ``references/x.md``.  With the option ``published`` (a file listing the
+  bundle's files under ``api/files/``, one a line), a link or image whose target is not among them
+  (a file left out of the corpus, a folder, a withheld file, an excluded skill's) becomes a
+  ``span.skillc-missing-link`` holding its text: the site links only what it publishes.
 * **Badges.**  An inline code span that is exactly ``[PREF]`` ``[CONV]`` ``[PATN]`` ``[WARN]``
   ``[FACT]`` ``[EPIS]`` ``[PROC]`` gets the classes ``skillc-badge skillc-badge-<name>`` (seed 000's
   memory tab colours, in ``assets/skillc/site.css``).  Cosmetic only: content may use them too.
@@ -30,6 +34,8 @@ import html
 import posixpath
 import re
 import xml.etree.ElementTree as etree
+from pathlib import Path
+from urllib.parse import unquote
 
 from markdown import Markdown
 from markdown.extensions import Extension
@@ -47,6 +53,8 @@ _ALIGN_STYLE = re.compile(r"^\s*text-align:\s*(left|right|center)\s*;?\s*$")
 _RESERVED_ID = re.compile(r"^(__|md-|h-)", re.IGNORECASE)
 _STASHED_ID = re.compile(r'(<[a-z]+\b[^<>]*?\sid=")([^"]*)"')  # (fenced_code escapes the value: no '"')
 _unescape = UnescapeTreeprocessor().unescape
+# Claude's placeholder for the skill's own folder, which skills write in links (`{baseDir}/references/x.md`).
+_BASE_DIR = re.compile(r"^\$?\{baseDir\}/+")
 
 
 def url_scheme(url: str) -> str | None:
@@ -66,6 +74,8 @@ def rebase(url: str, base: str) -> str:
     """``url`` (relative to a skill's folder) made relative to ``base`` (the skill's files in the
     bundle).  Absolute paths, fragments, queries and protocol-relative URLs are left alone."""
     plain = _unescape(url)
+    if _BASE_DIR.match(plain):
+        url = plain = _BASE_DIR.sub("", plain)
     if not plain or plain.startswith(("#", "/", "?", "\\")) or url_scheme(plain) is not None:
         return url
     m = re.search(r"[?#]", plain)
@@ -85,12 +95,42 @@ def rebase(url: str, base: str) -> str:
     return base + path + rest
 
 
+def bundle_target(url: str, base: str) -> str | None:
+    """The file below ``api/files/`` that ``url`` (already rebased onto ``base``) names, decoded, or
+    None when it is not a link into the bundle's files."""
+    files_root = base.rpartition(FILES_DIR)[0] + FILES_DIR
+    if not url.startswith(files_root):
+        return None
+    return unquote(re.split(r"[?#]", url[len(files_root):], maxsplit=1)[0])
+
+
+_published_cache: dict[tuple[str, int], frozenset[str]] = {}
+
+
+def _published(path: str) -> frozenset[str] | None:
+    """The listing ``published`` names, read once (mkdocs renders every page with it); keyed by its
+    full path and mtime, so a process that builds two projects never reads the first one's."""
+    if not path:
+        return None
+    file = Path(path).resolve()
+    key = (str(file), file.stat().st_mtime_ns)
+    if key not in _published_cache:
+        text = file.read_text(encoding="utf-8")
+        _published_cache[key] = frozenset(line for line in text.split("\n") if line)
+    return _published_cache[key]
+
+
 class SafeTreeprocessor(Treeprocessor):
+    def __init__(self, md: Markdown, published: str = "") -> None:
+        super().__init__(md)
+        self.published = published
+
     def run(self, root: etree.Element) -> None:
         ref = self.md.references.get(FILES_REFERENCE) if hasattr(self.md, "references") else None
         base = ref[0] if ref else None
         if base is not None and not safe_url(base):
             base = None
+        published = _published(self.published) if base is not None else None
         for el in root.iter():
             if el.text:
                 el.text = visible_bidi(el.text)
@@ -102,7 +142,12 @@ class SafeTreeprocessor(Treeprocessor):
                     del el.attrib[name]
                 elif name in ("href", "src"):
                     if base is not None:
-                        value = el.attrib[name] = rebase(value, base)
+                        rebased = rebase(value, base)
+                        target = bundle_target(rebased, base) if rebased != value else None
+                        value = el.attrib[name] = rebased
+                        if published is not None and target is not None and target not in published:
+                            _unlinked(el, target)  # (the bundle has no such file: a link would be a 404)
+                            break
                     if not safe_url(value):
                         _neutralise(el)
                         break
@@ -147,6 +192,17 @@ def _neutralise(el: etree.Element) -> None:
         el.text = alt
 
 
+def _unlinked(el: etree.Element, target: str) -> None:
+    """A link or image to a file the bundle does not publish becomes a ``span`` with its text."""
+    alt = el.get("alt") if el.tag == "img" else None
+    el.attrib.clear()
+    el.tag = "span"
+    el.set("class", "skillc-missing-link")
+    el.set("title", visible_bidi(f"not published in this bundle: {target}"))
+    if alt:
+        el.text = alt
+
+
 _REMOTE = re.compile(r"(?i)\s*(https?:|//)")  # (`https:/host/x` too: browsers read it as https://host/x)
 # Bidirectional embeddings, overrides and isolates reorder the text after them: "\u202eevil" reads
 # "live".  Untrusted text shows them as their code points instead (search.js does the same).
@@ -178,13 +234,18 @@ def _fix_toc(tokens) -> None:
 
 
 class SafeExtension(Extension):
+    def __init__(self, **kwargs) -> None:
+        self.config = {"published": ["", "a file listing the paths below api/files/ the bundle "
+                                         "publishes, one a line (others are not linked)"]}
+        super().__init__(**kwargs)
+
     def extendMarkdown(self, md: Markdown) -> None:
         if "html_block" in md.preprocessors:
             md.preprocessors.deregister("html_block")
         if "html" in md.inlinePatterns:
             md.inlinePatterns.deregister("html")
         # After inline patterns (20) and toc (5), before mkdocs' own link rewriting (0).
-        md.treeprocessors.register(SafeTreeprocessor(md), "skillc_safe", 2)
+        md.treeprocessors.register(SafeTreeprocessor(md, self.getConfig("published")), "skillc_safe", 2)
         # Right after fenced_code (25), before anything reads the stash.
         md.preprocessors.register(SafeStashPreprocessor(md), "skillc_safe_stash", 24)
 

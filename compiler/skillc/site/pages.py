@@ -35,6 +35,7 @@ from .model import CATEGORIES, SiteModel, SkillInfo
 
 HOME_LIMIT = 500  # skills listed on the home page (above: the "All skills" pages)
 PAGE_SIZE = 500  # rows per "All skills" / memory page
+PUBLISHED_LIST = "skillc-published.txt"  # beside mkdocs.yml: the files a body may link (markdown_safe)
 
 
 class Md(str):
@@ -170,7 +171,8 @@ def body_markdown(s: SkillInfo, page: Page) -> Md:
 
 
 def project_files(model: SiteModel, options: Mapping[str, Any] | None = None) -> dict[str, str]:
-    """Every generated file of the mkdocs project: ``mkdocs.yml`` and ``docs/**.md``."""
+    """Every generated file of the mkdocs project: ``mkdocs.yml``, ``docs/**.md`` and the list of
+    published files ``markdown_safe`` reads (``PUBLISHED_LIST``)."""
     options = dict(options or {})
     by_id = {s.id: s for s in model.skills}
     files: dict[str, str] = {}
@@ -214,6 +216,10 @@ def project_files(model: SiteModel, options: Mapping[str, Any] | None = None) ->
     nav = [("Home", "index.md"), ("All skills", "all/index.md"), ("Collections", "collections/index.md"),
            ("Provenance", "provenance/index.md"), ("Lint", "lint/index.md"), *memory_nav,
            ("Search", "search/index.md")]
+    # What the bundle publishes below api/files/: markdown_safe links a body's relative link or image
+    # only to one of these (a file left out, a folder, a withheld or excluded skill's file was a 404).
+    files[PUBLISHED_LIST] = "".join(sorted(f"{s.id}/{f.path}\n" for s in model.skills for f in s.files))
     files["mkdocs.yml"] = _environment().get_template("mkdocs.yml.j2").render(
-        model=model, nav=nav, site_name=options.get("site_name", "Skills"), page=Page("mkdocs.yml"))
+        model=model, nav=nav, site_name=options.get("site_name", "Skills"), page=Page("mkdocs.yml"),
+        published_list=PUBLISHED_LIST)
     return files

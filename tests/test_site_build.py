@@ -11,7 +11,7 @@ from urllib.parse import unquote
 
 import pytest
 
-from conftest import run_skillc
+from conftest import run_skillc, write_skill
 from site_fixture import make_site_repos
 from skillc.site.pages import md
 
@@ -339,16 +339,89 @@ def test_a_body_links_only_the_files_the_bundle_publishes(tmp_path: Path):
                 in body), text
 
 
-def test_page_titles_are_unique_and_the_404_page_says_not_found(built: Path):
-    """The 404 page's title was the site name alone, the home page's: a tab or a history entry for a
-    missing page read "Skills".  Every page's title is its own."""
+def page_titles(out: Path) -> dict[str, str]:
+    """{title text: page} of every page of the site; fails on a page without a title or a repeated one."""
     titles: dict[str, str] = {}
-    for page in sorted(built.rglob("*.html")):
-        rel = page.relative_to(built).as_posix()
+    for page in sorted(out.rglob("*.html")):
+        rel = page.relative_to(out).as_posix()
         if rel.startswith("api/"):
             continue  # (a skill's own files, not pages of the site)
         m = re.search(r"<title>([^<]*)</title>", page.read_text(encoding="utf-8"))
         assert m, rel
-        assert m.group(1) not in titles, (rel, titles.get(m.group(1)))
-        titles[m.group(1)] = rel
-    assert titles["Page not found - Skills"] == "404.html"
+        title = html.unescape(m.group(1))
+        assert title not in titles, (rel, titles.get(title))
+        titles[title] = rel
+    return titles
+
+
+def test_page_titles_are_unique_and_the_404_page_says_not_found(built: Path):
+    """The 404 page's title was the site name alone, the home page's: a tab or a history entry for a
+    missing page read "Skills".  Every page's title is its own."""
+    assert page_titles(built)["Page not found - Skills"] == "404.html"
+
+
+def test_skills_that_share_a_name_have_titles_of_their_own(tmp_path: Path):
+    """Two skills named `codeql` (two plugins' copies) both had the title "codeql - Skills"; a skill
+    named like a collection too.  Such a skill's title adds its ID; a name of its own stays alone."""
+    needs_mkdocs()
+    make_site_repos(tmp_path)
+    for rel in ("plugins/static-analysis/skills/codeql", "skills/codeql", "tools/a&amp;'q'/codeql", "x/extraction"):
+        write_skill(tmp_path / "team", rel)
+    r = build(tmp_path, "--keep-going")
+    assert r.returncode == 0, r.stderr
+    titles = page_titles(tmp_path / "out")
+    for title, page in (("codeql (plugins/static-analysis/skills/codeql) - Skills",
+                         "skills/plugins/static-analysis/skills/codeql/index.html"),
+                        ("codeql (skills/codeql) - Skills", "skills/skills/codeql/index.html"),
+                        ("codeql (tools/a&amp;'q'/codeql) - Skills", "skills/tools/a&amp;'q'/codeql/index.html"),
+                        ("extraction (x/extraction) - Skills", "skills/x/extraction/index.html"),
+                        ("extraction - Skills", "collections/extraction/index.html"),
+                        ("deploy-helper - Skills", "skills/deploy-helper/index.html")):
+        assert titles[title] == page, title
+    raw = (tmp_path / "out/skills/tools/a&amp;'q'/codeql/index.html").read_text(encoding="utf-8")
+    assert "<title>codeql (tools/a&amp;amp;&#39;q&#39;/codeql) - Skills</title>" in raw
+
+
+def test_a_title_is_text_never_markup(tmp_path: Path, monkeypatch):
+    """Material prints `page.title | striptags`, which turns the heading's entities back into
+    characters: a name `</title><script>…` was markup in <title>.  Titles and headings are escaped."""
+    needs_mkdocs()
+    import dataclasses
+
+    from skillc.build import BuildOptions, run_build
+    from skillc.site import model as site_model_module
+
+    evil = "</title><script>alert(1)</script> &amp; \"q\" 'q'"
+    real = site_model_module.site_model
+
+    def hostile_names(ctx):
+        m = real(ctx)
+        return dataclasses.replace(m, skills=tuple(
+            dataclasses.replace(s, name=evil) if s.id in ("hostile", "deploy-helper") else s for s in m.skills))
+
+    monkeypatch.setattr(site_model_module, "site_model", hostile_names)
+    make_site_repos(tmp_path)
+    run_build(BuildOptions(paths=("team",), out="out", cwd=tmp_path, cache_dir=tmp_path / "cache",
+                           env={"SOURCE_DATE_EPOCH": "1700000000"}))
+    for skill_id in ("hostile", "deploy-helper"):
+        page = (tmp_path / "out/skills" / skill_id / "index.html").read_text(encoding="utf-8")
+        assert "<script>alert" not in page and "</title><script>" not in page
+        title = re.search(r"<title>([^<]*)</title>", page).group(1)
+        assert html.unescape(title) == f"{evil} ({skill_id}) - Skills"
+        h1 = re.search(r"<h1[^>]*>(.*?)</h1>", page).group(1)
+        assert html.unescape(re.sub(r"<a [^>]*>.*?</a>", "", h1)) == evil
+
+
+def test_the_404_page_links_the_site_from_skillc_site_url(tmp_path: Path):
+    """The 404 page is served at any missing path, so mkdocs writes its links from the root
+    (`/assets/…`): a site served under /team/ showed it unstyled, its links leaving the site.
+    `SKILLC_SITE_URL` gives the site's path; without it the root is kept."""
+    needs_mkdocs()
+    make_site_repos(tmp_path)
+    r = build(tmp_path, SKILLC_SITE_URL="https://acme.example/team")
+    assert r.returncode == 0, r.stderr
+    page = (tmp_path / "out/404.html").read_text(encoding="utf-8")
+    assert 'href="/team/assets/stylesheets/' in page and 'href="/team/search/' in page
+    assert not re.search(r'(href|src)="/(?!team/)', page)
+    bad = build(tmp_path, SKILLC_SITE_URL='https://acme.example/"><script>')
+    assert bad.returncode != 0 and "SKILLC_SITE_URL" in bad.stderr

@@ -194,10 +194,33 @@ def _record(site_dir: Path, key: str) -> None:
                                 sort_keys=True).encode() + b"\n")
 
 
+def site_url(env: Mapping[str, str] | None = None) -> str:
+    """``$SKILLC_SITE_URL``, the address the site is served at (``https://acme.github.io/skills/``),
+    with a trailing ``/``; "" when unset.  Only the 404 page needs it: it is served at any missing
+    path, so its links cannot be relative, and mkdocs writes them from the root (``/assets/…``)
+    unless it knows the site's path.  (No script can find the path instead: the CSP forbids inline
+    scripts, and a script file is itself at a URL the page cannot resolve.)"""
+    from urllib.parse import urlsplit
+
+    from ..errors import ConfigError
+
+    value = (env if env is not None else os.environ).get("SKILLC_SITE_URL", "").strip()
+    if not value:
+        return ""
+    parts = urlsplit(value)
+    # Printed into the 404 page's href and src attributes as written: no quote, bracket, space.
+    unsafe = any(c in "\"'<>`\\" or c.isspace() or not c.isprintable() or not c.isascii() for c in value)
+    if parts.scheme not in ("http", "https") or not parts.netloc or parts.query or parts.fragment or unsafe:
+        raise ConfigError(f"SKILLC_SITE_URL must be an http(s) URL without query, fragment, quotes or spaces, "
+                          f"not {value!r}", hint="for example SKILLC_SITE_URL=https://acme.github.io/skills/")
+    return value if value.endswith("/") else value + "/"
+
+
 def build_site(ctx: EmitContext, options: Mapping[str, object] | None = None) -> list[str]:
     from .model import site_model
     from .pages import project_files
 
+    options = {"site_url": site_url(), **(options or {})}
     files = project_files(site_model(ctx), options)
     epoch = int(ctx.options.get("source_date_epoch") or ctx.options.get("epoch") or 0)
     key = site_key(files, epoch)

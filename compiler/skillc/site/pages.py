@@ -163,6 +163,41 @@ def _paged_docs(prefix: str, count: int) -> list[str]:
     return [f"{prefix}/index.md" if i == 0 else f"{prefix}/{i + 1}/index.md" for i in range(count)]
 
 
+# Titles of the pages that are not skill pages (their H1s in site/pages/, and the 404 page's): a
+# skill named like one of them is told apart by its ID as well.
+FIXED_TITLES = frozenset({"All skills", "Collections", "Skills", "Lint report", "Provenance", "Search",
+                          "Page not found"})
+
+
+def title_text(value: Any) -> str:
+    """A title as the reader sees it: one line, bidirectional controls made visible (as ``md``)."""
+    return visible_bidi(" ".join(str(value).split()))
+
+
+def skill_titles(model: SiteModel) -> dict[str, str]:
+    """Each skill page's title: its name, or ``name (id)`` when another skill, a collection or a
+    report page has the same name (two ``codeql`` skills from different repositories both read
+    "codeql - Skills" in a tab, its history and bookmarks)."""
+    taken: dict[str, int] = {}
+    for s in model.skills:
+        taken[title_text(s.name)] = taken.get(title_text(s.name), 0) + 1
+    others = FIXED_TITLES | {title_text(c.path) for c in model.collections}
+    titles = {}
+    for s in model.skills:
+        name = title_text(s.name)
+        shared = taken[name] > 1 or name in others or name.startswith(("All skills (", "Memory: "))  # paged, memory
+        titles[s.id] = f"{name} ({title_text(s.id)})" if shared else name
+    return titles
+
+
+def front_matter(**meta: str) -> Md:
+    """YAML front matter mkdocs reads into ``page.meta`` (any text: PyYAML quotes and escapes it)."""
+    import yaml
+
+    text = yaml.safe_dump(meta, allow_unicode=True, width=float("inf"), default_style='"', sort_keys=True)
+    return Md(f"---\n{text}---\n")
+
+
 def body_markdown(s: SkillInfo, page: Page) -> Md:
     """The skill body, then the reference that points its relative links at the bundle's files."""
     body = s.body if s.body.endswith("\n") or not s.body else s.body + "\n"
@@ -190,9 +225,13 @@ def project_files(model: SiteModel, options: Mapping[str, Any] | None = None) ->
     add("collections/index.md", "pages/collections.md.j2")
     for c in model.collections:
         add(collection_doc(c.path), "pages/collection.md.j2", collection=c)
+    titles = skill_titles(model)
     for s in model.skills:
         doc = skill_doc(s.id)
-        add(doc, "pages/skill.md.j2", skill=s, body=body_markdown(s, Page(doc)))
+        # The title goes to site/overrides/main.html as page.meta.skillc_title (escaped there), not
+        # as mkdocs' `title`, which material prints unescaped; the page's H1 stays the name.
+        add(doc, "pages/skill.md.j2", skill=s, body=body_markdown(s, Page(doc)),
+            meta=front_matter(skillc_title=titles[s.id]))
     add("provenance/index.md", "pages/provenance.md.j2")
     add("lint/index.md", "pages/lint.md.j2")
     memory_nav: list[tuple[str, str]] = []
@@ -220,6 +259,7 @@ def project_files(model: SiteModel, options: Mapping[str, Any] | None = None) ->
     # only to one of these (a file left out, a folder, a withheld or excluded skill's file was a 404).
     files[PUBLISHED_LIST] = "".join(sorted(f"{s.id}/{f.path}\n" for s in model.skills for f in s.files))
     files["mkdocs.yml"] = _environment().get_template("mkdocs.yml.j2").render(
-        model=model, nav=nav, site_name=options.get("site_name", "Skills"), page=Page("mkdocs.yml"),
+        model=model, nav=nav, site_name=options.get("site_name", "Skills"), site_url=options.get("site_url") or "",
+        page=Page("mkdocs.yml"),
         published_list=PUBLISHED_LIST)
     return files

@@ -75,6 +75,40 @@ def test_the_lint_command_new_suggests_runs_as_shown(tmp_path: Path, folder: str
     assert lint.returncode == 0 and "Checked 1 file" in lint.stdout, lint.stderr
 
 
+def test_new_quotes_a_name_yaml_would_read_as_another_type(tmp_path: Path):
+    """Valid names that YAML 1.1 reads as a number, boolean, null or date are written quoted, so
+    the skill passes the spec (S302 wants a string); other names stay plain."""
+    names = ("123", "0x1f", "017", "yes", "off", "null", "2024-01-01", "a-b")
+    for name in names:
+        assert run_skillc("new", f"s/{name}", cwd=tmp_path).returncode == 0, name
+    assert "\nname: '123'\n" in (tmp_path / "s" / "123" / "SKILL.md").read_text("utf-8")
+    assert "\nname: a-b\n" in (tmp_path / "s" / "a-b" / "SKILL.md").read_text("utf-8")
+    assert "\n# 123\n" in (tmp_path / "s" / "123" / "SKILL.md").read_text("utf-8")  # the title is not quoted
+    lint = run_skillc("lint", "s", "--profile", "spec", "--strict", cwd=tmp_path)
+    assert lint.returncode == 0 and f"Checked {len(names)} files" in lint.stdout, lint.stdout
+
+
+def test_new_notes_a_folder_reached_through_a_symbolic_link(tmp_path: Path):
+    """Discovery never follows a link (D104 outside the repository), so a skill written through one
+    is invisible to `skillc lint` and `skillc build`: say so."""
+    (tmp_path / "outside").mkdir()
+    (tmp_path / "repo" / "skills").mkdir(parents=True)
+    (tmp_path / "repo" / "skills" / "link").symlink_to(tmp_path / "outside")
+    proc = run_skillc("new", "skills/link/csv", cwd=tmp_path / "repo")
+    assert proc.returncode == 0 and (tmp_path / "outside" / "csv" / "SKILL.md").is_file()
+    assert "note: skills/link is a symbolic link, which discovery does not follow" in proc.stderr
+    proc = run_skillc("new", "skills/plain", cwd=tmp_path / "repo")
+    assert proc.returncode == 0 and "note:" not in proc.stderr
+
+
+@pytest.mark.parametrize("description", ["", "   "])
+def test_new_refuses_a_blank_description(tmp_path: Path, description: str):
+    """`-d ""` is not the placeholder, and `-d "  "` is not a description (S310): an error, nothing written."""
+    proc = run_skillc("new", "s/x", "-d", description, cwd=tmp_path)
+    assert proc.returncode == 2 and "not all blank" in proc.stderr, proc.stderr
+    assert not (tmp_path / "s").exists()
+
+
 def test_new_refuses_to_overwrite_and_bad_names(tmp_path: Path):
     (tmp_path / "a").mkdir()
     (tmp_path / "a" / "skill.md").write_text("mine\n")

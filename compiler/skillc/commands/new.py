@@ -17,6 +17,8 @@ _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
 
 
 def render(name: str, description: str) -> str:
+    """The template filled in: ``name`` as it is (written as YAML reads it back), ``description``
+    already a YAML scalar."""
     import jinja2
 
     from ..resources import template_dir
@@ -24,12 +26,26 @@ def render(name: str, description: str) -> str:
     env = jinja2.Environment(loader=jinja2.FileSystemLoader(str(template_dir() / "new-skill")),
                              keep_trailing_newline=True, autoescape=False, undefined=jinja2.StrictUndefined)
     title = name.replace("-", " ").capitalize()
-    return env.get_template("SKILL.md.j2").render(name=name, description=description, title=title)
+    return env.get_template("SKILL.md.j2").render(name=_yaml_name(name), description=description, title=title)
 
 
 def _quote(text: str) -> str:
     """A YAML single-quoted scalar (always safe, whatever the text holds)."""
     return "'" + text.replace("'", "''") + "'"
+
+
+def _yaml_name(name: str) -> str:
+    """``name`` as a YAML value that reads back as that string: plain when it does, else quoted.
+    A valid name may still be read as another type (YAML 1.1, as lint reads it: `123`, `0x1f`
+    and `017` are integers, `yes`/`off` booleans, `null` nothing, `2024-01-01` a date), and the
+    spec needs a string (S302)."""
+    import yaml
+
+    try:
+        plain = yaml.safe_load(f"name: {name}\n")
+    except yaml.YAMLError:
+        plain = None
+    return name if isinstance(plain, dict) and plain.get("name") == name else _quote(name)
 
 
 @click.command("new")
@@ -59,9 +75,10 @@ def new(skill_id: str, description: str | None) -> None:
     existing = [p for p in (folder.iterdir() if folder.is_dir() else []) if p.name.lower() == "skill.md"]
     if existing:
         raise SkillcError(f"{existing[0]} already exists; not overwriting it", exit_code=1)
-    text = description or f"Say what {name} does and when to use it. Use when the user asks for it."
-    if not 1 <= len(text) <= 1024:
-        raise SkillcError("the description must be 1-1,024 characters")
+    text = f"Say what {name} does and when to use it. Use when the user asks for it." if description is None \
+        else description
+    if not 1 <= len(text) <= 1024 or not text.strip():  # (blank is S310 for the spec, and tells agents nothing)
+        raise SkillcError("the description must be 1-1,024 characters, not all blank")
     bad = _CONTROL.search(text)
     if bad:  # (a line break would be folded, or end the frontmatter at a `---` line; P214 rejects the rest)
         raise SkillcError(f"the description must be one line of text: it holds {bad.group()!r}",
@@ -91,6 +108,11 @@ def _hidden_by(folder: Path, parts: list[str]) -> str | None:
     skipped = [p for p in parts if p in SKIP_DIRS]
     if skipped:
         return f"discovery skips {skipped[0]}/ folders"
+    base = len(folder.parts) - len(parts)
+    for i in range(len(parts)):  # (the skill is written at the link's target, where discovery never goes)
+        step = Path(*folder.parts[: base + i + 1])
+        if step.is_symlink():
+            return f"{step.as_posix()} is a symbolic link, which discovery does not follow"
     for i, part in enumerate(parts[:-1]):
         if part in RESOURCE_DIRS and i > 0:
             owner = Path(*folder.parts[: len(folder.parts) - len(parts) + i])

@@ -65,6 +65,23 @@ def test_select_ignore_extend_select(repo: Path):
     assert ("tools/SKILL.md", "S314") in codes(r)
 
 
+def test_extend_select_adds_to_a_select(repo: Path):
+    """--extend-select adds to --select's rules (or the file's select), as in Ruff: it was dropped
+    silently whenever a select was in force."""
+    write_skill(repo, "Mismatch", name="mismatch")
+    write_skill(repo, "colon", frontmatter="name: colon\ndescription: Use when: asked\n")
+    _, r = lint_json("--select", "P2", "--extend-select", "S308", cwd=repo)
+    assert codes(r) == [("Mismatch/SKILL.md", "S308"), ("colon/SKILL.md", "P209")]
+    (repo / "skills.toml").write_text('[lint]\nselect = ["P2"]\n', encoding="utf-8")
+    _, r = lint_json("--extend-select", "S308", cwd=repo)
+    assert codes(r) == [("Mismatch/SKILL.md", "S308"), ("colon/SKILL.md", "P209")]
+    (repo / "skills.toml").write_text('[lint]\nextend-select = ["S308"]\n', encoding="utf-8")
+    _, r = lint_json("--select", "P2", cwd=repo)
+    assert codes(r) == [("Mismatch/SKILL.md", "S308"), ("colon/SKILL.md", "P209")]
+    _, r = lint_json("--select", "P2", "--extend-select", "S308", "--ignore", "S3", cwd=repo)
+    assert codes(r) == [("colon/SKILL.md", "P209")]  # (ignore still wins)
+
+
 # --- PATH handling -------------------------------------------------------------------------------
 
 def test_paths_relative_to_the_single_root(repo: Path):
@@ -180,6 +197,18 @@ def test_skills_toml_and_pyproject_configuration(repo: Path):
     rc, r = lint_json("--config", str(other), cwd=repo)
     assert rc == 1 and ("skills/Mismatch/SKILL.md", "S308") in codes(r)
     assert r["diagnostics"][[c for _, c in codes(r)].index("S308")]["severity"] == "error"
+
+
+def test_config_globs_with_a_leading_dot_slash(repo: Path):
+    """"./skills/colon/*" is relative to the file's folder like "skills/colon/*": it matched nothing
+    (per-path-ignores and exclude), silently."""
+    write_skill(repo, "skills/Mismatch", name="mismatch")
+    write_skill(repo, "skills/colon", frontmatter="name: colon\ndescription: Use when: asked\n")
+    (repo / "skills.toml").write_text('[lint]\nexclude = ["./skills/Mismatch"]\n'
+                                      '[lint.per-path-ignores]\n"./skills/colon/*" = ["P209"]\n')
+    for args in ((), ("skills",)):
+        rc, r = lint_json(*args, cwd=repo)
+        assert (rc, codes(r), r["summary"]["files"]) == (0, [], 1), args
 
 
 def test_bad_configuration_is_one_line_naming_the_file(repo: Path):

@@ -183,6 +183,15 @@ def _codes(cfg: ConfigFile, values: tuple[str, ...], key: str) -> tuple[str, ...
     return codes
 
 
+def _glob(pattern: str) -> str:
+    """A path glob of the configuration as lint matches it: paths are compared without a leading
+    ``./``, so ``"./skills/legacy/*"`` (relative to the file's folder, written explicitly) must
+    lose it, or it would match nothing without a word."""
+    while pattern.startswith("./"):
+        pattern = pattern[2:].lstrip("/")
+    return pattern
+
+
 def lint_config(cfg: ConfigFile | None, **overrides: Any) -> LintConfig:
     """Build a LintConfig from a file's ``[lint]`` table, then apply command-line overrides."""
     table: dict[str, Any] = {}
@@ -210,7 +219,7 @@ def lint_config(cfg: ConfigFile | None, **overrides: Any) -> LintConfig:
         if not isinstance(ppi, dict) or not all(isinstance(v, (list, str)) for v in ppi.values()) or not all(
                 isinstance(c, str) for v in ppi.values() if isinstance(v, list) for c in v):
             raise cfg.error("'lint.per-path-ignores' must map globs to lists of codes", "per-path-ignores", "lint")
-        kw["per_path_ignores"] = tuple((g, _codes(cfg, tuple([c] if isinstance(c, str) else c), "per-path-ignores"))
+        kw["per_path_ignores"] = tuple((_glob(g), _codes(cfg, tuple([c] if isinstance(c, str) else c), "per-path-ignores"))
                                        for g, c in ppi.items())
         settings: dict[str, Any] = {"tools": _str_list(cfg, table, "tools", prefix)}
         for key, attr in (("max-body-lines", "max_body_lines"), ("max-body-tokens", "max_body_tokens"),
@@ -230,7 +239,7 @@ def lint_config(cfg: ConfigFile | None, **overrides: Any) -> LintConfig:
                 if not isinstance(table[key], bool):
                     raise cfg.error(f"'lint.{key}' must be true or false", key, "lint")
                 disc[key] = table[key]
-        disc["exclude"] = _str_list(cfg, table, "exclude", prefix)
+        disc["exclude"] = tuple(_glob(g) for g in _str_list(cfg, table, "exclude", prefix))
         kw["discovery"] = DiscoveryOptions(**disc)
         kw["source"] = str(cfg.path)
     for key, value in overrides.items():

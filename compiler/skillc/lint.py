@@ -29,7 +29,7 @@ from .rules.registry import PROFILES, RULES, Finding, LintSettings, Rule, RuleCo
 class LintConfig:
     profile: str = "recommended"
     select: tuple[str, ...] = ()  # replaces the profile's rule set when given
-    extend_select: tuple[str, ...] = ()  # adds rules to the profile's set
+    extend_select: tuple[str, ...] = ()  # adds rules to the profile's set, or to ``select``'s
     ignore: tuple[str, ...] = ()
     per_path_ignores: tuple[tuple[str, tuple[str, ...]], ...] = ()  # (glob, codes)
     settings: LintSettings = field(default_factory=LintSettings)
@@ -49,11 +49,10 @@ class LintConfig:
             raise ConfigError(f"unknown profile {self.profile!r}; choose one of {', '.join(PROFILES)}")
 
     def active(self, rule: Rule) -> bool:
-        if self.select:
-            on = matches(rule.code, self.select)
-        else:
-            on = self.profile in rule.profiles or matches(rule.code, self.extend_select)
-        return on and not matches(rule.code, self.ignore)
+        # extend-select adds to whichever set is in force, as in Ruff: a `select` in the file and
+        # `--extend-select` on the command line (or the reverse) must not drop the added rules silently.
+        base = matches(rule.code, self.select) if self.select else self.profile in rule.profiles
+        return (base or matches(rule.code, self.extend_select)) and not matches(rule.code, self.ignore)
 
     def ignored_at(self, code: str, path: str) -> bool:
         if not self.per_path_ignores:

@@ -183,7 +183,7 @@ def _use_color(output: str | None) -> bool:
               help="Write the report to this file instead of standard output.")
 @click.option("--strict", is_flag=True, help="Warnings fail the run too (exit 1).")
 @click.option("--select", help="Comma-separated rule codes or prefixes to run instead of the profile's (e.g. S3,B701).")
-@click.option("--extend-select", help="Comma-separated codes or prefixes to add to the profile's rules.")
+@click.option("--extend-select", help="Comma-separated codes or prefixes to add to the profile's rules (or to --select's).")
 @click.option("--ignore", help="Comma-separated rule codes or prefixes to skip (added to the config's).")
 @click.option("--fix", is_flag=True, help="Apply the safe fixes in place (BOM, CRLF, quoting a scalar…), then report "
                                            "what is left.")

@@ -623,3 +623,16 @@ def test_a_message_never_prints_a_secret_its_rule_quotes(tmp_path: Path, fmt: st
     out = (r.stdout + r.stderr).lower()
     assert "s304" in out and "[redacted:github-token]" in out
     assert token[4:].lower() not in out
+
+
+def test_a_file_named_through_a_linked_folder_is_linted_where_it_is(tmp_path):
+    """`skillc lint sk/colon/SKILL.md` with `sk -> skills` said "Checked 0 files" and passed, while
+    the skill has an error: the walk never follows links, so the file was never reached."""
+    write_skill(tmp_path / "skills", "colon", description="Use when: asked")
+    os.symlink("skills", tmp_path / "sk")
+    r = run_skillc("lint", "sk/colon/SKILL.md", cwd=tmp_path)
+    assert r.returncode == 1 and "skills/colon/SKILL.md:3:" in r.stdout and "P209" in r.stdout, r.stdout + r.stderr
+    outside = tmp_path / "elsewhere"
+    outside.mkdir()
+    r = run_skillc("lint", str(tmp_path / "sk/colon/SKILL.md"), cwd=outside)
+    assert r.returncode == 1 and "P209" in r.stdout, r.stdout + r.stderr

@@ -85,6 +85,12 @@ def _file_root(path: Path, cwd: Path) -> tuple[Path, str]:
     file of a skill that is not its SKILL.md (pre-commit passes a changed reference) selects the
     skill: its secrets and links are the skill's findings."""
     absolute = Path(os.path.abspath(path))
+    # A folder on the way reached through a symbolic link (`sk -> skills`): the walk never follows
+    # links, so the file would be skipped and the run pass; lint it where it really is (its name
+    # kept: a SKILL.md that is itself a link is an alias discovery reports).
+    real_parent = Path(os.path.realpath(absolute.parent))
+    if real_parent != absolute.parent:
+        absolute = real_parent / absolute.name
     if not _lintable_file(absolute):
         absolute = owning_skill(absolute) or absolute
     is_skill_file = absolute.name.lower() == "skill.md"

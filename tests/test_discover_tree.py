@@ -208,3 +208,16 @@ def test_a_bundle_built_into_the_repository_is_not_linted_again(repo: Path):
     assert not [d for d in result.diagnostics if d.code == "C801"]
     named = lint_root(repo, only=["site/api/files/pdf"])
     assert [i.item.path for i in named.items] == ["site/api/files/pdf/SKILL.md"]
+
+
+def test_a_skill_file_that_is_not_a_regular_file_is_said_not_skipped(repo: Path):
+    """A FIFO named SKILL.md was skipped without a word: "Checked 0 files", exit 0. It is never
+    opened (a FIFO would block the run) and is a D105 error."""
+    (repo / "skills/pipe").mkdir(parents=True)
+    os.mkfifo(repo / "skills/pipe/SKILL.md")
+    disc = discover(repo)
+    assert paths(disc) == []
+    (d,) = by_code(disc, "D105")
+    assert d.path == "skills/pipe/SKILL.md" and "not a regular file" in d.message
+    r = subprocess.run([*skillc_command(), "lint", "skills"], cwd=repo, capture_output=True, text=True, timeout=60)
+    assert r.returncode == 1 and "D105" in r.stdout, r.stdout + r.stderr

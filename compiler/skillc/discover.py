@@ -264,6 +264,10 @@ def discover(root: str | os.PathLike[str], options: DiscoveryOptions = Discovery
                         subdirs.append(entry)
                 elif entry.is_file(follow_symlinks=False):
                     files[name] = entry
+                elif name.lower() == "skill.md":
+                    # A FIFO, socket or device named SKILL.md: never read (a FIFO would block the run),
+                    # but said, not skipped in silence ("Checked 0 files" and a pass).
+                    diag("D105", Severity.ERROR, prefix + name, "cannot read: not a regular file")
             except OSError as exc:
                 diag("D105", Severity.ERROR, prefix + name, f"cannot read: {exc.strerror or exc}")
 

@@ -598,3 +598,19 @@ def test_a_repository_name_holding_a_secret_is_refused(tmp_path, proj):
     (proj / token).mkdir()  # a PATH argument is named by its path
     with pytest.raises(ConfigError, match=r"PATH argument: repository name .*holds a likely secret"):
         load(tmp_path, paths=[str(proj / token)], config=None)
+
+
+@pytest.mark.parametrize("name", ["skills.toml", ".rkat/skills.toml"])
+def test_a_folder_named_like_the_configuration_is_an_error_not_passed_over(tmp_path, name):
+    """A folder called skills.toml was passed over: the build quietly fell back to the embedded
+    skills and lint to no configuration, exit 0. It is a configuration error naming the path."""
+    from conftest import run_skillc, write_skill
+
+    write_skill(tmp_path / "skills", "pdf")
+    (tmp_path / name).mkdir(parents=True)
+    env = {"SKILLC_CACHE_DIR": str(tmp_path / "cache"), "HOME": str(tmp_path / "home")}
+    for args in (("build", "--out", "out", "--no-site"), ("lint", "skills")):
+        r = run_skillc(*args, cwd=tmp_path, env=env)
+        assert r.returncode == 2 and "not a regular file" in r.stderr and name in r.stderr, (args, r.stderr)
+        assert "Traceback" not in r.stderr
+    assert not (tmp_path / "out").exists()

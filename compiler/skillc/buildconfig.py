@@ -25,7 +25,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any, Callable, Mapping, Sequence
 
 from . import secrets
-from .config import ConfigFile, find_lint_config, lint_config, quiet_is_dir
+from .config import ConfigFile, find_lint_config, is_config_file, lint_config, quiet_is_dir
 from .errors import ConfigError
 from .lint import LintConfig
 from .resolve_types import Repository, Tier
@@ -126,7 +126,7 @@ def load_build_config(paths: Sequence[str], config_path: str | None, *, cwd: Pat
         found: set[Path] = set()
         for base, names, level in ((cwd, PROJECT_CONFIGS, "project"), (home, USER_CONFIGS, "user")):
             for rel in names:
-                if (base / rel).is_file() and (base / rel).resolve() not in found:
+                if is_config_file(base / rel) and (base / rel).resolve() not in found:
                     found.add((base / rel).resolve())
                     files.append((_read_toml(base / rel), level))
 

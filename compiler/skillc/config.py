@@ -121,7 +121,7 @@ def find_config(start: Path) -> ConfigFile | None:
     """The first skills.toml, .rkat/skills.toml or pyproject.toml with [tool.skillc] in ``start``."""
     for name in CONFIG_NAMES:
         candidate = start / name
-        if quiet_is_file(candidate):
+        if is_config_file(candidate):
             cfg = read_config_file(candidate)
             if name != "pyproject.toml" or cfg.data:
                 return cfg
@@ -139,6 +139,17 @@ def find_lint_config(start: Path) -> ConfigFile | None:
         if quiet_exists(folder / ".git"):
             return None
     return None
+
+
+def is_config_file(path: Path) -> bool:
+    """Whether the lookup takes ``path``: a regular file.  Something else of that name (a folder, a
+    FIFO) is an error, not passed over: the build would quietly fall back to the embedded skills."""
+    if quiet_is_file(path):
+        return True
+    if quiet_exists(path):
+        raise ConfigError(f"{path}: not a regular file, so it cannot be the configuration it is named as",
+                          hint="rename or remove it")
+    return False
 
 
 def quiet_is_file(path: Path) -> bool:

@@ -406,9 +406,11 @@ class _Checker:
 
         try:
             with signals_held():  # (a Ctrl-C while forking reaches the workers once they ignore it)
+                gc.freeze()
                 for w in self.workers:
                     w.start()
         finally:
+            gc.unfreeze()
             _SHARED.clear()
 
     def _feed(self, total: int | None) -> None:
@@ -525,15 +527,19 @@ def _lint_root(root: str | os.PathLike[str], config: LintConfig, only: Collectio
     discovery = config.discovery
     checker = _Checker(os.path.realpath(root), config, rules, keys)
     try:
-        if only is None:  # check each item as soon as discovery has it
+        # Each item is checked as soon as discovery has it (on other cores while the walk goes on).
+        if only is None:
             disc = discover(root, discovery, on_item=checker.add)
         else:
             only = frozenset(only)
             dirs = set(only) | {o.rsplit("/", 1)[0] if "/" in o else "" for o in only}
-            disc = discover(root, replace(discovery, only_dirs=frozenset(dirs)))
-            for item in disc.items:
-                if _selected(item, only):
+            selected = only
+
+            def add(item: DiscoveredItem) -> None:
+                if _selected(item, selected):
                     checker.add(item)
+
+            disc = discover(root, replace(discovery, only_dirs=frozenset(dirs)), on_item=add)
         checked = checker.finish()
     except BaseException:
         checker.stop()

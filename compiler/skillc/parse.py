@@ -31,6 +31,7 @@ from .model import (
     TextEdit,
     plural,
 )
+from .textscan import contains
 
 try:  # the C loader is several times faster; fall back when libyaml is missing
     from yaml import CSafeLoader as _Loader
@@ -597,7 +598,7 @@ def _parse_text(original: str, digest: str, size: int, ctx: _Ctx, kind: ItemKind
             text = text.replace("\r", "\n")
     # Exact offsets for quoting fixes only hold when nothing was normalised; --fix loops until stable.
     exact = offset == 0 and len(text) == len(original)
-    if "<<<<<<<" in text or ">>>>>>>" in text:
+    if contains(text, "<<<<<<<") or contains(text, ">>>>>>>"):
         for m in _CONFLICT.finditer(text):
             line, _ = line_col(text, m.start())
             diags.append(_diag(ctx, "P205", Severity.ERROR, line, 1, "git merge-conflict marker; resolve the conflict"))

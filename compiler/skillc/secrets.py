@@ -395,13 +395,15 @@ KINDS: tuple[str, ...] = tuple(p.kind for p in PATTERNS)
 def scan(text: str) -> list[SecretMatch]:
     """Every likely secret in ``text``, ordered by position (never overlapping)."""
     low = text.lower()
+    present = _present(low)
+    if not present:  # (no trigger: no pattern can match; most files)
+        return []
     same_length = len(low) == len(text)  # lower() can change lengths (İ); then fall back to (?i)
     found: list[tuple[int, int, str]] = []
     # The spans kept so far, disjoint, sorted by start (so their ends are sorted too): a new match
     # can only overlap the last one starting before its end (a file full of keys: no quadratic scan).
     taken_starts: list[int] = []
     taken_ends: list[int] = []
-    present = _present(low)
     for pat in PATTERNS:
         if pat.prefilter is not None:
             if pat.kind not in present or not pat.prefilter.search(text):

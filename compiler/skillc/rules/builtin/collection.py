@@ -16,9 +16,12 @@ NAMED = frozenset({ItemKind.SKILL, ItemKind.LIGHTWEIGHT})
 
 def _name(ctx: RuleContext) -> str | None:
     name = ctx.meta.get("name")
-    if not isinstance(name, str) or not name.strip():
+    if not isinstance(name, str):
         return None
-    return unicodedata.normalize("NFKC", name.strip())
+    name = name.strip()
+    if not name:
+        return None
+    return name if name.isascii() else unicodedata.normalize("NFKC", name)  # (NFKC keeps ASCII as it is)
 
 
 @rule(
@@ -88,16 +91,23 @@ class _PluginRoots:
     def __init__(self, root: Path) -> None:
         self.root = root
         self.known: dict[str, bool] = {}
+        self.plugins: dict[str, str] = {}  # skill's parent folder -> its plugin
 
     def __call__(self, skill_dir: str) -> str:
         # From the folder above the skill: a plugin holds skills (one stat per collection folder,
-        # not one per skill)
-        folder = skill_dir.rpartition("/")[0]
-        while folder:
-            if self._is_plugin(folder):
-                return folder
-            folder = folder.rpartition("/")[0]
-        return ""
+        # not one per skill; one walk up per folder, not per skill: skills share their parents)
+        parent = skill_dir.rpartition("/")[0]
+        plugin = self.plugins.get(parent)
+        if plugin is None:
+            plugin = ""
+            folder = parent
+            while folder:
+                if self._is_plugin(folder):
+                    plugin = folder
+                    break
+                folder = folder.rpartition("/")[0]
+            self.plugins[parent] = plugin
+        return plugin
 
     def _is_plugin(self, folder: str) -> bool:
         if folder not in self.known:

@@ -19,6 +19,7 @@ from urllib.parse import unquote
 from ... import secrets
 from ...discover import MAX_LISTED_FILES, RESOURCE_DIRS, SKILL_FILE_NAMES, SKIP_DIRS
 from ...model import ItemKind, Position, Severity
+from ...textscan import contains
 from ..registry import Finding, RuleContext, rule
 
 REC = frozenset({"recommended"})
@@ -214,12 +215,12 @@ def _fence_lines(text: str) -> Iterator[re.Match[str]]:
 def _mask_code(text: str, spans: bool = True) -> str:
     """Blank out fenced code blocks, code spans (unless ``spans`` is False) and HTML comments,
     keeping offsets (newlines kept)."""
-    if "<!--" in text:
+    if contains(text, "<!--"):
         text = _HTML_COMMENT.sub(lambda m: _blank(m.group(0)), text)
-    if "`" not in text and "~~~" not in text:
+    if "`" not in text and not contains(text, "~~~"):
         return text
     masked = text
-    if "```" in text or "~~~" in text:
+    if contains(text, "```") or contains(text, "~~~"):
         # Fence lines found by one multi-line search; a block runs from its opening line to the
         # closing line (at least as many of the same character and nothing else), or to the end.
         blocks: list[tuple[int, int]] = []
@@ -284,7 +285,7 @@ def _ref_defs(masked: str) -> Iterator[re.Match[str]]:
     A multi-line ``^`` pattern cannot be searched for by a literal prefix, so the regex engine
     would try it at every character; a definition spanning lines hides the line starts it covers.
     """
-    if "]:" not in masked:
+    if not contains(masked, "]:"):
         return
     end = 0
     for cand in _REF_DEF_START.finditer("\n" + masked):
@@ -316,11 +317,10 @@ def _link_matches(masked: str) -> Iterator[re.Match[str]]:
 
 def local_links(text: str) -> list[Link]:
     """Relative links and images in Markdown, outside code; URLs, anchors and placeholders skipped."""
-    if "](" not in text and "]:" not in text:
+    if "]" not in text or (not contains(text, "](") and not contains(text, "]:")):
         return []
     masked = _mask_code(text)
-    out: list[Link] = []
-    starts: list[int] | None = None
+    found: list[tuple[int, str, str]] = []
     for m in _link_matches(masked):
         raw = m.group(1).strip()
         if raw.startswith("<") and raw.endswith(">"):
@@ -328,15 +328,16 @@ def local_links(text: str) -> list[Link]:
         if not raw or raw.startswith(("#", "//", "?")) or _SCHEME.match(raw) or _PLACEHOLDER.search(raw):
             continue
         path = unquote(raw.split("#", 1)[0].split("?", 1)[0])
-        if not path:
-            continue
-        if starts is None:
-            starts = [0]
-            starts.extend(nl.end() for nl in re.finditer("\n", text))
-        offset = m.start(1)
-        line = bisect.bisect_right(starts, offset)
-        out.append(Link(raw, path, line, offset - starts[line - 1] + 1))
-    out.sort(key=lambda link: (link.line, link.column))
+        if path:
+            found.append((m.start(1), raw, path))
+    found.sort()
+    # Lines counted from one link to the next (a few links in a long body: no table of every line)
+    out: list[Link] = []
+    line, pos = 1, 0
+    for offset, raw, path in found:
+        line += text.count("\n", pos, offset)
+        pos = offset
+        out.append(Link(raw, path, line, offset - text.rfind("\n", 0, offset)))
     return out
 
 

@@ -12,9 +12,12 @@ from pathlib import Path
 from typing import Callable
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from conftest import write_skill
 from skillc.lint import LintConfig, lint_root
+from skillc.rules.builtin.frontmatter import _split_tools_nested, split_tools
 from skillc.rules.registry import LintSettings, by_code_order
 
 DESC = "Does the thing. Use when the user asks for the thing."
@@ -304,6 +307,14 @@ def test_f407_suggests_a_block_list_when_an_entry_holds_a_space(tmp_path: Path):
     found = [d.message for d in lint_root(tmp_path, LintConfig()).diagnostics if d.code == "F407"]
     assert len(found) == 1 and "one `- entry` per line" in found[0] and "- Read, - Bash(gh api:*)" in found[0]
     assert "[" not in found[0].split("(", 1)[1].replace("Bash(gh api:*)", "")
+
+
+@settings(max_examples=400)
+@given(st.text(alphabet="(),: \t\u3000aB*", max_size=40))
+def test_allowed_tools_split_the_same_with_and_without_the_flat_parentheses_path(value: str):
+    """F406/F407 read ``split_tools``: its fast path for paired, unnested parentheses splits every
+    value exactly as the character loop does."""
+    assert split_tools(value) == _split_tools_nested(value)
 
 
 def test_type_names_in_messages_take_the_right_article(tmp_path: Path):

@@ -203,6 +203,27 @@ def split_tools(value: str) -> tuple[list[str], str, bool]:
         if "," in value:
             return [e.strip() for e in value.split(",")], ",", True
         return value.split(), " ", True
+    if _FLAT_PARENS.fullmatch(value):
+        # `Read Bash(git: *)`: each pattern blanked out, the separators left are the entries' (the
+        # character loop below costs microseconds a value, and two rules split every value)
+        masked = _PAREN_GROUP.sub(lambda m: "\0" * len(m.group()), value)
+        if "," in masked:
+            entries, start = [], 0
+            for part in masked.split(","):
+                entries.append(value[start : start + len(part)].strip())
+                start += len(part) + 1
+            return entries, ",", True
+        return [value[m.start() : m.end()] for m in _NON_SPACE.finditer(masked)], " ", True
+    return _split_tools_nested(value)
+
+
+_FLAT_PARENS = re.compile(r"[^()]*(?:\([^()]*\)[^()]*)*")  # parentheses in pairs, none nested
+_PAREN_GROUP = re.compile(r"\([^()]*\)")
+_NON_SPACE = re.compile(r"\S+")  # (\s is str.isspace's set)
+
+
+def _split_tools_nested(value: str) -> tuple[list[str], str, bool]:
+    """``split_tools`` of any value, one character at a time (nested or unbalanced parentheses)."""
     depth, comma = 0, False
     for c in value:
         if c == "(":

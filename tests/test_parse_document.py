@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from skillc.lint import read_item
 from skillc.model import DiscoveredItem, ItemKind, Position, Severity
-from skillc.parse import MAX_FILE_BYTES, parse_document
+from skillc.parse import _FENCE_LINE, MAX_FILE_BYTES, _closing_fence, parse_document
 from skillc.rules.registry import RULES, load_all
 
 load_all()
@@ -424,3 +424,13 @@ def test_a_mapping_or_list_in_a_list_is_placed_where_it_starts():
     doc = parse("---\nname: s\ndescription: d\nsteps:\n  - name: one\n    run: x\n  - {}\n  - [a, b]\n---\n")
     fm = doc.frontmatter
     assert [fm.position("steps", i) for i in range(3)] == [Position(5, 5), Position(7, 5), Position(8, 5)]
+
+
+@settings(max_examples=500)
+@given(st.text(alphabet="-\n \t\rx\u2028", max_size=60))
+def test_closing_fence_is_the_first_fence_line_after_the_opening_one(text: str):
+    """The frontmatter ends at the first `---` line after line 1, found by looking only where a line
+    starts with `---`: the same line as searching the multi-line pattern from line 2."""
+    text = "---\n" + text
+    found, expected = _closing_fence(text, 3), _FENCE_LINE.search(text, 4)
+    assert (found and found.span()) == (expected and expected.span())

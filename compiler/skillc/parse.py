@@ -414,7 +414,7 @@ def _load_events(get_event: Any, text: str, line_offset: int) -> tuple[Any, Mapp
             )
         if node_count > MAX_YAML_NODES:
             raise YamlLimitError(f"YAML has more than {MAX_YAML_NODES} nodes", event.start_mark)
-    if _YAML_ONLY_BREAK.search(text):
+    if not text.isascii() and _YAML_ONLY_BREAK.search(text):  # (isascii: a flag, no scan)
         return (root[0] if root else None), *_relined(text, base, keys, scalars, duplicates)
     return (root[0] if root else None), _Positions(keys), _Scalars(scalars, base), duplicates
 
@@ -564,6 +564,19 @@ def parse_document(raw: bytes, path: str, kind: ItemKind = ItemKind.SKILL, skill
     return _parse_text(text, digest, len(raw), ctx, kind)
 
 
+def _closing_fence(text: str, newline: int) -> re.Match[str] | None:
+    """``_FENCE_LINE.search(text, newline + 1)``: the first ``---`` line after the one ending at
+    ``newline``, tried only where a line starts with ``---`` (a multi-line ``^`` pattern is tried at
+    every character of the frontmatter)."""
+    pos = text.find("\n---", newline)
+    while pos >= 0:
+        m = _FENCE_LINE.match(text, pos + 1)
+        if m:
+            return m
+        pos = text.find("\n---", pos + 1)
+    return None
+
+
 def _parse_text(original: str, digest: str, size: int, ctx: _Ctx, kind: ItemKind) -> Document:
     diags: list[Diagnostic] = []
     text = original
@@ -628,7 +641,7 @@ def _parse_text(original: str, digest: str, size: int, ctx: _Ctx, kind: ItemKind
         return Document(ctx.path, kind, digest, size, original, None, body, body_line, tuple(diags))
 
     fm_offset = first_end + 1  # offset of the frontmatter text inside `text`
-    closing = _FENCE_LINE.search(text, fm_offset) if first_end >= 0 else None
+    closing = _closing_fence(text, first_end) if first_end >= 0 else None
     if closing is None:
         diags.append(_diag(ctx, "P202", Severity.ERROR, 1, 1, "frontmatter opened on line 1 is never closed with '---'"))
         return Document(ctx.path, kind, digest, size, original, None, "", 1, tuple(diags))

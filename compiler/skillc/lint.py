@@ -167,13 +167,25 @@ def _document_rules(rules: Sequence[Rule], kind: ItemKind) -> tuple[tuple[Callab
     return plan
 
 
+# (plan id, the frontmatter's keys) -> (plan, the plan's rules that read one of those keys or declare
+# none).  Files of a repository share a few sets of keys: the rules a file needs are looked up
+# once per set instead of testing each rule's keys on every file.
+_ACTIVE: dict[tuple[int, frozenset[str]], tuple[tuple, tuple[tuple[Callable, Rule], ...]]] = {}
+
+
 def check_document(ctx: RuleContext, rules: Sequence[Rule]) -> list[Diagnostic]:
     """Run document-scope rules on one context (pure: no I/O beyond what a rule reads)."""
     out: list[Diagnostic] = []
-    meta = ctx.meta
-    for check, rule, keys in _document_rules(rules, ctx.item.kind):
-        if keys is not None and keys.isdisjoint(meta):
-            continue  # none of the keys it reads: it cannot find anything
+    plan = _document_rules(rules, ctx.item.kind)
+    names = frozenset(ctx.meta)
+    cached = _ACTIVE.get((id(plan), names))
+    if cached is None or cached[0] is not plan:
+        # (a rule none of whose keys the file has cannot find anything)
+        active = tuple((check, rule) for check, rule, keys in plan if keys is None or not keys.isdisjoint(names))
+        if len(_ACTIVE) > 1024:
+            _ACTIVE.clear()
+        cached = _ACTIVE[(id(plan), names)] = (plan, active)
+    for check, rule in cached[1]:
         for finding in check(ctx):  # most rules find nothing: no per-rule work before a finding
             out.extend(_findings_to_diagnostics(rule, ctx, (finding,)))
     return out

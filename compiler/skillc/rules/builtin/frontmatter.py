@@ -183,7 +183,7 @@ def tags_invalid(ctx: RuleContext):
         loaders reject and lenient ones read as true even when it says `"false"`.
     """,
     bad="user-invocable: \"yes\"", good="user-invocable: true", profiles=REC,
-    kinds=frozenset({ItemKind.SKILL}),
+    kinds=frozenset({ItemKind.SKILL}), keys=BOOLEAN_KEYS,
 )
 def boolean_key_not_boolean(ctx: RuleContext):
     for key in BOOLEAN_KEYS:
@@ -614,7 +614,7 @@ def key_case_conflict(ctx: RuleContext):
         `--fix` quotes a plain scalar.
     """,
     bad="argument-hint: [file] [format]", good="argument-hint: '[file] [format]'", severity=Severity.WARNING,
-    profiles=REC, fix="quote the value as written", kinds=frozenset({ItemKind.SKILL}),
+    profiles=REC, fix="quote the value as written", kinds=frozenset({ItemKind.SKILL}), keys=TEXT_KEYS,
 )
 def text_key_not_string(ctx: RuleContext):
     for key in TEXT_KEYS:
@@ -648,7 +648,7 @@ def text_key_not_string(ctx: RuleContext):
         metadata:
           author: ana
     """,
-    severity=Severity.WARNING, profiles=REC, kinds=frozenset({ItemKind.SKILL}),
+    severity=Severity.WARNING, profiles=REC, kinds=frozenset({ItemKind.SKILL}), keys=("metadata",),
 )
 def metadata_key_shadowed(ctx: RuleContext):
     inner = ctx.meta.get("metadata")

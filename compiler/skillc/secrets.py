@@ -57,6 +57,8 @@ _PLACEHOLDER_WORDS = (
     "xxx", "demo", "1234", "abc123", "abcd", "xyz", "hardcoded", "default", "admin", "hunter2", "qwerty",
     "letmein", "test", "key", "p@ss", "ssw0rd", "secure",
 )
+_PLACEHOLDER_WORD = re.compile("|".join(map(re.escape, _PLACEHOLDER_WORDS)))  # (one pass, not one per word)
+_RUN = re.compile(r"(.)\1{5,}")
 _TYPE_WORDS = frozenset({
     "string", "str", "number", "integer", "int", "boolean", "bool", "null", "none", "nil", "true",
     "false", "required", "optional", "undefined", "secret", "password", "value", "env", "text",
@@ -84,10 +86,10 @@ def is_placeholder(value: str) -> bool:
         return True
     if _REFERENCE.search(v) or _ENV_NAME.fullmatch(v):
         return True
-    if any(w in low for w in _PLACEHOLDER_WORDS):
+    if _PLACEHOLDER_WORD.search(low):
         return True
     # a run of four or more identical characters, e.g. "sk-aaaaaaaa" or "1111111"
-    return re.search(r"(.)\1{5,}", v) is not None
+    return _RUN.search(v) is not None
 
 
 def _random_looking(v: str, min_len: int) -> bool:
@@ -106,7 +108,7 @@ def _ok_token(v: str) -> bool:
     digits = re.sub(r"\D", "", v)
     if len(digits) >= 6 and digits in "0123456789" * 4:  # A1B2C3D4E5… made up by hand
         return False
-    return not re.search(r"(.)\1{5,}", v)
+    return not _RUN.search(v)
 
 
 def _ok_openai(v: str) -> bool:
@@ -272,6 +274,7 @@ _IMPLIED = {"sk-ant-": "sk-", "private key": "key"}
 _TRIGGERS: tuple[str, ...] = tuple(sorted({t for p in PATTERNS for t in p.triggers} - _IMPLIED.keys()))
 _PREFILTERED = frozenset(p.kind for p in PATTERNS if p.prefilter is not None)
 _ASSIGNED = "="  # "=<kind>": an assignment pattern's key is followed by `:` or `=` somewhere (``_assigned``)
+_STARTS = "^"  # "^<literal>": a lower-case pattern's start literal occurs (with google-re2 only)
 
 
 def _trigger_set() -> tuple[object, tuple[str, ...]] | None:
@@ -300,8 +303,14 @@ def _trigger_set() -> tuple[object, tuple[str, ...]] | None:
     for p in assigning:
         keys = "|".join(re.escape(t) for t in p.triggers)
         automaton.Add(f"(?:{keys})".encode() + rb"[a-z0-9_\-]*[\"'`]?[\t\n\x0b\x0c\r \x1c-\x1f\x80-\xff]*[:=]")
+    # Which of the lower-case patterns' start literals occur (``_STARTS`` + literal): where a pattern
+    # runs, only those are searched for (a search for each literal is a scan of the whole text).
+    starts = tuple(sorted({s for p in PATTERNS if p.lower for s in p.starts}))
+    for literal in starts:
+        automaton.Add(re.escape(literal).encode())
     automaton.Compile()
-    return automaton, (*needles, *(p.kind for p in prefiltered), *(_ASSIGNED + p.kind for p in assigning))
+    return automaton, (*needles, *(p.kind for p in prefiltered), *(_ASSIGNED + p.kind for p in assigning),
+                       *(_STARTS + s for s in starts))
 
 
 _TRIGGER_SET = _trigger_set()
@@ -415,8 +424,13 @@ def scan(text: str) -> list[SecretMatch]:
         haystack = low if pat.lower and same_length else text
         regex = re.compile(pat.regex.pattern, re.I) if pat.lower and not same_length else pat.regex
         # (a lower-case pattern on the original text, after a length-changing lower(), has no literals)
-        found_here = (_matches_at(regex, haystack, pat.starts) if pat.starts and (haystack is low or not pat.lower)
-                      else regex.finditer(haystack))
+        if pat.starts and (haystack is low or not pat.lower):
+            literals = pat.starts
+            if haystack is low and _TRIGGER_SET is not None:  # (the automaton saw which occur)
+                literals = tuple(lit for lit in literals if _STARTS + lit in present)
+            found_here = _matches_at(regex, haystack, literals)
+        else:
+            found_here = regex.finditer(haystack)
         for m in found_here:
             if haystack is not text:
                 m = _Rematch(m, text)

@@ -353,6 +353,28 @@ def test_explicit_scalar_tags_that_do_not_fit_the_value_are_diagnosed(value, mes
     assert (doc.diagnostics[0].line, doc.diagnostics[0].column) == (3, 10)
 
 
+@pytest.mark.parametrize("value, message", [
+    ("2024-13-45", "'2024-13-45' is not a valid timestamp (month must be in 1..12)"),
+    ("2023-02-29", "'2023-02-29' is not a valid timestamp (day is out of range for month)"),
+    ("!!float 1x", "'1x' is not a valid float"),
+])
+def test_a_value_its_constructor_refuses_is_reported_where_it_is_written(value, message):
+    """A plain date that is no date (month 13) made the timestamp constructor raise ValueError,
+    which was reported at the frontmatter's first line (2:1), not at the value."""
+    doc = parse(f"---\nname: s\ndescription: d\ncreated: {value}\n---\n")
+    assert codes(doc) == ["P209"] and message in doc.diagnostics[0].message
+    assert (doc.diagnostics[0].line, doc.diagnostics[0].column) == (4, 10)
+
+
+def test_a_binary_value_is_not_called_text():
+    """`!!binary` builds bytes, which messages named "text": "'model' must be text, found text"."""
+    from skillc.parse import a_type_name
+
+    doc = parse("---\nname: s\nversion: !!binary aGVsbG8=\n---\n")
+    assert doc.frontmatter.data["version"] == b"hello"
+    assert a_type_name(b"hello") == "binary data"
+
+
 def test_positions_and_scalars_survive_pickling_to_workers():
     import pickle
 

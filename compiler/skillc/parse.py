@@ -111,6 +111,11 @@ def _typed_scalar(tag: str, value: str, event: Any) -> Any:
         raise yaml.constructor.ConstructorError(
             None, None, f"{value!r} is not a valid {tag.rsplit(':', 1)[-1]}", event.start_mark
         ) from None
+    except (ValueError, OverflowError) as exc:  # a plain `2024-13-45` (month 13), `!!float 1x`
+        # (marked here, so the error is placed at the value, not at the frontmatter's first line)
+        raise yaml.constructor.ConstructorError(
+            None, None, f"{value!r} is not a valid {tag.rsplit(':', 1)[-1]} ({exc})", event.start_mark
+        ) from None
 
 
 class _LazyMap(Mapping):
@@ -741,6 +746,8 @@ def _type_name(value: Any) -> str:
         return "mapping"
     if value is None:
         return "null"
+    if isinstance(value, bytes):  # `!!binary`: no text to show, and no text a client reads
+        return "binary"
     return "text"
 
 
@@ -750,6 +757,6 @@ type_name = _type_name
 def a_type_name(value: Any) -> str:
     """``type_name`` as a message says it: "an integer", "a list", "text", "nothing (null)"."""
     name = _type_name(value)
-    if name in ("null", "text"):
-        return "nothing (null)" if name == "null" else name
+    if name in ("null", "text", "binary"):
+        return {"null": "nothing (null)", "binary": "binary data"}.get(name, name)
     return f"an {name}" if name[0] in "aeiou" else f"a {name}"

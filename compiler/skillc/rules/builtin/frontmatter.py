@@ -107,7 +107,9 @@ def version_not_string(ctx: RuleContext):
         return
     value = ctx.meta["version"]
     scalar = _scalar(ctx, "version")
-    if scalar is not None and not isinstance(value, (list, dict)):
+    # (not `version:` or `~`: quoting nothing wrote `version:''`, which breaks the YAML, and `'~'` is
+    # a version no one wrote)
+    if scalar is not None and value is not None and not isinstance(value, (list, dict)):
         yield Finding(f"'version' is read as {a_type_name(value)}; quote it: '{scalar.text}'",
                       scalar.position, quote_scalar_fix(ctx, scalar))
     else:
@@ -224,15 +226,17 @@ _NON_SPACE = re.compile(r"\S+")  # (\s is str.isspace's set)
 
 def _split_tools_nested(value: str) -> tuple[list[str], str, bool]:
     """``split_tools`` of any value, one character at a time (nested or unbalanced parentheses)."""
-    depth, comma = 0, False
+    depth, comma, lowest = 0, False, 0
     for c in value:
         if c == "(":
             depth += 1
         elif c == ")":
             depth -= 1
+            lowest = min(lowest, depth)
         elif c == "," and depth == 0:
             comma = True
-    balanced = depth == 0
+    # (a `)` before its `(` unbalances too, though the count comes back to zero: `Bash(x)) Read(`)
+    balanced = depth == 0 and lowest == 0
     entries, cur, depth = [], [], 0
     for c in value:
         if c == "(":
@@ -563,7 +567,15 @@ def hook_matcher_invalid_regex(ctx: RuleContext):
         if scalar is not None:
             quote = 1 if scalar.style in ("'", '"') else 0
             col = scalar.position.column + quote + (at or 0)
-            pos = Position(scalar.position.line, col) if scalar.position.line == scalar.end.line else scalar.position
+            pos = scalar.position
+            if scalar.position.line == scalar.end.line:
+                # The pattern's index is a column only where the file holds the pattern as it is read:
+                # an escape before it (`"\\d(?!x)"`, `'it''s'`) shifts the text, so the value is pointed at.
+                lines = ctx.document.text.split("\n", scalar.position.line)  # (fewer in a file of CRs)
+                line = lines[scalar.position.line - 1] if len(lines) >= scalar.position.line else ""
+                start = scalar.position.column - 1 + quote
+                if not at or line[start:start + at] == pattern[:at]:
+                    pos = Position(scalar.position.line, col)
         yield Finding(f"hook matcher {pattern!r} is not a valid regular expression: {msg}"
                       + (f" at position {at}" if at is not None else ""), pos)
 
@@ -624,7 +636,9 @@ def text_key_not_string(ctx: RuleContext):
         if isinstance(value, (datetime.date, datetime.datetime)):
             continue  # F403
         scalar = _scalar(ctx, key)
-        fix = quote_scalar_fix(ctx, scalar) if scalar is not None else None
+        # (a null is no text to keep: quoting `model:` wrote `model:''`, which breaks the YAML, and
+        # `~` would become the text '~', as S313 says)
+        fix = quote_scalar_fix(ctx, scalar) if scalar is not None and value is not None else None
         hint = " (quote it)" if isinstance(value, (list, int, float, bool)) else ""
         yield Finding(f"{key!r} must be text, found {a_type_name(value)}{hint}", ctx.value(key), fix)
 

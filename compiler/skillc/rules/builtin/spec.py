@@ -365,7 +365,10 @@ def _try(name: str) -> str:
 
 
 def _slug(name: str) -> str:
-    slug = re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-")
+    # Letters keep their base letter (`Café` → `cafe`, `İstanbul` → `istanbul`, `ß` → `ss`): each
+    # accented letter was a hyphen, or nothing (`caf`), a name the author would not have chosen.
+    folded = "".join(c for c in unicodedata.normalize("NFKD", name.casefold()) if not unicodedata.combining(c))
+    slug = re.sub(r"[^a-z0-9]+", "-", folded).strip("-")
     return re.sub(r"-{2,}", "-", slug) or "skill"
 
 

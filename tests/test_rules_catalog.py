@@ -292,6 +292,54 @@ def test_a_fence_with_an_info_string_never_closes_a_block(tmp_path: Path):
     assert found == ["link target 'references/missing.md' does not exist in the skill"]
 
 
+def test_b704_an_unclosed_comment_opener_in_text_or_code_hides_no_link(tmp_path: Path):
+    """`<!--` in a code span or a fenced block, or unclosed within a line, opens no comment (it used to
+    blank the rest of the file); `<!--` opening a line, unclosed, is an HTML block to the end."""
+    skill(body="# T\n\nWrite `<!--` to open a comment.\n\n[a](references/one.md)\n\n"
+               "```html\n<!-- header\n```\n\n[b](references/two.md) and <!-- inline\n\n[c](references/three.md)\n\n"
+               "<!-- old\n[d](references/hidden.md)\n")(tmp_path)
+    found = [d.message for d in lint_root(tmp_path, LintConfig()).diagnostics if d.code == "B704"]
+    assert found == [f"link target 'references/{n}.md' does not exist in the skill" for n in ("one", "two", "three")]
+
+
+def test_b704_an_unmatched_backtick_hides_no_link_outside_its_paragraph(tmp_path: Path):
+    """CommonMark: a code span closes at a run of exactly as many backticks, in its paragraph; an
+    unclosed `` ` `` used to pair with the next span paragraphs later and hide the links between
+    (a fenced block in a list item, indented 4, with a blank line inside, stays code)."""
+    skill(body="# T\n\nRun `scripts/a.py to start.\n\nSee [a](references/one.md).\n\nThen `load()`.\n\n"
+               "``\n[b](references/two.md)`\n\n"
+               "1. Run:\n\n    ```python\n    x = 1\n\n    handlers[name](event)\n    ```\n")(tmp_path)
+    found = [d.message for d in lint_root(tmp_path, LintConfig()).diagnostics if d.code == "B704"]
+    assert found == [f"link target 'references/{n}.md' does not exist in the skill" for n in ("one", "two")]
+
+
+def test_b704_checks_an_image_inside_a_link(tmp_path: Path):
+    """A clickable image `[![alt](assets/d.png)](assets/d.png)`: both paths are links (the image was skipped)."""
+    skill(body="# T\n\n[![diagram](assets/gone.png)](assets/big.png)\n", files={"assets/big.png": b"x"})(tmp_path)
+    found = [(d.message, d.line, d.column) for d in lint_root(tmp_path, LintConfig()).diagnostics if d.code == "B704"]
+    assert found == [("link target 'assets/gone.png' does not exist in the skill", 7, 13)]
+
+
+def test_b704_a_definition_needs_a_destination_alone_or_with_a_title(tmp_path: Path):
+    """CommonMark: "[Name]: a short description" is text (no definition: "a" is followed by neither a
+    title nor the end of the line), and a destination is never read across a blank line."""
+    skill(body="# T\n\n[Project Name]: A short description\n\n[x]:\n\nfoo\n\n"
+               "[ok]: references/gone.md \"Title\"\n[next]:\n  references/later.md\n")(tmp_path)
+    found = [d.message for d in lint_root(tmp_path, LintConfig()).diagnostics if d.code == "B704"]
+    assert found == [f"link target 'references/{n}.md' does not exist in the skill" for n in ("gone", "later")]
+
+
+def test_link_positions_in_a_file_with_old_mac_line_endings(tmp_path: Path):
+    """A CR alone ends a line (P204 reads it so): B704 and B708 used to count LFs only, placing every
+    link on the body's first line, and no fence line was found."""
+    (tmp_path / "demo").mkdir()
+    (tmp_path / "demo/SKILL.md").write_bytes(
+        f"---\rname: demo\rdescription: {DESC}\r---\r# T\r\rSee [a](references/gone.md).\r"
+        "```\rd[k](v)\r```\rRead `references/api.md`.\r".encode())
+    diags = lint_root(tmp_path, LintConfig(extend_select=("B708",))).diagnostics
+    assert [(d.code, d.line, d.column) for d in diags if d.code in ("B704", "B708")] == [("B704", 7, 9), ("B708", 11, 7)]
+
+
 def test_s313_never_quotes_a_null_into_text(tmp_path: Path):
     skill(fm="metadata:\n  a: ~\n  b: 2.0\n")(tmp_path)
     found = {d.message: d for d in lint_root(tmp_path, LintConfig(profile="spec")).diagnostics if d.code == "S313"}
@@ -301,12 +349,55 @@ def test_s313_never_quotes_a_null_into_text(tmp_path: Path):
     assert found["metadata value 'b' must be a string, found a number"].fix is not None  # quoted: '2.0'
 
 
+@pytest.mark.parametrize("line", ["version:", "version: ~", "model:", "author: null"])
+def test_f402_f413_never_quote_a_missing_value(tmp_path: Path, line: str):
+    """`--fix` quoted an empty value into `version:''` (YAML no longer parsed) and `~` into the
+    text '~'; the fix quotes what the author wrote, and there is nothing written to keep."""
+    skill(fm=f"{line}\nlicense: MIT\n")(tmp_path)
+    found = [d for d in lint_root(tmp_path, LintConfig()).diagnostics if d.code in ("F402", "F413")]
+    assert len(found) == 1 and found[0].fix is None, found
+    assert "nothing (null)" in found[0].message and "quote it" not in found[0].message
+
+
+@pytest.mark.parametrize("written, column", [
+    ('"(?!x)"', 17),  # the "(" inside the quotes
+    ('"\\\\d(?!x)"', 16),  # an escape before it: the value's start, not a column 1 character short
+    ("'it''s(?!x)'", 16),
+])
+def test_f410_column_is_inside_the_value_only_where_the_text_is_as_written(tmp_path: Path, written: str,
+                                                                           column: int):
+    skill(fm=f"hooks:\n  PreToolUse:\n    - matcher: {written}\n      hooks:\n        - type: command\n"
+             "          command: x\n")(tmp_path)
+    (d,) = [d for d in lint_root(tmp_path, LintConfig()).diagnostics if d.code == "F410"]
+    assert (d.line, d.column) == (6, column), d.message
+
+
+@pytest.mark.parametrize("name, suggested", [("Café", "cafe"), ("İstanbul", "istanbul"), ("Straße", "strasse"),
+                                              ("cafe\u0301", "cafe")])
+def test_s304_s307_suggest_the_name_without_its_accents(tmp_path: Path, name: str, suggested: str):
+    """The suggestion dropped each non-ASCII letter: 'Café' became 'caf', 'İstanbul' 'i-stanbul'."""
+    skill(name=name, rel=suggested)(tmp_path)
+    found = [d.message for d in lint_root(tmp_path, LintConfig(profile="spec")).diagnostics
+             if d.code in ("S304", "S307")]
+    assert found and all(m.endswith(f"(try {suggested!r})") for m in found), found
+
+
 def test_f407_suggests_a_block_list_when_an_entry_holds_a_space(tmp_path: Path):
     """A flow list `[...]` is refused by skills-ref's strict YAML; a block list is read by all."""
     skill(fm="allowed-tools: Read, Bash(gh api:*)\n")(tmp_path)
     found = [d.message for d in lint_root(tmp_path, LintConfig()).diagnostics if d.code == "F407"]
     assert len(found) == 1 and "one `- entry` per line" in found[0] and "- Read, - Bash(gh api:*)" in found[0]
     assert "[" not in found[0].split("(", 1)[1].replace("Bash(gh api:*)", "")
+
+
+@pytest.mark.parametrize("value", ["Bash(x)) Read(", "Read), Bash(x", ")Read("])
+def test_f406_a_parenthesis_closed_before_it_opens_is_unbalanced(tmp_path: Path, value: str):
+    """The count came back to zero, so `Bash(x)) Read(` was "balanced": `Bash(x))` passed as a tool
+    name and only `Read(` was reported."""
+    assert split_tools(value)[2] is False
+    skill(fm=f"allowed-tools: {value}\n")(tmp_path)
+    found = [d.message for d in lint_root(tmp_path, LintConfig()).diagnostics if d.code in ("F406", "F407")]
+    assert found == ["'allowed-tools' has unbalanced parentheses"]
 
 
 @settings(max_examples=400)

@@ -167,12 +167,22 @@ def skill_text(ctx: RuleContext, rel: str) -> str | None:
 
 # ------------------------------------------------------------------------------------- links
 
-_FENCE_LINES = re.compile(r"^ {0,3}(`{3,}|~{3,})", re.MULTILINE)
-_CODE_SPAN = re.compile(r"(`+)(?:(?!\1).)+?\1", re.DOTALL)
+# A fence line: any indentation, since a list item's fence sits at its content's column ("1. Run:" then
+# a 4-space ```): a top-level line indented 4 or more is an indented code block, code all the same.
+_FENCE_LINES = re.compile(r"^([ \t]*)(`{3,}|~{3,})", re.MULTILINE)
+# CommonMark: a code span opens at a whole run of backticks and closes at the next run of exactly as
+# many, within its paragraph (no blank line): one unmatched backtick ("`scripts/a.py to start") must
+# not pair with a span paragraphs later and hide the links between.
+# (Possessive runs: text and other backtick runs are consumed whole, never retried one character at a time.)
+_CODE_SPAN = re.compile(r"(?<!`)(`+)(?!`)(?:[^`\n]++|\n(?![ \t\r]*(?:\n|\Z))|(?!\1(?!`))`++)+?\1(?!`)")
+_LONE_CR = re.compile(r"\r(?!\n)")
 # An image's `!` is not part of the pattern: only group 1 is used, and a pattern that opens with a
 # literal `[` lets the regex engine skip ahead to each `[` (10x faster on long bodies).
 _INLINE_LINK = re.compile(r"\[(?:[^\[\]]|\[[^\]]*\])*\]\(\s*(<[^>\n]*>|[^\s()]*(?:\([^\s()]*\)[^\s()]*)*)(?:\s+(?:\"[^\"]*\"|'[^']*'|\([^)]*\)))?\s*\)")
-_REF_DEF = re.compile(r"^ {0,3}\[(?!\^)[^\]]+\]:\s*(<[^>\n]*>|\S+)", re.MULTILINE)
+# A definition's destination ends its line or is followed by a title: "[Name]: a short description"
+# is text (CommonMark), not a link to "a"; the destination may start on the next line, not after a blank one.
+_REF_DEF = re.compile(r"^ {0,3}\[(?!\^)[^\]]+\]:[ \t]*(?:\r?\n)?[ \t]*(<[^>\n]*>|\S+)"
+                      r"(?=[ \t\r]*(?:\n|\Z)|[ \t]+(?:\"[^\"]*\"|'[^']*'|\([^)]*\))[ \t\r]*(?:\n|\Z))", re.MULTILINE)
 _REF_DEF_START = re.compile(r"\n {0,3}\[")  # where a definition can start: a fast literal scan
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
 # Templating, not a path: `{…}`, `$VAR`, `<…>`, a `%` that is not a percent-encoding (`%VAR%`, `%s`)
@@ -196,14 +206,14 @@ def _blank(text: str) -> str:
 
 
 def _fence_lines(text: str) -> Iterator[re.Match[str]]:
-    """``_FENCE_LINES.finditer(text)``, trying the pattern only on lines with ``` or ~~~ near their start
-    (a multi-line ``^`` pattern would be tried at every character)."""
+    """``_FENCE_LINES.finditer(text)``, trying the pattern only on lines with ``` or ~~~ after their
+    indentation (a multi-line ``^`` pattern would be tried at every character)."""
     starts = set()
     for marker in ("```", "~~~"):
         pos = text.find(marker)
         while pos >= 0:
             line_start = text.rfind("\n", 0, pos) + 1
-            if pos - line_start <= 3:
+            if pos == line_start or not text[line_start:pos].strip(" \t"):
                 starts.add(line_start)
             pos = text.find(marker, pos + 3)  # an occurrence starting before pos + 3 is on this line
     for line_start in sorted(starts):
@@ -212,43 +222,68 @@ def _fence_lines(text: str) -> Iterator[re.Match[str]]:
             yield m
 
 
+def _mask_fences(text: str) -> str:
+    """``text`` with its fenced code blocks blanked.  Fence lines found by one multi-line search; a
+    block runs from its opening line to the closing line (at least as many of the same character and
+    nothing else, indented at most 3 more than the opening one), or to the end."""
+    blocks: list[tuple[int, int]] = []
+    fence: str | None = None
+    start = indent = 0
+    for m in _fence_lines(text):
+        if fence is None:
+            fence = m.group(2)[0] * len(m.group(2))
+            start, indent = m.start(), len(m.group(1))
+        elif m.group(2).startswith(fence) and len(m.group(1)) <= indent + 3:
+            end = text.find("\n", m.end())
+            if text[m.end() : len(text) if end < 0 else end].strip():
+                continue  # (a closing fence has nothing after it: ```python inside a block is code)
+            fence = None
+            blocks.append((start, len(text) if end < 0 else end))
+    if fence is not None:
+        blocks.append((start, len(text)))
+    if not blocks:
+        return text
+    parts, pos = [], 0
+    for start, end in blocks:
+        parts.append(text[pos:start])
+        parts.append(_blank(text[start:end]))
+        pos = end
+    parts.append(text[pos:])
+    return "".join(parts)
+
+
 def _mask_code(text: str, spans: bool = True) -> str:
     """Blank out fenced code blocks, code spans (unless ``spans`` is False) and HTML comments,
     keeping offsets (newlines kept)."""
-    if contains(text, "<!--"):
-        text = _HTML_COMMENT.sub(lambda m: _blank(m.group(0)), text)
-    if "`" not in text and not contains(text, "~~~"):
+    if "`" not in text and not contains(text, "~~~") and not contains(text, "<!--"):
         return text
-    masked = text
-    if contains(text, "```") or contains(text, "~~~"):
-        # Fence lines found by one multi-line search; a block runs from its opening line to the
-        # closing line (at least as many of the same character and nothing else), or to the end.
-        blocks: list[tuple[int, int]] = []
-        fence: str | None = None
-        start = 0
-        for m in _fence_lines(text):
-            if fence is None:
-                fence = m.group(1)[0] * len(m.group(1))
-                start = m.start()
-            elif m.group(1).startswith(fence):
-                end = text.find("\n", m.end())
-                if text[m.end() : len(text) if end < 0 else end].strip():
-                    continue  # (a closing fence has nothing after it: ```python inside a block is code)
-                fence = None
-                blocks.append((start, len(text) if end < 0 else end))
-        if fence is not None:
-            blocks.append((start, len(text)))
-        if blocks:
-            parts, pos = [], 0
-            for start, end in blocks:
-                parts.append(text[pos:start])
-                parts.append(_blank(text[start:end]))
-                pos = end
-            parts.append(text[pos:])
-            masked = "".join(parts)
-    if spans and "`" in masked:
-        masked = _CODE_SPAN.sub(lambda m: _blank(m.group(0)), masked)
-    return masked
+    # Fences first: a block is code whatever it holds (an HTML snippet's `<!-- header` opens no comment).
+    masked = _mask_fences(text) if contains(text, "```") or contains(text, "~~~") else text
+    comments = contains(masked, "<!--")
+    spanless = _CODE_SPAN.sub(lambda m: _blank(m.group(0)), masked) if (spans or comments) and "`" in masked else masked
+    out = spanless if spans else masked
+    if not comments:
+        return out
+    # HTML comments open outside code spans (a `<!--` in one is code, as CommonMark reads whichever
+    # opens first) and close at the first `-->`; an unclosed one opening a line is an HTML block, to
+    # the end, while one within a line is text (it used to hide every link after "Write `<!--`").
+    parts, pos = [], 0
+    i = spanless.find("<!--")
+    while i >= 0:
+        end = masked.find("-->", i + 4)
+        if end >= 0:
+            end += 3
+        elif masked[masked.rfind("\n", 0, i) + 1 : i].strip():
+            i = spanless.find("<!--", i + 4)
+            continue
+        else:
+            end = len(masked)
+        parts.append(out[pos:i])
+        parts.append(_blank(masked[i:end]))
+        pos = end
+        i = spanless.find("<!--", end)
+    parts.append(out[pos:])
+    return "".join(parts)
 
 
 # A path into the skill's references/ or assets/ written as text or a code span (`references/api.md`),
@@ -264,6 +299,8 @@ def path_mentions(text: str) -> list[Link]:
     included), e.g. "see `references/api.md`"."""
     if "references/" not in text and "assets/" not in text:
         return []
+    if "\r" in text:  # a CR alone ends a line (old Mac files): "\n" in its place keeps every offset
+        text = _LONE_CR.sub("\n", text)
     masked = _LINK_DEST.sub(lambda m: _blank(m.group(0)), _mask_code(text, spans=False))
     out: list[Link] = []
     starts: list[int] | None = None
@@ -306,12 +343,20 @@ def _escaped(text: str, pos: int) -> bool:
     return n % 2 == 1
 
 
-def _link_matches(masked: str) -> Iterator[re.Match[str]]:
-    for m in _INLINE_LINK.finditer(masked):
+def _inline_links(masked: str, pos: int = 0, endpos: int | None = None) -> Iterator[re.Match[str]]:
+    for m in _INLINE_LINK.finditer(masked, pos, len(masked) if endpos is None else endpos):
+        close = masked.rindex("](", m.start(), m.start(1) + 1)
         # CommonMark: `\[text\](path)` is literal brackets, not a link (a skill writing out the syntax)
-        if _escaped(masked, m.start()) or _escaped(masked, masked.rindex("](", m.start(), m.start(1) + 1)):
+        if _escaped(masked, m.start()) or _escaped(masked, close):
             continue
         yield m
+        if endpos is None and masked.find("](", m.start() + 1, close) >= 0:
+            # an image in the link's text (`[![diagram](assets/d.png)](assets/d.png)`) is a link too
+            yield from _inline_links(masked, m.start() + 1, close)
+
+
+def _link_matches(masked: str) -> Iterator[re.Match[str]]:
+    yield from _inline_links(masked)
     yield from _ref_defs(masked)
 
 
@@ -319,6 +364,8 @@ def local_links(text: str) -> list[Link]:
     """Relative links and images in Markdown, outside code; URLs, anchors and placeholders skipped."""
     if "]" not in text or (not contains(text, "](") and not contains(text, "]:")):
         return []
+    if "\r" in text:  # a CR alone ends a line (old Mac files): "\n" in its place keeps every offset
+        text = _LONE_CR.sub("\n", text)
     masked = _mask_code(text)
     found: list[tuple[int, str, str]] = []
     for m in _link_matches(masked):

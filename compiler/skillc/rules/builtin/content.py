@@ -170,11 +170,8 @@ def skill_text(ctx: RuleContext, rel: str) -> str | None:
 # A fence line: any indentation, since a list item's fence sits at its content's column ("1. Run:" then
 # a 4-space ```): a top-level line indented 4 or more is an indented code block, code all the same.
 _FENCE_LINES = re.compile(r"^([ \t]*)(`{3,}|~{3,})", re.MULTILINE)
-# CommonMark: a code span opens at a whole run of backticks and closes at the next run of exactly as
-# many, within its paragraph (no blank line): one unmatched backtick ("`scripts/a.py to start") must
-# not pair with a span paragraphs later and hide the links between.
-# (Possessive runs: text and other backtick runs are consumed whole, never retried one character at a time.)
-_CODE_SPAN = re.compile(r"(?<!`)(`+)(?!`)(?:[^`\n]++|\n(?![ \t\r]*(?:\n|\Z))|(?!\1(?!`))`++)+?\1(?!`)")
+_BACKTICKS = re.compile(r"`+")
+_BLANK_LINE = re.compile(r"\n[ \t\r]*\n")  # a paragraph break
 _LONE_CR = re.compile(r"\r(?!\n)")
 # An image's `!` is not part of the pattern: only group 1 is used, and a pattern that opens with a
 # literal `[` lets the regex engine skip ahead to each `[` (10x faster on long bodies).
@@ -252,6 +249,53 @@ def _mask_fences(text: str) -> str:
     return "".join(parts)
 
 
+def code_spans(text: str) -> list[tuple[int, int]]:
+    """The code spans of ``text`` as CommonMark pairs them: a span opens at a whole run of
+    backticks and closes at the next run of exactly as many, within its paragraph (no blank line
+    between); an opening run with no such closer is text.  One unmatched backtick ("`scripts/a.py
+    to start") must not pair with a span paragraphs later and hide the links between.
+
+    Backtick runs are found by one search and paired by length (a regex pairing them is retried
+    at every character of every span: most of a lint's time on a body full of code spans).
+    """
+    runs = [m.span() for m in _BACKTICKS.finditer(text)]
+    if len(runs) < 2:
+        return []
+    following: list[int] = [0] * len(runs)  # the index of the next run of the same length, or 0
+    last: dict[int, int] = {}
+    for i in range(len(runs) - 1, -1, -1):
+        n = runs[i][1] - runs[i][0]
+        following[i] = last.get(n, 0)
+        last[n] = i
+    spans: list[tuple[int, int]] = []
+    i = 0
+    while i < len(runs):
+        j = following[i]
+        # (a blank line between: the closer is in another paragraph; the blank line ends before the
+        # closer's backticks, so the search stops there)
+        if j and (text.find("\n", runs[i][1], runs[j][0]) < 0
+                  or not _BLANK_LINE.search(text, runs[i][1], runs[j][0])):
+            spans.append((runs[i][0], runs[j][1]))
+            i = j + 1
+        else:
+            i += 1  # (its closer is past a blank line, or there is none: the run is text)
+    return spans
+
+
+def _mask_spans(text: str) -> str:
+    """``text`` with its code spans blanked (offsets and newlines kept)."""
+    spans = code_spans(text)
+    if not spans:
+        return text
+    parts, pos = [], 0
+    for start, end in spans:
+        parts.append(text[pos:start])
+        parts.append(_blank(text[start:end]))
+        pos = end
+    parts.append(text[pos:])
+    return "".join(parts)
+
+
 def _mask_code(text: str, spans: bool = True) -> str:
     """Blank out fenced code blocks, code spans (unless ``spans`` is False) and HTML comments,
     keeping offsets (newlines kept)."""
@@ -260,7 +304,7 @@ def _mask_code(text: str, spans: bool = True) -> str:
     # Fences first: a block is code whatever it holds (an HTML snippet's `<!-- header` opens no comment).
     masked = _mask_fences(text) if contains(text, "```") or contains(text, "~~~") else text
     comments = contains(masked, "<!--")
-    spanless = _CODE_SPAN.sub(lambda m: _blank(m.group(0)), masked) if (spans or comments) and "`" in masked else masked
+    spanless = _mask_spans(masked) if (spans or comments) and "`" in masked else masked
     out = spanless if spans else masked
     if not comments:
         return out

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import datetime
 import difflib
+import functools
 import re
 import warnings
 from typing import Any, Iterator
@@ -85,11 +86,21 @@ def unknown_frontmatter_key(ctx: RuleContext):
             continue
         if key.lower() in KNOWN_KEYS and key.lower() in lower:
             continue  # `Name` beside `name`: F412 reports it
-        close = difflib.get_close_matches(key.lower(), sorted(KNOWN_KEYS), n=1, cutoff=0.8)
+        close = _close_known_key(key.lower())
         if close and close[0] in TEXT_KEYS and not isinstance(ctx.meta[key], str):
             close = []  # (`models: [a, b]` is not a misspelt `model`, which holds one name as text)
         hint = f"; did you mean {close[0]!r}?" if close else "; move it under 'metadata' if clients should keep it"
         yield Finding(f"unknown frontmatter key {key!r}{hint}", ctx.key(key))
+
+
+@functools.lru_cache(maxsize=1024)
+def _close_known_key(key: str) -> tuple[str, ...]:
+    """The known key ``key`` is most likely a misspelling of (difflib costs ~0.1 ms a key, and a
+    repository repeats its unknown keys in skill after skill)."""
+    return tuple(difflib.get_close_matches(key, _SORTED_KNOWN_KEYS, n=1, cutoff=0.8))
+
+
+_SORTED_KNOWN_KEYS = sorted(KNOWN_KEYS)
 
 
 @rule(

@@ -11,7 +11,7 @@ from __future__ import annotations
 import fnmatch
 import os
 import posixpath
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -110,10 +110,17 @@ def _lightweight_dir(rel_parts: tuple[str, ...]) -> bool:
     return not any(p.lower() in _LIGHTWEIGHT_EXCLUDED for p in rest)
 
 
-def _ancestors(rel: str) -> list[str]:
-    """``"a/b"`` → ``["", "a", "a/b"]``: the directories a walk passes through to reach ``rel``."""
-    parts = rel.split("/") if rel else []
-    return ["/".join(parts[:i]) for i in range(len(parts) + 1)]
+def _ancestors(rels: Iterable[str]) -> frozenset[str]:
+    """``["a/b"]`` → ``{"", "a", "a/b"}``: the directories a walk passes through to reach each of
+    ``rels`` (going up from each only until a folder already known: selections share their parents)."""
+    out: set[str] = set()
+    for rel in rels:
+        while rel not in out:
+            out.add(rel)
+            if not rel:
+                break
+            rel = rel.rpartition("/")[0]
+    return frozenset(out)
 
 
 def _skill_listing(listings: dict[str, tuple[list[str], list[str], list[str], bool]],
@@ -196,7 +203,7 @@ def discover(root: str | os.PathLike[str], options: DiscoveryOptions = Discovery
         diag("D105", Severity.ERROR, "", f"{root} {kind}")
         return Discovery(root_abs, (), tuple(diagnostics))
 
-    wanted = None if options.only_dirs is None else frozenset(a for d in options.only_dirs for a in _ancestors(d))
+    wanted = None if options.only_dirs is None else _ancestors(options.only_dirs)
     exclude, skip_dirs = options.exclude, options.skip_dirs
     # The folders inside skills as listed: dir → (files, subfolders, symbolic links, holds a SKILL.md).
     # Only a whole, unfiltered walk lists skills completely (exclusions and `only_dirs` prune it).

@@ -382,6 +382,19 @@ def test_s304_s307_suggest_the_name_without_its_accents(tmp_path: Path, name: st
     assert found and all(m.endswith(f"(try {suggested!r})") for m in found), found
 
 
+def test_s311_under_the_claude_profile_measures_the_description_as_quick_validate_does(tmp_path: Path):
+    """quick_validate strips the description before its 1,024 limit: a `|` block of exactly 1,024
+    characters (1,025 with the newline the block adds) passes there and under `--profile claude`,
+    and fails under the specification's profile, as skills-ref counts the newline."""
+    raw("demo/SKILL.md", "---\nname: demo\ndescription: |\n  " + "x" * 1024 + "\n---\nBody.\n")(tmp_path)
+
+    def s311(profile: str) -> list[str]:
+        return [d.message for d in lint_root(tmp_path, LintConfig(profile=profile)).diagnostics if d.code == "S311"]
+
+    assert s311("claude") == []
+    assert s311("spec") == ["description is 1,025 characters; the limit is 1,024"]
+
+
 def test_f407_suggests_a_block_list_when_an_entry_holds_a_space(tmp_path: Path):
     """A flow list `[...]` is refused by skills-ref's strict YAML; a block list is read by all."""
     skill(fm="allowed-tools: Read, Bash(gh api:*)\n")(tmp_path)

@@ -218,14 +218,17 @@ def description_not_string(ctx: RuleContext):
     rationale="""
         The specification's hard limit. skills-ref measures the raw parsed string, including the
         trailing newline a block scalar adds; skillc follows skills-ref (so both agree on the
-        boundary) and counts code points.
+        boundary) and counts code points. The `claude` profile measures it as Anthropic's
+        quick_validate does, without its leading and trailing blanks.
     """,
     bad="description: (1,500 characters of prose)", good="description: (a few sentences, under 1,024 characters)", keys=("description",),
 )
 def description_too_long(ctx: RuleContext):
     value = ctx.meta.get("description")
     if isinstance(value, str) and len(value) > 1024:
-        yield Finding(f"description is {len(value):,} characters; the limit is 1,024", ctx.value("description"))
+        n = len(value.strip()) if ctx.profile == "claude" else len(value)
+        if n > 1024:
+            yield Finding(f"description is {n:,} characters; the limit is 1,024", ctx.value("description"))
 
 
 @rule(

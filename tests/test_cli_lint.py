@@ -211,6 +211,19 @@ def test_config_globs_with_a_leading_dot_slash(repo: Path):
         assert (rc, codes(r), r["summary"]["files"]) == (0, [], 1), args
 
 
+def test_config_globs_double_star_slash_matches_no_folder_too(repo: Path):
+    """`**/` in per-path-ignores and exclude matches zero folders too, as in Ruff and .gitignore:
+    "skills/**/legacy/*" missed skills/legacy/x and "**/backups" a top-level backups/, silently."""
+    write_skill(repo, "skills/legacy/Mismatch", name="mismatch")
+    write_skill(repo, "skills/team/legacy/Other", name="other")
+    write_skill(repo, "backups/Old", name="old")
+    (repo / "skills.toml").write_text('[lint]\nexclude = ["**/backups"]\n'
+                                      '[lint.per-path-ignores]\n"skills/**/legacy/**" = ["S308"]\n')
+    for args in ((), ("skills",)):
+        rc, r = lint_json(*args, cwd=repo)
+        assert (rc, codes(r), r["summary"]["files"]) == (0, [], 2), args
+
+
 def test_bad_configuration_is_one_line_naming_the_file(repo: Path):
     write_skill(repo, "a")
     (repo / "skills.toml").write_text('[lint]\nselect = "P2"\nbogus = 1\n')
@@ -220,6 +233,19 @@ def test_bad_configuration_is_one_line_naming_the_file(repo: Path):
     (repo / "skills.toml").write_text("[lint\n")
     proc = run_skillc("lint", cwd=repo)
     assert proc.returncode == 2 and "invalid TOML" in proc.stderr
+
+
+@pytest.mark.parametrize("config, where", [
+    ('enabled = true\nlint = { selec = ["S3"] }\n', "skills.toml:2:"),  # an inline table
+    ('[lint]\nprofile = "spec"\nselect.x = 1\n', "skills.toml:3:"),  # a dotted key
+])
+def test_a_wrong_key_written_inline_or_dotted_still_names_a_line(repo: Path, config: str, where: str):
+    """The README promises file and line for a wrong key or type: `lint = { selec = … }` and
+    `select.x = 1` named the file alone."""
+    write_skill(repo, "a")
+    (repo / "skills.toml").write_text(config)
+    proc = run_skillc("lint", cwd=repo)
+    assert proc.returncode == 2 and where in proc.stderr, proc.stderr
 
 
 @pytest.mark.parametrize("config, words", [
@@ -297,6 +323,27 @@ def test_fix_through_a_symlink_writes_the_target_and_keeps_the_link(repo: Path):
     assert run_skillc("lint", "--fix", cwd=repo).returncode == 0
     assert (repo / "alias" / "SKILL.md").is_symlink()
     assert "'Use when: asked'" in (repo / "real" / "SKILL.md").read_text()
+
+
+def test_diff_of_a_skill_md_that_is_a_link_names_the_file_fix_writes(repo: Path, tmp_path: Path):
+    """A SKILL.md linked to a file elsewhere in the repository is fixed at its target, so the diff
+    patches the target: git apply and patch refuse to patch through a link (and would replace it)."""
+    import shutil
+    import subprocess
+
+    (repo / "shared").mkdir()
+    (repo / "shared" / "c.md").write_bytes(b"---\nname: c\ndescription: Use when: asked\n---\nBody\n")
+    (repo / "c").mkdir()
+    os.symlink("../shared/c.md", repo / "c" / "SKILL.md")
+    shutil.copytree(repo, tmp_path / "copy", symlinks=True)
+    diff = run_skillc("lint", "--diff", "-o", str(tmp_path / "fix.diff"), cwd=repo)
+    assert diff.returncode == 1, diff.stderr
+    assert run_skillc("lint", "--fix", cwd=repo).returncode == 0
+    subprocess.run(["git", "apply", str(tmp_path / "fix.diff")], cwd=tmp_path / "copy", check=True,
+                   capture_output=True)
+    assert (tmp_path / "copy" / "c" / "SKILL.md").is_symlink()
+    assert (tmp_path / "copy" / "shared" / "c.md").read_bytes() == (repo / "shared" / "c.md").read_bytes()
+    assert b"'Use when: asked'" in (repo / "shared" / "c.md").read_bytes()
 
 
 @pytest.fixture
@@ -534,6 +581,57 @@ def test_diff_is_a_patch_git_applies_to_the_bytes_fix_writes(tmp_path: Path):
     for rel in files:
         assert (tmp_path / "a" / rel).read_bytes() == (tmp_path / "b" / rel).read_bytes(), rel
     assert b"\r" not in (tmp_path / "b/skills/c/SKILL.md").read_bytes()
+
+
+@pytest.mark.parametrize("folder", ["with space", "tab\tname", "line\nbreak", 'quote"back\\slash'])
+def test_diff_names_a_file_as_git_does_so_patch_and_git_apply_find_it(tmp_path: Path, folder: str):
+    """A name with a space ends in a tab (GNU patch reads a name up to whitespace, then a date); one
+    with a control character, a quote or a backslash is C-quoted: both read it back as git writes it."""
+    import shutil
+    import subprocess
+
+    if not shutil.which("patch"):
+        pytest.skip("GNU patch is not installed")
+    skill = tmp_path / "a" / "skills" / folder / "SKILL.md"
+    skill.parent.mkdir(parents=True)
+    skill.write_bytes(b"---\nname: x\ndescription: Use when: asked\n---\nBody\n")
+    for copy in "bc":
+        shutil.copytree(tmp_path / "a", tmp_path / copy)
+    diff = run_skillc("lint", "--diff", "-o", str(tmp_path / "fix.diff"), cwd=tmp_path / "a")
+    assert diff.returncode == 1, diff.stderr
+    assert run_skillc("lint", "--fix", cwd=tmp_path / "a").returncode == 0
+    subprocess.run(["git", "apply", str(tmp_path / "fix.diff")], cwd=tmp_path / "b", check=True, capture_output=True)
+    subprocess.run(["patch", "-p1", "-s", "-i", str(tmp_path / "fix.diff")], cwd=tmp_path / "c", check=True,
+                   capture_output=True, stdin=subprocess.DEVNULL)
+    for copy in "bc":
+        assert (tmp_path / copy / "skills" / folder / "SKILL.md").read_bytes() == skill.read_bytes(), copy
+
+
+@pytest.mark.parametrize("to", ["file", "stdout"])
+def test_diff_names_a_file_whose_name_is_not_utf8_by_its_bytes(tmp_path: Path, to: str):
+    """--diff -o, and stdout whose encoding refuses undecodable bytes (a UTF-8 locale other than
+    C.UTF-8), write a name that is not UTF-8 as its own bytes, which git apply finds, instead of
+    failing with an internal error (and an empty file)."""
+    import shutil
+    import subprocess
+
+    from conftest import skillc_command
+
+    folder = os.fsdecode(b"bad\xff")
+    skill = tmp_path / "a" / folder / "SKILL.md"
+    skill.parent.mkdir(parents=True)
+    skill.write_bytes(b"---\nname: bad\ndescription: Use when: asked\n---\nBody\n")
+    shutil.copytree(tmp_path / "a", tmp_path / "b")
+    env = {**os.environ, "NO_COLOR": "1", "PYTHONIOENCODING": "utf-8:strict"}
+    args = [*skillc_command(), "lint", "--diff"] + (["-o", str(tmp_path / "fix.diff")] if to == "file" else [])
+    proc = subprocess.run(args, cwd=tmp_path / "a", env=env, capture_output=True, timeout=120)
+    assert proc.returncode == 1, proc.stderr
+    if to == "stdout":
+        (tmp_path / "fix.diff").write_bytes(proc.stdout)
+    assert b"a/bad\xff/SKILL.md" in (tmp_path / "fix.diff").read_bytes()
+    subprocess.run(["git", "apply", str(tmp_path / "fix.diff")], cwd=tmp_path / "b", check=True, capture_output=True)
+    assert (tmp_path / "b" / folder / "SKILL.md").read_bytes() == (
+        b"---\nname: bad\ndescription: 'Use when: asked'\n---\nBody\n")
 
 
 def _unprivileged(*args: str, cwd: Path):

@@ -221,3 +221,24 @@ def test_a_skill_file_that_is_not_a_regular_file_is_said_not_skipped(repo: Path)
     assert d.path == "skills/pipe/SKILL.md" and "not a regular file" in d.message
     r = subprocess.run([*skillc_command(), "lint", "skills"], cwd=repo, capture_output=True, text=True, timeout=60)
     assert r.returncode == 1 and "D105" in r.stdout, r.stdout + r.stderr
+
+
+def test_an_alias_of_a_folder_the_walk_skips_does_not_say_it_is_linted(repo: Path):
+    """A link to a skill in a folder walks skip (node_modules/, dist/) or exclude: D106 said
+    "linted once, at its target", but the target is never walked ("Checked 0 files", exit 0)."""
+    write_skill(repo, "node_modules/pkg/nm")
+    write_skill(repo, "dist/dd")
+    write_skill(repo, "backups/old")
+    write_skill(repo, "skills/a")
+    (repo / "skills/x").mkdir()
+    os.symlink("../../node_modules/pkg/nm/SKILL.md", repo / "skills/x/SKILL.md")
+    os.symlink("../dist/dd", repo / "skills/dd")
+    os.symlink("../backups/old", repo / "skills/old")
+    os.symlink("a", repo / "skills/b")  # an alias of a walked skill: linted at its target
+    disc = discover(repo, DiscoveryOptions(exclude=("backups",)))
+    assert paths(disc) == ["skills/a/SKILL.md"]
+    said = {d.path: d.message for d in by_code(disc, "D106")}
+    assert set(said) == {"skills/b", "skills/dd", "skills/old", "skills/x"}
+    assert "linted once, at its target" in said["skills/b"]
+    for link in ("skills/dd", "skills/old", "skills/x"):
+        assert "linted once" not in said[link] and "not linted" in said[link], said[link]

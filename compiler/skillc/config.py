@@ -46,7 +46,7 @@ class ConfigFile:
             header = re.compile(rf"^[ \t]*\[[ \t]*{t}[ \t]*\][ \t]*(?:#.*)?$", re.M).search(self.text, start)
             if header:
                 end = re.compile(r"^[ \t]*\[", re.M).search(self.text, header.end())
-                m = re.compile(rf"^[ \t]*([\"']?){k}\1[ \t]*=", re.M).search(
+                m = re.compile(rf"^[ \t]*([\"']?){k}\1[ \t]*[=.]", re.M).search(  # (`select.x = 1` too)
                     self.text, header.end(), end.start() if end else len(self.text))
                 if m:
                     return self.text.count("\n", 0, m.start()) + 1
@@ -74,6 +74,8 @@ class ConfigFile:
 
     def error(self, message: str, key: str | None = None, table: str | None = None) -> ConfigError:
         line = self.line_of(key, table) if key else None
+        if line is None and key and table:  # (a key in an inline table, `lint = { … }`: that line)
+            line = self.line_of(table.rsplit(".", 1)[-1])
         where = f"{self.path}:{line}" if line else str(self.path)
         return ConfigError(f"{where}: {message}")
 
@@ -203,6 +205,21 @@ def _glob(pattern: str) -> str:
     return pattern
 
 
+def _globs(pattern: str) -> tuple[str, ...]:
+    """``pattern`` (see ``_glob``) and, for each ``**/`` in it, the spelling where it matches no
+    folder: fnmatch's ``*`` crosses ``/`` but ``**/`` still wants one, so ``"**/backups"`` missed a
+    top-level ``backups`` and ``"skills/**/legacy/*"`` missed ``skills/legacy/x``, where Ruff's and
+    .gitignore's ``**/`` match zero folders or more."""
+    out = [_glob(pattern)]
+    for p in out:  # (grows as it goes: every combination of kept and dropped `**/`)
+        for i in range(len(p)):
+            if p.startswith("**/", i) and (i == 0 or p[i - 1] == "/"):
+                dropped = p[:i] + p[i + 3:]
+                if dropped and dropped not in out:
+                    out.append(dropped)
+    return tuple(out)
+
+
 def lint_config(cfg: ConfigFile | None, **overrides: Any) -> LintConfig:
     """Build a LintConfig from a file's ``[lint]`` table, then apply command-line overrides."""
     table: dict[str, Any] = {}
@@ -230,8 +247,11 @@ def lint_config(cfg: ConfigFile | None, **overrides: Any) -> LintConfig:
         if not isinstance(ppi, dict) or not all(isinstance(v, (list, str)) for v in ppi.values()) or not all(
                 isinstance(c, str) for v in ppi.values() if isinstance(v, list) for c in v):
             raise cfg.error("'lint.per-path-ignores' must map globs to lists of codes", "per-path-ignores", "lint")
-        kw["per_path_ignores"] = tuple((_glob(g), _codes(cfg, tuple([c] if isinstance(c, str) else c), "per-path-ignores"))
-                                       for g, c in ppi.items())
+        per_path: list[tuple[str, tuple[str, ...]]] = []
+        for g, c in ppi.items():
+            codes = _codes(cfg, tuple([c] if isinstance(c, str) else c), "per-path-ignores")
+            per_path.extend((glob, codes) for glob in _globs(g))
+        kw["per_path_ignores"] = tuple(per_path)
         settings: dict[str, Any] = {"tools": _str_list(cfg, table, "tools", prefix)}
         for key, attr in (("max-body-lines", "max_body_lines"), ("max-body-tokens", "max_body_tokens"),
                           ("description-budget", "description_budget")):
@@ -250,7 +270,7 @@ def lint_config(cfg: ConfigFile | None, **overrides: Any) -> LintConfig:
                 if not isinstance(table[key], bool):
                     raise cfg.error(f"'lint.{key}' must be true or false", key, "lint")
                 disc[key] = table[key]
-        disc["exclude"] = tuple(_glob(g) for g in _str_list(cfg, table, "exclude", prefix))
+        disc["exclude"] = tuple(glob for g in _str_list(cfg, table, "exclude", prefix) for glob in _globs(g))
         kw["discovery"] = DiscoveryOptions(**disc)
         kw["source"] = str(cfg.path)
     for key, value in overrides.items():

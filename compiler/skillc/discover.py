@@ -216,6 +216,9 @@ def discover(root: str | os.PathLike[str], options: DiscoveryOptions = Discovery
     # off the stack, item path).  The walk is depth first, so a folder's subtree is done when the
     # stack is back to that size.
     walking: list[tuple[int, str]] = []
+    # The folders walked: a link to one never walked (node_modules/, an exclude, a file selection)
+    # is an alias of something this run does not lint, and D106 must not say it is linted.
+    walked: set[str] = set()
 
     def complete(rel: str) -> None:
         item = items[rel]
@@ -240,6 +243,7 @@ def discover(root: str | os.PathLike[str], options: DiscoveryOptions = Discovery
             continue  # a cache (skillc's own, with the checkouts of git sources inside): never an input
         if dir_rel and wanted is None and any(e.name == ".well-known" for e in entries) and is_bundle(dir_abs):
             continue  # a bundle built into the repository (`--out site`); a file named in it is still linted
+        walked.add(dir_rel)
         files: dict[str, os.DirEntry] = {}
         subdirs: list[os.DirEntry] = []
         links: list[str] = []
@@ -350,16 +354,11 @@ def discover(root: str | os.PathLike[str], options: DiscoveryOptions = Discovery
         for skill_dir, path in hits:
             suffix = skill_dir[len(target_rel) :].lstrip("/") if target_rel else skill_dir
             aliases.setdefault(path, []).append(f"{link_rel}/{suffix}" if suffix else link_rel)
-        diagnostics.append(
-            Diagnostic(
-                "D106",
-                Severity.INFO,
-                link_rel,
-                0,
-                0,
-                f"{link_rel} is an alias of {target_rel or '.'} (linted once, at its target)",
-            )
-        )
+        said = f"{link_rel} is an alias of {target_rel or '.'} (linted once, at its target)"
+        if not hits and target_rel not in walked:
+            said = (f"{link_rel} is an alias of {target_rel}, which is not linted: a folder walks skip or exclude, "
+                    "or not among the paths named (lint it by its own path)")
+        diagnostics.append(Diagnostic("D106", Severity.INFO, link_rel, 0, 0, said))
     final = []
     for path in sorted(items, key=path_key):
         item = items[path]

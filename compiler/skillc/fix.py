@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import difflib
 import os
+import re
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -30,16 +31,38 @@ class FileFix:
     after: str
     applied: int  # fixes applied over all passes
 
-    def diff(self, prefix: str = "") -> str:
-        """A unified diff (``a/PATH`` → ``b/PATH``); ``prefix`` is prepended to the path."""
-        path = f"{prefix}/{self.path}" if prefix and prefix != "." else self.path
+    def diff(self, prefix: str = "", path: str | None = None) -> str:
+        """A unified diff (``a/PATH`` → ``b/PATH``); ``prefix`` is prepended to the path, ``path``
+        (``written_path``: where a link leads) names the file instead of the reported one."""
+        path = path or self.path
+        path = f"{prefix}/{path}" if prefix and prefix != "." else path
         out = []
         for line in difflib.unified_diff(_lines(self.before), _lines(self.after),
-                                         fromfile=f"a/{path}", tofile=f"b/{path}"):
+                                         fromfile=_diff_name(f"a/{path}"), tofile=_diff_name(f"b/{path}")):
             out.append(line)
             if not line.endswith("\n"):  # (a file's last line, in the old or the new text)
                 out.append("\n\\ No newline at end of file\n")
         return "".join(out)
+
+
+def _diff_name(name: str) -> str:
+    """``name`` in a ``---``/``+++`` line as git writes it, so `git apply` and GNU patch read it back:
+    C-quoted when it holds a control character, a quote or a backslash (a line break would end the
+    header, a tab the name); else followed by a tab when it holds a space (patch reads a bare name
+    up to whitespace, expecting a date after it)."""
+    if _NEEDS_QUOTE.search(name):
+        return '"' + _NEEDS_QUOTE.sub(_c_escape, name) + '"'
+    return name + "\t" if " " in name else name
+
+
+def _c_escape(m: re.Match[str]) -> str:
+    c = m.group()
+    return _C_ESCAPES.get(c) or f"\\{ord(c):03o}"
+
+
+_NEEDS_QUOTE = re.compile(r'[\x00-\x1f\x7f"\\]')
+_C_ESCAPES = {"\a": "\\a", "\b": "\\b", "\t": "\\t", "\n": "\\n", "\v": "\\v", "\f": "\\f", "\r": "\\r",
+              '"': '\\"', "\\": "\\\\"}
 
 
 def _lines(text: str) -> list[str]:
@@ -95,16 +118,32 @@ def _skill_of(linted: LintedItem) -> str:
     return linted.item.skill_dir if linted.item.kind is ItemKind.SKILL else linted.item.path
 
 
+def _real(root: Path, fix: FileFix) -> tuple[str, str]:
+    """The real paths of ``root`` and of the file ``fix`` writes, checked to lie inside it."""
+    root_real = os.path.realpath(root)
+    target = os.path.realpath(os.path.join(root, fix.path))
+    if target != root_real and not target.startswith(root_real + os.sep):
+        raise SkillcError(f"{fix.path}: refusing to write outside the linted folder ({target})")
+    return root_real, target
+
+
+def written_path(root: Path, fix: FileFix) -> str:
+    """The file ``write_fix`` writes, relative to ``root``: the reported path, or where a SKILL.md
+    that is a symbolic link leads (a diff must name it: git apply and patch refuse to patch a link)."""
+    try:
+        root_real, target = _real(root, fix)
+    except SkillcError:  # (outside: --fix refuses it and says so; a diff keeps the reported name)
+        return fix.path
+    return Path(os.path.relpath(target, root_real)).as_posix()
+
+
 def write_fix(root: Path, fix: FileFix) -> None:
     """Replace one file atomically (write a sibling, then rename), keeping its permissions.
 
     A file reached through a symbolic link is written at its real path, which must lie inside
     ``root`` (discovery never hands out links that leave it; this re-checks).
     """
-    root_real = os.path.realpath(root)
-    target = os.path.realpath(os.path.join(root, fix.path))
-    if target != root_real and not target.startswith(root_real + os.sep):
-        raise SkillcError(f"{fix.path}: refusing to write outside the linted folder ({target})")
+    root_real, target = _real(root, fix)
     mode = os.stat(target).st_mode
     fd, tmp = tempfile.mkstemp(dir=os.path.dirname(target), prefix=".skillc-fix-")
     try:
@@ -118,4 +157,4 @@ def write_fix(root: Path, fix: FileFix) -> None:
         raise
 
 
-__all__ = ["Diagnostic", "FileFix", "apply_edits", "fix_item", "write_fix"]
+__all__ = ["Diagnostic", "FileFix", "apply_edits", "fix_item", "write_fix", "written_path"]

@@ -231,7 +231,7 @@ def lint(paths, config_path, profile, fmt, output, strict, select, extend_select
         if tgt.only is not None:
             _note_unmatched(tgt, result)
         if fix or diff:
-            from ..fix import fix_item, write_fix
+            from ..fix import fix_item, write_fix, written_path
 
             root_fixes = [f for f in (fix_item(Path(result.root), li, cfg) for li in result.items) if f]
             if fix and root_fixes:
@@ -245,7 +245,7 @@ def lint(paths, config_path, profile, fmt, output, strict, select, extend_select
                                    "unchanged", err=True)
                 root_fixes = written
                 result = lint_root(tgt.root, cfg, tgt.only)  # report what is left
-            file_fixes.extend((tgt, f) for f in root_fixes)
+            file_fixes.extend((tgt, f, written_path(Path(result.root), f)) for f in root_fixes)
         results.append(result)
         prefix = ""
         if many:
@@ -254,9 +254,10 @@ def lint(paths, config_path, profile, fmt, output, strict, select, extend_select
         shown.extend(_prefixed(d, prefix) if prefix else d for d in result.diagnostics)
 
     if diff:
-        out = "".join(f.diff(Path(os.path.relpath(t.root, cwd)).as_posix() if many else "") for t, f in file_fixes)
+        out = "".join(f.diff(Path(os.path.relpath(t.root, cwd)).as_posix() if many else "", path)
+                      for t, f, path in file_fixes)
         _emit(out, output, color=False)
-        n = sum(f.applied for _, f in file_fixes)
+        n = sum(f.applied for _, f, _ in file_fixes)
         if file_fixes:
             click.echo(f"{len(file_fixes)} file(s) would be changed by {n} safe fix(es); run with --fix to apply.",
                        err=True)
@@ -264,7 +265,7 @@ def lint(paths, config_path, profile, fmt, output, strict, select, extend_select
             click.echo("No safe fix to apply.", err=True)
         sys.exit(1 if file_fixes else 0)
 
-    fixed = sum(f.applied for _, f in file_fixes) if fix else 0
+    fixed = sum(f.applied for _, f, _ in file_fixes) if fix else 0
     color = _use_color(output)
     if fmt == "text":
         text = render_text(results, [] if quiet else shown, color, fixed)
@@ -310,13 +311,16 @@ def _note_unmatched(tgt: Target, result: LintResult) -> None:
 
 
 def _emit(text: str, output: str | None, color: bool) -> None:
+    # Bytes, not text: a --diff names a file whose name is not UTF-8 by its own bytes (surrogate
+    # escapes), which patch must find, whatever encoding stdout has (reports hold none: `printable`).
+    data = text.encode("utf-8", "surrogateescape")
     if output:
         try:
-            Path(output).write_text(text, "utf-8")
+            Path(output).write_bytes(data)
         except OSError as exc:
             raise SkillcError(f"cannot write the report to {output}: {exc.strerror or exc}") from None
     else:
-        click.echo(text, nl=False, color=color)
+        click.echo(data if not color else text, nl=False, color=color)
 
 
 __all__ = ["Target", "lint", "targets"]

@@ -128,6 +128,27 @@ def test_file_arguments_as_pre_commit_passes_them(repo: Path):
     assert codes(r) == [("b/SKILL.md", "P209")]
 
 
+def test_a_lightweight_file_in_a_subfolder_outside_the_current_directory_is_linted(repo: Path):
+    """`.skills/deep/five.md` is a lightweight skill (found in .skills/'s subfolders); named from
+    elsewhere it was rooted at `deep/`, where it is no lightweight skill: nothing linted, exit 0."""
+    for rel in (".skills/deep/five.md", ".claude/skills/g/six.md"):
+        (repo / rel).parent.mkdir(parents=True)
+        (repo / rel).write_text(f"---\nname: {Path(rel).stem}\n---\nBody.\n")
+    elsewhere = repo.parent / "elsewhere"
+    elsewhere.mkdir()
+    rc, r = lint_json(str(repo / ".skills/deep/five.md"), str(repo / ".claude/skills/g/six.md"), cwd=elsewhere)
+    assert rc == 1 and r["summary"]["files"] == 2
+    assert {c for _, c in codes(r)} == {"L902"}
+
+
+def test_a_named_file_the_configuration_excludes_is_said_to_be_excluded(repo: Path):
+    (repo / "skills.toml").write_text('[lint]\nexclude = ["skills/legacy/*"]\n')
+    write_skill(repo, "skills/legacy/old")
+    proc = run_skillc("lint", "skills/legacy/old/SKILL.md", cwd=repo)
+    assert proc.returncode == 0
+    assert "skills/legacy/old matches an exclude glob of the configuration; skipped" in proc.stderr, proc.stderr
+
+
 def test_any_file_of_a_skill_lints_the_skill_it_belongs_to(repo: Path):
     """pre-commit passes a changed reference or script alone: its secret is the skill's finding."""
     (repo / ".git").mkdir()

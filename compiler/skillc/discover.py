@@ -96,6 +96,13 @@ def _excluded(rel: str, patterns: tuple[str, ...], base: str = "", strip: str = 
                                     for p in patterns)
 
 
+def excluded_by(options: DiscoveryOptions, rel: str) -> bool:
+    """Whether ``rel`` (relative to the walked root), or a folder above it, matches one of the
+    ``exclude`` globs: the walk never reaches it."""
+    return bool(options.exclude) and any(
+        _excluded(p, options.exclude, options.exclude_base, options.exclude_strip) for p in _ancestors([rel]) if p)
+
+
 def _lightweight_dir(rel_parts: tuple[str, ...]) -> bool:
     """True when a file with these parent parts lies under .skills/ or .claude/skills/."""
     for i, part in enumerate(rel_parts):

@@ -30,7 +30,7 @@ from ..config import (
     quiet_is_file,
     read_config_file,
 )
-from ..discover import CONVENTION_UPPER, RESOURCE_DIRS, SKILL_FILE_NAMES
+from ..discover import CONVENTION_UPPER, RESOURCE_DIRS, SKILL_FILE_NAMES, excluded_by
 from ..errors import SkillcError
 from ..lint import LintConfig, LintResult, lint_root
 from ..model import Diagnostic, Severity
@@ -98,12 +98,20 @@ def _file_root(path: Path, cwd: Path) -> tuple[Path, str]:
         rel = absolute.relative_to(cwd)
         root = Path(".")
     except ValueError:
-        # Outside the current directory: root at the folder above the skill (or above .skills/).
+        # Outside the current directory: root at the folder above the skill, or above the .skills/
+        # or .claude/skills/ the file is in, at any depth (`.skills/deep/five.md` is a lightweight
+        # skill only seen from above .skills/).
         anchor = absolute.parent
-        if is_skill_file or anchor.name == ".skills":
+        if is_skill_file:
             anchor = anchor.parent
-        elif anchor.name == "skills" and anchor.parent.name == ".claude":
-            anchor = anchor.parent.parent
+        else:
+            for up in (absolute.parent, *absolute.parent.parents):
+                if up.name == ".skills":
+                    anchor = up.parent
+                    break
+                if up.name == "skills" and up.parent.name == ".claude":
+                    anchor = up.parent.parent
+                    break
         root, rel = anchor, absolute.relative_to(anchor)
     rel_posix = rel.as_posix()
     if is_skill_file:
@@ -229,7 +237,7 @@ def lint(paths, config_path, profile, fmt, output, strict, select, extend_select
         cfg = _config_for(tgt, config_path, overrides)
         result = lint_root(tgt.root, cfg, tgt.only, documents=fix or diff)  # fixes need the texts
         if tgt.only is not None:
-            _note_unmatched(tgt, result)
+            _note_unmatched(tgt, result, cfg)
         if fix or diff:
             from ..fix import fix_item, write_fix, written_path
 
@@ -297,7 +305,7 @@ def _prefixed(d: Diagnostic, prefix: str) -> Diagnostic:
     return replace(d, path=moved(d.path), skill=moved(d.skill))
 
 
-def _note_unmatched(tgt: Target, result: LintResult) -> None:
+def _note_unmatched(tgt: Target, result: LintResult, cfg: LintConfig) -> None:
     found = {li.item.path for li in result.items} | {li.item.skill_dir for li in result.items}
     unread = [d.path for d in result.diagnostics if d.code == "D105"]  # (reported already: unreadable)
     missing = sorted(s for s in (tgt.only or ())
@@ -306,8 +314,9 @@ def _note_unmatched(tgt: Target, result: LintResult) -> None:
         # (pre-commit passes every changed file: only one named like a skill or convention file is
         # worth a note, e.g. a SKILL.md fixture under a skill's assets/)
         if (tgt.root / sel).is_dir() or _lintable_file(tgt.root / sel):
-            click.echo(f"skillc: note: {one_line(sel or '.')} is not a skill or convention file skillc lints; "
-                       "skipped", err=True)
+            why = ("matches an exclude glob of the configuration" if excluded_by(cfg.discovery, sel)
+                   else "is not a skill or convention file skillc lints")
+            click.echo(f"skillc: note: {one_line(sel or '.')} {why}; skipped", err=True)
 
 
 def _emit(text: str, output: str | None, color: bool) -> None:

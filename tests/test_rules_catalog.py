@@ -395,6 +395,24 @@ def test_s311_under_the_claude_profile_measures_the_description_as_quick_validat
     assert s311("spec") == ["description is 1,025 characters; the limit is 1,024"]
 
 
+def test_f407_block_list_suggestion_quotes_an_entry_yaml_would_not_read_as_text(tmp_path: Path):
+    skill(fm="allowed-tools: 'Read, Bash(echo: hi)'\n")(tmp_path)
+    found = [d.message for d in lint_root(tmp_path, LintConfig()).diagnostics if d.code == "F407"]
+    assert len(found) == 1 and "- Read, - 'Bash(echo: hi)'" in found[0], found
+
+
+def test_f406_names_a_trailing_comma_too(tmp_path: Path):
+    skill(fm="allowed-tools: Read, Write,\n")(tmp_path)
+    found = [d.message for d in lint_root(tmp_path, LintConfig()).diagnostics if d.code == "F406"]
+    assert found == ["'allowed-tools' has an empty entry (two commas in a row, or one at the start or end?)"]
+
+
+def test_f414_the_same_nan_twice_is_not_another_value(tmp_path: Path):
+    skill(fm="author: .nan\nmetadata:\n  author: .nan\n  category: x\ncategory: y\n")(tmp_path)
+    found = [d.message for d in lint_root(tmp_path, LintConfig()).diagnostics if d.code == "F414"]
+    assert len(found) == 1 and found[0].startswith("'category'"), found
+
+
 def test_f407_suggests_a_block_list_when_an_entry_holds_a_space(tmp_path: Path):
     """A flow list `[...]` is refused by skills-ref's strict YAML; a block list is read by all."""
     skill(fm="allowed-tools: Read, Bash(gh api:*)\n")(tmp_path)

@@ -13,8 +13,10 @@ import re
 import warnings
 from typing import Any, Iterator
 
+import yaml
+
 from ...model import WIRE_FRONTMATTER_KEYS, ItemKind, Position, Severity
-from ...parse import a_type_name
+from ...parse import YAML_LOADER, a_type_name
 from ..registry import Finding, RuleContext, rule
 from . import schema
 from .fixes import quote_scalar_fix
@@ -299,7 +301,8 @@ def allowed_tools_invalid(ctx: RuleContext):
         return
     for entry in entries:
         if not entry:
-            yield Finding("'allowed-tools' has an empty entry (two separators in a row?)", ctx.value("allowed-tools"))
+            yield Finding("'allowed-tools' has an empty entry (two commas in a row, or one at the start or end?)",
+                          ctx.value("allowed-tools"))
         elif not _TOOL_ENTRY.match(entry):
             yield Finding(f"allowed-tools entry {entry!r} is not a tool name", ctx.value("allowed-tools"))
 
@@ -322,11 +325,22 @@ def allowed_tools_comma(ctx: RuleContext):
             if any(" " in e for e in entries):  # (joined with spaces they could not be told apart)
                 # A block list, not a flow `[…]` one: skills-ref's strict YAML refuses flow collections.
                 fix = ("an entry holds a space, so write them as a YAML list, one `- entry` per line below "
-                       "`allowed-tools:`: " + ", ".join(f"- {e}" for e in entries))
+                       "`allowed-tools:`: " + ", ".join(f"- {_yaml_text(e)}" for e in entries))
             else:
                 fix = f"write: {' '.join(entries)}"
             yield Finding(f"'allowed-tools' is comma-separated; the specification separates tools with spaces "
                           f"({fix})", ctx.value("allowed-tools"))
+
+
+def _yaml_text(text: str) -> str:
+    """``text`` as a YAML list item reads it back: plain where it can be, else single-quoted
+    (`Bash(echo: hi)` written plain would be a mapping)."""
+    try:
+        if yaml.load(f"- {text}", Loader=YAML_LOADER) == [text]:
+            return text
+    except yaml.YAMLError:
+        pass
+    return "'" + text.replace("'", "''") + "'"
 
 
 def _hook_issues(ctx: RuleContext) -> list[schema.SchemaIssue]:
@@ -681,6 +695,9 @@ def metadata_key_shadowed(ctx: RuleContext):
         return
     for key, value in inner.items():
         name = str(key)
-        if name in ctx.meta and name not in WIRE_FRONTMATTER_KEYS and ctx.meta[name] != value:
+        top = ctx.meta.get(name)
+        # (`.nan` both times is the same value written twice, though NaN equals nothing)
+        same = top == value or (isinstance(top, float) and isinstance(value, float) and top != top and value != value)
+        if name in ctx.meta and name not in WIRE_FRONTMATTER_KEYS and not same:
             yield Finding(f"{name!r} is both a top-level key and a metadata key with another value; the wire "
                           f"metadata publishes the top-level one", ctx.key("metadata", key))

@@ -413,6 +413,13 @@ def test_f414_the_same_nan_twice_is_not_another_value(tmp_path: Path):
     assert len(found) == 1 and found[0].startswith("'category'"), found
 
 
+def test_s307_shows_an_invisible_character_by_its_code_point(tmp_path: Path):
+    """A zero-width joiner (or the combining dot `İ` lower-cases to) showed as nothing at all."""
+    raw("istanbul/SKILL.md", "---\nname: stan\u200dbul\ndescription: A city. Use when asked.\n---\nBody.\n")(tmp_path)
+    found = [d.message for d in lint_root(tmp_path, LintConfig()).diagnostics if d.code == "S307"]
+    assert len(found) == 1 and "contains U+200D (zero width joiner);" in found[0], found
+
+
 def test_f407_suggests_a_block_list_when_an_entry_holds_a_space(tmp_path: Path):
     """A flow list `[...]` is refused by skills-ref's strict YAML; a block list is read by all."""
     skill(fm="allowed-tools: Read, Bash(gh api:*)\n")(tmp_path)

@@ -126,6 +126,14 @@ def name_consecutive_hyphens(ctx: RuleContext):
         yield Finding(f"skill name {name!r} must not contain consecutive hyphens", ctx.value("name"))
 
 
+def _shown_char(c: str) -> str:
+    """A character as a message can show it: a combining mark, a format or space character
+    (`\u0307`, a zero-width joiner, a no-break space) by its code point, which a terminal shows."""
+    if c != " " and (unicodedata.combining(c) or unicodedata.category(c) in ("Cf", "Zs", "Zl", "Zp", "Mn", "Me", "Mc")):
+        return f"U+{ord(c):04X} ({unicodedata.name(c, 'unnamed').lower()})"
+    return repr(c)
+
+
 @rule(
     "S307", "name-invalid-characters", "`name` contains characters other than `a-z`, `0-9` and `-`.",
     rationale="""
@@ -143,7 +151,7 @@ def name_invalid_characters(ctx: RuleContext):
         return
     bad = sorted({c for c in name.lower() if not (c.isascii() and (c.isalnum() or c == "-"))})
     if bad:
-        shown = ", ".join(repr(c) for c in bad[:5])
+        shown = ", ".join(_shown_char(c) for c in bad[:5])
         yield Finding(
             f"skill name {name!r} contains {shown}; only a-z, 0-9 and '-' are allowed{_try(name)}",
             ctx.value("name"),

@@ -223,6 +223,18 @@ def test_a_skill_file_that_is_not_a_regular_file_is_said_not_skipped(repo: Path)
     assert r.returncode == 1 and "D105" in r.stdout, r.stdout + r.stderr
 
 
+def test_a_named_skill_file_that_is_not_a_regular_file_is_not_also_said_skipped(repo: Path):
+    """``skillc lint skills/pipe/SKILL.md`` (a FIFO): the D105 error came with a note that the file
+    "is not a skill or convention file skillc lints; skipped", which contradicts it."""
+    (repo / "skills/pipe").mkdir(parents=True)
+    os.mkfifo(repo / "skills/pipe/SKILL.md")
+    os.mkfifo(repo / "SKILL.md")  # (a skill at the top: its selector is "")
+    for named in ("skills/pipe/SKILL.md", "SKILL.md"):
+        r = subprocess.run([*skillc_command(), "lint", named], cwd=repo, capture_output=True, text=True, timeout=60)
+        assert r.returncode == 1 and f"{named}:0:0: D105 cannot read: not a regular file" in r.stdout, r.stdout
+        assert "note" not in r.stderr, r.stderr
+
+
 def test_an_alias_of_a_folder_the_walk_skips_does_not_say_it_is_linted(repo: Path):
     """A link to a skill in a folder walks skip (node_modules/, dist/) or exclude: D106 said
     "linted once, at its target", but the target is never walked ("Checked 0 files", exit 0)."""

@@ -218,7 +218,74 @@ def test_a_dead_worker_fails_the_lint_instead_of_hanging(big_repo: Path, monkeyp
     monkeypatch.setattr(lint, "_check_chunk", dies_in_a_worker)
     monkeypatch.setenv("SKILLC_JOBS", "2")
     _wait_for_other_threads()
-    with pytest.raises(RuntimeError, match="worker process died"):
+    from skillc.errors import SkillcError
+
+    with pytest.raises(SkillcError, match="worker process died"):
         lint.lint_root(big_repo)
     monkeypatch.setattr(lint, "_check_chunk", real)
     assert lint.lint_root(big_repo).items  # and the next lint in this process works
+
+
+# Run in a child process, with a time limit: on failure these would hang, not fail.
+_DIES_WHILE_SENDING = """
+import os, sys
+from multiprocessing import connection
+import skillc.lint as lint
+from skillc.errors import SkillcError
+
+parent = os.getpid()
+real = connection.Connection._send
+
+
+def send(self, buf, *args):
+    if os.getpid() != parent and len(buf) > 4096:  # a chunk's results, from a worker
+        real(self, bytes(buf[: len(buf) // 2]), *args)
+        os._exit(9)  # killed halfway through the message: the rest never comes
+    return real(self, buf, *args)
+
+
+connection.Connection._send = send
+try:
+    lint.lint_root(sys.argv[1])
+except SkillcError as exc:
+    print("error:", exc, "| hint:", exc.hint)
+"""
+
+_DIES_HOLDING_THE_CLAIM_LOCK = """
+import os, sys
+import skillc.lint as lint
+from skillc.errors import SkillcError
+
+parent = os.getpid()
+real = lint._claim
+
+
+def claim(claims, *args):
+    if os.getpid() != parent:
+        claims.get_lock().acquire()
+        os._exit(9)  # killed in the moment it held the lock every process claims chunks with
+    return real(claims, *args)
+
+
+lint._claim = claim
+try:
+    lint.lint_root(sys.argv[1])
+except SkillcError as exc:
+    print("error:", exc, "| hint:", exc.hint)
+"""
+
+
+@pytest.mark.parametrize("script", [_DIES_WHILE_SENDING, _DIES_HOLDING_THE_CLAIM_LOCK], ids=["sending", "claiming"])
+@pytest.mark.parametrize("jobs", ["2", "3"])
+def test_a_worker_killed_mid_message_or_holding_a_lock_fails_the_lint(big_repo: Path, script: str, jobs: str):
+    """A worker killed while it wrote a chunk's results (a shared queue's write lock held, half a
+    message in the pipe) or while it held the claim counter's lock: the lint waited forever (on the
+    rest of the message, or on the lock); it must fail with a clear error."""
+    import subprocess
+    import sys
+
+    proc = subprocess.run([sys.executable, "-c", script, str(big_repo)], env={**os.environ, "SKILLC_JOBS": jobs},
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0 and "Traceback" not in proc.stderr, proc.stderr
+    assert proc.stdout.startswith("error: a lint worker process died"), proc.stdout
+    assert "SKILLC_JOBS=1" in proc.stdout

@@ -5,7 +5,6 @@ from __future__ import annotations
 import fnmatch
 import gc
 import os
-import queue
 import stat
 from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass, field, replace
@@ -302,18 +301,34 @@ def _document_from_record(r: tuple) -> Document:
 
 
 # The state forked workers share with this process (set before they start):
-# (root, items so far, config, rules, claims, results queue, keys, the worker's item feeds, this pid).
+# (root, items so far, config, rules, claims, keys, the worker's item feeds, this pid).
 # ``claims`` is the next chunk index to check (shared by every process); each worker reads the items
 # found after it started from its own feed, and ``keys`` (when not None) reduces the documents sent
 # back to their ``summary``.
 _SHARED: list = []
 
 
-def _claim(claims) -> int:
-    with claims.get_lock():
+def _claim(claims, workers: Sequence | None = None) -> int:
+    """The next chunk index.  ``workers`` (this process's claims): wait for the lock a second at a
+    time, and fail if a worker died meanwhile: one killed in the moment it held the lock never
+    releases it, and this process would wait forever."""
+    lock = claims.get_lock()
+    while not lock.acquire(timeout=None if workers is None else 1):
+        if any(w.exitcode not in (None, 0) for w in workers):  # type: ignore[union-attr]
+            raise _died()
+    try:
         i = claims.value
         claims.value = i + 1
         return i
+    finally:
+        lock.release()
+
+
+def _died():
+    from .errors import SkillcError
+
+    return SkillcError("a lint worker process died (killed, or out of memory?)",
+                       hint="run again; if it dies again, use fewer workers: SKILLC_JOBS=1")
 
 
 def _item_record(item: DiscoveredItem) -> tuple:
@@ -324,14 +339,14 @@ def _item_from_record(r: tuple) -> DiscoveredItem:
     return DiscoveredItem(ItemKind(r[0]), r[1], r[2], r[3], (), r[4])
 
 
-def _worker_loop(worker: int) -> None:
+def _worker_loop(worker: int, results) -> None:
     """In a forked worker: claim chunks until none is left, waiting on the feed for items discovery
     has not handed over yet, and send each chunk's results as soon as they are ready (as plain
     records: the parent rebuilds each context from the document, see _document_record), then
-    ``None``; an error is sent as its text."""
+    ``None``, on its own queue; an error is sent as its text."""
     from .parallel import die_with_parent  # (multiprocessing is loaded by now: _start imported it)
 
-    root, items, config, rules, claims, results, keys, feeds, parent = _SHARED
+    root, items, config, rules, claims, keys, feeds, parent = _SHARED
     die_with_parent(parent)
     feed, total = feeds[worker], None
     try:
@@ -405,22 +420,29 @@ class _Checker:
             return
         context = multiprocessing.get_context("fork")
         self.claims = context.Value("i", 0)
-        self.results = context.Queue()
         # (a Queue, not a pipe written here: its thread buffers what a busy worker has not read yet,
         # so the walk never waits for the workers)
         self.feeds = [context.Queue() for _ in range(self.jobs - 1)]
         # This process works too once the walk is done: with N cores, N-1 workers plus this one.
-        _SHARED[:] = [self.root, self.items, self.config, self.rules, self.claims, self.results, self.keys, self.feeds,
-                      os.getpid()]
+        _SHARED[:] = [self.root, self.items, self.config, self.rules, self.claims, self.keys, self.feeds, os.getpid()]
         self.sent = len(self.items)
-        self.workers = [context.Process(target=_worker_loop, args=(n,), daemon=True) for n in range(self.jobs - 1)]
+        # Each worker sends its results on a queue of its own: one killed while it writes (halfway
+        # through a message, a shared queue's write lock held) then blocks no other worker.
+        self.results = []
         from .parallel import signals_held
 
         try:
             with signals_held():  # (a Ctrl-C while forking reaches the workers once they ignore it)
                 gc.freeze()
-                for w in self.workers:
-                    w.start()
+                for n in range(self.jobs - 1):
+                    results = context.Queue()
+                    self.results.append(results)
+                    self.workers.append(context.Process(target=_worker_loop, args=(n, results), daemon=True))
+                    self.workers[-1].start()
+                    # This process only reads it: with its write end closed here (before the next
+                    # worker is forked), the worker holds the only one, so if it dies, even halfway
+                    # through a message, reading ends (EOFError) instead of waiting for the rest.
+                    results._writer.close()
         finally:
             gc.unfreeze()
             _SHARED.clear()
@@ -440,32 +462,32 @@ class _Checker:
         root_path = Path(self.root)
         settings, profile = self.config.settings, self.config.profile
         done: dict[int, list[tuple[RuleContext, list[Diagnostic]]]] = {}
-        running = len(self.workers)
-        results = self.results
+        from multiprocessing.connection import wait
 
-        def receive(message) -> None:
-            nonlocal running
-            if message is None:
-                running -= 1
-                return
-            i, records = message
-            if i < 0:
-                raise RuntimeError(records)
-            done[i] = [(RuleContext(item, _document_from_record(doc), root_path, settings, profile),
-                        list(map(_diagnostic_from_record, diags)))
-                       for item, (doc, diags) in zip(items[i * _CHUNK : (i + 1) * _CHUNK], records)]
+        sending = [q._reader for q in self.results]  # the workers that have not sent their None yet
+
+        def receive(timeout: float | None) -> None:
+            for reader in wait(sending, timeout):
+                try:
+                    message = reader.recv()
+                except (EOFError, OSError):  # its only writer killed (out of memory, a signal), maybe
+                    raise _died() from None  # halfway through the message ("end of file during message")
+                if message is None:
+                    sending.remove(reader)
+                    continue
+                i, records = message
+                if i < 0:
+                    raise RuntimeError(records)
+                done[i] = [(RuleContext(item, _document_from_record(doc), root_path, settings, profile),
+                            list(map(_diagnostic_from_record, diags)))
+                           for item, (doc, diags) in zip(items[i * _CHUNK : (i + 1) * _CHUNK], records)]
 
         try:
-            while (lo := _claim(self.claims) * _CHUNK) < total:
+            while (lo := _claim(self.claims, self.workers) * _CHUNK) < total:
                 done[lo // _CHUNK] = _check_chunk(self.root, items[lo : lo + _CHUNK], self.config, self.rules)
-                while not results.empty():
-                    receive(results.get())
-            while running:
-                try:
-                    receive(results.get(timeout=1))
-                except queue.Empty:  # a worker killed (out of memory, a signal) sends nothing more
-                    if not any(w.is_alive() for w in self.workers) and results.empty():
-                        raise RuntimeError("a lint worker process died") from None
+                receive(0)
+            while sending:
+                receive(None)
             self.stop(finished=True)
         finally:
             self.stop()
@@ -481,7 +503,8 @@ class _Checker:
                 w.kill()
             w.join()
         if self.workers:
-            self.results.close()
+            for results in self.results:
+                results._reader.close()
             for feed in self.feeds:
                 feed.close()
                 if finished:
@@ -489,6 +512,7 @@ class _Checker:
                 else:
                     feed.cancel_join_thread()  # what a killed worker never read is dropped
         self.workers = []
+        self.results = []
 
 
 def _selected(item: DiscoveredItem, only: Collection[str]) -> bool:

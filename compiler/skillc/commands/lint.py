@@ -308,6 +308,8 @@ def _prefixed(d: Diagnostic, prefix: str) -> Diagnostic:
 def _note_unmatched(tgt: Target, result: LintResult, cfg: LintConfig) -> None:
     found = {li.item.path for li in result.items} | {li.item.skill_dir for li in result.items}
     unread = [d.path for d in result.diagnostics if d.code == "D105"]  # (reported already: unreadable)
+    # (a skill whose SKILL.md is a FIFO or device is selected by its folder; its D105 names the file)
+    unread += [u.rpartition("/")[0] for u in unread if u.rpartition("/")[2].lower() == "skill.md"]
     missing = sorted(s for s in (tgt.only or ())
                      if s not in found and not any(s == u or s.startswith(u + "/") for u in unread))
     for sel in missing:

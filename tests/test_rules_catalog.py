@@ -488,3 +488,73 @@ def test_b708_skips_stand_in_names(tmp_path: Path):
                "read `references/gone.md`.\n")(tmp_path)
     found = [d.message for d in lint_root(tmp_path, LintConfig(select=("B708",))).diagnostics]
     assert found == ["SKILL.md names references/gone.md, which does not exist in the skill"]
+
+
+@pytest.mark.parametrize("fm, code, key", [
+    ("skill-memory:\n enabled: true\n", "M601", "enabled"),  # one space: the reader wants two or more
+    ("skill-memory:\n  \"enabled\": true\n", "M601", "enabled"),  # a quoted key is no `\w+`
+    ("skill-memory:\n  enabled:\n    true\n", "M601", "enabled"),  # the reader reads '' on the key's line
+    ("skill-memory:\n  enabled: true\n# budget\n  max_tokens: 2000\n", "M602", "max_tokens"),  # column 0 ends it
+    ("skill-memory:\n  enabled: true\n  dedup_threshold:\n    0.5\n", "M603", "dedup_threshold"),
+])
+def test_m60x_report_a_key_the_line_reader_does_not_see(tmp_path: Path, fm: str, code: str, key: str):
+    """YAML reads these keys, seed 003's line parser (`^\\s{2,}(\\w+):\\s*(.*)$` until the first line
+    at column 0) does not: memory stayed off, or a value was silently the default, with no finding."""
+    skill(fm=fm)(tmp_path)
+    found = [d.message for d in lint_root(tmp_path, LintConfig()).diagnostics if d.code == code]
+    assert any(f"skill-memory.{key} " in m and "reader does not see" in m for m in found), found
+
+
+@pytest.mark.parametrize("fm", [
+    "skill-memory:   # per-skill memory\n  enabled: true  # on\n\n    # the recall budget\n  max_tokens: 2000\n",
+    "skill-memory: {enabled: true, max_tokens: 2000}\n",  # the inline form (seed 003's own spelling)
+])
+def test_m60x_accept_every_layout_the_line_reader_reads(tmp_path: Path, fm: str):
+    skill(fm=fm)(tmp_path)
+    assert [d for d in lint_root(tmp_path, LintConfig()).diagnostics if d.code.startswith("M6")] == []
+
+
+def test_m601_reports_a_header_the_line_reader_does_not_see(tmp_path: Path):
+    skill(fm="\"skill-memory\":\n  enabled: true\n")(tmp_path)
+    found = [d.message for d in lint_root(tmp_path, LintConfig()).diagnostics if d.code == "M601"]
+    assert len(found) == 1 and "reader does not see" in found[0], found
+
+
+def test_m602_reads_non_ascii_digits_as_javascripts_number_does(tmp_path: Path):
+    """`Number('٢٠٠٠')` is NaN (JavaScript's numeric literals are ASCII), so the reader uses the default;
+    Python's `\\d` and `float()` read Arabic-Indic digits as 2000."""
+    skill(fm="skill-memory:\n  enabled: true\n  max_tokens: \"\u0662\u0660\u0660\u0660\"\n")(tmp_path)
+    found = [d.message for d in lint_root(tmp_path, LintConfig()).diagnostics if d.code == "M602"]
+    assert len(found) == 1 and "not a finite number to the reader" in found[0], found
+
+
+def test_f405_names_a_null_in_yaml_terms(tmp_path: Path):
+    """`user-invocable:` (null) was reported as "found None", Python's spelling."""
+    skill(fm="user-invocable:\n")(tmp_path)
+    found = [d.message for d in lint_root(tmp_path, LintConfig()).diagnostics if d.code == "F405"]
+    assert found == ["'user-invocable' must be true or false, found nothing (null)"], found
+
+
+def test_b707_reads_a_bold_markdown_label_as_a_key(tmp_path: Path):
+    """`- **Client Secret**: `c77b…`` (openclaw's massiveadam/workspace/TOOLS.md:19-26, and
+    edyyy62/adcp-advertising/SKILL.md:414 `**Auth Token**: …`) was missed: the `**` closing the
+    bold label stood between the key and its colon.  Prose after a label is still no secret."""
+    body = ("# T\n\n- **Client Secret**: `c77bfdbe1dd924fbe89fe3fbf606fa359fe17ea1`\n"
+            "- **API Key**: Get it from the dashboard, then `export API_KEY=...`\n"
+            "- __Auth Token__: `Xk93mPq2Lr81Zt0Qa7`\n")
+    skill(body=body)(tmp_path)
+    text = (tmp_path / "demo/SKILL.md").read_text("utf-8").split("\n")
+    found = [(d.line, d.column) for d in lint_root(tmp_path, LintConfig(select=("B707",))).diagnostics]
+    want = [(i + 1, line.index("`") + 1) for i, line in enumerate(text) if "Secret**" in line or "Token__" in line]
+    assert len(want) == 2 and found == want, found
+
+
+def test_b706_a_file_in_a_folder_skill_md_links_is_one_level_deep(tmp_path: Path):
+    """SKILL.md linking `references/skeletons/` points the agent at every skeleton in it, so a
+    reference linking `skeletons/a.md` adds no hop (threat-model-analyst in awesome-copilot: B706
+    told the author to link from SKILL.md what it already linked).  A file outside it still counts."""
+    skill(body="# T\n\nSee [formats](references/out.md) and [skeletons](./references/skeletons/).\n",
+          files={"references/out.md": "Copy [a](./skeletons/a.md); see [b](b.md).\n",
+                 "references/skeletons/a.md": "# A\n", "references/b.md": "# B\n"})(tmp_path)
+    found = [d.message for d in lint_root(tmp_path, LintConfig(select=("B706",))).diagnostics]
+    assert len(found) == 1 and found[0].startswith("references/out.md links on to references/b.md;"), found

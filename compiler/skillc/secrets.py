@@ -219,6 +219,10 @@ _ASSIGN_KEYS = (
 _VALUE = (r"(?P<value>\\\"[^\"\\\n]{0,200}\\\"|\\'[^'\\\n]{0,200}\\'|"
           r"\"[^\"\n]{0,200}\"|'[^'\n]{0,200}'|[^\s\"',;=][^\s\"',;]{0,200})")
 
+# Between a key and its value: a closing quote, or the `**`/`__` closing a Markdown bold label
+# (`- **Client Secret**: `c77b…``, how a skill's notes list credentials), then `:`, `=` or `:=`.
+_KEY_END = r"(?:[\"'`]|\*\*|__)?[ \t]*(?::=|[:=])[ \t]*"
+
 # Order is priority: on overlapping matches the earlier kind wins.  The provider formats' `\b` is
 # ASCII's (re.A): a key glued to a non-ASCII letter, as in Chinese or Japanese prose (`使用ghp_…`) or in
 # a binary file read one character per byte (the byte before it `é` or `þ`), is still delimited.
@@ -254,10 +258,10 @@ PATTERNS: tuple[_Pattern, ...] = (
         r"://(?P<v>[^\s:/@'\"<>`]+:(?P<pw>[^\s/'\"<>`]+)@[^\s/@'\"<>`]+)"),
         ("://",), _ok_url, "v", "pw"),
     _Pattern("password-assignment", re.compile(
-        r"(?<![a-z0-9])(?P<key>pass(?:word|wd)?|pwd)[\"'`]?[ \t]*(?::=|[:=])[ \t]*" + _VALUE),
+        r"(?<![a-z0-9])(?P<key>pass(?:word|wd)?|pwd)" + _KEY_END + _VALUE),
         ("pass", "pwd"), _ok_generic, "value", lower=True, assignment=True, starts=("pass", "pwd")),
     _Pattern("secret-assignment", re.compile(
-        r"(?<![a-z0-9])" + _ASSIGN_KEYS + r"[\"'`]?[ \t]*(?::=|[:=])[ \t]*" + _VALUE),
+        r"(?<![a-z0-9])" + _ASSIGN_KEYS + _KEY_END + _VALUE),
         ("secret", "token", "key"), _ok_generic, "value", lower=True, assignment=True,
         starts=("pass", "pwd", "secret", "token", "api", "access", "auth", "client", "private")),  # _ASSIGN_KEYS
 )
@@ -302,7 +306,7 @@ def _trigger_set() -> tuple[object, tuple[str, ...]] | None:
     assigning = tuple(p for p in PATTERNS if p.assignment)
     for p in assigning:
         keys = "|".join(re.escape(t) for t in p.triggers)
-        automaton.Add(f"(?:{keys})".encode() + rb"[a-z0-9_\-]*[\"'`]?[\t\n\x0b\x0c\r \x1c-\x1f\x80-\xff]*[:=]")
+        automaton.Add(f"(?:{keys})".encode() + rb"[a-z0-9_\-]*(?:[\"'`]|\*\*)?[\t\n\x0b\x0c\r \x1c-\x1f\x80-\xff]*[:=]")
     # Which of the lower-case patterns' start literals occur (``_STARTS`` + literal): where a pattern
     # runs, only those are searched for (a search for each literal is a scan of the whole text).
     starts = tuple(sorted({s for p in PATTERNS if p.lower for s in p.starts}))
@@ -338,7 +342,7 @@ def _present(low: str) -> set[str]:
     return present
 # What follows a trigger in a `key = value` assignment (the key's rest, a quote, blanks, `:` or `=`):
 # a necessary condition of the assignment patterns, tested at each occurrence before running them.
-_AFTER_KEY = re.compile(r"[a-z0-9_\-]*[\"'`]?\s*[:=]")
+_AFTER_KEY = re.compile(r"[a-z0-9_\-]*(?:[\"'`]|\*\*)?\s*[:=]")  # (`__` is in the key's rest)
 
 
 def _assigned(low: str, triggers: tuple[str, ...], last: int | None = None) -> bool:

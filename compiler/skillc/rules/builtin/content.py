@@ -639,7 +639,7 @@ def link_escapes_skill(ctx: RuleContext):
         The specification: "Keep file references one level deep from SKILL.md. Avoid deeply nested
         reference chains." Agents read a referenced file when needed, but rarely follow a second
         hop. Links back to SKILL.md, anchors, links between a file and itself, and links to files
-        SKILL.md links too (they are one level deep already) are fine.
+        SKILL.md links too, or that lie in a folder it links (they are one level deep already), are fine.
     """,
     bad="SKILL.md → references/a.md → references/b.md",
     good="SKILL.md → references/a.md and SKILL.md → references/b.md",
@@ -667,7 +667,8 @@ def nested_reference(ctx: RuleContext):
         for inner in local_links(text):
             target = _resolve(source_dir, inner.path)
             if target and target != rel and target not in ("SKILL.md",) and target.rstrip("/") in files.files \
-                    and target not in direct and target.rstrip("/") not in direct:
+                    and target not in direct and target.rstrip("/") not in direct \
+                    and not _in_linked_folder(target, direct, files):
                 if not named:
                     named = True
                     direct |= {m.path for m in _body_mentions(ctx)}
@@ -678,6 +679,17 @@ def nested_reference(ctx: RuleContext):
             shown = ", ".join(sorted(set(further))[:3]) + (" …" if len(set(further)) > 3 else "")
             yield Finding(f"{rel} links on to {shown}; keep references one level deep from SKILL.md "
                           "(link those from SKILL.md instead)", pos)
+
+
+def _in_linked_folder(target: str, direct: set[str], files: SkillFiles) -> bool:
+    """``target`` lies in a folder SKILL.md links itself (`[skeletons](references/skeletons/)`): the
+    agent is pointed at the folder's files from SKILL.md, one level deep already."""
+    d = target.rpartition("/")[0]
+    while d:
+        if d in direct and d in files.dirs:
+            return True
+        d = d.rpartition("/")[0]
+    return False
 
 
 @rule(

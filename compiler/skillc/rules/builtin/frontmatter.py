@@ -205,7 +205,9 @@ def boolean_key_not_boolean(ctx: RuleContext):
         if key in ctx.meta and not isinstance(ctx.meta[key], bool):
             value = ctx.meta[key]
             hint = " (remove the quotes)" if isinstance(value, str) and value.lower() in ("true", "false") else ""
-            yield Finding(f"{key!r} must be true or false, found {value!r}{hint}", ctx.value(key))
+            # (null by its YAML name: `value!r` wrote Python's `None`)
+            shown = a_type_name(value) if value is None else repr(value)
+            yield Finding(f"{key!r} must be true or false, found {shown}{hint}", ctx.value(key))
 
 
 def split_tools(value: str) -> tuple[list[str], str, bool]:

@@ -29,7 +29,8 @@ KNOWN = ("enabled",) + BUDGET_KEYS + ("dedup_threshold",) + WEIGHT_KEYS
 NUMBER_KEYS = BUDGET_KEYS + ("dedup_threshold",) + WEIGHT_KEYS
 DEFAULTS = {"max_tokens": 1500, "max_pinned_tokens": 4000, "dedup_threshold": 0.92, "ranking_relevance": 0.6,
             "ranking_recency": 0.25, "ranking_hit": 0.15}
-_JS_DECIMAL = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
+# (ASCII: JavaScript's numeric literals are, and Python's `\d` and float() would read `٢٠٠٠` as 2000)
+_JS_DECIMAL = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?", re.ASCII)
 _JS_PREFIXED = re.compile(r"0([xX][0-9a-fA-F]+|[oO][0-7]+|[bB][01]+)")
 _NOT_A_NUMBER = object()
 
@@ -69,17 +70,74 @@ def _reader_view(ctx: RuleContext, block: dict) -> tuple[dict, list[str]]:
     return view, unread
 
 
+# The reader's line parser (frameworks.md §4.1): the block starts at a line `skill-memory:` (a
+# comment may follow; a later variant also reads the inline `{…}` form) and ends at the first line
+# that starts at column 0; it reads only child lines `^\s{2,}(\w+):\s*(.*)$`.  YAML reads more
+# (one-space indentation, quoted keys, a value on the next line, a comment at column 0 inside the
+# mapping), so a key can be valid YAML that the reader never sees: memory stays off, or the value
+# is silently the default (or '' read as 0).
+_HEADER = re.compile(r"skill-memory:\s*(#.*)?")
+_INLINE = re.compile(r"skill-memory:\s*\{.*\}\s*(#.*)?")
+_CHILD = re.compile(r"\s{2,}(\w+):\s*(.*)", re.ASCII)  # (JavaScript's \w without the u flag: ASCII)
+_UNREAD_BLOCK = "the block"
+
+
+def _layout_unread(ctx: RuleContext, block: dict) -> dict[str, str]:
+    """Keys of the block the reader's line parser does not see, with why (``_UNREAD_BLOCK``: the
+    header itself, so none of it)."""
+    fm = ctx.document.frontmatter
+    header = fm.keys.get((KEY,)) if fm else None
+    if header is None:
+        return {}
+    lines = [line.removesuffix("\r") for line in ctx.document.text.split("\n")]
+    first = lines[header.line - 1] if header.line <= len(lines) else ""
+    if _INLINE.fullmatch(first):
+        return {}
+    if not _HEADER.fullmatch(first):
+        return {_UNREAD_BLOCK: f"it reads a block only from a line 'skill-memory:' at column 0, found {first!r}"}
+    out: dict[str, str] = {}
+    for key in block:
+        pos = fm.keys.get((KEY, key))
+        if pos is None or not isinstance(key, str) or pos.line > len(lines):
+            continue
+        end = next((n for n in range(header.line + 1, pos.line) if lines[n - 1][:1].strip()), None)
+        m = _CHILD.fullmatch(lines[pos.line - 1])
+        scalar = fm.scalars.get((KEY, key))
+        if end is not None:
+            out[key] = f"line {end} starts at column 0 and ends the block for it"
+        elif m is None or m.group(1) != key:
+            out[key] = "it reads only lines `key: value` indented by two or more spaces, with an unquoted key"
+        elif scalar is not None and scalar.position.line != pos.line:
+            out[key] = "it reads the value on the key's own line only, and reads '' there"
+    return out
+
+
+def _unseen_effect(key: str, why: str) -> str:
+    if key == "enabled":
+        return "skill memory stays off"
+    if why.endswith("reads '' there"):
+        return "'' is 0 to JavaScript's Number(), so it uses 0"  # (not the default: Number('') is 0)
+    return f"it uses the default {DEFAULTS[key]}"
+
+
 def _issues(ctx: RuleContext, keys: tuple[str, ...] | None) -> list[schema.SchemaIssue]:
     """Schema issues for the skill-memory block whose first key under it is in ``keys``
     (``None``: issues about the block itself)."""
     value = ctx.meta.get(KEY)
     if not isinstance(value, dict):
         return []
+    layout = _layout_unread(ctx, value)
+    if _UNREAD_BLOCK in layout:
+        return [schema.SchemaIssue((KEY,), f"the skill-memory reader does not see this block ({layout[_UNREAD_BLOCK]}); "
+                                   "skill memory stays off", "layout")] if keys is None else []
+    out = [schema.SchemaIssue((KEY, k), f"skill-memory.{k} is valid YAML but the skill-memory reader does not see it "
+                              f"({why}); {_unseen_effect(k, why)}", "layout")
+           for k, why in layout.items() if k in ((("enabled",) if keys is None else keys))]
     view, unread = _reader_view(ctx, value)
-    out = [schema.SchemaIssue((KEY, k), f"skill-memory.{k} {ctx.document.frontmatter.scalars[(KEY, k)].text!r} is "
+    out += [schema.SchemaIssue((KEY, k), f"skill-memory.{k} {ctx.document.frontmatter.scalars[(KEY, k)].text!r} is "
                               f"not a finite number to the reader (JavaScript Number()); it uses the default {DEFAULTS[k]}",
                               "reader")
-           for k in unread if keys is not None and k in keys]
+           for k in unread if keys is not None and k in keys and k not in layout]
     for issue in schema.issues(view, KEY, (KEY,)):
         sub = issue.path[1] if len(issue.path) > 1 else None
         if issue.validator in ("additionalProperties",):
@@ -95,7 +153,12 @@ def _issues(ctx: RuleContext, keys: tuple[str, ...] | None) -> list[schema.Schem
         Seed 003: `skill-memory: {enabled: true}` turns per-skill memory on; the reader accepts
         `true` or `"true"` and treats anything else (a missing key, `yes`, `on`, `1`) as off,
         without a word. skillc reports what the reader would silently ignore, including YAML 1.1
-        booleans such as `yes` that PyYAML reads as true but the line parser does not.
+        booleans such as `yes` that PyYAML reads as true but the line parser does not, and a
+        block YAML reads but the line parser does not see: it starts at a line `skill-memory:`
+        (or the inline `{…}` form) and reads only `key: value` lines indented by two or more
+        spaces, up to the first line at column 0, so one-space indentation, a quoted key, a value
+        on the next line or a comment at column 0 inside the block hide a key (M602-M604 report
+        their keys the same way).
     """,
     bad="""
         skill-memory:

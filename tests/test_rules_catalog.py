@@ -313,6 +313,15 @@ def test_b704_an_unmatched_backtick_hides_no_link_outside_its_paragraph(tmp_path
     assert found == [f"link target 'references/{n}.md' does not exist in the skill" for n in ("one", "two")]
 
 
+def test_b704_a_code_span_never_pairs_backticks_across_list_items_headings_or_quotes(tmp_path: Path):
+    """A list item, a heading, a quote or a table row is a block of its own: a stray backtick in one
+    item paired with one in a later item and hid the link between."""
+    skill(body="# T\n\n- run `foo\n- see [a](references/one.md)\n- bar` done\n\n"
+               "## Use `x\n> [b](references/two.md)\n> y` z\n")(tmp_path)
+    found = [d.message for d in lint_root(tmp_path, LintConfig()).diagnostics if d.code == "B704"]
+    assert found == [f"link target 'references/{n}.md' does not exist in the skill" for n in ("one", "two")]
+
+
 def test_b704_checks_an_image_inside_a_link(tmp_path: Path):
     """A clickable image `[![alt](assets/d.png)](assets/d.png)`: both paths are links (the image was skipped)."""
     skill(body="# T\n\n[![diagram](assets/gone.png)](assets/big.png)\n", files={"assets/big.png": b"x"})(tmp_path)

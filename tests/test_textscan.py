@@ -30,11 +30,12 @@ def test_contains_past_many_false_starts() -> None:
 
 # The definition of a code span, as one regex: the oracle `code_spans` is checked against (the regex
 # itself is too slow for lint: it is retried at every character of every span).
-_CODE_SPAN_ORACLE = re.compile(r"(?<!`)(`+)(?!`)(?:[^`\n]++|\n(?![ \t\r]*(?:\n|\Z))|(?!\1(?!`))`++)+?\1(?!`)")
+_CODE_SPAN_ORACLE = re.compile(r"(?<!`)(`+)(?!`)(?:[^`\n]++|\n(?![ \t\r]*(?:\n|\Z)|[ \t]*(?:[-*+][ \t]|\d{1,9}[.)][ \t]|"
+                               r"#{1,6}[ \t]|>|\|))|(?!\1(?!`))`++)+?\1(?!`)")
 
 
 @settings(max_examples=1000)
-@given(st.text(alphabet="``a \n\t\r", max_size=80))
+@given(st.text(alphabet="`a \n\t\r-*+1.)#>|", max_size=80))
 def test_code_spans_pair_backtick_runs_as_the_definition_does(text: str) -> None:
     assert code_spans(text) == [m.span() for m in _CODE_SPAN_ORACLE.finditer(text)]
 

@@ -171,7 +171,9 @@ def skill_text(ctx: RuleContext, rel: str) -> str | None:
 # a 4-space ```): a top-level line indented 4 or more is an indented code block, code all the same.
 _FENCE_LINES = re.compile(r"^([ \t]*)(`{3,}|~{3,})", re.MULTILINE)
 _BACKTICKS = re.compile(r"`+")
-_BLANK_LINE = re.compile(r"\n[ \t\r]*\n")  # a paragraph break
+# Where a paragraph ends: a blank line, or a line that opens another block (a list item, a
+# heading, a quote, a table row): a code span never pairs backticks across it.
+_BLOCK_BREAK = re.compile(r"\n(?:[ \t\r]*\n|[ \t]*(?:[-*+][ \t]|\d{1,9}[.)][ \t]|#{1,6}[ \t]|>|\|))")
 _LONE_CR = re.compile(r"\r(?!\n)")
 # An image's `!` is not part of the pattern: only group 1 is used, and a pattern that opens with a
 # literal `[` lets the regex engine skip ahead to each `[` (10x faster on long bodies).
@@ -251,8 +253,8 @@ def _mask_fences(text: str) -> str:
 
 def code_spans(text: str) -> list[tuple[int, int]]:
     """The code spans of ``text`` as CommonMark pairs them: a span opens at a whole run of
-    backticks and closes at the next run of exactly as many, within its paragraph (no blank line
-    between); an opening run with no such closer is text.  One unmatched backtick ("`scripts/a.py
+    backticks and closes at the next run of exactly as many, within its paragraph (no blank line,
+    list item, heading, quote or table row between); an opening run with no such closer is text.  One unmatched backtick ("`scripts/a.py
     to start") must not pair with a span paragraphs later and hide the links between.
 
     Backtick runs are found by one search and paired by length (a regex pairing them is retried
@@ -271,10 +273,10 @@ def code_spans(text: str) -> list[tuple[int, int]]:
     i = 0
     while i < len(runs):
         j = following[i]
-        # (a blank line between: the closer is in another paragraph; the blank line ends before the
+        # (a block break between: the closer is in another paragraph; the break ends before the
         # closer's backticks, so the search stops there)
         if j and (text.find("\n", runs[i][1], runs[j][0]) < 0
-                  or not _BLANK_LINE.search(text, runs[i][1], runs[j][0])):
+                  or not _BLOCK_BREAK.search(text, runs[i][1], runs[j][0])):
             spans.append((runs[i][0], runs[j][1]))
             i = j + 1
         else:

@@ -322,6 +322,14 @@ def test_b704_a_code_span_never_pairs_backticks_across_list_items_headings_or_qu
     assert found == [f"link target 'references/{n}.md' does not exist in the skill" for n in ("one", "two")]
 
 
+def test_b704_a_line_of_inline_code_opens_no_fenced_block(tmp_path: Path):
+    """"```js``` is inline" starts with three backticks but is no fence (a backtick fence's info
+    string holds no backtick): it hid every link below it as code."""
+    skill(body="# T\n\n```js``` is inline code.\n\nSee [a](references/one.md).\n")(tmp_path)
+    found = [d.message for d in lint_root(tmp_path, LintConfig()).diagnostics if d.code == "B704"]
+    assert found == ["link target 'references/one.md' does not exist in the skill"]
+
+
 def test_b704_checks_an_image_inside_a_link(tmp_path: Path):
     """A clickable image `[![alt](assets/d.png)](assets/d.png)`: both paths are links (the image was skipped)."""
     skill(body="# T\n\n[![diagram](assets/gone.png)](assets/big.png)\n", files={"assets/big.png": b"x"})(tmp_path)

@@ -230,6 +230,10 @@ def _mask_fences(text: str) -> str:
     start = indent = 0
     for m in _fence_lines(text):
         if fence is None:
+            if m.group(2)[0] == "`":
+                end = text.find("\n", m.end())
+                if "`" in text[m.end() : len(text) if end < 0 else end]:
+                    continue  # (CommonMark: a backtick fence's info has no backtick; "```js``` inline" is text)
             fence = m.group(2)[0] * len(m.group(2))
             start, indent = m.start(), len(m.group(1))
         elif m.group(2).startswith(fence) and len(m.group(1)) <= indent + 3:

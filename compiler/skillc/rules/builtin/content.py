@@ -553,6 +553,11 @@ def empty_body(ctx: RuleContext):
         inline links, images and reference definitions outside code blocks and code spans,
         URL-decodes the path and drops `#fragment` and `?query`; URLs, `mailto:`, anchors and
         placeholders (`{baseDir}`, `${CLAUDE_PLUGIN_ROOT}`, `$SKILL_DIR`, `{{…}}`) are not paths.
+        Code is found as CommonMark finds it: fenced blocks (at any indentation, as in list items),
+        code spans pairing backtick runs of the same length within a paragraph (a blank line, list
+        item, heading, quote or table row ends one) and HTML comments. Links in indented code
+        blocks and raw HTML are still checked: telling an indented block from a list item's
+        continuation needs the list around it.
     """,
     bad="[guide](reference/guide.md)  (the folder is references/)", good="[guide](references/guide.md)",
     severity=Severity.WARNING, profiles=REC, kinds=SKILL,

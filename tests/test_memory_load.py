@@ -107,6 +107,40 @@ def test_huge_values_and_control_characters(tmp_path: Path) -> None:
         "entry 'ctl': 'keywords[0]': control characters removed"}
 
 
+# Fields that are not free text (the namespace, supersedes, provenance keys, a field's name) can hold
+# a lone surrogate ("\ud800" in JSON) or a control character too: one made snapshot.json unwritable
+# (an internal error, or a traceback from the error handler), the other slipped into the snapshot.
+@pytest.mark.parametrize("raw, message", [
+    ({"content": "c", "\ud800": 1}, "unknown field '\\ud800'"),
+    ({"content": "c", "provenance": {"\ud800k": "v"}}, "'provenance' key contains a lone surrogate (U+D800)"),
+    ({"content": "c", "provenance": {"k\u0000": "v"}}, "'provenance' key contains a control character (U+0000)"),
+    ({"content": "c", "namespace": "project/\ud800"}, "'namespace' must be"),
+    ({"content": "c", "namespace": "project/a\u0085b"}, "'namespace' must be"),
+    ({"content": "c", "supersedes": ["a\ud800"]}, "'supersedes' must be an id or a list of ids"),
+    ({"content": "c", "supersedes": "a\u0000b"}, "'supersedes' must be an id or a list of ids"),
+])
+def test_lone_surrogates_and_control_characters_outside_text_fields(tmp_path: Path, raw: dict, message: str):
+    f = tmp_path / "m.jsonl"
+    f.write_text(json.dumps(raw) + "\n")
+    errors = load(f).errors
+    assert [(p.line, message in p.message) for p in errors] == [(1, True)]
+    errors[0].message.encode("utf-8")  # (printed and kept in snapshot.json)
+    for extra in ((), ("--keep-going",)):
+        r = run_skillc("memory", "freeze", str(f), "--out", str(tmp_path / "snap"), *extra)
+        assert "internal error" not in r.stderr and "Traceback" not in r.stderr, r.stderr
+        assert r.returncode == (0 if extra else 1), r.stderr
+    snap = (tmp_path / "snap" / "snapshot.json").read_text("utf-8")
+    assert not any(c in snap for c in "\x00\x85")
+
+
+def test_a_provenance_key_with_control_characters_is_repaired_with_keep_going(tmp_path: Path) -> None:
+    f = tmp_path / "m.jsonl"
+    f.write_text(json.dumps({"id": "p", "content": "c", "provenance": {"ke\u0000y": "v"}}) + "\n")
+    repaired = load(f, keep_going=True)
+    assert not repaired.errors and repaired.entries[0].provenance["key"] == "v"
+    assert [p.message for p in repaired.problems] == ["entry 'p': 'provenance' key: control characters removed"]
+
+
 @pytest.mark.parametrize("field, value, message", [
     ("created_at", "0001-01-01T00:00:00Z", "is before 1970"),
     ("created_at", "0001-01-01T00:00:00+01:00", "is before 1970"),
@@ -140,6 +174,48 @@ def test_yaml_aliases_and_duplicate_ids_are_refused(tmp_path: Path) -> None:
     h.write_text("- content: [unclosed\n- content: two\n")
     err = load(h).errors[0]
     assert err.line == 2 and err.message.startswith("malformed YAML")
+
+
+def test_entries_without_an_id_that_say_the_same_thing_merge_not_collide(tmp_path: Path) -> None:
+    # An entry without an id gets m-<hash of namespace + content>, and `memory extract` writes that id
+    # into each file: the same sentence remembered in two conversations (or written twice) has the
+    # same id by construction.  It is an exact duplicate, which consolidation merges; refusing it as
+    # a duplicate id made the README's merge unreachable for such entries and failed the freeze.
+    mem = tmp_path / "memory"
+    mem.mkdir()
+    (mem / "a.yaml").write_text("- {content: We deploy on Fridays, importance: 0.9, access_count: 2}\n")
+    (mem / "b.yaml").write_text("- {content: we deploy on  FRIDAYS, importance: 0.5, access_count: 3}\n")
+    assert not load(mem).problems and len(load(mem).entries) == 2
+    out = tmp_path / "snap"
+    r = run_skillc("memory", "freeze", str(mem), "--out", str(out), "--as-of", "2026-02-01")
+    assert r.returncode == 0, r.stderr
+    snap = json.loads((out / "snapshot.json").read_text())
+    (entry,) = snap["entries"]
+    assert entry["content"] == "We deploy on Fridays" and entry["access_count"] == 5
+    assert [m["reason"] for m in entry["merged_from"]] == ["duplicate"]
+    # `memory extract` in two transcripts: the same memory and the same tombstone in each file
+    for name in ("t1", "t2"):
+        (tmp_path / f"{name}.txt").write_text("user: remember that we use pnpm\nuser: forget that we use yarn\n")
+        r = run_skillc("memory", "extract", str(tmp_path / f"{name}.txt"), "--into", str(mem / f"{name}.yaml"))
+        assert r.returncode == 0, r.stderr
+    r = run_skillc("memory", "freeze", str(mem), "--out", str(out), "--as-of", "2026-02-01")
+    assert r.returncode == 0, r.stderr
+    snap = json.loads((out / "snapshot.json").read_text())
+    assert sorted(e["content"] for e in snap["entries"]) == ["We deploy on Fridays", "We use pnpm"]
+    assert [t["content"] for t in snap["tombstones"]] == ["We use yarn"] * 2
+    # Not the same memory (another type, or a tombstone beside the memory): still a duplicate id.
+    (mem / "b.yaml").write_text("- {content: We deploy on Fridays, type: episodic,\n"
+                                "   episode: {situation: s, action: a, outcome: success}}\n"
+                                "- {content: We deploy on Fridays, forget: true}\n")
+    assert [p.message.split(" (")[0] for p in load(mem).errors] == [f"duplicate id {entry['id']!r}"] * 2
+    # Nor when redaction, which comes first, tells them apart (a secret in one case only).
+    (mem / "b.yaml").write_text("- content: We deploy on Fridays ghp_R8kq2ZxT4mWn7Lp0Vb3Yc6Hd9Jf1Gs5Ae2Qu\n"
+                                "- content: WE DEPLOY ON FRIDAYS GHP_R8KQ2ZXT4MWN7LP0VB3YC6HD9JF1GS5AE2QU\n")
+    assert [p.message.split(" (")[0] for p in load(mem / "b.yaml").errors] == [
+        f"duplicate id {load(mem / 'b.yaml', keep_going=True).entries[0].id!r}"]
+    g = tmp_path / "explicit.yaml"
+    g.write_text("- {id: x, content: one}\n- {id: x, content: one}\n")
+    assert [p.message for p in load(g).errors] == ["duplicate id 'x' (first at explicit.yaml:1)"]
 
 
 def test_not_utf8_and_missing_path(tmp_path: Path) -> None:

@@ -25,7 +25,7 @@ import yaml
 from ..discover import path_key
 from ..parse import YAML_LOADER
 from ..secrets import redact as redact_text
-from .model import EntryError, MemoryEntry, entry_from_dict
+from .model import EntryError, MemoryEntry, content_hash, derived_id, entry_from_dict
 
 MAX_FILE_BYTES = 256 * 1024 * 1024
 MAX_YAML_NODES = 5_000_000
@@ -43,6 +43,9 @@ class Problem:
         # A message quotes the value it refuses ("'category' must be one of …, not 'password=…'"):
         # problems are printed and kept in the snapshot, so a secret in them is redacted too.
         object.__setattr__(self, "message", redact_text(self.message)[0])
+        # (a lone surrogate quoted from a JSON escape cannot be printed nor written to snapshot.json)
+        if any(0xD800 <= ord(c) <= 0xDFFF for c in self.message):
+            object.__setattr__(self, "message", self.message.encode("utf-8", "backslashreplace").decode("utf-8"))
 
     def __str__(self) -> str:
         where = f"{self.path}:{self.line}" if self.line else self.path
@@ -106,6 +109,7 @@ def load_paths(paths: Iterable[Path], *, default_time: str, keep_going: bool = F
     problems: list[Problem] = []
     files: list[str] = []
     seen: dict[str, str] = {}
+    first: dict[str, MemoryEntry] = {}
     for path in paths:
         p = Path(path)
         if not p.exists():
@@ -117,13 +121,30 @@ def load_paths(paths: Iterable[Path], *, default_time: str, keep_going: bool = F
                 problems.append(problem)
             if entry is None:
                 continue
+            if entry.id in seen and _same_memory(first[entry.id], entry):
+                entries.append(entry)  # (consolidation merges it as an exact duplicate)
+                continue
             if entry.id in seen:
                 problems.append(Problem(shown, line, f"duplicate id {entry.id!r} (first at {seen[entry.id]})"
                                         + ("; skipped" if keep_going else ""), "warning" if keep_going else "error"))
                 continue
             seen[entry.id] = f"{shown}:{line}"
+            first[entry.id] = entry
             entries.append(entry)
     return LoadResult(tuple(entries), tuple(problems), tuple(files))
+
+
+def _same_memory(a: MemoryEntry, b: MemoryEntry) -> bool:
+    """Two entries whose shared id is the one derived from their namespace and content (written
+    without one, or by `memory extract`, which writes it): the same sentence said twice, say in two
+    conversations.  They are one memory, which consolidation merges as an exact duplicate (same
+    namespace, type and normalised text), not two memories that claim one id."""
+    derived = derived_id(b.namespace, b.content)
+    ids = (derived, "forget-" + derived[2:])  # (`memory extract` names a tombstone so)
+    return (b.id in ids and derived_id(a.namespace, a.content) == derived and a.forget == b.forget
+            and a.type == b.type and (a.note is None) == (b.note is None)
+            # (still one text once redacted, which comes first: else both stay active under one id)
+            and content_hash(redact_text(a.content)[0]) == content_hash(redact_text(b.content)[0]))
 
 
 def _load_file(file: Path, shown: str, default_time: str, keep_going: bool,

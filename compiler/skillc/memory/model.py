@@ -333,16 +333,24 @@ def _mapping(raw: Any, name: str) -> dict[str, Any]:
     return raw
 
 
+def _shown(name: Any) -> str:
+    """A name as a message quotes it: a lone surrogate or a control character escaped (``\\ud800``),
+    since the message is printed and written to snapshot.json, which neither can hold."""
+    return _CONTROL.sub(lambda m: m.group().encode("unicode_escape").decode("ascii"), str(name))
+
+
 def _unknown(raw: Mapping[str, Any], known: set[str] | frozenset[str], where: str) -> None:
-    extra = sorted(k for k in raw if k not in known)
+    extra = sorted((k for k in raw if k not in known), key=str)
     if extra:
         prefix = f"{where}." if where else ""
-        raise EntryError(f"unknown field '{prefix}{extra[0]}' (known: {', '.join(sorted(known))})",
+        raise EntryError(f"unknown field '{prefix}{_shown(extra[0])}' (known: {', '.join(sorted(known))})",
                          f"{prefix}{extra[0]}")
 
 
 def check_namespace(ns: Any, name: str = "namespace") -> str:
-    if not isinstance(ns, str) or not _NAMESPACE.match(ns):
+    # (_NAMESPACE leaves out C0 and DEL; C1 and lone surrogates are refused as in every text field:
+    # a surrogate made snapshot.json unwritable, U+0085 reached it)
+    if not isinstance(ns, str) or not _NAMESPACE.match(ns) or _CONTROL.search(ns):
         raise EntryError(
             f"'{name}' must be 'global', 'project/<id>', 'conversation/<id>' or 'skill/<skill-id>', not {ns!r}", name)
     return ns
@@ -354,6 +362,16 @@ def _provenance(raw: Any, repair: bool, notes: list[tuple[str, str]]) -> dict[st
     data = _mapping(raw, "provenance")
     out: dict[str, Any] = {}
     for key, value in data.items():
+        # Keys are published too (snapshot.json, the SQLite metadata): a lone surrogate made the
+        # snapshot unwritable and a control character reached it, as in a value.
+        bad = _CONTROL.search(str(key))
+        if bad:
+            what = "a lone surrogate" if 0xD800 <= ord(bad.group()) <= 0xDFFF else "a control character"
+            if not repair:
+                raise EntryError(f"'provenance' key contains {what} (U+{ord(bad.group()):04X})", "provenance",
+                                 repairable=True)
+            notes.append(("provenance", "'provenance' key: control characters removed"))
+            key = _CONTROL.sub("", str(key))
         if isinstance(value, (bool, int)) or value is None:
             out[str(key)] = value
         elif isinstance(value, float):
@@ -472,8 +490,10 @@ def entry_from_dict(raw: Any, *, default_time: str, source: str = "file", repair
     supersedes = raw.get("supersedes")
     if isinstance(supersedes, (str, int)) and not isinstance(supersedes, bool):
         supersedes = [supersedes]
+    # (an id holds no control character nor lone surrogate, so a reference to one cannot either)
     if supersedes is not None and (not isinstance(supersedes, list)
-                                   or not all(isinstance(s, (str, int)) and not isinstance(s, bool) for s in supersedes)):
+                                   or not all(isinstance(s, (str, int)) and not isinstance(s, bool)
+                                              and not _CONTROL.search(str(s)) for s in supersedes)):
         raise EntryError("'supersedes' must be an id or a list of ids", "supersedes")
     keywords = tuple(dict.fromkeys(_keyword(k) for k in _text_list(raw.get("keywords"), "keywords", repair, notes)
                                    if k.strip()))

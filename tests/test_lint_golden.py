@@ -15,9 +15,12 @@ from pathlib import Path
 
 import jsonschema
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from conftest import run_skillc
 from skillc import __version__
+from skillc.report import printable
 
 GOLDEN = Path(__file__).parent / "golden"
 TREE = GOLDEN / "lint-tree"
@@ -104,3 +107,12 @@ def test_sarif_paths_are_relative_to_the_current_directory(tree: Path):
     assert "lint-tree/colon/SKILL.md" in uris
     text = run_skillc("lint", "lint-tree", *SELECT, cwd=tree.parent).stdout
     assert text.startswith("Upper/SKILL.md:")  # text and JSON stay relative to the linted root
+
+
+@given(st.text(alphabet=st.sampled_from(["a", "é", "\n", "\ud800", "\udc80", "\udcff", "\udfff", "\\"]), max_size=20))
+def test_printable_shows_any_lone_surrogate_and_never_raises(value: str):
+    """Every message and name goes through ``printable`` before it is printed: a lone surrogate
+    outside U+DC80-U+DCFF (a JSON `\\ud800`) raised UnicodeEncodeError, an internal error."""
+    shown = printable(value)
+    shown.encode("utf-8")  # printable: no surrogate left
+    assert "\ud800" not in shown and ("\ud800" not in value or "\\ud800" in shown)

@@ -32,7 +32,13 @@ def printable(value: str) -> str:
         value.encode("utf-8")
         return value
     except UnicodeEncodeError:
+        # A lone surrogate that is no escaped byte (from a JSON `\ud800`) shown as `\ud800`:
+        # surrogateescape takes only U+DC80-U+DCFF, and raised on it (an internal error)
+        value = _OTHER_SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", value)
         return value.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+
+
+_OTHER_SURROGATE = re.compile("[\ud800-\udc7f\udd00-\udfff]")
 
 
 # repr() of a surrogate-escaped byte 0x80-0xFF (an odd number of backslashes: not an escaped backslash)

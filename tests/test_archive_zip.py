@@ -674,3 +674,92 @@ def test_a_skill_folder_named_macosx_is_neither_packed_nor_exported_empty(tmp_pa
     r = run_skillc("export", "dist", "__MACOSX", "-o", str(tmp_path / "b.zip"), cwd=tmp_path, env=env)
     assert r.returncode == 1 and "macOS junk" in r.stderr, r.stderr
     assert not any((tmp_path / z).exists() for z in ("p.zip", "f.zip", "b.zip"))
+
+
+def _raw_names(path: Path, names: dict[bytes, bytes]) -> Path:
+    """Rewrite entry names byte for byte (same length), without the UTF-8 flag Python's writer sets
+    for a non-ASCII name: as Info-ZIP's `zip` on Linux and macOS's Finder write them."""
+    data = path.read_bytes()
+    for placeholder, raw in names.items():
+        assert len(placeholder) == len(raw) and placeholder in data
+        data = data.replace(placeholder, raw)
+    path.write_bytes(data)
+    return path
+
+
+def test_a_utf8_name_without_the_utf8_flag_is_read_as_utf8(tmp_path):
+    """`zip -r pdf.zip pdf` (Info-ZIP) and Finder store UTF-8 names without the flag: they were read
+    as code page 437 and `café.md` was imported as `caf├⌐.md` (the skill's links to it broken).  A
+    name that is not UTF-8 is code page 437, as the zip standard says."""
+    def build(zf):
+        zf.writestr("pdf/SKILL.md", b"---\nname: pdf\ndescription: Does pdf. Use when asked.\n---\n"
+                                    b"See [it](references/caf\xc3\xa9.md).\n")
+        zf.writestr("pdf/references/cafXX.md", b"utf-8\n")
+        zf.writestr("pdf/references/dosY.md", b"cp437\n")
+    path = _raw_names(hostile(tmp_path, "infozip.zip", build),
+                      {b"cafXX.md": "café.md".encode("utf-8"), b"dosY.md": b"dos\x82.md"})  # (0x82: é in cp437)
+    assert {e.name for e in check_zip(path).entries} == {"pdf/SKILL.md", "pdf/references/café.md",
+                                                         "pdf/references/dosé.md"}
+    into = tmp_path / "into"
+    r = run_skillc("import", str(path), "--into", str(into))
+    assert r.returncode == 0 and "B704" not in r.stderr, r.stderr
+    assert (into / "pdf/references/café.md").read_bytes() == b"utf-8\n"
+    assert (into / "pdf/references/dosé.md").read_bytes() == b"cp437\n"
+
+
+def test_a_git_file_is_neither_imported_nor_packed(tmp_path):
+    """A `.git` file (a submodule's `gitdir:` pointer) makes git use the folder it names: a `.git`
+    file pointing into the archive ran its config's core.fsmonitor on the next `git status` in the
+    skill, past the skipped `.git/` folders; pack put a submodule's pointer into the archive."""
+    def build(zf):
+        zf.writestr("pdf/SKILL.md", b"---\nname: pdf\ndescription: Does pdf. Use when asked.\n---\nBody.\n")
+        zf.writestr("pdf/.git", b"gitdir: references/g\n")
+        zf.writestr("pdf/sub/.GIT", b"gitdir: ../references/g\n")
+        zf.writestr("pdf/references/g/notes.md", b"kept\n")
+    listing = check_zip(hostile(tmp_path, "g.zip", build))
+    assert [e.name for e in listing.entries] == ["pdf/SKILL.md", "pdf/references/g/notes.md"]
+    assert listing.skipped == ("pdf/.git", "pdf/sub/.GIT")
+    d = write_skill(tmp_path / "repo", "sub").parent
+    (d / ".git").write_text("gitdir: ../.git/modules/sub\n")
+    r = run_skillc("pack", str(d), "-o", str(tmp_path / "p.zip"))
+    assert r.returncode == 0, r.stderr
+    with zipfile.ZipFile(tmp_path / "p.zip") as zf:
+        assert zf.namelist() == ["sub/SKILL.md"]
+
+
+def test_import_never_stages_through_a_linked_work_folder(tmp_path):
+    """`DIR/.skillc-build` a link (a cloned repository can hold one): import staged the skills where
+    it points, outside DIR, and removed `import.tmp-*` folders there."""
+    into, elsewhere = tmp_path / "into", tmp_path / "elsewhere"
+    (elsewhere / "import.tmp-theirs").mkdir(parents=True)
+    into.mkdir()
+    (into / ".skillc-build").symlink_to(elsewhere)
+    r = run_skillc("import", str(_one_skill_zip(tmp_path, "pdf")), "--into", str(into))
+    assert r.returncode == 1 and "symbolic link" in r.stderr and "internal error" not in r.stderr, r.stderr
+    assert [p.name for p in elsewhere.iterdir()] == ["import.tmp-theirs"]
+    assert sorted(p.name for p in into.iterdir()) == [".skillc-build"]
+
+
+@pytest.mark.parametrize("root", ["pdf/", "pdf/assets/repo/"])
+def test_a_folder_laid_out_as_a_git_repository_is_refused(tmp_path, root):
+    """HEAD, objects/ and refs/ make a folder a (bare) git repository to git: `git status` run in it
+    (a shell prompt runs one on `cd`) read its config, whose core.fsmonitor runs a command, past the
+    skipped `.git/` folders.  Pack refuses to write one, as import refuses it."""
+    def build(zf):
+        zf.writestr("pdf/SKILL.md", b"---\nname: pdf\ndescription: Does pdf. Use when asked.\n---\nBody.\n")
+        zf.writestr(root + "HEAD", b"ref: refs/heads/main\n")
+        zf.writestr(root + "config", b"[core]\n\tworktree = .\n\tfsmonitor = touch pwned\n")
+        zf.writestr(root + "objects/info/x", b"")
+        zf.writestr(root + "refs/heads/x", b"")
+    into = tmp_path / "into"
+    r = run_skillc("import", str(hostile(tmp_path, "bare.zip", build)), "--into", str(into))
+    assert r.returncode == 1 and f"{root.rstrip('/')!r} is laid out as a git repository" in r.stderr, r.stderr
+    assert not into.exists()
+    d = write_skill(tmp_path / "repo", "pdf").parent
+    for rel in ("HEAD", "config", "objects/info/x", "refs/heads/x"):
+        (d / root[4:] / rel).parent.mkdir(parents=True, exist_ok=True)
+        (d / root[4:] / rel).write_text("ref: refs/heads/main\n" if rel == "HEAD" else "")
+    r = run_skillc("pack", str(d), "-o", str(tmp_path / "p.zip"))
+    assert r.returncode == 1 and "laid out as a git repository" in r.stderr and not (tmp_path / "p.zip").exists()
+    (d / root[4:] / "HEAD").unlink()  # (objects/ and refs/ alone are not a repository)
+    assert run_skillc("pack", str(d), "-o", str(tmp_path / "p.zip")).returncode == 0

@@ -673,3 +673,15 @@ def test_a_secret_in_a_skill_name_or_collection_description_is_never_printed_or_
     assert not leaks
     collections = json.loads((tmp_path / "out/api/skill-collections.json").read_text())["collections"]
     assert collections == [{"path": "team", "description": "Deploy with [REDACTED:github-token]", "count": 1}]
+
+
+def test_a_git_file_in_a_skill_is_withheld_not_published(tmp_path: Path):
+    """A submodule's `.git` pointer (`gitdir: …`): git run where a client unpacks the skill would
+    follow it to a folder whose config can run commands. The bundle withholds it, as import skips it."""
+    repo = tmp_path / "repo"
+    write_skill(repo, "tools", name="tools")
+    (repo / "tools" / ".git").write_text("gitdir: references/g\n")
+    build_json(tmp_path, "repo", "--out", "out", "--no-site")
+    manifest = json.loads((tmp_path / "out" / "api" / "manifest.json").read_text())
+    assert [(w["path"], w["reason"]) for w in manifest["withheld"]] == [(".git", "a .git file (git would follow it); not published")]
+    assert not list((tmp_path / "out").rglob(".git"))

@@ -98,6 +98,8 @@ def excluded(rel: str) -> bool:
     if any(p in EXCLUDE_DIRS for p in parts[:-1]) or (len(parts) > 1 and parts[0] in ROOT_EXCLUDE_DIRS):
         return True
     name = parts[-1]
+    if name.lower() == ".git":  # (a submodule's `.git` file: a pointer into this clone, which import skips)
+        return True
     return name in EXCLUDE_FILES or any(PurePosixPath(name).match(g) for g in EXCLUDE_GLOBS)
 
 
@@ -229,6 +231,20 @@ def check_entry_name(raw: str) -> str:
     return raw
 
 
+def entry_name(info: zipfile.ZipInfo) -> str:
+    """The name of an entry as the tool that wrote it meant it.  Without the UTF-8 flag zipfile reads
+    a name as code page 437 (the zip standard), but Info-ZIP's `zip` on Linux and macOS's Finder
+    write UTF-8 without the flag: `café.md` would be extracted as `caf├⌐.md`.  Bytes that are valid
+    UTF-8 are taken as UTF-8 (as `unzip` and Go's archive/zip do); a real code-page-437 name with
+    accents almost never is (`é` is 0x82, which UTF-8 never starts a character with)."""
+    if info.flag_bits & 0x800:
+        return info.filename
+    try:
+        return info.filename.encode("cp437").decode("utf-8")
+    except (UnicodeEncodeError, UnicodeDecodeError):
+        return info.filename
+
+
 def skipped_below(name: str) -> bool:
     """The entry sits below a folder discovery never looks into (VCS, build output): import skips it."""
     folders = name.split("/")[:-1]
@@ -254,6 +270,22 @@ def check_names(names: Sequence[str], where: str) -> None:
                                    "Unicode normalization)")
 
 
+def check_git_layout(names: Sequence[str], where: str) -> None:
+    """ArchiveError when a folder of ``names`` is laid out as a git repository (HEAD, objects/ and
+    refs/, what git looks for): git run in it, as a shell prompt does on `cd`, reads its config, which
+    can run commands (core.fsmonitor), as a skipped `.git/config` could.  In any case (macOS, Windows)."""
+    folders = {n.lower().rsplit("/", 1)[0] for n in names if "/" in n}
+    below = set()
+    for folder in folders:
+        parts = folder.split("/")
+        below.update("/".join(parts[:i]) for i in range(1, len(parts) + 1))
+    for name in names:
+        head, _, leaf = name.rpartition("/")
+        if leaf.lower() == "head" and f"{head.lower()}/objects" in below and f"{head.lower()}/refs" in below:
+            raise ArchiveError(f"{where}: {head!r} is laid out as a git repository (HEAD, objects/, refs/): "
+                               "git run in it would read its config, which can run commands")
+
+
 def check_zip(path: Path, limits: Limits = Limits()) -> ZipListing:
     """Open and validate an archive without extracting it.  Raises ArchiveError naming the entry."""
     path = Path(path)
@@ -274,16 +306,18 @@ def check_zip(path: Path, limits: Limits = Limits()) -> ZipListing:
         seen: set[str] = set()
         total = 0
         for info in infos:
-            if info.filename.startswith(JUNK_PREFIXES) or info.filename.rsplit("/", 1)[-1] == ".DS_Store":
-                skipped.append(info.filename)
+            raw = entry_name(info)
+            if raw.startswith(JUNK_PREFIXES) or raw.rsplit("/", 1)[-1] == ".DS_Store":
+                skipped.append(raw)
                 continue
-            if skipped_below(info.filename):
+            if skipped_below(raw) or raw.rsplit("/", 1)[-1].lower() == ".git":
                 # VCS and build folders: discovery never looks inside them, so lint would not see what
-                # they hold, and a .git/config can run commands in the next `git status`.
-                skipped.append(info.filename)
+                # they hold, and a .git/config can run commands in the next `git status`; so can the
+                # config of the folder a `.git` file (`gitdir: …`) names, which may be in the archive.
+                skipped.append(raw)
                 continue
             try:
-                name = check_entry_name(info.filename)
+                name = check_entry_name(raw)
             except ArchiveError as exc:  # (named with the archive, as every other refusal is)
                 raise ArchiveError(f"{path}: {exc}") from None
             mode = info.external_attr >> 16
@@ -310,6 +344,7 @@ def check_zip(path: Path, limits: Limits = Limits()) -> ZipListing:
                 raise ArchiveError(f"{path}: more than {limits.max_total_bytes:,} bytes uncompressed")
             entries.append(ZipEntry(name, info.file_size, info.compress_size, bool(mode & 0o111), info))
         check_names([e.name for e in entries], str(path))
+        check_git_layout([e.name for e in entries], str(path))
     return ZipListing(path, digest, tuple(entries), tuple(skipped))
 
 
@@ -360,5 +395,5 @@ def extract_zip(listing: ZipListing, dest: Path, limits: Limits = Limits(),
     return written
 
 
-__all__ = ["ArchiveError", "Limits", "ZipEntry", "ZipListing", "check_entry_name", "check_names", "check_zip",
-           "excluded", "extract_zip", "skill_members", "skipped_below", "source_date_epoch", "write_skill_zip", "write_zip", "zip_time"]
+__all__ = ["ArchiveError", "Limits", "ZipEntry", "ZipListing", "check_entry_name", "check_git_layout", "check_names",
+           "check_zip", "entry_name", "excluded", "extract_zip", "skill_members", "skipped_below", "source_date_epoch", "write_skill_zip", "write_zip", "zip_time"]

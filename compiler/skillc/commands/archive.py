@@ -22,6 +22,7 @@ from ..archive import (
     JUNK_PREFIXES,
     ArchiveError,
     check_entry_name,
+    check_git_layout,
     check_names,
     check_zip,
     excluded,
@@ -112,6 +113,7 @@ def check_members(members: Sequence[tuple[str, str]]) -> None:
             if problem:
                 raise ArchiveError(f"the folder {folder!r} is not a safe skill name: {problem}")
         check_names(names, "the archive")
+        check_git_layout(names, "the archive")
     except ArchiveError as exc:
         raise SkillcError(f"not written: {exc} (`skillc import` and other tools would refuse it)",
                           hint="rename the file or folder", exit_code=1) from None
@@ -498,6 +500,12 @@ class _ImportLock:
 
         from ..build import clean_stale
 
+        if self.work.is_symlink() or (self.work.exists() and not self.work.is_dir()):
+            # (a link there, which a cloned repository can hold, would stage the skills where it points,
+            # outside DIR, and clean_stale would empty that folder's import.tmp-* folders)
+            kind = "a symbolic link" if self.work.is_symlink() else "a file"
+            raise SkillcError(f"{self.work} is {kind}, where import stages the skills it extracts (never "
+                              f"outside {self.into})", exit_code=1, hint="remove it and run again")
         fd = os.open(self.into, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)

@@ -100,6 +100,10 @@ def publishable(path: str) -> str | None:
         return f"a name over {MAX_NAME_BYTES} bytes (import refuses it)"
     if CREDENTIAL_NAMES.search(path):
         return "credential file (never published)"
+    if path.rsplit("/", 1)[-1].lower() == ".git":
+        # (a submodule's pointer: `gitdir: …` names a folder whose config git, run where a client
+        # unpacks the skill, would read, and it can run commands; import skips it, pack leaves it out)
+        return "a .git file (git would follow it); not published"
     found = secrets.scan(path)
     if found:
         return f"the path holds a likely secret ({found[0].kind}); not published"

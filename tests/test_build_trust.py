@@ -685,3 +685,22 @@ def test_a_git_file_in_a_skill_is_withheld_not_published(tmp_path: Path):
     manifest = json.loads((tmp_path / "out" / "api" / "manifest.json").read_text())
     assert [(w["path"], w["reason"]) for w in manifest["withheld"]] == [(".git", "a .git file (git would follow it); not published")]
     assert not list((tmp_path / "out").rglob(".git"))
+
+
+def test_a_folder_laid_out_as_a_git_repository_is_withheld(tmp_path: Path):
+    """HEAD, objects/ and refs/ in a skill's folder: git run where a client unpacks it reads its
+    config (core.fsmonitor runs commands). Its files are withheld; the skill's other files are not."""
+    repo = tmp_path / "repo"
+    write_skill(repo, "tools", name="tools")
+    g = repo / "tools" / "references" / "g"
+    for rel, text in (("HEAD", "ref: refs/heads/main\n"), ("config", "[core]\n\tfsmonitor = touch PWNED\n"),
+                      ("objects/info/x", "x\n"), ("refs/heads/main", "0" * 40 + "\n")):
+        (g / rel).parent.mkdir(parents=True, exist_ok=True)
+        (g / rel).write_text(text)
+    (repo / "tools" / "references" / "notes.md").write_text("# Notes\n")
+    build_json(tmp_path, "repo", "--out", "out", "--no-site")
+    manifest = json.loads((tmp_path / "out" / "api" / "manifest.json").read_text())
+    assert sorted(w["path"] for w in manifest["withheld"]) == [
+        "references/g/HEAD", "references/g/config", "references/g/objects/info/x", "references/g/refs/heads/main"]
+    assert (tmp_path / "out" / "api" / "files" / "tools" / "references" / "notes.md").is_file()
+    assert not (tmp_path / "out" / "api" / "files" / "tools" / "references" / "g").exists()

@@ -270,20 +270,29 @@ def check_names(names: Sequence[str], where: str) -> None:
                                    "Unicode normalization)")
 
 
-def check_git_layout(names: Sequence[str], where: str) -> None:
-    """ArchiveError when a folder of ``names`` is laid out as a git repository (HEAD, objects/ and
-    refs/, what git looks for): git run in it, as a shell prompt does on `cd`, reads its config, which
-    can run commands (core.fsmonitor), as a skipped `.git/config` could.  In any case (macOS, Windows)."""
+def git_layout_folders(names: Sequence[str]) -> list[str]:
+    """The folders of ``names`` (as written) laid out as a git repository (HEAD, objects/ and refs/,
+    what git looks for): git run in one, as a shell prompt does on `cd`, reads its config, which can
+    run commands (core.fsmonitor), as a skipped `.git/config` could.  In any case (macOS, Windows)."""
     folders = {n.lower().rsplit("/", 1)[0] for n in names if "/" in n}
     below = set()
     for folder in folders:
         parts = folder.split("/")
         below.update("/".join(parts[:i]) for i in range(1, len(parts) + 1))
+    out = []
     for name in names:
         head, _, leaf = name.rpartition("/")
         if leaf.lower() == "head" and f"{head.lower()}/objects" in below and f"{head.lower()}/refs" in below:
-            raise ArchiveError(f"{where}: {head!r} is laid out as a git repository (HEAD, objects/, refs/): "
-                               "git run in it would read its config, which can run commands")
+            out.append(head)
+    return out
+
+
+def check_git_layout(names: Sequence[str], where: str) -> None:
+    """ArchiveError when a folder of ``names`` is laid out as a git repository (``git_layout_folders``)."""
+    found = git_layout_folders(names)
+    if found:
+        raise ArchiveError(f"{where}: {found[0]!r} is laid out as a git repository (HEAD, objects/, refs/): "
+                           "git run in it would read its config, which can run commands")
 
 
 def check_zip(path: Path, limits: Limits = Limits()) -> ZipListing:
@@ -395,5 +404,5 @@ def extract_zip(listing: ZipListing, dest: Path, limits: Limits = Limits(),
     return written
 
 
-__all__ = ["ArchiveError", "Limits", "ZipEntry", "ZipListing", "check_entry_name", "check_git_layout", "check_names",
+__all__ = ["ArchiveError", "Limits", "ZipEntry", "ZipListing", "check_entry_name", "check_git_layout", "check_names", "git_layout_folders",
            "check_zip", "entry_name", "excluded", "extract_zip", "skill_members", "skipped_below", "source_date_epoch", "write_skill_zip", "write_zip", "zip_time"]

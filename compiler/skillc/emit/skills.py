@@ -42,6 +42,7 @@ from ..archive import (
     Limits,
     bomb_like,
     excluded,
+    git_layout_folders,
     zip_time,
 )
 from ..errors import BuildError
@@ -338,9 +339,14 @@ def render_skill(ctx: EmitContext, staging: Staging, skill: SourceSkill) -> Skil
     zipped: list[tuple[str, bytes, bool]] = []
     folder = skill.id.rsplit("/", 1)[-1]
     carried = _Importable(folder)
+    # (a folder laid out as a git repository: a client that unpacks it and runs git there, as a shell
+    # prompt does on `cd`, reads its config, which can run commands; import refuses such a zip)
+    git_folders = tuple(g.lower() + "/" for g in git_layout_folders([f.path for f in skill.files]))
     for i, f in enumerate(skill.files):
         main = i == 0  # SKILL.md (whatever its spelling) is always first
         reason = None if main else publishable(f.path) or carried.refusal(f)
+        if reason is None and git_folders and f.path.lower().startswith(git_folders):
+            reason = "in a folder laid out as a git repository (HEAD, objects/, refs/); not published"
         if reason is not None:
             withheld.append((secrets.redact(f.path)[0], reason))  # (the manifest lists it: never a secret)
             continue

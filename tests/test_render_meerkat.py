@@ -226,3 +226,53 @@ def test_injected_ids_keep_the_command_lines_order(tmp_path: Path):
         out = run_skillc("render", "out", *args, "--json", cwd=tmp_path)
         assert out.returncode == 0, out.stderr
         assert json.loads(out.stdout)["ids"] == order, args
+
+
+def test_printed_blocks_keep_escape_sequences(tmp_path: Path):
+    """A body or description holding an ANSI escape sequence is injected as it is: click.echo
+    strips such sequences when standard output is no terminal, so the printed block (render and
+    select --render) lost them while --json kept them."""
+    from conftest import run_skillc, write_skill
+
+    write_skill(tmp_path / "repo", "ansi", description='"Colours \\e[31mred\\e[0m. Use when colouring."',
+                body="# Ansi\n\nPrint \x1b[31mred\x1b[0m text.\n")
+    r = run_skillc("build", "repo", "--out", "out", "--no-site", cwd=tmp_path,
+                   env={"SKILLC_CACHE_DIR": str(tmp_path / "cache")})
+    assert r.returncode == 0, r.stderr
+    for args in (["render", "out", "--inject", "ansi"], ["render", "out", "--inventory"],
+                 ["render", "out", "--to-prompt"], ["render", "out", "--inject", "ansi", "--format", "adk"],
+                 ["select", "out", "ansi", "--render", "meerkat"]):
+        out = run_skillc(*args, cwd=tmp_path)
+        assert out.returncode == 0, out.stderr
+        assert "\x1b[31mred\x1b[0m" in out.stdout, (args, out.stdout)
+
+
+def test_a_block_printed_to_a_terminal_shows_escape_sequences_instead_of_running_them(tmp_path: Path):
+    """Into a pipe the block is byte for byte (above); on a terminal a skill's text must not drive
+    it (set its title, hide lines, move the cursor): its control characters are shown as \\x1b."""
+    import os
+    import pty
+    import subprocess
+
+    from conftest import run_skillc, skillc_command, write_skill
+
+    write_skill(tmp_path / "repo", "ansi", body="# Ansi\n\nPrint \x1b]0;pwned\x07\x1b[31mred\x1b[0m text.\n")
+    r = run_skillc("build", "repo", "--out", "out", "--no-site", cwd=tmp_path,
+                   env={"SKILLC_CACHE_DIR": str(tmp_path / "cache")})
+    assert r.returncode == 0, r.stderr
+    leader, follower = pty.openpty()
+    proc = subprocess.run([*skillc_command(), "render", "out", "--inject", "ansi"], cwd=tmp_path, stdout=follower,
+                          stderr=subprocess.PIPE, timeout=60, check=False)
+    os.close(follower)
+    shown = b""
+    while True:
+        try:
+            chunk = os.read(leader, 65536)
+        except OSError:  # (the terminal's other end closed: everything is read)
+            break
+        if not chunk:
+            break
+        shown += chunk
+    os.close(leader)
+    assert proc.returncode == 0, proc.stderr
+    assert b"\x1b" not in shown and b"\\x1b]0;pwned\\x07\\x1b[31mred" in shown, shown

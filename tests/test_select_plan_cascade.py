@@ -121,6 +121,31 @@ def test_a_cut_inside_a_character_still_matches_the_file(tmp_path):
     assert names(detect([rule], ProjectFiles(tmp_path))) == ["big"]
 
 
+def test_cli_mode_reads_detect_files_with_universal_newlines(tmp_path):
+    """Plan Cascade's CLI reads a detect file with ``Path.read_text`` (text mode): CRLF and a lone
+    CR are LF, so a pattern spanning a line break matches a CRLF file and one holding "\\r" never
+    matches.  The desktop variant reads the bytes as they are."""
+    (tmp_path / "Cargo.toml").write_bytes(b'[package]\r\nname = "x"\r\n[dependencies]\r\ntokio = "1"\r')
+    lf = DetectRule("lf", "lf", "rust", "submodule", 80, ("Cargo.toml",), ("[dependencies]\ntokio",))
+    cr = DetectRule("cr", "cr", "rust", "submodule", 80, ("Cargo.toml",), ('"x"\r',))
+    files = ProjectFiles(tmp_path)
+    assert names(detect([lf, cr], files)) == ["lf"]
+    assert names(detect([lf, cr], files, mode="desktop")) == ["cr"]
+
+
+def test_desktop_mode_always_and_no_phases_mean_every_phase(tmp_path):
+    """Seed 000 §5.5: ``InjectionPhase::Always`` is "all phases"; the desktop variant (select.rs)
+    keeps a rule whose ``inject_into`` holds ``always`` or is empty in every phase.  The Python CLI
+    only asks ``phase in inject_into``, so there neither is ever injected."""
+    (tmp_path / "package.json").write_text('"react"')
+    always = DetectRule("always", "always", "s", "user", 150, ("package.json",), ('"react"',), ("always",))
+    empty = DetectRule("empty", "empty", "s", "user", 140, ("package.json",), ('"react"',), ())
+    files = ProjectFiles(tmp_path)
+    assert [s.id for s in select([always, empty], files, [], phase="planning", mode="desktop")] == ["always", "empty"]
+    assert select([always, empty], files, [], phase="planning") == []
+    assert names(for_phase([always, empty], "retry", mode="desktop")) == ["always", "empty"]
+
+
 def test_dedup_by_name_keeps_the_higher_priority():
     a = DetectRule("same", "a", "s", "user", 150, ("f",), ("x",))
     b = DetectRule("same", "b", "s", "user", 160, ("f",), ("x",))

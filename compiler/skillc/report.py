@@ -9,8 +9,11 @@ from __future__ import annotations
 
 import json
 import re
+import sys
 from collections.abc import Sequence
 from urllib.parse import quote
+
+import click
 
 from . import __version__
 from .lint import LintResult
@@ -57,6 +60,15 @@ def terminal_safe(value: str) -> str:
     """``one_line`` that keeps line breaks and tabs (messages of several lines)."""
     value = printable(value)
     return _TERMINAL.sub(_escaped, value) if _TERMINAL.search(value) else value
+
+
+def echo_block(text: str) -> None:
+    """Print a rendered block (an injection, an inventory), one final newline added unless it ends
+    with one: byte for byte into a file or a pipe, ANSI escape sequences of a skill's text included
+    (click strips them where stdout is no terminal); on a terminal, its control characters shown as
+    ``\\xNN``: a skill's text never drives the terminal."""
+    tty = sys.stdout.isatty()
+    click.echo(terminal_safe(text) if tty else text, nl=not text.endswith("\n"), color=not tty)
 
 
 def shell_word(path: str) -> str:

@@ -4,9 +4,11 @@ Detection (``ExternalSkillLoader._skill_matches_project``; research/frameworks.m
 
 * ``cli`` mode (the Python CLI): for each ``detect.files`` entry that exists in the project root
   (relative path, no globbing), its text is searched for each pattern as a plain, case-sensitive
-  substring; an empty pattern list never matches.  Unreadable files are skipped.
+  substring, in the text as ``Path.read_text`` gives it (CRLF and a lone CR read as LF); an empty
+  pattern list never matches.  Unreadable files are skipped.
 * ``desktop`` mode (the Rust desktop variant): an existing file is enough when there are no
-  patterns; with patterns, one of them must appear in one of the existing files.
+  patterns; with patterns, one of them must appear in one of the existing files (read as they
+  are); a rule injected ``always``, or into no phase, counts for every phase.
 
 Matches keep the rules' order, are stably sorted by priority (highest first), deduplicated by name,
 cut to ``max_skills_per_story`` (3), and only then filtered by phase (``inject_into``) — so a phase can
@@ -178,6 +180,9 @@ def matches(rule: DetectRule, files: ProjectFiles, mode: str = "cli") -> bool:
         text = files.read(name)
         if text is None:
             continue
+        if mode == "cli" and "\r" in text:
+            # the Python CLI reads with Path.read_text (text mode): CRLF and a lone CR are LF
+            text = text.replace("\r\n", "\n").replace("\r", "\n")
         if any(pattern in text for pattern in rule.patterns):
             return True
     return False
@@ -197,9 +202,12 @@ def detect(rules: Sequence[DetectRule], files: ProjectFiles, *, mode: str = "cli
     return out[:max_skills]
 
 
-def for_phase(rules: Iterable[DetectRule], phase: str | None) -> list[DetectRule]:
-    """``get_skills_for_phase``, applied after the cut."""
-    return [r for r in rules if phase is None or phase in r.inject_into]
+def for_phase(rules: Iterable[DetectRule], phase: str | None, mode: str = "cli") -> list[DetectRule]:
+    """``get_skills_for_phase``, applied after the cut.  In ``desktop`` mode a rule injected
+    ``always`` or into no listed phase applies to every phase (seed 000's ``InjectionPhase::Always``,
+    "all phases"; the desktop select.rs); the Python CLI only asks ``phase in inject_into``."""
+    return [r for r in rules if phase is None or phase in r.inject_into
+            or (mode == "desktop" and (not r.inject_into or "always" in r.inject_into))]
 
 
 @dataclass(frozen=True, slots=True)
@@ -220,7 +228,7 @@ def select(rules: Sequence[DetectRule], files: ProjectFiles | None, lexical: Seq
     ``lexical`` are the skills that passed adk-rust's ``min_score`` (any order); those with a
     detection rule or already detected are not used to fill slots.
     """
-    detected = for_phase(detect(rules, files, mode=mode, max_skills=max_skills), phase) if files else []
+    detected = for_phase(detect(rules, files, mode=mode, max_skills=max_skills), phase, mode) if files else []
     out = [Selected(r.id, r.name, "detected", r.priority, r.source, r.source_type) for r in detected]
     taken = {r.id for r in detected}
     ruled = {r.id for r in rules}

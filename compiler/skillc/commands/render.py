@@ -8,6 +8,7 @@ import click
 
 from ..errors import SkillcError
 from ..index import reads_bundle
+from ..report import echo_block
 
 FORMATS = ("meerkat", "skills-ref", "adk", "adk-instruction", "plan-cascade")
 _VALUED = ("--format", "--max-chars")  # the options that take a value
@@ -100,4 +101,4 @@ def render(bundle: str, inventory: bool, inject: tuple[str, ...], to_prompt: boo
         click.echo(json.dumps({"format": "skills-ref" if mode == "to-prompt" else fmt, "kind": mode, "ids": ids,
                                "text": text}, ensure_ascii=False))
     else:
-        click.echo(text, nl=not text.endswith("\n"))
+        echo_block(text)

@@ -7,6 +7,7 @@ import json
 import click
 
 from ..index import reads_bundle
+from ..report import echo_block
 from ..select import DETECT_MODES, PHASES
 
 
@@ -18,7 +19,8 @@ from ..select import DETECT_MODES, PHASES
 @click.option("--phase", type=click.Choice(PHASES), help="Keep only detected skills injected into this phase.")
 @click.option("--detect-mode", type=click.Choice(DETECT_MODES), default="cli", show_default=True,
               help="cli: a pattern must appear in a detect file (Plan Cascade's Python CLI); "
-                   "desktop: an existing file is enough when a rule has no patterns.")
+                   "desktop: an existing file is enough when a rule has no patterns, and a rule "
+                   "injected `always` (or into no phase) suits every --phase.")
 @click.option("--top-k", type=click.IntRange(min=0), default=3, show_default=True,
               help="At most this many lexical matches (adk-rust's CLI default).")
 @click.option("--min-score", type=float, default=1.0, show_default=True,
@@ -56,7 +58,7 @@ def select(bundle: str, message: str, project: str, phase: str | None, detect_mo
         click.echo(json.dumps(out, ensure_ascii=False))
         return
     if text is not None:
-        click.echo(text, nl=not text.endswith("\n"))
+        echo_block(text)
         return
     if not chosen:
         click.echo("no skill selected", err=True)

@@ -614,3 +614,41 @@ def test_a_folder_named_like_the_configuration_is_an_error_not_passed_over(tmp_p
         assert r.returncode == 2 and "not a regular file" in r.stderr and name in r.stderr, (args, r.stderr)
         assert "Traceback" not in r.stderr
     assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("value", ["[1]", '""', "5", '["a", ""]'])
+def test_a_bad_include_glob_is_named_as_a_glob_not_as_path_or_url(tmp_path, proj, value):
+    """include/exclude take one glob or a list of globs (a oneOf in the schema): a bad one was
+    reported as "give exactly one of 'path' or 'url'", which sends the user to the wrong keys."""
+    (proj / "skills.toml").write_text(REPO + f"include = {value}\n")
+    with pytest.raises(ConfigError) as exc:
+        load(tmp_path)
+    message = str(exc.value)
+    assert "skills.toml:5: " in message and "repositories[0].include" in message, message
+    assert "'path' or 'url'" not in message and "glob" in message, message
+
+
+def test_an_error_in_an_inline_repository_table_names_its_line(tmp_path, proj):
+    """`repositories = [{ … }, { … }]` is the same TOML as [[repositories]] tables: its errors named
+    the file without a line, and a missing path was "declared at skills.toml:0"."""
+    (proj / "skills.toml").write_text(
+        '# inline tables\n'
+        'repositories = [\n'
+        '  { name = "a", type = "filesystem", path = "a" },  # a comment with { and "\n'
+        '\n'
+        '  { name = "b", type = "filesystem", path = "b", priority = 5 },\n'
+        ']\n')
+    with pytest.raises(ConfigError, match=r"skills.toml:5: repository 'b': priority 5 is outside") as exc:
+        load(tmp_path)
+    (proj / "skills.toml").write_text('repositories = [\n  { name = "a", type = "git", url = "${NOPE}" },\n]\n')
+    with pytest.raises(ConfigError, match=r"skills.toml:2: repository 'a': url: environment variable NOPE") as exc:
+        load(tmp_path)
+    (proj / "skills.toml").write_text('repositories = [{ name = "a", type = "filesystem", path = "a" },\n'
+                                      '  { name = "b", type = "filesystem", path = "b", bogus = 1 }]\n')
+    with pytest.raises(ConfigError, match=r"skills.toml:2: unknown key\(s\) in repositories\[1\]: bogus") as exc:
+        load(tmp_path)
+    (proj / "skills.toml").write_text('repositories = [{ name = "a", type = "filesystem", path = "a" },\n'
+                                      '  { name = "b", type = "filesystem", path = "b" }]\n')
+    assert [r.config_file for r in load(tmp_path).repositories] == [
+        f"{proj / 'skills.toml'}:1", f"{proj / 'skills.toml'}:2"]
+    assert exc.value.exit_code == 2

@@ -193,6 +193,20 @@ def test_git_errors(tmp_path, remote):
     assert not [p for p in (cache / "git").iterdir() if p.name.startswith(".")]  # no half-made clone left
 
 
+def test_a_ref_or_skills_root_that_names_nothing_says_where_it_was_declared(tmp_path, remote):
+    """A git_ref or skills_root typo is a configuration problem: its error names the file and line
+    of the repository, as a filesystem repository's missing path does."""
+    _, bare = remote
+    where = f"{tmp_path / 'skills.toml'}:3"
+    for ref, ref_type, root, words in (("nope", "branch", "skills", "branch 'nope' not found"),
+                                       ("v9", "tag", "skills", "tag 'v9' not found"),
+                                       ("deadbeef", "commit", "skills", "commit 'deadbeef' not found"),
+                                       ("main", "branch", "nothing", "skills_root 'nothing' not found")):
+        with pytest.raises(SourceError, match=words) as exc:
+            listing_of(git_repo(bare.as_uri(), ref, ref_type, skills_root=root, config_file=where), tmp_path / "c")
+        assert f"(declared at {where})" in str(exc.value), str(exc.value)
+
+
 def test_git_token_never_written_or_printed(tmp_path, remote):
     _, bare = remote
     token = "tok_0123456789abcdef"
@@ -220,6 +234,34 @@ def test_git_through_the_cli_config(tmp_path, remote):
     cfg = load_build_config([], None, cwd=proj, home=tmp_path / "home", env={})
     listing = open_source(cfg.repositories[0], cache_dir=tmp_path / "c", lint=cfg.lint).skills()
     assert [s.id for s in listing.skills] == ["tools/pdf"]
+
+
+def test_repositories_on_one_url_and_branch_read_one_commit(tmp_path, remote):
+    """Two repositories on one url and branch share a checkout.  With different refresh_seconds the
+    first (still fresh) listed the cached commit, then the second fetched the moved branch into the
+    same folder: the build failed ("… changed while the build was reading it") naming a cache file.
+    Both read one commit, fetched by the shorter refresh_seconds."""
+    work, bare = remote
+    proj = tmp_path / "proj"
+    proj.mkdir()
+    (proj / "skills.toml").write_text(
+        f'[[repositories]]\nname = "pdf"\ntype = "git"\nurl = "{bare.as_uri()}"\nskills_root = "skills"\n'
+        'include = ["tools/pdf"]\n'
+        f'[[repositories]]\nname = "csv"\ntype = "git"\nurl = "{bare.as_uri()}"\nskills_root = "skills"\n'
+        'include = ["tools/csv"]\nrefresh_seconds = 0\n')
+    env = {"SKILLC_CACHE_DIR": str(tmp_path / "cache"), "HOME": str(tmp_path / "home")}
+    assert run_skillc("build", "--out", "out", "-q", cwd=proj, env=env).returncode == 0
+    write_skill(work, "skills/tools/pdf", description="Version three. Use when asked.")
+    (work / "skills/tools/pdf/notes.md").write_text("new notes\n")
+    git("add", ".", cwd=work)
+    git("commit", "-q", "-m", "three", cwd=work)
+    git("push", "-q", str(bare), "main", cwd=work)
+    r = run_skillc("build", "--out", "out", "-q", cwd=proj, env=env)
+    assert r.returncode == 0, r.stderr
+    manifest = json.loads((proj / "out/api/manifest.json").read_text())
+    head = git("rev-parse", "HEAD", cwd=work)
+    assert [(i["repository"], i["resolved"]) for i in manifest["inputs"]] == [("pdf", head), ("csv", head)]
+    assert (proj / "out/api/files/tools/pdf/notes.md").read_text() == "new notes\n"
 
 
 def test_no_cache_leaves_no_clone_behind(tmp_path, remote):
@@ -443,6 +485,71 @@ def test_a_checkout_holds_the_committed_bytes(tmp_path, remote, monkeypatch):
     assert files["notes.txt"] == b"$Id$\nline two\n"
 
 
+def test_a_checkout_runs_no_filter_driver_of_the_users_git_config(tmp_path, remote, monkeypatch):
+    """Git LFS (`filter=lfs` in .gitattributes, the driver in ~/.gitconfig) and any smudge filter
+    changed the published bytes with the machine: the real object where git-lfs is installed (and
+    the remote reachable), the pointer elsewhere, and a `required` driver that is not installed
+    failed the checkout.  The committed bytes (the pointer) are published everywhere."""
+    work, bare = remote
+    (work / ".gitattributes").write_text("*.txt filter=lfs\n*.md filter=up\n")
+    pointer = b"version https://git-lfs.github.com/spec/v1\noid sha256:" + b"0" * 64 + b"\nsize 12345\n"
+    (work / "skills/tools/pdf/big.txt").write_bytes(pointer)
+    git("add", ".", cwd=work)
+    git("commit", "-q", "-m", "lfs", cwd=work)
+    git("push", "-q", str(bare), "main", cwd=work)
+    committed = subprocess.run(["git", "show", "HEAD:skills/tools/pdf/SKILL.md"], cwd=work, capture_output=True,
+                               check=True).stdout
+    user = tmp_path / "gitconfig"
+    user.write_text("[filter \"up\"]\n\tsmudge = tr a-z A-Z\n"
+                    "[filter \"lfs\"]\n\tsmudge = git-lfs-not-installed smudge %f\n\trequired = true\n")
+    monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(user))
+    listing = listing_of(git_repo(bare.as_uri()), tmp_path / "cache")
+    files = {f.path: Path(f.source_path).read_bytes() for f in listing.skills[1].files}
+    assert files["SKILL.md"] == committed
+    assert files["big.txt"] == pointer
+
+
+def test_a_checkout_runs_no_hook_of_the_users_git_config(tmp_path, remote, monkeypatch):
+    """A `core.hooksPath` in the user's ~/.gitconfig (a secrets scanner, a team's hooks) ran its
+    post-checkout hook in skillc's cache checkout: a program the configuration never named, free to
+    change what is published (here it appended to SKILL.md)."""
+    work, bare = remote
+    hooks = tmp_path / "hooks"
+    hooks.mkdir()
+    ran = tmp_path / "hook-ran"
+    for name in ("post-checkout", "reference-transaction"):
+        (hooks / name).write_text(f"#!/bin/sh\ntouch {ran}\necho HOOKED >> skills/tools/pdf/SKILL.md\nexit 0\n")
+        (hooks / name).chmod(0o755)
+    user = tmp_path / "gitconfig"
+    user.write_text(f"[core]\n\thooksPath = {hooks}\n")
+    monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(user))
+    listing = listing_of(git_repo(bare.as_uri(), refresh_seconds=0), tmp_path / "cache")
+    listing_of(git_repo(bare.as_uri(), refresh_seconds=0), tmp_path / "cache")  # (the refresh fetch too)
+    pdf = listing.skills[1]
+    committed = subprocess.run(["git", "show", "HEAD:skills/tools/pdf/SKILL.md"], cwd=work, capture_output=True,
+                               check=True).stdout
+    assert Path(pdf.files[0].source_path).read_bytes() == committed
+    assert not ran.exists()
+
+
+def test_a_committed_link_is_a_link_whatever_the_users_core_symlinks(tmp_path, remote, monkeypatch):
+    """`core.symlinks = false` in the user's ~/.gitconfig (a setting carried over from Windows) checked
+    a committed link out as a file holding its target's name: `alias.md` published `real.md`
+    on that machine and the real file's text everywhere else."""
+    work, bare = remote
+    (work / "skills/tools/pdf/real.md").write_text("real content\n")
+    os.symlink("real.md", work / "skills/tools/pdf/alias.md")
+    git("add", ".", cwd=work)
+    git("commit", "-q", "-m", "link", cwd=work)
+    git("push", "-q", str(bare), "main", cwd=work)
+    user = tmp_path / "gitconfig"
+    user.write_text("[core]\n\tsymlinks = false\n")
+    monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(user))
+    listing = listing_of(git_repo(bare.as_uri()), tmp_path / "cache")
+    files = {f.path: Path(f.source_path).read_bytes() for f in listing.skills[1].files}
+    assert files["alias.md"] == files["real.md"] == b"real content\n"
+
+
 def test_a_damaged_cache_is_cloned_again_when_the_branch_is_refreshed(tmp_path, remote):
     """A cached checkout that lost its HEAD fails the refresh fetch and the checkout of the cached
     commit: the branch is cloned again (not an internal error, not an R105 on a working remote)."""
@@ -499,3 +606,23 @@ def test_a_submodule_where_the_skills_are_is_named_not_silently_empty(tmp_path, 
     whole = listing_of(git_repo(bare.as_uri(), skills_root=""), tmp_path / "cache2")
     (warning,) = [d for d in whole.diagnostics if d.code == "R111"]
     assert "'docs/theme'" in warning.message and "'skills/vendor'" in warning.message
+
+
+@pytest.mark.parametrize("suffix", ["/.git", "/.git/", ".git", ""])
+def test_a_git_repository_that_is_one_skill_is_named_by_its_url_without_dot_git(tmp_path, suffix):
+    """Git's own rule names a clone of `.../pdf-tools/.git` `pdf-tools`; skillc took the empty last
+    segment and fell back to the cache folder's name (`tmp_..._.git-5efcfb601b61`): an ID that
+    changed with the machine and the cache, published as the skill's ID."""
+    work = tmp_path / "pdf-tools"
+    work.mkdir()
+    git("init", "-q", "-b", "main", cwd=work)
+    write_skill(tmp_path, "pdf-tools")
+    git("add", ".", cwd=work)
+    git("commit", "-q", "-m", "one", cwd=work)
+    if suffix == ".git":
+        shutil.move(work / ".git", tmp_path / "pdf-tools.git")  # a bare-style `pdf-tools.git`
+        url = (tmp_path / "pdf-tools.git").as_uri()
+    else:
+        url = work.as_uri() + suffix
+    listing = listing_of(git_repo(url, skills_root=""), tmp_path / "cache")
+    assert [s.id for s in listing.skills] == ["pdf-tools"]

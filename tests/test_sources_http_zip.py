@@ -258,3 +258,43 @@ def test_zip_source_rejects_hostile_archives(tmp_path, entries, symlink, words):
 def test_zip_source_missing_archive(tmp_path):
     with pytest.raises(SourceError, match="not found"):
         listing_of(zip_repo(tmp_path / "none.zip"), tmp_path / "c")
+
+
+def test_a_missing_archive_or_skills_root_names_where_it_was_declared(tmp_path):
+    """A path or skills_root that names nothing is a configuration problem: the error says where the
+    repository was declared, as a filesystem repository's missing path does."""
+    where = f"{tmp_path / 'skills.toml'}:7"
+    with pytest.raises(SourceError, match=rf"none.zip not found \(declared at {where}\)$"):
+        listing_of(zip_repo(tmp_path / "none.zip", config_file=where), tmp_path / "c")
+    archive = make_zip(tmp_path / "skills.zip", {"skills/tools/pdf/SKILL.md": SKILL})
+    with pytest.raises(SourceError, match=rf"skills_root 'skillz' not found in .* \(declared at {where}\)$"):
+        listing_of(zip_repo(archive, skills_root="skillz", config_file=where), tmp_path / "c")
+
+
+def test_a_zip_url_with_a_query_names_a_one_skill_archive_by_its_file(tmp_path):
+    """A download url with a query (a presigned S3 or GCS link: `pdf.zip?X-Amz-Date=…&v=1.2`) named
+    an archive that is one skill after the whole tail, query included: the ID was unsafe (R104) and
+    the build failed."""
+    data = make_zip(tmp_path / "pdf.zip", {"SKILL.md": SKILL}).read_bytes()
+
+    class Zip(http.server.BaseHTTPRequestHandler):
+        def log_message(self, *args):
+            pass
+
+        def do_GET(self):
+            self.send_response(200)
+            self.send_header("Content-Type", "application/zip")
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
+    srv = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Zip)
+    threading.Thread(target=srv.serve_forever, daemon=True).start()
+    try:
+        base = f"http://127.0.0.1:{srv.server_address[1]}"
+        for url in (f"{base}/dl/pdf.zip?X-Amz-Date=20240101T000000Z&v=1.2", f"{base}/dl/pdf.zip#frag"):
+            repo = Repository("z", "zip", url, Tier.PROJECT, 250)
+            assert [s.id for s in listing_of(repo, tmp_path / "c").skills] == ["pdf"], url
+    finally:
+        srv.shutdown()
+        srv.server_close()

@@ -580,8 +580,11 @@ def _run_build(opts: BuildOptions, progress: Progress | None = None, fresh_cache
         # 1. sources (parse through the cache)
         reader = Reader(cache, progress)
         listings = []
-        for repo in cfg.repositories:
-            listings.append(open_source(repo, cache_dir=source_cache, lint=cfg.lint).skills(reader))
+        from .sources.git import one_commit_per_checkout
+
+        with one_commit_per_checkout(cfg.repositories, source_cache):  # (one url and branch: one commit)
+            for repo in cfg.repositories:
+                listings.append(open_source(repo, cache_dir=source_cache, lint=cfg.lint).skills(reader))
         lap("sources")
         # 2. lint every offered skill
         all_skills = [s for lst in listings for s in lst.skills]

@@ -303,6 +303,11 @@ def _describe(error: Any) -> str:
     if error.validator == "required":
         return f"{path or 'the file'}: {error.message}"
     if error.validator in ("oneOf", "anyOf", "not", "if"):
+        # include/exclude are a oneOf too (one glob or a list): "path or url" would send the user
+        # to keys that are fine.
+        if error.absolute_path and error.absolute_path[-1] in ("include", "exclude"):
+            return f"{path}: must be a glob (a non-empty string) or a list of non-empty globs, " \
+                   f"not {error.instance!r}"
         if path.startswith("repositories") or path.startswith("skills["):
             return f"{path}: give exactly one of 'path' or 'url' as the type requires"
         return f"{path}: must have exactly one of 'path' or 'url'"
@@ -330,8 +335,63 @@ def toml_line(cfg: ConfigFile, path: Sequence[Any]) -> int | None:
                 if m:
                     return text.count("\n", 0, m.start()) + 1
             return text.count("\n", 0, start) + 1
+        if not headers:  # `repositories = [{ … }, { … }]`: the same tables, written inline
+            span = _inline_table(text, array, path[1])
+            if span is not None:
+                start, end = span
+                if len(path) >= 3:
+                    key = re.compile(rf"[{{,][ \t\r\n]*(\"?){re.escape(str(path[2]))}\1[ \t]*=")
+                    m = key.search(text, start, end)
+                    if m:
+                        return text.count("\n", 0, m.end()) + 1
+                return text.count("\n", 0, start) + 1
     if path:
         return cfg.line_of(str(path[-1] if not isinstance(path[-1], int) else path[0]))
+    return None
+
+
+def _inline_table(text: str, array: str, index: int) -> tuple[int, int] | None:
+    """Where the ``index``-th inline table of ``array = [ {…}, … ]`` starts and ends (strings and
+    comments skipped), or None."""
+    m = re.compile(rf"^[ \t]*(\"?){re.escape(array)}\1[ \t]*=[ \t]*\[", re.M).search(text)
+    if m is None:
+        return None
+    pos, depth, n, start = m.end(), 0, -1, None  # depth: brackets and braces open inside the array
+    while pos < len(text):
+        ch = text[pos]
+        if ch == "#":
+            pos = text.find("\n", pos)
+            if pos < 0:
+                return None
+            continue
+        if ch in "\"'":
+            quote = text[pos:pos + 3] if text[pos:pos + 3] in ('"""', "'''") else ch
+            end = pos + len(quote)
+            while True:
+                end = text.find(quote, end)
+                if end < 0:
+                    return None
+                escapes = 0
+                while quote[0] == '"' and text[end - 1 - escapes] == "\\":
+                    escapes += 1
+                if escapes % 2:
+                    end += 1  # (an escaped quote)
+                    continue
+                break
+            pos = end + len(quote)
+            continue
+        if ch in "[{":
+            if depth == 0 and ch == "{":
+                n += 1
+                start = pos if n == index else start
+            depth += 1
+        elif ch in "]}":
+            if depth == 0:
+                return None  # the end of the array
+            depth -= 1
+            if depth == 0 and start is not None:
+                return start, pos + 1
+        pos += 1
     return None
 
 

@@ -210,11 +210,18 @@ def skills_root_of(repo: Repository, base: Path) -> Path:
     if not root.is_dir():
         # ("not found" for a path that names a file, SKILL.md say, sends the user looking elsewhere)
         what = "is a file, not a folder," if root.exists() else "not found"
-        raise SourceError(f"repository {repo.name!r}: skills_root {repo.skills_root!r} {what} in {display(repo)}")
+        raise SourceError(f"repository {repo.name!r}: skills_root {repo.skills_root!r} {what} in {display(repo)}"
+                          f"{declared(repo)}")
     real, real_base = os.path.realpath(root), os.path.realpath(base)
     if real != real_base and not real.startswith(real_base + os.sep):
         raise SourceError(f"repository {repo.name!r}: skills_root {repo.skills_root!r} leaves the repository")
     return root
+
+
+def declared(repo: Repository) -> str:
+    """`` (declared at skills.toml:LINE)`` for an error that a configuration entry caused (a path,
+    ref or skills_root that names nothing), so the one-line error says which line to fix."""
+    return f" (declared at {repo.config_file})" if repo.config_file else ""
 
 
 def display(repo: Repository) -> str:
@@ -235,8 +242,8 @@ class FilesystemSource:
     def skills(self, read: ReadItem | None = None) -> SourceListing:
         base = Path(self.repository.location)
         if not base.is_dir():
-            where = f" (declared at {self.repository.config_file})" if self.repository.config_file else ""
-            raise SourceError(f"repository {self.repository.name!r}: {base} is not a directory{where}")
+            raise SourceError(f"repository {self.repository.name!r}: {base} is not a directory"
+                              f"{declared(self.repository)}")
         root = skills_root_of(self.repository, base)
         source_input = SourceInput(self.repository.name, self.repository.type, str(base), None)
         # A local repository's paths are matched by the configuration's globs from its file's folder.
@@ -251,6 +258,7 @@ class EmbeddedSource(FilesystemSource):
 __all__ = [
     "EmbeddedSource",
     "FilesystemSource",
+    "declared",
     "display",
     "id_selected",
     "list_directory",

@@ -19,6 +19,7 @@ one bundle on every machine (``SourceInput.resolved`` names what is published).
 from __future__ import annotations
 
 import base64
+import contextlib
 import fcntl
 import hashlib
 import json
@@ -35,13 +36,18 @@ from ..lint import LintConfig
 from ..model import Diagnostic, Severity
 from ..resolve_types import Repository, SourceInput
 from . import ReadItem, SourceError, SourceListing
-from .filesystem import display, list_directory, skills_root_of
+from .filesystem import declared, display, list_directory, skills_root_of
 
 GIT_TIMEOUT = 600
 _STATE = "skillc-state.json"
 # `.git/info/attributes` outranks every `.gitattributes` in the tree: check out the blobs as committed.
-_COMMITTED_BYTES = "* -text -eol -ident -working-tree-encoding\n"
-_CHECKOUT_FORMAT = 2  # in the state file: a checkout made before the bytes were kept (1) is made again
+# `-filter` too: a smudge driver (Git LFS's, from the user's ~/.gitconfig) made the bytes depend on
+# the machine (the real object where git-lfs is installed, the pointer elsewhere; a `required`
+# driver that is missing failed the checkout), and it runs a program the configuration never named.
+_COMMITTED_BYTES = "* -text -eol -ident -filter -working-tree-encoding\n"
+# In the state file: a checkout made before the bytes were kept (1), or through a filter, a hook or
+# `core.symlinks = false` (2), is made again.
+_CHECKOUT_FORMAT = 3
 # What `git rev-parse --local-env-vars` lists: a git hook (pre-commit, post-checkout…) exports them for
 # the user's repository, and inherited they would point the cache's init, checkout and clean at it
 # (its index, HEAD and work tree).
@@ -49,6 +55,39 @@ _REPOSITORY_ENV = ("GIT_ALTERNATE_OBJECT_DIRECTORIES", "GIT_CONFIG", "GIT_CONFIG
                    "GIT_OBJECT_DIRECTORY", "GIT_DIR", "GIT_WORK_TREE", "GIT_IMPLICIT_WORK_TREE", "GIT_GRAFT_FILE",
                    "GIT_INDEX_FILE", "GIT_NO_REPLACE_OBJECTS", "GIT_REPLACE_REF_BASE", "GIT_PREFIX",
                    "GIT_INTERNAL_SUPER_PREFIX", "GIT_SHALLOW_FILE", "GIT_COMMON_DIR")
+
+
+class _Build:
+    """The checkouts of the build under way (``one_commit_per_checkout``)."""
+
+    def __init__(self, refresh: dict[Path, int]) -> None:
+        self.refresh = refresh  # checkout -> the shortest refresh_seconds of the repositories sharing it
+        self.commits: dict[Path, str] = {}  # checkout -> the commit synced for this build
+
+
+_build: _Build | None = None
+
+
+@contextlib.contextmanager
+def one_commit_per_checkout(repositories, cache_dir: Path):
+    """Within the block, the repositories on one url and ref (one checkout) read one commit.
+
+    They share a folder: one still fresh listed the cached commit, then one with a shorter
+    ``refresh_seconds`` fetched the moved branch into that folder under the files already listed
+    (the build failed "changed while the build was reading it", or published two commits of one
+    branch).  The first sync of a checkout decides for all, refreshing by the shortest
+    ``refresh_seconds`` among them."""
+    global _build
+    refresh: dict[Path, int] = {}
+    for repo in repositories:
+        if repo.type == "git":
+            checkout = GitSource(repo, cache_dir=cache_dir, lint=LintConfig()).checkout
+            refresh[checkout] = min(refresh.get(checkout, repo.refresh_seconds), repo.refresh_seconds)
+    saved, _build = _build, _Build(refresh)
+    try:
+        yield
+    finally:
+        _build = saved
 
 
 def sanitise(text: str, limit: int = 60) -> str:
@@ -86,7 +125,11 @@ class GitSource:
         for k in [k for k in env if k.startswith("GIT_CONFIG_KEY_") or k.startswith("GIT_CONFIG_VALUE_")
                   or k in _REPOSITORY_ENV]:
             del env[k]
-        env["GIT_CONFIG_COUNT"] = "0"
+        # No hooks: a `core.hooksPath` in the user's ~/.gitconfig ran its post-checkout (and
+        # reference-transaction) hook in the cache checkout, a program the configuration never
+        # named, free to change what is published.  Links checked out as links: a user's
+        # `core.symlinks = false` made a committed link a file holding its target's name.
+        config = [("core.hooksPath", os.devnull), ("core.symlinks", "true")]
         token = self.repository.auth_token
         if token:
             if self.repository.auth_header:
@@ -94,10 +137,13 @@ class GitSource:
             else:
                 basic = base64.b64encode(f"x-access-token:{token}".encode()).decode()
                 header = f"Authorization: Basic {basic}"
-            env.update({"GIT_CONFIG_COUNT": "1", "GIT_CONFIG_KEY_0": "http.extraHeader", "GIT_CONFIG_VALUE_0": header})
+            config.append(("http.extraHeader", header))
         elif self.userinfo:  # http://user:password@host/… : the Basic auth git would have sent
             header = "Authorization: Basic " + base64.b64encode(self.userinfo.encode()).decode()
-            env.update({"GIT_CONFIG_COUNT": "1", "GIT_CONFIG_KEY_0": "http.extraHeader", "GIT_CONFIG_VALUE_0": header})
+            config.append(("http.extraHeader", header))
+        env["GIT_CONFIG_COUNT"] = str(len(config))
+        for i, (key, value) in enumerate(config):
+            env[f"GIT_CONFIG_KEY_{i}"], env[f"GIT_CONFIG_VALUE_{i}"] = key, value
         return env
 
     def _scrub(self, text: str) -> str:
@@ -137,7 +183,8 @@ class GitSource:
                 listed = self._git("ls-remote", kind, "origin", ref, cwd=where).stdout
                 full = f"refs/heads/{ref}" if ref_type == "branch" else f"refs/tags/{ref}"
                 if not any(line.split("\t")[-1] == full for line in listed.splitlines()):
-                    raise SourceError(f"repository {name!r}: {ref_type} {ref!r} not found in {display(repo)}")
+                    raise SourceError(f"repository {name!r}: {ref_type} {ref!r} not found in {display(repo)}"
+                                      f"{declared(repo)}")
                 local = f"refs/remotes/origin/{ref}" if ref_type == "branch" else full
                 self._git("fetch", "--quiet", "--no-tags", *depth, "origin", f"+{full}:{local}", cwd=where)
                 return self._git("rev-parse", "--verify", f"{local}^{{commit}}", cwd=where).stdout.strip()
@@ -167,7 +214,7 @@ class GitSource:
             commits = [line.split()[1] for line in types if line.startswith("commit ")]
         if not commits:
             raise SourceError(f"repository {repo.name!r}: commit {prefix!r} not found in {display(repo)} "
-                              "(a commit pin names a commit id, never a tag or branch)")
+                              f"(a commit pin names a commit id, never a tag or branch){declared(repo)}")
         if len(commits) > 1:
             raise SourceError(f"repository {repo.name!r}: commit {prefix!r} is ambiguous in {display(repo)} "
                               f"({len(commits)} commits start with it); give more digits")
@@ -196,7 +243,20 @@ class GitSource:
     # -------------------------------------------------------------- sync
 
     def sync(self) -> tuple[Path, str, list[Diagnostic]]:
-        """Make the cached checkout match the configured ref; return (checkout, commit, diagnostics)."""
+        """Make the cached checkout match the configured ref; return (checkout, commit, diagnostics).
+        Within ``one_commit_per_checkout``, a checkout already synced is used as it is."""
+        build = _build
+        if build is not None and self.checkout in build.commits:
+            return self.checkout, build.commits[self.checkout], []
+        refresh = self.repository.refresh_seconds
+        if build is not None:
+            refresh = min(refresh, build.refresh.get(self.checkout, refresh))
+        checkout, commit, diags = self._sync(refresh)
+        if build is not None:
+            build.commits[self.checkout] = commit
+        return checkout, commit, diags
+
+    def _sync(self, refresh_seconds: int) -> tuple[Path, str, list[Diagnostic]]:
         repo = self.repository
         self.checkout.parent.mkdir(parents=True, exist_ok=True)
         with open(self.checkout.parent / f"{self.checkout.name}.lock", "w") as lock:
@@ -208,7 +268,7 @@ class GitSource:
             current = state.get("format") == _CHECKOUT_FORMAT
             if state.get("commit") and (self.checkout / ".git").is_dir() and pinned and current:
                 fresh = repo.ref_type in ("tag", "commit") or (
-                    time.time() - float(state.get("fetched_at", 0)) < repo.refresh_seconds)
+                    time.time() - float(state.get("fetched_at", 0)) < refresh_seconds)
                 if fresh:
                     try:
                         self._checkout(self.checkout, state["commit"])
@@ -265,7 +325,10 @@ class GitSource:
         source_input = SourceInput(self.repository.name, "git", display(self.repository), commit)
         name = None
         if root == checkout:  # a repository that is one skill: named after the URL's last segment
-            name = self.url.rstrip("/").rsplit("/", 1)[-1].rsplit(":", 1)[-1].removesuffix(".git")
+            # (git's rule for a clone's folder: `…/pdf-tools/.git` is `pdf-tools`; the empty name
+            # left by the `.git` segment fell back to the cache folder's name, machine-dependent)
+            tail = self.url.rstrip("/").removesuffix("/.git").rstrip("/")
+            name = tail.rsplit("/", 1)[-1].rsplit(":", 1)[-1].removesuffix(".git")
         listing = list_directory(self.repository, root, read, self.lint, source_input, name)
         diags = [*diags, *self._submodules(checkout)]
         if diags:
@@ -310,4 +373,4 @@ class _Unreachable(SourceError):
     """git could not talk to the remote (the one failure a cached checkout stands in for)."""
 
 
-__all__ = ["GitSource", "sanitise"]
+__all__ = ["GitSource", "one_commit_per_checkout", "sanitise"]

@@ -12,13 +12,14 @@ import hashlib
 import os
 import shutil
 import tempfile
+import urllib.parse
 from pathlib import Path
 
 from ..archive import ArchiveError, check_zip, extract_zip
 from ..lint import LintConfig
 from ..resolve_types import Repository, SourceInput
 from . import ReadItem, SourceError, SourceListing
-from .filesystem import display, list_directory, skills_root_of
+from .filesystem import declared, display, list_directory, skills_root_of
 
 
 class ZipSource:
@@ -32,7 +33,8 @@ class ZipSource:
         if "://" not in loc:
             path = Path(loc)
             if not path.is_file():
-                raise SourceError(f"repository {self.repository.name!r}: zip archive {loc} not found")
+                raise SourceError(f"repository {self.repository.name!r}: zip archive {loc} not found"
+                                  f"{declared(self.repository)}")
             return path
         from .http import fetch
 
@@ -68,7 +70,11 @@ class ZipSource:
                     shutil.rmtree(tmp, ignore_errors=True)
         root = skills_root_of(repo, target)
         source_input = SourceInput(repo.name, "zip", display(repo), f"sha256:{listing.sha256}")
-        name = Path(repo.location.rstrip("/").rsplit("/", 1)[-1]).stem if root == target else None
+        # An archive that is one skill is named after its file: for a url, the path's last segment
+        # (a presigned download's `?X-Amz-Date=…` made the ID unsafe, R104).
+        loc = urllib.parse.unquote(urllib.parse.urlsplit(repo.location).path) if "://" in repo.location \
+            else repo.location
+        name = Path(loc.rstrip("/").rsplit("/", 1)[-1]).stem if root == target else None
         return list_directory(repo, root, read, self.lint, source_input, name)
 
 

@@ -13,6 +13,7 @@ import pytest
 
 from bundle_contract import build_env
 from conftest import run_skillc, write_skill
+from skillc.emit.common import shown_location
 
 PNG = bytes.fromhex("89504e470d0a1a0a0000000d4948445200000001000000010806000000") + bytes(range(256)) * 8
 
@@ -152,3 +153,13 @@ def test_the_archive_limits_import_enforces_are_withheld_at_build(tmp_path):
     for skill_id in ("longskill", "many"):
         r = run_skillc("import", str(tmp_path / f"dist/api/archives/{skill_id}.zip"), "--into", str(tmp_path / "in"))
         assert r.returncode == 0, (skill_id, r.stderr)
+
+
+def test_a_repository_url_is_shown_without_credentials_query_or_fragment():
+    """The manifest and the site show where each repository came from: a presigned download link
+    carries its key id and signature in the query, which were published as written."""
+    url = ("https://bucket.s3.amazonaws.com/dl/pdf.zip?X-Amz-Credential=AKIAIOSFODNN7EXAMPL3/20240101/"
+           "us-east-1/s3/aws4_request&X-Amz-Signature=5d672d79c15b13162d9279b0855cfba6789a8edb4c82c400e06b5924a6f2b5d7#x")
+    assert shown_location("zip", url, None) == "https://bucket.s3.amazonaws.com/dl/pdf.zip"
+    assert shown_location("git", "https://user:pa55@example.com/r.git?ref=x", None) == "https://example.com/r.git"
+    assert shown_location("http", "https://example.com/skills/", None) == "https://example.com/skills/"

@@ -30,20 +30,20 @@ _compact = compact_json
 def shown_location(kind: str, location: str, cwd: str | None) -> str:
     """A repository's location as the bundle shows it (manifest, site): a local path relative to
     the build folder when inside it (so the bundle does not depend on where a checkout lives), the
-    embedded repository by name, and never credentials (a URL's user and password are dropped,
-    anything else that looks like a secret is redacted)."""
+    embedded repository by name, and never credentials (a URL's user and password are dropped, and
+    so are its query and fragment: a signed download link carries its key id and signature there,
+    `?X-Amz-Credential=AKIA…&X-Amz-Signature=…`; anything else that looks like a secret is redacted)."""
     if kind == "embedded":
         return "embedded:skills"
     if kind in ("filesystem", "zip", "git") and cwd and os.path.isabs(location):  # (a git url may be a local path)
         rel = os.path.relpath(location, cwd)
         if not rel.startswith(".."):
             return Path(rel).as_posix()
-    if "@" in location and "://" in location:
+    if "://" in location and ("@" in location or "?" in location or "#" in location):
         try:
             parts = urlsplit(location)
-            if parts.username is not None or parts.password is not None:
-                host = parts.netloc.rpartition("@")[2]
-                location = urlunsplit(parts._replace(netloc=host))
+            host = parts.netloc.rpartition("@")[2]
+            location = urlunsplit(parts._replace(netloc=host, query="", fragment=""))
         except ValueError:  # not a URL after all (an invalid port, say): redaction below still applies
             pass
     return secrets.redact(location)[0] if location else location

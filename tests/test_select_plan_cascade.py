@@ -296,3 +296,34 @@ def test_a_config_skill_a_user_skill_replaces_is_not_published(tmp_path):
     (app / "package.json").write_text('{"dependencies": {"react": "18"}}')
     proc = run_skillc("select", str(tmp_path / "dist"), "react best practices", "--project", str(app), "--json")
     assert [s["id"] for s in json.loads(proc.stdout)["selected"]] == ["react-user", "vue-best"]
+
+
+def test_a_rule_without_a_priority_is_priority_0_as_plan_cascade_reads_it(tmp_path):
+    """Plan Cascade's loader sorts and prints `skill.get("priority", 0)`: a rule written without one
+    comes after every rule with one, and its block says Priority: 0 (it was the tier's middle, 75
+    for a submodule, ranked before typescript's 36)."""
+    plugin = tmp_path / "plugin"
+    ext = {"version": "1.1.0", "sources": {
+        "builtin": {"type": "builtin", "path": "builtin-skills"},
+        "vercel": {"type": "submodule", "path": "external-skills/vercel"}},
+        "skills": {}, "settings": {"max_skills_per_story": 3, "max_content_lines": 1}}
+    for name in ("typescript-best-practices", "react-best-practices", "web-design-guidelines"):
+        src, path, files, pats, inject, prio = RULES[name]
+        base = plugin / ("builtin-skills" if src == "builtin" else "external-skills/vercel")
+        write_skill(base, path, name=path.rsplit("/", 1)[-1], description=f"{name} guidance. Use for {name}.")
+        ext["skills"][name] = {"source": src, "skill_path": path, "detect": {"files": files, "patterns": pats},
+                               "inject_into": inject}
+        if name != "web-design-guidelines":
+            ext["skills"][name]["priority"] = prio
+    (plugin / "external-skills.json").write_text(json.dumps(ext, indent=2))
+    app = tmp_path / "app"
+    app.mkdir()
+    (app / "package.json").write_text('{"dependencies": {"react": "18", "typescript": "5"}}')
+    proc = run_skillc("build", "--no-site", "--out", str(tmp_path / "dist"), cwd=plugin,
+                      env={"SOURCE_DATE_EPOCH": "0", "HOME": str(tmp_path)})
+    assert proc.returncode == 0, proc.stderr
+    proc = run_skillc("select", str(tmp_path / "dist"), "x", "--project", str(app), "--phase", "implementation",
+                      "--json")
+    assert proc.returncode == 0, proc.stderr
+    assert [(s["name"], s["priority"]) for s in json.loads(proc.stdout)["selected"]] == [
+        ("react-best-practices", 100), ("typescript-best-practices", 36), ("web-design-guidelines", 0)]

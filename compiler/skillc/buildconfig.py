@@ -677,7 +677,10 @@ def _plan_cascade(ext_path: Path | None, user_files: Sequence[Path], *, home: Pa
                 raise jf.error((*where, "source"), f"skill {name!r}: unknown source {entry['source']!r} "
                                f"(declared: {', '.join(sorted(sources)) or 'none'})")
             tier = _SOURCE_TIERS[src["type"]]
-            priority = entry.get("priority", tier.default_priority)
+            # (Plan Cascade's loader sorts and prints `priority` read with a default of 0: detection
+            # does too; the repository itself takes the tier's default place among skillc's sources)
+            given = entry.get("priority")
+            priority = tier.default_priority if given is None else given
             low, high = tier.priority_range
             if priority < low or (high is not None and priority > high):
                 raise jf.error((*where, "priority"), f"skill {name!r}: priority {priority} is outside the "
@@ -696,7 +699,8 @@ def _plan_cascade(ext_path: Path | None, user_files: Sequence[Path], *, home: Pa
                 if src["type"] == "submodule" else ""
             folders[name] = (jf, (*where, "skill_path"), skill_dir, hint)
             detect = entry.get("detect", {})
-            skills[name] = ExternalSkill(name, skill_id, repo.name, entry["source"], src["type"], priority,
+            skills[name] = ExternalSkill(name, skill_id, repo.name, entry["source"], src["type"],
+                                         0 if given is None else given,
                                          tuple(detect.get("files", ())), tuple(detect.get("patterns", ())),
                                          tuple(entry.get("inject_into", ("implementation",))), str(ext_path))
 

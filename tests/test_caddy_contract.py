@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import shutil
 import subprocess
@@ -128,3 +129,28 @@ def test_ids_any_character_escaped_reach_their_documents_through_caddy(tmp_path)
     with caddy_serving(tmp_path, tmp_path / "out") as base:
         counts = check_contract(base, tmp_path / "out")
     assert counts == {"skills": 8, "files": 11, "packages": 8}
+
+
+@pytest.mark.parametrize("method", ["POST", "PUT", "DELETE", "OPTIONS", "PATCH", "PROPFIND"])
+@pytest.mark.parametrize("path", ["/api/skills", "/api/skills/formatting%2Fmarkdown", "/api/skills/no-such-skill",
+                                  "/", "/no-such-page"])
+def test_other_methods_are_a_405_with_allow_like_skillc_serve(caddy_bundle, method, path):
+    # (Caddy's file server answered any method with the file: a POST or a DELETE was a 200)
+    bundle, base = caddy_bundle
+    status, headers, body = fetch(base, path, method=method)
+    assert status == 405 and headers.get("allow") == "GET, HEAD", (method, path, status, headers)
+    assert headers["content-type"].startswith("application/json"), (method, path, headers)
+    assert json.loads(body)["error"] == "method_not_allowed"
+
+
+def test_every_answer_is_revalidated_like_skillc_serve(caddy_bundle):
+    # (no Cache-Control, only Last-Modified: a browser or a CDN may keep a file for a tenth of its
+    # age without asking, and after a rebuild mix a new listing with old documents)
+    bundle, base = caddy_bundle
+    for path in ("/api/skills", "/api/skills/formatting%2Fmarkdown", "/api/skill-collections",
+                 "/api/files/scripts-demo/SKILL.md", "/.well-known/agent-skills/index.json",
+                 "/.well-known/agent-skills/scripts-demo/SKILL.md", "/"):
+        status, headers, body = fetch(base, path)
+        assert status == 200 and "no-cache" in headers.get("cache-control", ""), (path, status, headers)
+        status, headers, body = fetch(base, path, headers={"If-None-Match": headers["etag"]})
+        assert status == 304 and "no-cache" in headers.get("cache-control", ""), (path, status, headers)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import gzip
+import json
 import os
 import shutil
 import socket
@@ -129,3 +131,66 @@ def test_an_api_folder_is_a_json_404(nginx_bundle):
     # (/.well-known/agent-skills/ was nginx's HTML 404 page)
     bundle, base = nginx_bundle
     check_api_folders(base)
+
+
+@pytest.mark.parametrize("method", ["POST", "PUT", "DELETE", "OPTIONS", "PATCH", "PROPFIND"])
+@pytest.mark.parametrize("path", ["/api/skills", "/api/skills/formatting%2Fmarkdown", "/api/skills/no-such-skill",
+                                  "/", "/no-such-page"])
+def test_other_methods_are_a_405_with_allow_like_skillc_serve(nginx_bundle, method, path):
+    # (nginx's own 405 is an HTML page without the Allow header RFC 9110 requires, and a missing
+    # file was a 404 for POST: `skillc serve` answers every such request with a JSON 405 and Allow)
+    bundle, base = nginx_bundle
+    status, headers, body = fetch(base, path, method=method)
+    assert status == 405 and headers.get("allow") == "GET, HEAD", (method, path, status, headers)
+    assert headers["content-type"].startswith("application/json"), (method, path, headers)
+    assert json.loads(body)["error"] == "method_not_allowed"
+
+
+def test_the_sites_scripts_are_compressed_and_utf8_like_skillc_serve(nginx_bundle):
+    # (mime.types names .js application/javascript, which gzip_types and charset_types left out:
+    # the site's 114 KB script went uncompressed, and without its charset)
+    bundle, base = nginx_bundle
+    scripts = sorted(p for p in (bundle / "assets").rglob("*.js") if p.stat().st_size >= 1024)
+    assert scripts
+    for script in scripts:
+        path = "/" + script.relative_to(bundle).as_posix()
+        status, headers, body = fetch(base, path, headers={"Accept-Encoding": "gzip"})
+        assert status == 200 and headers.get("content-encoding") == "gzip", (path, headers)
+        assert gzip.decompress(body) == script.read_bytes()
+        assert "charset=utf-8" in headers["content-type"].lower(), (path, headers)
+
+
+def test_the_well_known_folder_is_a_json_404(nginx_bundle):
+    # (/.well-known/ was nginx's HTML 403 page: a folder there is a JSON 404, as through skillc serve)
+    bundle, base = nginx_bundle
+    status, headers, body = fetch(base, "/.well-known/")
+    assert status == 404 and headers["content-type"].startswith("application/json"), (status, headers)
+    assert json.loads(body)["error"] == "not_found"
+
+
+def test_every_answer_is_revalidated_like_skillc_serve(nginx_bundle):
+    # (nginx sent no Cache-Control, only Last-Modified: a browser or a CDN may then keep a file for a
+    # tenth of its age without asking, so after a rebuild it mixed a new listing with old documents;
+    # `skillc serve` sends `no-cache` on every answer: kept, but revalidated with its ETag)
+    bundle, base = nginx_bundle
+    for path in ("/api/skills", "/api/skills/", "/api/skills/formatting%2Fmarkdown", "/api/skill-collections",
+                 "/api/manifest.json", "/api/files/scripts-demo/SKILL.md", "/api/archives/scripts-demo.zip",
+                 "/.well-known/agent-skills/index.json", "/.well-known/agent-skills/scripts-demo/SKILL.md",
+                 "/", "/index.html"):
+        status, headers, body = fetch(base, path)
+        assert status == 200 and "no-cache" in headers.get("cache-control", ""), (path, status, headers)
+        etag = headers["etag"]
+        status, headers, body = fetch(base, path, headers={"If-None-Match": etag})
+        assert status == 304 and "no-cache" in headers.get("cache-control", ""), (path, status, headers)
+
+
+def test_repeated_slashes_reach_a_document_like_skillc_serve(nginx_bundle):
+    # (nginx merges slashes in $uri, but the document's name is read from the raw request line,
+    # where `//api/skills/…` or `/api/skills//…` named no file: a 404 for a document `skillc serve` sends)
+    bundle, base = nginx_bundle
+    want = (bundle / "api/skills/formatting%2Fmarkdown").read_bytes()
+    for path in ("//api/skills/formatting%2Fmarkdown", "/api//skills/formatting%2Fmarkdown",
+                 "/api/skills//formatting%2Fmarkdown"):
+        status, headers, body = fetch(base, path)
+        assert status == 200 and body == want, (path, status)
+        assert headers["content-type"].startswith("application/json")

@@ -277,6 +277,9 @@ class Handler(BaseHTTPRequestHandler):
     bundle: Bundle
     quiet = False
     timeout = IDLE_TIMEOUT  # (StreamRequestHandler sets it on the socket; a timeout closes it)
+    # Headers and body are two writes: with Nagle's algorithm the body waited for the client's
+    # delayed ACK, about 40 ms for every request after the first on a kept-alive connection.
+    disable_nagle_algorithm = True
 
     def do_GET(self) -> None:
         self._respond(head=False)
@@ -285,13 +288,26 @@ class Handler(BaseHTTPRequestHandler):
         self._respond(head=True)
 
     def _other(self) -> None:
-        # The request's body is never read: the connection is closed after the answer, so those
-        # bytes can never be taken for the next request on a kept-alive connection.
-        self.close_connection = True
+        self.close_connection = True  # (its body is never read: see _close_if_body)
         self._send(HTTPStatus.METHOD_NOT_ALLOWED, JSON_UTF8, b'{"error":"method_not_allowed"}\n', head=False,
-                   extra={"Allow": "GET, HEAD", "Connection": "close"})
+                   extra={"Allow": "GET, HEAD"})
 
     do_POST = do_PUT = do_DELETE = do_PATCH = do_OPTIONS = _other
+
+    def __getattr__(self, name: str):
+        # Any other method (TRACE, PROPFIND, a lowercase `get`) is a 405 too: http.server answers a
+        # method without a do_ handler with its own 501 HTML page and no Allow header.
+        if name.startswith("do_"):
+            return self._other
+        raise AttributeError(name)
+
+    def _close_if_body(self) -> None:
+        # A request's body is never read (no route takes one): the connection is closed after the
+        # answer, so those bytes are never parsed as the next request on a kept-alive connection
+        # (a GET with a body smuggled a second request past whatever proxy checked the first).
+        length = (self.headers.get("Content-Length") or "0").strip()
+        if length != "0" or self.headers.get("Transfer-Encoding") is not None:
+            self.close_connection = True
 
     def log_message(self, format: str, *args) -> None:
         if not self.quiet:
@@ -301,10 +317,13 @@ class Handler(BaseHTTPRequestHandler):
         self.send_response(status)
         if ctype:
             self.send_header("Content-Type", ctype)
-        self.send_header("Content-Length", str(len(body)))
+        if status != 304:
+            self.send_header("Content-Length", str(len(body)))
         self.send_header("Access-Control-Allow-Origin", "*")
         for k, v in (extra or {}).items():
             self.send_header(k, v)
+        if self.close_connection:
+            self.send_header("Connection", "close")
         self.end_headers()
         if not head and status != 304:
             self.wfile.write(body)
@@ -320,6 +339,7 @@ class Handler(BaseHTTPRequestHandler):
             self._send(404, JSON_UTF8, body, head)
 
     def _respond(self, head: bool) -> None:
+        self._close_if_body()
         try:
             target = request_path(self.path)
             raw = urlsplit(target).path if "://" in target else target
@@ -333,7 +353,9 @@ class Handler(BaseHTTPRequestHandler):
             # A folder of the site is a redirect to its page; one under the API names no file (and
             # a redirect there would add a slash to a path that already ends with one, forever).
             if not r.content_type and r.not_found is None and self.bundle.is_dir(r.rel):
-                location = raw.split("?", 1)[0] + "/"
+                # (the query kept, as nginx keeps it: `/search?q=x` is `/search/?q=x`)
+                path, _, query = raw.split("#", 1)[0].partition("?")
+                location = path + "/" + ("?" + query if query else "")
                 return self._send(301, "text/plain; charset=utf-8", b"", head, {"Location": location})
             if r.rel.endswith("/index.html") and r.not_found is None:
                 return self._not_found(None, head)
@@ -349,12 +371,7 @@ class Handler(BaseHTTPRequestHandler):
         if compressible:
             headers["Vary"] = "Accept-Encoding"
         if _etag_matches(self.headers.get("If-None-Match"), (f'"{digest}"', f'"{digest}-gzip"')):
-            self.send_response(304)
-            for k, v in headers.items():
-                self.send_header(k, v)
-            self.send_header("Access-Control-Allow-Origin", "*")
-            self.end_headers()
-            return
+            return self._send(304, None, b"", head, headers)
         if use_gzip:
             data = self.bundle.gzipped(digest, data)
             headers["Content-Encoding"] = "gzip"

@@ -397,6 +397,19 @@ def test_pack_lints_the_whole_folder_and_names_nested_skills_it_leaves_out(tmp_p
     assert json.loads(r.stdout)["files"] == ["dang/SKILL.md", "dang/references/guide.md"]
 
 
+def test_pack_refuses_a_folder_of_skills_instead_of_packing_one_of_them(tmp_path):
+    """`skillc pack skills` (a folder holding skills, no SKILL.md of its own) packed the first skill
+    below it into `skills.zip`, exit 0, as if it were the folder: it is not one skill folder."""
+    write_skill(tmp_path / "skills", "alpha")
+    write_skill(tmp_path / "skills", "beta")
+    r = run_skillc("pack", "skills", "-o", str(tmp_path / "s.zip"), cwd=tmp_path)
+    assert r.returncode == 2 and "no SKILL.md directly inside" in r.stderr, (r.returncode, r.stdout, r.stderr)
+    assert not (tmp_path / "s.zip").exists()
+    r = run_skillc("pack", "skills/alpha", "-o", str(tmp_path / "a.zip"), cwd=tmp_path)  # (one skill: packed)
+    assert r.returncode == 0, r.stderr
+    assert zipfile.ZipFile(tmp_path / "a.zip").namelist() == ["alpha/SKILL.md"]
+
+
 def test_pack_and_export_never_write_what_import_refuses_or_drops(tmp_path):
     skills = tmp_path / "skills"
     both = write_skill(skills, "both").parent

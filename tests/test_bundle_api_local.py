@@ -209,6 +209,10 @@ def test_search_cli(dist):
     (["render", "{dist}", "--inject", "nope/x"], 2, "unknown skill ID 'nope/x'"),
     (["render", "{dist}"], 2, "choose exactly one of"),
     (["render", "{dist}", "--inventory", "--format", "adk"], 2, "has no adk form"),
+    # (a conflicting option was ignored without a word: skills-ref XML printed, labelled skills-ref in --json)
+    (["render", "{dist}", "--to-prompt", "--format", "adk"], 2, "--to-prompt has no adk form"),
+    (["render", "{dist}", "--inventory", "--max-chars", "5"], 2, "--max-chars applies to --format adk"),
+    (["render", "{dist}", "--to-prompt", "--max-chars", "5"], 2, "--max-chars applies to --format adk"),
     (["search", "{missing}", "x"], 1, "no such bundle directory"),
 ])
 def test_cli_errors_are_one_line(dist, tmp_path, args, code, message):

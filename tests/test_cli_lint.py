@@ -513,6 +513,15 @@ def test_help_explains_paths_formats_and_exit_codes():
         assert word in out, word
 
 
+def test_usage_names_the_argument_as_the_help_and_errors_do(tmp_path: Path):
+    """The usage line read `[PATHS]...` while the help explains PATH and an error says `Invalid value
+    for PATH`: one name for the argument everywhere."""
+    usage = run_skillc("lint", "--help").stdout.splitlines()[0]
+    assert usage == "Usage: skillc lint [OPTIONS] [PATH]...", usage
+    err = run_skillc("lint", "missing", cwd=tmp_path).stderr
+    assert "Usage: skillc lint [OPTIONS] [PATH]..." in err and "Invalid value for PATH" in err, err
+
+
 def test_only_serve_keeps_the_cyclic_collector():
     """`skillc` runs batch commands without the cyclic GC (cli.run); `serve` runs until stopped and keeps it."""
     from skillc.cli import _command_name

@@ -109,6 +109,23 @@ def test_new_refuses_a_blank_description(tmp_path: Path, description: str):
     assert not (tmp_path / "s").exists()
 
 
+def test_new_refuses_a_description_that_is_not_utf8_and_writes_nothing(tmp_path: Path):
+    """`-d $'\\xff'` (an argument that is not UTF-8, which Python holds as a lone surrogate) was an
+    internal error raised while writing, which left an empty SKILL.md that `skillc new` then refused
+    to overwrite: one clear error now, and nothing written."""
+    proc = run_skillc("new", "s/x", "-d", "caf\udcff", cwd=tmp_path)  # (passed on as the byte 0xff)
+    assert proc.returncode == 2 and "not UTF-8" in proc.stderr and "internal error" not in proc.stderr, proc.stderr
+    assert not (tmp_path / "s").exists()
+
+
+def test_new_usage_names_the_argument_id_as_its_help_and_errors_do(tmp_path: Path):
+    """The usage line read `SKILL_ID` while the help explains ID and an error says `Invalid value for ID`."""
+    usage = run_skillc("new", "--help").stdout.splitlines()[0]
+    assert usage == "Usage: skillc new [OPTIONS] ID", usage
+    err = run_skillc("new", "", cwd=tmp_path).stderr
+    assert "Usage: skillc new [OPTIONS] ID" in err and "Invalid value for ID" in err, err
+
+
 def test_new_refuses_to_overwrite_and_bad_names(tmp_path: Path):
     (tmp_path / "a").mkdir()
     (tmp_path / "a" / "skill.md").write_text("mine\n")

@@ -88,6 +88,20 @@ def test_cli_reports_all_problems_and_writes_nothing(tmp_path: Path) -> None:
     assert [d["line"] for d in snap["diagnostics"]] == [2, 3]
 
 
+def test_cli_problem_lines_show_file_names_as_the_summary_does(tmp_path: Path) -> None:
+    """Each problem line printed the file's name raw: an escape sequence in it ran on a terminal
+    (and was stripped in a pipe, naming `ab.yaml` for `a\\x1b[31mb.yaml`), a name that is not UTF-8
+    showed `\\udcff`, while the error line below showed both as `\\xNN`."""
+    mem = tmp_path / "memory"
+    mem.mkdir()
+    (mem / "a\x1b[31mb.yaml").write_text("- 3\n")
+    r = run_skillc("memory", "freeze", str(mem), str(tmp_path / "\udcff"), "--out", str(tmp_path / "out"))
+    assert r.returncode == 1, r.stderr
+    problems = [line for line in r.stderr.splitlines() if not line.startswith(("skillc:", "  hint:"))]
+    assert sorted(problems) == [f"{tmp_path}/\\xff: error: no such file or folder",
+                                "memory/a\\x1b[31mb.yaml:1: error: a memory entry must be a mapping, not int"], r.stderr
+
+
 def test_huge_values_and_control_characters(tmp_path: Path) -> None:
     f = tmp_path / "m.jsonl"
     f.write_text(json.dumps({"id": "big", "content": "x" * 9000}) + "\n"

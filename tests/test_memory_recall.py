@@ -149,6 +149,41 @@ def test_cli_search_and_show(snap: Path) -> None:
     assert nobundle.returncode == 2 and "no such bundle" in nobundle.stderr and "Traceback" not in nobundle.stderr
 
 
+def test_cli_search_and_show_never_print_terminal_controls(snap: Path, tmp_path: Path) -> None:
+    """A snapshot read from a bundle or a URL is data skillc did not necessarily write: a memory's
+    escape sequence (a window title, a colour) reached the terminal through `memory search` and
+    `memory show`, where the renderers and lint show `\\x1b`."""
+    import shutil
+
+    hostile = tmp_path / "snap"
+    shutil.copytree(snap, hostile)
+    doc_file = hostile / "snapshot.json"
+    doc_file.chmod(0o644)
+    doc = json.loads(doc_file.read_text("utf-8"))
+    for e in doc["entries"]:
+        if e["id"] == "pnpm":
+            e["content"] += " \x1b]0;pwned\x07\x1b[31mred"
+            e["keywords"] = [*e["keywords"], "\x1b[2J"]
+    doc_file.write_text(json.dumps(doc), "utf-8")
+    for args in (["search", str(hostile), "pnpm"], ["show", str(hostile)], ["show", str(hostile), "pnpm"]):
+        r = run_skillc("memory", *args)
+        assert r.returncode == 0, (args, r.stderr)
+        assert "\x1b" not in r.stdout and "\x07" not in r.stdout, (args, r.stdout)
+        assert "\\x1b]0;pwned\\x07\\x1b[31mred" in r.stdout, (args, r.stdout)
+
+
+def test_every_memory_option_is_explained_by_help() -> None:
+    """`skillc memory search --help` and `memory show --help` listed --category, --type, --top-k,
+    --status, --offset and --json with no word of what they do."""
+    import click
+
+    from skillc.commands.memory import memory
+
+    missing = [f"{name} {opt.opts[0]}" for name, cmd in memory.commands.items() for opt in cmd.params
+               if isinstance(opt, click.Option) and not opt.hidden and not opt.help]
+    assert missing == []
+
+
 def test_open_over_http_on_loopback(snap: Path, tmp_path: Path) -> None:
     root = tmp_path / "site"
     (root / "api").mkdir(parents=True)

@@ -276,3 +276,23 @@ def test_a_block_printed_to_a_terminal_shows_escape_sequences_instead_of_running
     os.close(leader)
     assert proc.returncode == 0, proc.stderr
     assert b"\x1b" not in shown and b"\\x1b]0;pwned\\x07\\x1b[31mred" in shown, shown
+
+
+def test_search_and_select_lists_show_control_characters_instead_of_running_them(tmp_path: Path):
+    """`skillc search` and `skillc select` print one line per skill from the bundle's data, which is
+    untrusted (a registry's URL): a description's escape sequence (a window title, a colour) or line
+    break reached the terminal, or broke the one-result-a-line listing, where render shows `\\x1b`."""
+    from conftest import run_skillc, write_skill
+
+    write_skill(tmp_path / "repo", "ansi",
+                description='"Colours \\e]0;pwned\\a\\e[31mred\\nnext line. Use when colouring."')
+    r = run_skillc("build", "repo", "--out", "out", "--no-site", cwd=tmp_path,
+                   env={"SKILLC_CACHE_DIR": str(tmp_path / "cache")})
+    assert r.returncode == 0, r.stderr
+    for args in (["search", "out", "colouring"], ["select", "out", "ansi colouring"]):
+        out = run_skillc(*args, cwd=tmp_path)
+        assert out.returncode == 0, out.stderr
+        lines = out.stdout.splitlines()
+        assert len(lines) == 1 and "ansi" in lines[0] and "\x1b" not in out.stdout and "\x07" not in out.stdout, out.stdout
+    listed = run_skillc("search", "out", "colouring", cwd=tmp_path).stdout
+    assert "Colours \\x1b]0;pwned\\x07\\x1b[31mred next line." in listed, listed

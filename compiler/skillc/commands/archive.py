@@ -150,7 +150,9 @@ def _skill_of_dir(skill_dir: Path, cfg: LintConfig) -> SourceSkill:
 
     repo = Repository("pack", "filesystem", str(skill_dir), Tier.PROJECT, Tier.PROJECT.default_priority)
     listing = list_directory(repo, skill_dir, None, cfg, SourceInput("pack", "filesystem", str(skill_dir)))
-    top = [s for s in listing.skills if "/" not in s.id]
+    # The skill whose SKILL.md is directly in skill_dir (its ID is the folder's name): in a folder of
+    # skills, a skill one level down has a one-segment ID too, and was packed in the folder's place.
+    top = [s for s in listing.skills if "/" not in s.document.path]
     if not top:
         raise SkillcError(f"{skill_dir}: no SKILL.md directly inside; pack takes one skill folder",
                           hint="to archive several skills use `skillc export DIR ID… -o FILE.zip`")

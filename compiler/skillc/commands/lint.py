@@ -185,7 +185,8 @@ def _use_color(output: str | None) -> bool:
 
 
 @click.command("lint")
-@click.argument("paths", nargs=-1, type=click.Path(path_type=str, readable=False))  # (unreadable: D105)
+# (metavar: the help and the errors call it PATH; unreadable: D105)
+@click.argument("paths", nargs=-1, metavar="[PATH]...", type=click.Path(path_type=str, readable=False))
 @click.option("--config", "config_path", type=click.Path(dir_okay=False, exists=True),
               help="Read [lint] from this skills.toml, or [tool.skillc.lint] from this pyproject.toml.")
 @click.option("--profile", type=click.Choice(PROFILES),

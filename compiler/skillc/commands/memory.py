@@ -22,8 +22,11 @@ MAX_TRANSCRIPT_BYTES = 256 * 1024 * 1024
 
 
 def _print_problems(problems) -> None:
+    from ..report import one_line
+
+    # (as the error line after them: a file name's escape sequence or undecodable byte shown as \xNN)
     for p in problems:
-        click.echo(str(p), err=True)
+        click.echo(one_line(str(p)), err=True)
 
 
 def _write_output(path: Path, text: str, force: bool) -> None:
@@ -191,9 +194,9 @@ def _index(bundle: str):
 @click.argument("bundle")
 @click.argument("query")
 @click.option("--namespace", help="global, project/<id>, conversation/<id>, skill/<id>, or a kind (project).")
-@click.option("--category", type=CATEGORY_CHOICES)
-@click.option("--type", "mtype", type=TYPE_CHOICES)
-@click.option("--top-k", default=10, show_default=True, type=click.IntRange(1, 10_000))
+@click.option("--category", type=CATEGORY_CHOICES, help="Only semantic memories of this category.")
+@click.option("--type", "mtype", type=TYPE_CHOICES, help="Only memories of this type.")
+@click.option("--top-k", default=10, show_default=True, type=click.IntRange(1, 10_000), help="How many results.")
 @click.option("--min-importance", default=0.1, show_default=True, type=click.FloatRange(0, 1),
               help="Leave out memories whose effective importance is lower.")
 @click.option("--as-of", help="Count recency to this time (default: the snapshot's as_of).")
@@ -210,6 +213,7 @@ def search(bundle, query, namespace, category, mtype, top_k, min_importance, as_
     """
     from ..memory.pipeline import parse_as_of
     from ..memory.recall import badge
+    from ..report import one_line
 
     index = _index(bundle)
     hits = index.search(query, namespace=namespace, category=category, type=mtype, top_k=top_k,
@@ -219,7 +223,8 @@ def search(bundle, query, namespace, category, mtype, top_k, min_importance, as_
     else:
         for h in hits:
             e = h.entry
-            click.echo(f"{h.score:.3f}  {badge(e)} {' '.join(e['content'].split())}  ({e['namespace']}, {e['id']})")
+            click.echo(one_line(f"{h.score:.3f}  {badge(e)} {' '.join(e['content'].split())}  ({e['namespace']}, "
+                                f"{e['id']})"))
         if not hits:
             click.echo("no memories match the filters", err=True)
         elif not any(h.similarity or h.keyword_overlap for h in hits):
@@ -232,14 +237,15 @@ def search(bundle, query, namespace, category, mtype, top_k, min_importance, as_
 @click.argument("bundle")
 @click.argument("memory_id", required=False)
 @click.option("--namespace", help="global, project/<id>, conversation/<id>, skill/<id>, or a kind (project).")
-@click.option("--category", type=CATEGORY_CHOICES)
-@click.option("--type", "mtype", type=TYPE_CHOICES)
+@click.option("--category", type=CATEGORY_CHOICES, help="Only semantic memories of this category.")
+@click.option("--type", "mtype", type=TYPE_CHOICES, help="Only memories of this type.")
 @click.option("--search", "text", help="Only memories whose content or keywords contain this text.")
 @click.option("--status", type=click.Choice(["active", "superseded", "pruned", "all"]), default="active",
-              show_default=True)
-@click.option("--offset", default=0, type=click.IntRange(0))
+              show_default=True, help="Which memories: those in use, those superseded or pruned at freeze, or all.")
+@click.option("--offset", default=0, type=click.IntRange(0), help="Skip this many memories of the list first.")
 @click.option("--limit", default=50, show_default=True, type=click.IntRange(0), help="0: no limit.")
-@click.option("--json", "as_json", is_flag=True)
+@click.option("--json", "as_json", is_flag=True,
+              help="Print {total, counts, memories:[…]} (one memory's entry with an ID) as JSON.")
 @reads_bundle
 def show(bundle, memory_id, namespace, category, mtype, text, status, offset, limit, as_json) -> None:
     """List a snapshot's memories like the memory tab (badge, stars, content), or show one by ID.
@@ -247,7 +253,9 @@ def show(bundle, memory_id, namespace, category, mtype, text, status, offset, li
     The last line counts them per category: `23 memories │ 5 pref │ 8 conv │ 6 patn │ 3 warn │ 1 fact`.
     """
     from ..memory.recall import badge, stars
+    from ..report import one_line, terminal_safe
 
+    # (a snapshot from a bundle or a URL is data: its text is shown, never run by the terminal)
     index = _index(bundle)
     if memory_id:
         e = index.get(memory_id)
@@ -269,7 +277,7 @@ def show(bundle, memory_id, namespace, category, mtype, text, status, offset, li
             lines.append("Merged from: " + ", ".join(
                 f"{m['id']} ({m['reason']}{' of ' + m['duplicate_of'] if m.get('duplicate_of') else ''})"
                 for m in e["merged_from"]))
-        click.echo("\n".join(lines))
+        click.echo(terminal_safe("\n".join(lines)))
         return
     matching = index.show(namespace=namespace, category=category, type=mtype, text=text, status=status)
     page = matching[offset: offset + limit if limit else None]
@@ -278,8 +286,8 @@ def show(bundle, memory_id, namespace, category, mtype, text, status, offset, li
                               ensure_ascii=False))
         return
     for e in page:
-        click.echo(f"{badge(e)} {stars(e['effective_importance'])}  {' '.join(e['content'].split())}  "
-                   f"({e['namespace']}, {e['id']})")
+        click.echo(one_line(f"{badge(e)} {stars(e['effective_importance'])}  {' '.join(e['content'].split())}  "
+                            f"({e['namespace']}, {e['id']})"))
     c = index.stats(matching)
     click.echo(f"{c['memories']} memories │ {c['preference']} pref │ {c['convention']} conv │ {c['pattern']} patn │ "
                f"{c['correction']} warn │ {c['fact']} fact")

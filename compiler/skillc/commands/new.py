@@ -14,6 +14,7 @@ from ..resolve import id_problem
 
 NAME_RE = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+_SURROGATE = re.compile("[\ud800-\udfff]")  # (how Python holds an argument's bytes that are not UTF-8)
 
 
 def render(name: str, description: str) -> str:
@@ -49,7 +50,7 @@ def _yaml_name(name: str) -> str:
 
 
 @click.command("new")
-@click.argument("skill_id")
+@click.argument("skill_id", metavar="ID")  # (the name the help and the errors use)
 @click.option("--description", "-d", default=None,
               help="The skill's description (default: a placeholder to replace).")
 def new(skill_id: str, description: str | None) -> None:
@@ -79,6 +80,9 @@ def new(skill_id: str, description: str | None) -> None:
         else description
     if not 1 <= len(text) <= 1024 or not text.strip():  # (blank is S310 for the spec, and tells agents nothing)
         raise SkillcError("the description must be 1-1,024 characters, not all blank")
+    if _SURROGATE.search(text):  # (before anything is made: the write failed half-way, leaving an empty SKILL.md)
+        raise SkillcError("the description is not UTF-8 text (an argument holds bytes that are not UTF-8)",
+                          hint="pass it in UTF-8; a SKILL.md is UTF-8")
     bad = _CONTROL.search(text)
     if bad:  # (a line break would be folded, or end the frontmatter at a `---` line; P214 rejects the rest)
         raise SkillcError(f"the description must be one line of text: it holds {bad.group()!r}",

@@ -80,6 +80,12 @@ def render(bundle: str, inventory: bool, inject: tuple[str, ...], to_prompt: boo
     if len(modes) != 1:
         raise click.UsageError("choose exactly one of --inventory, --inject ID…, --to-prompt")
     mode = modes[0]
+    # Options that cannot apply are refused, not ignored: `--to-prompt --format adk` printed skills-ref
+    # XML (and --json called it skills-ref), and a catalogue has no body for `--max-chars` to cut.
+    if mode == "to-prompt" and fmt not in ("meerkat", "skills-ref"):  # (meerkat: the default, not chosen)
+        raise click.UsageError(f"--to-prompt has no {fmt} form (it is skills-ref XML); use --inject ID… --format {fmt}")
+    if max_chars is not None and mode != "inject":
+        raise click.UsageError("--max-chars applies to --format adk and adk-instruction with --inject ID…")
     b = Bundle.open(bundle)
     if mode == "to-prompt" or (mode == "inventory" and fmt == "skills-ref"):
         text = b.to_prompt()

@@ -32,6 +32,11 @@ def search(bundle: str, query: str, top_k: int, as_json: bool) -> None:
     if not results:
         click.echo("no match", err=True)
         return
-    width = max(len(r["id"]) for r in results)
-    for n, r in enumerate(results, 1):
-        click.echo(f"{n:>2}. {r['id']:<{width}}  {r['score']:7.3f}  {r['description']}")
+    from ..report import one_line
+
+    # One line per skill, and nothing of the bundle's data (a registry's, untrusted) drives the
+    # terminal: a description's line breaks are spaces, its control characters shown as \xNN.
+    rows = [(one_line(r["id"]), r["score"], one_line(" ".join(r["description"].split()))) for r in results]
+    width = max(len(skill_id) for skill_id, _, _ in rows)
+    for n, (skill_id, score, description) in enumerate(rows, 1):
+        click.echo(f"{n:>2}. {skill_id:<{width}}  {score:7.3f}  {description}")

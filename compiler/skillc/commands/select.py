@@ -62,6 +62,8 @@ def select(bundle: str, message: str, project: str, phase: str | None, detect_mo
         return
     if not chosen:
         click.echo("no skill selected", err=True)
+    from ..report import one_line  # (IDs and repository names are the bundle's data: never terminal controls)
+
     for c in chosen:
         parts = [c.reason] + ([f"score {c.score:.6g}"] if c.score is not None else [])
-        click.echo(f"{c.id}  ({', '.join(parts)}, priority {c.priority}, {c.source})")
+        click.echo(one_line(f"{c.id}  ({', '.join(parts)}, priority {c.priority}, {c.source})"))

@@ -764,11 +764,3 @@ def test_a_file_named_through_a_linked_folder_is_linted_where_it_is(tmp_path):
     outside.mkdir()
     r = run_skillc("lint", str(tmp_path / "sk/colon/SKILL.md"), cwd=outside)
     assert r.returncode == 1 and "P209" in r.stdout, r.stdout + r.stderr
-
-
-def test_a_fifo_given_as_config_is_refused_not_waited_on(repo: Path):
-    """`--config` naming a FIFO blocked lint and pack forever (read_bytes waits for a writer)."""
-    os.mkfifo(repo / "pipe.toml")
-    write_skill(repo, "skills/a")
-    r = run_skillc("lint", "--config", "pipe.toml", "skills", cwd=repo, timeout=60)
-    assert r.returncode == 2 and "pipe.toml: cannot read configuration: not a regular file" in r.stderr, r.stderr

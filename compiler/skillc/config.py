@@ -85,9 +85,6 @@ _TOML_AT = re.compile(r"\s*\(at line (\d+), column (\d+)\)$")
 
 def read_config_file(path: Path) -> ConfigFile:
     try:
-        # (a FIFO or a device given as --config would block the run: refused, as the build's are)
-        if path.exists() and not path.is_file():
-            raise ConfigError(f"{path}: cannot read configuration: not a regular file")
         raw = path.read_bytes()
     except OSError as exc:
         raise ConfigError(f"{path}: cannot read configuration: {exc.strerror or exc}") from None

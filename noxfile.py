@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
 import nox
 
@@ -15,6 +16,8 @@ nox.options.reuse_existing_virtualenvs = True
 def tests(session: nox.Session) -> None:
     """Install skillc with every extra, the system tools tests need (git, nginx, chromium), run pytest."""
     session.run("bash", "tests/setup_system.sh", external=True)
+    for script in sorted(Path("tests/setup").glob("*.sh")):  # real clients (npm, PyPI), pinned
+        session.run("bash", str(script), external=True)
     session.install("-e", ".[dev]")
     workers = os.environ.get("SKILLC_TEST_WORKERS", "auto")
     session.run("pytest", "-n", workers, *session.posargs)

@@ -77,7 +77,7 @@ def _targets(node: ast.AST, module: str, is_package: bool, modules: dict[str, Pa
         # `import skillc.a.b` names skillc.a.b; a name that is not a module is its nearest module
         while name and name not in modules:
             name = name.rpartition(".")[0]
-        if name.split(".")[0] == PACKAGE and name and name not in found:
+        if name and name not in found:
             found.append(name)
     return found
 

@@ -15,7 +15,8 @@ from hypothesis import strategies as st
 from skillc.lint import read_item
 from skillc.model import DiscoveredItem, ItemKind, Position, Severity
 from skillc.parse import _FENCE_LINE, MAX_FILE_BYTES, _closing_fence, parse_document
-from skillc.rules.registry import RULES, load_all
+from skillc.rules.loader import load_all
+from skillc.rules.registry import RULES
 
 load_all()
 

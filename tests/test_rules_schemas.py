@@ -12,7 +12,7 @@ import yaml
 from conftest import PROJECT, write_skill
 from skillc.lint import LintConfig, lint_root
 from skillc.rules.builtin import schema
-from skillc.rules.registry import by_code_order
+from skillc.rules.loader import by_code_order
 
 SCHEMAS = ["skill-frontmatter.schema.json", "skill-frontmatter-spec.schema.json", "lightweight-skill.schema.json"]
 BASE = {"name": "demo", "description": "Does the thing. Use when the user asks for the thing."}

@@ -487,7 +487,7 @@ class Bundle:
             skills = [SkillInfo.from_wire(d) for d in doc["skills"]]
         except (ValueError, KeyError, TypeError, UnicodeDecodeError, RecursionError):
             raise BundleError(f"{self._t.describe('skills')}: not a Meerkat skills list") from None
-        from .resolve import id_problem
+        from .model import id_problem
 
         for info in skills:  # an ID names files and URLs (skill_location): never one that leaves the bundle
             problem = id_problem(info.id)

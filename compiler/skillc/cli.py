@@ -17,8 +17,8 @@ import sys
 
 import click
 
-from . import __version__
 from .errors import SkillcError
+from .version import __version__
 
 COMMANDS: dict[str, tuple[str, str]] = {
     # name: (module, one-line help shown in `skillc --help`)

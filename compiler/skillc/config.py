@@ -15,7 +15,8 @@ from typing import Any
 from .discover import DiscoveryOptions
 from .errors import ConfigError
 from .lint import LintConfig
-from .rules.registry import PROFILES, LintSettings, selects_a_rule
+from .rules.loader import selects_a_rule
+from .rules.registry import PROFILES, LintSettings
 
 CONFIG_NAMES = ("skills.toml", ".rkat/skills.toml", "pyproject.toml")
 # The top-level keys skillc reads: schemas/skills-toml.schema.json's properties, and the [lint] and

@@ -15,7 +15,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .model import Diagnostic, DiscoveredItem, Discovery, ItemKind, Severity
+# (path_key lives in the model, where every stage reads it; re-exported here for its old import path)
+from .model import Diagnostic, DiscoveredItem, Discovery, ItemKind, Severity, path_key
 
 # Seed 000's IGNORED_DIRS (its skill discovery walk), and .skillc-build: a build's lock, staging and
 # previous bundle (skillc.build).
@@ -69,11 +70,6 @@ class DiscoveryOptions:
     # is one of them or an ancestor of one.  Used to lint single files (pre-commit passes file names)
     # without walking the whole repository.  None walks everything.
     only_dirs: frozenset[str] | None = None
-
-
-def path_key(rel: str) -> bytes:
-    """Byte order of a relative path (surrogate escapes keep undecodable names sortable)."""
-    return rel.encode("utf-8", "surrogateescape")
 
 
 def config_relative(path: str, base: str, strip: str) -> str | None:

@@ -21,7 +21,8 @@ from .parse import (
     scalars_from_record,
     scalars_record,
 )
-from .rules.registry import PROFILES, RULES, Finding, LintSettings, Rule, RuleContext, load_all, matches
+from .rules.loader import load_all
+from .rules.registry import PROFILES, RULES, Finding, LintSettings, Rule, RuleContext, matches
 
 
 @dataclass(frozen=True, slots=True)

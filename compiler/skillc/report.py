@@ -15,10 +15,10 @@ from urllib.parse import quote
 
 import click
 
-from . import __version__
 from .lint import LintResult
 from .model import Diagnostic, ItemKind, Severity, plural
 from .rules.registry import RULES
+from .version import __version__
 
 FORMATS = ("text", "json", "github", "sarif")
 _COLORS = {Severity.ERROR: "red", Severity.WARNING: "yellow", Severity.INFO: "blue"}

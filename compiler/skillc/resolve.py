@@ -13,46 +13,15 @@
 from __future__ import annotations
 
 import re
-import unicodedata
-import urllib.parse
 from typing import Mapping, Sequence
 
 from . import secrets
-from .discover import path_key
-from .model import SKILL_REF_ID, Diagnostic, Severity
-from .resolve_types import Collection, Resolution, Shadowing, SourceSkill
-from .sources import SourceListing
 
-_WINDOWS_RESERVED = re.compile(r"^(con|prn|aux|nul|com[0-9¹²³]|lpt[0-9¹²³])(\..*)?$", re.I)
+# (id_problem lives in the model, which sources and the bundle reader import; re-exported here)
+from .model import SKILL_REF_ID, Diagnostic, Severity, id_problem, path_key
+from .resolve_types import Collection, Resolution, Shadowing, SourceListing, SourceSkill
+
 _SKILL_REF_ID = re.compile(SKILL_REF_ID)
-# Control characters, as R104 says, are C0, DEL and C1 too (U+0080-U+009F: NEL is a line break to
-# YAML and XML 1.1, CSI starts a terminal escape sequence).
-_BAD_CHARS = re.compile(r'[\x00-\x1f\x7f-\x9f%\\:*?"<>|#]')
-MAX_NAME_BYTES = 255 - len(".json")  # the bundle stores skills/<quote(id)> and skills/<quote(id)>.json
-
-
-def id_problem(skill_id: str) -> str | None:
-    """Why ``skill_id`` is unsafe as a URL segment or a file name, or None when it is safe."""
-    if not skill_id:
-        return "the ID is empty"
-    if not unicodedata.is_normalized("NFC", skill_id):
-        return "it is not NFC-normalised (macOS would store a different name)"
-    for seg in skill_id.split("/"):
-        if seg in ("", ".", ".."):
-            return "it has an empty, '.' or '..' segment"
-        m = _BAD_CHARS.search(seg)
-        if m:
-            return f"segment {seg!r} contains {m.group()!r} (control characters and %\\:*?\"<>|# are not allowed)"
-        if seg != seg.strip() or seg.endswith("."):
-            return f"segment {seg!r} starts or ends with a space, or ends with a dot"
-        if _WINDOWS_RESERVED.match(seg):
-            return f"segment {seg!r} is a reserved device name on Windows"
-        if len(seg.encode("utf-8")) > 255:
-            return f"segment {seg[:20]!r}… is longer than 255 bytes"
-    # (percent-encoding at most triples the UTF-8 length: most IDs need no encoding to be measured)
-    if len(skill_id.encode("utf-8")) * 3 > MAX_NAME_BYTES and len(urllib.parse.quote(skill_id, safe="")) > MAX_NAME_BYTES:
-        return f"once percent-encoded it is longer than {MAX_NAME_BYTES} bytes (a file name limit)"
-    return None
 
 
 def collection_description(text: str) -> str:

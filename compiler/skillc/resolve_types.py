@@ -117,6 +117,17 @@ class SourceInput:
 
 
 @dataclass(frozen=True, slots=True)
+class SourceListing:
+    """What one repository offers (what ``skillc.sources`` hands to resolve)."""
+
+    skills: tuple[SourceSkill, ...]  # sorted by ID bytes
+    input: SourceInput
+    diagnostics: tuple[Diagnostic, ...] = ()
+    collection_docs: Mapping[str, str] = field(default_factory=dict)  # collection path → COLLECTION.md text
+    repository: Repository | None = None  # who offers them (precedence of an empty listing too)
+
+
+@dataclass(frozen=True, slots=True)
 class Resolution:
     skills: tuple[SourceSkill, ...]  # winners, sorted by ID bytes
     shadowed: tuple[Shadowing, ...]

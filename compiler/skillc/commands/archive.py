@@ -39,7 +39,8 @@ from ..model import Diagnostic, ItemKind, Severity
 from ..report import shell_word
 from ..resolve import id_problem
 from ..resolve_types import Repository, SourceSkill, Tier
-from ..rules.registry import PROFILES, load_all
+from ..rules.loader import load_all
+from ..rules.registry import PROFILES
 
 SECRET_RULE = "B707"
 IMPORT_PROFILE = "recommended"  # the profile `skillc import` lints with by default

@@ -35,7 +35,8 @@ from ..errors import SkillcError
 from ..lint import LintConfig, LintResult, lint_root
 from ..model import Diagnostic, Severity
 from ..report import FORMATS, one_line, render_github, render_json, render_sarif, render_text
-from ..rules.registry import PROFILES, selects_a_rule
+from ..rules.loader import selects_a_rule
+from ..rules.registry import PROFILES
 
 
 @dataclass(frozen=True, slots=True)

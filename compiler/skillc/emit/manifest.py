@@ -17,8 +17,9 @@ from json.encoder import encode_basestring  # what json.dumps(ensure_ascii=False
 from pathlib import Path
 from typing import Any
 
-from .. import __version__, secrets
+from .. import secrets
 from ..resolve_types import EmitContext
+from ..version import __version__
 from .common import pretty_json_rows, shown_location, write
 
 MANIFEST = "api/manifest.json"

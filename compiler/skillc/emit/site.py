@@ -14,10 +14,11 @@ import os
 from functools import cache
 from urllib.parse import quote
 
-from .. import __version__
+from ..formatting import human_size
 from ..resolve_types import EmitContext
 from ..resources import template_dir
 from ..site import SITE_EXTRA_HINT
+from ..version import __version__
 from .common import write
 
 
@@ -27,14 +28,6 @@ def _environment():
 
     return jinja2.Environment(loader=jinja2.FileSystemLoader(str(template_dir() / "site")), autoescape=True,
                               trim_blocks=True, lstrip_blocks=True, undefined=jinja2.StrictUndefined)
-
-
-def human_size(n: int) -> str:
-    for unit in ("bytes", "KiB", "MiB"):
-        if n < 1024 or unit == "MiB":
-            return f"{n} {unit}" if unit == "bytes" else f"{n:.1f} {unit}"
-        n /= 1024  # type: ignore[assignment]
-    return str(n)
 
 
 def site_engine(env: dict | None = None) -> str:

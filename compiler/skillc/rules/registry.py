@@ -194,32 +194,6 @@ def rule(
     return wrap
 
 
-def load_all() -> dict[str, Rule]:
-    """Import every rule module (registration happens at import) and return the registry."""
-    from . import builtin  # noqa: F401
-
-    return RULES
-
-
 def matches(code: str, selectors: Iterable[str]) -> bool:
     """Ruff-style selection: ``ALL``, a full code, or a code prefix (``S3`` selects ``S301``…)."""
     return any(s == "ALL" or code.startswith(s) for s in selectors)
-
-
-def selects_a_rule(selector: str) -> bool:
-    """Whether a selector (``ALL``, a code or a code prefix, upper case) names at least one rule: a
-    typo would otherwise select nothing, or ignore nothing, without a word."""
-    return selector == "ALL" or any(code.startswith(selector) for code in load_all())
-
-
-def rule_by_code_or_name(key: str) -> Rule | None:
-    load_all()
-    key_up = key.upper()
-    if key_up in RULES:
-        return RULES[key_up]
-    return next((r for r in RULES.values() if r.name == key.lower()), None)
-
-
-def by_code_order() -> list[Rule]:
-    load_all()
-    return sorted(RULES.values(), key=lambda r: r.code)

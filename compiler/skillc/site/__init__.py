@@ -137,7 +137,7 @@ def site_key(files: Mapping[str, str], epoch: int) -> str:
     """What the built site depends on: the generated project, the theme files, the tool versions."""
     from importlib.metadata import version
 
-    from .. import __version__
+    from ..version import __version__
 
     h = hashlib.sha256()
     for dist in ("mkdocs", "mkdocs-material", "markdown"):

@@ -17,10 +17,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .. import __version__, secrets
+from .. import secrets
 from ..discover import path_key
 from ..emit.common import shown_location
 from ..resolve_types import EmitContext, SourceSkill
+from ..version import __version__
 
 MEMORY_SNAPSHOT = "api/memory/snapshot.json"
 CATEGORIES = (  # seed 000 §6.4.2: filter label, badge, category value

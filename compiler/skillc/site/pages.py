@@ -28,7 +28,7 @@ from functools import cache
 from typing import Any
 from urllib.parse import quote
 
-from ..emit.site import human_size
+from ..formatting import human_size
 from ..resources import data_dir
 from .markdown_safe import FILES_REFERENCE, visible_bidi
 from .model import CATEGORIES, SiteModel, SkillInfo

@@ -12,40 +12,11 @@ An unreachable repository, a missing ref or a missing ``skills_root`` raises ``S
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Mapping, Protocol
 
-from ..errors import BuildError
 from ..lint import LintConfig
-from ..model import Diagnostic, DiscoveredItem, Document
-from ..resolve_types import Repository, SourceInput, SourceSkill
-
-ReadItem = Callable[[str, DiscoveredItem], Document]
-
-
-class SourceError(BuildError):
-    """A repository cannot be read (unreachable, missing ref or skills_root, bad archive…)."""
-
-
-@dataclass(frozen=True, slots=True)
-class SourceListing:
-    """What one repository offers."""
-
-    skills: tuple[SourceSkill, ...]  # sorted by ID bytes
-    input: SourceInput
-    diagnostics: tuple[Diagnostic, ...] = ()
-    collection_docs: Mapping[str, str] = field(default_factory=dict)  # collection path → COLLECTION.md text
-    repository: Repository | None = None  # who offers them (precedence of an empty listing too)
-
-
-class Source(Protocol):
-    """A repository, opened.  ``read(root, item)`` parses one discovered SKILL.md (default
-    ``lint.read_item``; the build passes a caching wrapper)."""
-
-    repository: Repository
-
-    def skills(self, read: ReadItem | None = None) -> SourceListing: ...
+from ..resolve_types import Repository, SourceListing
+from .base import ReadItem, Source, SourceError
 
 
 def open_source(repo: Repository, *, cache_dir: Path, lint: LintConfig) -> Source:

@@ -15,8 +15,8 @@ from ..config import anchored
 from ..discover import SKIP_DIRS, discover, path_key
 from ..lint import LintConfig, read_item
 from ..model import Diagnostic, ItemKind, Severity
-from ..resolve_types import Repository, SkillFile, SourceInput, SourceSkill
-from . import ReadItem, SourceError, SourceListing
+from ..resolve_types import Repository, SkillFile, SourceInput, SourceListing, SourceSkill
+from .base import ReadItem, SourceError
 
 SKIP_FILES = frozenset({".DS_Store", "Thumbs.db", "desktop.ini"})
 SKIP_SUFFIXES = (".pyc", ".pyo")

@@ -34,8 +34,8 @@ from pathlib import Path
 
 from ..lint import LintConfig
 from ..model import Diagnostic, Severity
-from ..resolve_types import Repository, SourceInput
-from . import ReadItem, SourceError, SourceListing
+from ..resolve_types import Repository, SourceInput, SourceListing
+from .base import ReadItem, SourceError
 from .filesystem import declared, display, list_directory, skills_root_of
 
 GIT_TIMEOUT = 600

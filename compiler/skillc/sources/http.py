@@ -34,17 +34,16 @@ from typing import Any, Callable
 
 import yaml
 
-from .. import __version__
 from ..cache import FORMAT as CACHE_FORMAT
 from ..cache import diagnostics_in, diagnostics_out
 from ..discover import path_key
 from ..fetch import MAX_BYTES, FetchError
 from ..fetch import get as http_get
 from ..lint import LintConfig, read_item
-from ..model import Diagnostic, DiscoveredItem, ItemKind, Severity
-from ..resolve import id_problem
-from ..resolve_types import Repository, SkillFile, SourceInput, SourceSkill
-from . import ReadItem, SourceError, SourceListing
+from ..model import Diagnostic, DiscoveredItem, ItemKind, Severity, id_problem
+from ..resolve_types import Repository, SkillFile, SourceInput, SourceListing, SourceSkill
+from ..version import __version__
+from .base import ReadItem, SourceError
 from .filesystem import display, hash_file, id_selected, skill_files
 
 MAX_RESPONSE_BYTES = MAX_BYTES
@@ -65,8 +64,6 @@ def request(repo: Repository, url: str, *, accept: str = "application/json",
             etag: str | None = None) -> tuple[int, bytes, dict[str, str]]:
     """GET ``url``: (status, body, headers).  2xx, 304 and 404 are returned; anything else raises
     (``skillc.fetch``: capped at MAX_RESPONSE_BYTES, an overall deadline, safe redirects)."""
-    from .. import __version__
-
     headers = {"Accept": accept, "User-Agent": f"skillc/{__version__}", **auth_headers(repo)}
     if etag:
         headers["If-None-Match"] = etag

@@ -17,8 +17,8 @@ from pathlib import Path
 
 from ..archive import ArchiveError, check_zip, extract_zip
 from ..lint import LintConfig
-from ..resolve_types import Repository, SourceInput
-from . import ReadItem, SourceError, SourceListing
+from ..resolve_types import Repository, SourceInput, SourceListing
+from .base import ReadItem, SourceError
 from .filesystem import declared, display, list_directory, skills_root_of
 
 

@@ -1,0 +1,53 @@
+"""The house (issue 18): no import cycle among skillc's modules, and the project's docs build.
+
+The import graph is read with ``ast`` by ``scripts/house_metrics.py`` (the same count the metrics
+report prints), module-level and function-level imports alike: an import moved into a function
+still runs, and still ties the two modules together.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+
+from conftest import PROJECT
+
+_spec = importlib.util.spec_from_file_location("house_metrics", PROJECT / "scripts" / "house_metrics.py")
+house_metrics = importlib.util.module_from_spec(_spec)
+sys.modules["house_metrics"] = house_metrics  # (dataclasses look their module up by name)
+_spec.loader.exec_module(house_metrics)
+
+
+def _explain(edges, cycles) -> str:
+    lines = []
+    for cycle in cycles:
+        lines.append(" <-> ".join(cycle))
+        lines += [f"    {e.source}:{e.line} imports {e.target}" + (" (in a function)" if e.function_level else "")
+                  for e in house_metrics.cycle_edges(edges, cycle)]
+    return "\n".join(lines)
+
+
+def test_skillc_modules_import_no_cycle():
+    edges = house_metrics.import_graph()
+    cycles = house_metrics.import_cycles(edges)
+    assert not cycles, "import cycles among compiler/skillc modules:\n" + _explain(edges, cycles)
+
+
+def test_the_graph_sees_every_import_a_cycle_can_hide_in(tmp_path):
+    """A cycle closed by a function-level import, a relative ``from . import module`` or a package
+    ``__init__`` importing its submodule is found; a package's submodule importing a sibling is not
+    a cycle with the package."""
+    pkg = tmp_path / "pkg"
+    (pkg / "sub").mkdir(parents=True)
+    (pkg / "__init__.py").write_text("")
+    (pkg / "a.py").write_text("from .b import thing\n")
+    (pkg / "b.py").write_text("def thing():\n    from . import a\n    return a\n")
+    (pkg / "sub" / "__init__.py").write_text("def make():\n    from .leaf import Leaf\n    return Leaf\n")
+    (pkg / "sub" / "base.py").write_text("class Base: ...\n")
+    (pkg / "sub" / "leaf.py").write_text("from .base import Base\nclass Leaf(Base): ...\n")
+    (pkg / "c.py").write_text("import pkg.d\n")
+    (pkg / "d.py").write_text("from pkg import c\n")
+    modules = house_metrics.module_files(tmp_path, "pkg")
+    edges = house_metrics.import_graph(modules)
+    assert house_metrics.import_cycles(edges) == [["pkg.a", "pkg.b"], ["pkg.c", "pkg.d"]]
+    assert any(e.source == "pkg.b" and e.target == "pkg.a" and e.function_level for e in edges)

@@ -1,4 +1,4 @@
-"""nox sessions: tests, lint, bench.  `nox -s tests` is what the README and .ci/run call."""
+"""nox sessions: tests, lint, docs, bench.  `nox -s tests` is what the README and .ci/run call."""
 
 from __future__ import annotations
 
@@ -29,6 +29,13 @@ def lint(session: nox.Session) -> None:
     session.install("-e", ".", "ruff")
     session.run("ruff", "check", "compiler", "tests", "benchmarks", "noxfile.py")
     session.run("skillc", "lint", "--profile", "spec", "--strict", "skills")
+
+
+@nox.session
+def docs(session: nox.Session) -> None:
+    """skillc's own documentation site (mkdocs.yml, docs/): built strictly into .mkdocs-site/."""
+    session.install("-e", ".[docs]")
+    session.run("mkdocs", "build", "--strict", *session.posargs)
 
 
 @nox.session

@@ -217,7 +217,7 @@ def test_discovery_entry_lists_main_file_first(corpora: Path, build, name: str):
 
 
 def test_repository_path_is_normalised(corpora: Path, tmp_path: Path):
-    """README (Build: configuration): "Paths are normalised: the bundle shows a local repository
+    """docs/guides/registry.md (configuration): "Paths are normalised: the bundle shows a local repository
     relative to the build folder when it is inside it, else whole, and never with a `..` in it, so a
     checkout built in another place gives the same bytes". The same folder named four ways gives
     the same bundle."""

@@ -261,7 +261,7 @@ def test_bad_configuration_is_one_line_naming_the_file(repo: Path):
     ('[lint]\nprofile = "spec"\nselect.x = 1\n', "skills.toml:3:"),  # a dotted key
 ])
 def test_a_wrong_key_written_inline_or_dotted_still_names_a_line(repo: Path, config: str, where: str):
-    """The README promises file and line for a wrong key or type: `lint = { selec = … }` and
+    """docs/guides/lint.md promises file and line for a wrong key or type: `lint = { selec = … }` and
     `select.x = 1` named the file alone."""
     write_skill(repo, "a")
     (repo / "skills.toml").write_text(config)

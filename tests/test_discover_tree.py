@@ -193,7 +193,7 @@ def test_unreadable_files_and_folders_are_diagnostics(public_tmp: Path):
 
 
 def test_a_bundle_built_into_the_repository_is_not_linted_again(repo: Path):
-    """`skillc build skills --out site` (the README's example) puts copies of every skill under
+    """`skillc build skills --out site` (the example in docs/reference/bundle.md) puts copies of every skill under
     site/api/files/: a later `skillc lint` of the repository must not report each as a C801
     duplicate of its source. A file named inside the bundle is still linted."""
     write_skill(repo, "skills/pdf")

@@ -8,7 +8,12 @@ still runs, and still ties the two modules together.
 from __future__ import annotations
 
 import importlib.util
+import os
+import re
+import subprocess
 import sys
+
+import pytest
 
 from conftest import PROJECT
 
@@ -51,3 +56,37 @@ def test_the_graph_sees_every_import_a_cycle_can_hide_in(tmp_path):
     edges = house_metrics.import_graph(modules)
     assert house_metrics.import_cycles(edges) == [["pkg.a", "pkg.b"], ["pkg.c", "pkg.d"]]
     assert any(e.source == "pkg.b" and e.target == "pkg.a" and e.function_level for e in edges)
+
+
+def _docs_tools_missing() -> str | None:
+    for module in ("mkdocs", "material", "mkdocs_click"):
+        if importlib.util.find_spec(module) is None:
+            return f"{module} is not installed (pip install -e '.[docs]')"
+    return None
+
+
+@pytest.mark.skipif(_docs_tools_missing() is not None, reason=str(_docs_tools_missing()))
+def test_project_docs_build_strictly(tmp_path):
+    """`mkdocs build --strict` of skillc's own docs (mkdocs.yml, docs/): a broken link or anchor, a
+    page left out of the nav or a CLI reference that cannot be read from the commands fails here."""
+    out = tmp_path / "site"
+    proc = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "-f", str(PROJECT / "mkdocs.yml"),
+                           "-d", str(out)], capture_output=True, text=True, timeout=600,
+                          env={**os.environ, "NO_MKDOCS_2_WARNING": "1"})
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    cli = (out / "reference" / "cli" / "index.html").read_text("utf-8")
+    for command in ("lint", "build", "serve", "import", "memory"):
+        assert f"skillc {command} [OPTIONS]" in cli  # (each command's usage, from its click definition)
+    assert "S304" in (out / "rules" / "index.html").read_text("utf-8")
+    assert not (PROJECT / ".mkdocs-site").exists() or ".mkdocs-site" in (PROJECT / ".gitignore").read_text()
+
+
+def test_readme_is_the_first_page_a_newcomer_reads():
+    """The README opens with the two set-up commands, stays under 25 KB, and its links lead to pages
+    that exist (the rest of the documentation is the site under docs/)."""
+    readme = (PROJECT / "README.md").read_text("utf-8")
+    assert readme.startswith("# skillc\n\n```bash\npython -m pip install -e . && skillc build\n"
+                             "python -m pip install nox && nox -s tests\n```\n")
+    assert len(readme.encode("utf-8")) <= 25 * 1024
+    links = re.findall(r"\]\(([^)#]+)(?:#[^)]*)?\)", readme)
+    assert links and all((PROJECT / link).exists() for link in links), links

@@ -1,6 +1,6 @@
 """``skillc lint``: check skills, lightweight skill files and convention files.
 
-PATH handling (documented in ``--help`` and the README):
+PATH handling (documented in ``--help`` and docs/guides/lint.md):
 
 * no PATH: the current directory is the root;
 * a directory: a root of its own (everything under it is linted);

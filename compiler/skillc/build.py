@@ -24,7 +24,6 @@ import contextlib
 import ctypes
 import ctypes.util
 import errno
-import fcntl
 import gc
 import hashlib
 import os
@@ -37,15 +36,18 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from . import parallel, secrets
+from . import secrets
 from .archive import read_source_date_epoch
 from .cache import BuildCache, default_cache_root, diagnostics_in, diagnostics_out, key_of, tag_cache_root
 from .discover import SKIP_DIRS, path_key
 from .errors import BuildError, SkillcError
 from .lint import LintConfig, active_rules, check_collection, check_document, finalize
+from .locks import release, try_lock
 from .model import Diagnostic, DiscoveredItem, Document, ItemKind, Severity
 from .parallel import default_jobs, fork_map
+from .paths import inside as _inside
 from .resolve_types import EmitContext, Resolution, SourceSkill
+from .secrets import SECRET_RULE
 
 if TYPE_CHECKING:
     from .emit.staging import Staging
@@ -112,10 +114,6 @@ Progress = Callable[[str, int], Callable[[int], None] | None]  # (label, total) 
 
 
 # --- output folder checks ------------------------------------------------------------------------
-
-def _inside(child: str, parent: str) -> bool:
-    return child == parent or child.startswith(parent.rstrip(os.sep) + os.sep)
-
 
 def check_output(out: Path, repo_paths: Sequence[tuple[str, Path]], force: bool,
                  keep: Sequence[tuple[str, Path]] = ()) -> dict | None:
@@ -185,29 +183,20 @@ class BuildLock:
     def __enter__(self) -> BuildLock:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError as exc:
-            if exc.errno not in (errno.EWOULDBLOCK, errno.EAGAIN, errno.EACCES):
-                os.close(fd)
-                raise
+        if not try_lock(fd):
             holder = os.pread(fd, 64, 0).decode("ascii", "replace").strip() or "?"
             os.close(fd)
             raise BuildError(f"another skillc build (pid {holder}) is writing this output; lock {self.path}",
-                             hint="wait for it to finish; the lock is released when that process exits") from None
+                             hint="wait for it to finish; the lock is released when that process exits")
         os.ftruncate(fd, 0)
         os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
         self.fd = fd
-        parallel.CLOSE_IN_CHILD.append(fd)  # a worker forked meanwhile must not hold the lock
         return self
 
     def __exit__(self, *exc: object) -> None:
         if self.fd is not None:
-            # Unregistered before the number can be reused: a later worker closing it would close
-            # whatever holds that number then (a pool's own pipe, whose workers then die at once).
-            parallel.CLOSE_IN_CHILD.remove(self.fd)
             os.ftruncate(self.fd, 0)
-            os.close(self.fd)  # closing releases the flock
+            release(self.fd)
             self.fd = None
 
 
@@ -477,8 +466,6 @@ def _published_listing(skill: SourceSkill, nested: tuple[str, ...]) -> tuple[tup
 
 
 # --- the build -----------------------------------------------------------------------------------
-
-SECRET_RULE = "B707"
 
 
 def lint_identity(config: LintConfig) -> LintConfig:

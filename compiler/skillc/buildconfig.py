@@ -28,10 +28,8 @@ from . import secrets
 from .config import ConfigFile, find_lint_config, is_config_file, lint_config, quiet_is_dir
 from .errors import ConfigError
 from .lint import LintConfig
-from .resolve_types import Repository, Tier
+from .resolve_types import DEFAULT_INVENTORY_THRESHOLD, DEFAULT_MAX_INJECTION_BYTES, Repository, Tier
 
-DEFAULT_MAX_INJECTION_BYTES = 32_768
-DEFAULT_INVENTORY_THRESHOLD = 12
 DEFAULT_REFRESH_SECONDS = 300
 REPOSITORY_TYPES = ("filesystem", "git", "zip", "http")
 PROJECT_CONFIGS = ("skills.toml", ".rkat/skills.toml")

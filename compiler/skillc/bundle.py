@@ -41,12 +41,11 @@ from .fetch import get as http_get
 from .index import ArgumentTypeError, ArgumentValueError, BundleError, HashMismatch
 from .index.adk import AdkMatch, SelectionPolicy
 from .index.tokenize import tokenize
+from .layout import MANIFEST_KIND, MANIFEST_VERSION, SELECT_VERSION
 from .resolve_types import Collection
 
 __all__ = ["Bundle", "BundleError", "SkillDoc", "SkillInfo", "UnknownSkill"]
 
-MANIFEST_VERSION = 1  # the newest bundle manifest version this reader understands
-SELECT_VERSION = 1
 INDEX = "index/"
 MANIFEST = "manifest.json"
 DEFAULT_TTL = 300.0
@@ -424,7 +423,7 @@ class Bundle:
         return self._sync(fresh=True)
 
     def _check_manifest(self, doc: Any) -> None:
-        if not isinstance(doc, dict) or doc.get("kind") != "skillc-bundle":
+        if not isinstance(doc, dict) or doc.get("kind") != MANIFEST_KIND:
             raise BundleError(f"{self._t.describe(MANIFEST)}: not a skillc bundle manifest")
         version = doc.get("manifest_version")
         if not isinstance(version, int) or isinstance(version, bool) or not isinstance(doc.get("files"), list):

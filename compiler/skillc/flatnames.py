@@ -27,7 +27,9 @@ import re
 from dataclasses import dataclass
 from typing import Iterable, Mapping
 
-FLAT_NAME_RE = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
+from .model import NAME_RE
+
+FLAT_NAME_RE = NAME_RE  # (the specification's name pattern)
 MAX_FLAT_NAME = 64
 _NOT_ALNUM = re.compile(r"[^a-z0-9]+")
 

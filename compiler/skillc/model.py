@@ -19,6 +19,8 @@ from typing import Any, Mapping
 WIRE_FRONTMATTER_KEYS = frozenset({"name", "description", "metadata", "requires_capabilities"})
 # The skill IDs Meerkat's `/skill-ref` syntax can name (seed 004, agent/skills.rs).
 SKILL_REF_ID = r"[a-z0-9-]+(?:/[a-z0-9-]+)*"
+# The Agent Skills specification's `name`: lowercase letters and digits, single hyphens inside.
+NAME_RE = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
 
 
 # --- identifiers every stage shares (a skill ID, the byte order of paths) ---------------------------

@@ -127,6 +127,12 @@ class SourceListing:
     repository: Repository | None = None  # who offers them (precedence of an empty listing too)
 
 
+# Meerkat's defaults for the settings a Resolution carries (skills.toml reads them; the renderers
+# fall back on them).
+DEFAULT_MAX_INJECTION_BYTES = 32 * 1024
+DEFAULT_INVENTORY_THRESHOLD = 12
+
+
 @dataclass(frozen=True, slots=True)
 class Resolution:
     skills: tuple[SourceSkill, ...]  # winners, sorted by ID bytes

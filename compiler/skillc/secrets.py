@@ -35,7 +35,7 @@ try:  # google-re2: one pass over the text finds every trigger at once (see _TRI
 except ImportError:  # (a platform without its wheel: the same triggers, one `in` search each)
     _re2 = None
 
-__all__ = ["SecretMatch", "KINDS", "scan", "scan_bytes", "redact", "is_placeholder"]
+__all__ = ["SecretMatch", "KINDS", "SECRET_RULE", "scan", "scan_bytes", "redact", "is_placeholder"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -403,6 +403,7 @@ class _Rematch:
 
 
 KINDS: tuple[str, ...] = tuple(p.kind for p in PATTERNS)
+SECRET_RULE = "B707"  # the lint rule that reports what this scanner finds (the build and import ask for it)
 
 
 def scan(text: str) -> list[SecretMatch]:

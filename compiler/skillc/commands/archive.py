@@ -41,8 +41,8 @@ from ..resolve import id_problem
 from ..resolve_types import Repository, SourceSkill, Tier
 from ..rules.loader import load_all
 from ..rules.registry import PROFILES
+from ..secrets import SECRET_RULE
 
-SECRET_RULE = "B707"
 IMPORT_PROFILE = "recommended"  # the profile `skillc import` lints with by default
 
 
@@ -498,10 +498,8 @@ class _ImportLock:
         self.fd: int | None = None
 
     def __enter__(self) -> Path:
-        import errno
-        import fcntl
-
         from ..build import clean_stale
+        from ..locks import try_lock
 
         if self.work.is_symlink() or (self.work.exists() and not self.work.is_dir()):
             # (a link there, which a cloned repository can hold, would stage the skills where it points,
@@ -510,18 +508,11 @@ class _ImportLock:
             raise SkillcError(f"{self.work} is {kind}, where import stages the skills it extracts (never "
                               f"outside {self.into})", exit_code=1, hint="remove it and run again")
         fd = os.open(self.into, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError as exc:
+        if not try_lock(fd):
             os.close(fd)
-            if exc.errno in (errno.EWOULDBLOCK, errno.EAGAIN, errno.EACCES):
-                raise SkillcError(f"another skillc import is writing into {self.into}", exit_code=1,
-                                  hint="wait for it to finish and run this one again") from None
-            raise
+            raise SkillcError(f"another skillc import is writing into {self.into}", exit_code=1,
+                              hint="wait for it to finish and run this one again")
         self.fd = fd
-        from .. import parallel
-
-        parallel.CLOSE_IN_CHILD.append(fd)
         clean_stale(self.work, "import")
         self.work.mkdir(exist_ok=True)
         return self.work
@@ -532,10 +523,9 @@ class _ImportLock:
         except OSError:
             pass  # (a build's output beside it, or not empty)
         if self.fd is not None:
-            from .. import parallel
+            from ..locks import release
 
-            parallel.CLOSE_IN_CHILD.remove(self.fd)
-            os.close(self.fd)
+            release(self.fd)
             self.fd = None
 
 

@@ -34,6 +34,7 @@ from ..discover import CONVENTION_UPPER, RESOURCE_DIRS, SKILL_FILE_NAMES, exclud
 from ..errors import SkillcError
 from ..lint import LintConfig, LintResult, lint_root
 from ..model import Diagnostic, Severity
+from ..paths import inside as _inside
 from ..report import FORMATS, one_line, render_github, render_json, render_sarif, render_text
 from ..rules.loader import selects_a_rule
 from ..rules.registry import PROFILES
@@ -119,10 +120,6 @@ def _file_root(path: Path, cwd: Path) -> tuple[Path, str]:
         parent = rel.parent.as_posix()
         return root, "" if parent == "." else parent
     return root, rel_posix
-
-
-def _inside(path: str, folder: str) -> bool:
-    return path == folder or path.startswith(folder.rstrip(os.sep) + os.sep)
 
 
 def targets(paths: tuple[str, ...], cwd: Path | None = None) -> list[Target]:

@@ -10,9 +10,9 @@ import click
 
 from ..discover import RESOURCE_DIRS, SKILL_FILE_NAMES, SKIP_DIRS
 from ..errors import SkillcError
+from ..model import NAME_RE
 from ..resolve import id_problem
 
-NAME_RE = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
 _SURROGATE = re.compile("[\ud800-\udfff]")  # (how Python holds an argument's bytes that are not UTF-8)
 
@@ -20,12 +20,9 @@ _SURROGATE = re.compile("[\ud800-\udfff]")  # (how Python holds an argument's by
 def render(name: str, description: str) -> str:
     """The template filled in: ``name`` as it is (written as YAML reads it back), ``description``
     already a YAML scalar."""
-    import jinja2
+    from ..resources import template_dir, template_environment
 
-    from ..resources import template_dir
-
-    env = jinja2.Environment(loader=jinja2.FileSystemLoader(str(template_dir() / "new-skill")),
-                             keep_trailing_newline=True, autoescape=False, undefined=jinja2.StrictUndefined)
+    env = template_environment(template_dir() / "new-skill", keep_trailing_newline=True)
     title = name.replace("-", " ").capitalize()
     return env.get_template("SKILL.md.j2").render(name=_yaml_name(name), description=description, title=title)
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 from functools import cache
 
 from ..resolve_types import EmitContext
-from ..resources import template_dir
+from ..resources import template_dir, template_environment
 from .common import write
 
 DEFAULT_ROOT = "/srv/skillc"
@@ -26,14 +26,7 @@ DEFAULT_LISTEN = "80"
 
 @cache
 def _environment():
-    import jinja2
-
-    return jinja2.Environment(
-        loader=jinja2.FileSystemLoader(str(template_dir() / "routing")),
-        autoescape=False,
-        keep_trailing_newline=True,
-        undefined=jinja2.StrictUndefined,
-    )
+    return template_environment(template_dir() / "routing", keep_trailing_newline=True)
 
 
 def render_routing(name: str, *, root: str = DEFAULT_ROOT, listen: str = DEFAULT_LISTEN,

@@ -16,7 +16,7 @@ from urllib.parse import quote
 
 from ..formatting import human_size
 from ..resolve_types import EmitContext
-from ..resources import template_dir
+from ..resources import template_dir, template_environment
 from ..site import SITE_EXTRA_HINT
 from ..version import __version__
 from .common import write
@@ -24,10 +24,7 @@ from .common import write
 
 @cache
 def _environment():
-    import jinja2
-
-    return jinja2.Environment(loader=jinja2.FileSystemLoader(str(template_dir() / "site")), autoescape=True,
-                              trim_blocks=True, lstrip_blocks=True, undefined=jinja2.StrictUndefined)
+    return template_environment(template_dir() / "site", autoescape=True, trim_blocks=True)
 
 
 def site_engine(env: dict | None = None) -> str:

@@ -17,6 +17,7 @@ from dataclasses import asdict, is_dataclass
 from pathlib import Path
 from typing import Any
 
+from ..layout import SELECT_VERSION
 from ..resolve_types import EmitContext, SourceSkill
 from ..resources import template_dir
 from ..select import DEFAULT_MAX_SKILLS_PER_STORY, DetectRule
@@ -26,7 +27,6 @@ INDEX_DIR = "api/index"
 SELECT_FILE = "select.json"
 JS_READER = "skillc-index.js"
 SELECT_FORMAT = "skillc-select"
-SELECT_VERSION = 1
 
 
 def skill_tags(skill: SourceSkill) -> tuple[str, ...]:

@@ -31,7 +31,7 @@ from typing import Any
 import jinja2
 
 from ..discover import path_key
-from ..resources import template_dir
+from ..resources import template_dir, template_environment
 from .model import BADGES, epoch
 
 NO_INTENT_LIMIT = 50
@@ -43,8 +43,7 @@ def _xattr(value: Any) -> str:
 
 @cache
 def _env() -> jinja2.Environment:
-    env = jinja2.Environment(loader=jinja2.FileSystemLoader(str(template_dir() / "memory")),
-                             autoescape=False, keep_trailing_newline=True, undefined=jinja2.StrictUndefined)
+    env = template_environment(template_dir() / "memory", keep_trailing_newline=True)
     env.filters["xattr"] = _xattr
     return env
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import html
 from functools import cache
 
-from ..resources import template_dir
+from ..resources import template_dir, template_environment
 
 
 def xml_escape(text: str) -> str:
@@ -31,16 +31,7 @@ def html_escape(text: str) -> str:
 
 @cache
 def environment():
-    import jinja2
-
-    env = jinja2.Environment(
-        loader=jinja2.FileSystemLoader(str(template_dir() / "render")),
-        autoescape=False,
-        trim_blocks=True,
-        lstrip_blocks=True,
-        keep_trailing_newline=False,
-        undefined=jinja2.StrictUndefined,
-    )
+    env = template_environment(template_dir() / "render", trim_blocks=True)
     env.filters["xml"] = xml_escape
     env.filters["html"] = html_escape
     return env

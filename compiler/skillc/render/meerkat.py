@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from ..model import SKILL_REF_ID
+from ..resolve_types import DEFAULT_INVENTORY_THRESHOLD, DEFAULT_MAX_INJECTION_BYTES
 from ._templates import render, xml_escape
 from .adk import WHITE_SPACE
 
@@ -33,8 +34,7 @@ __all__ = [
     "xml_escape",
 ]
 
-MAX_INJECTION_BYTES = 32 * 1024
-DEFAULT_INVENTORY_THRESHOLD = 12
+MAX_INJECTION_BYTES = DEFAULT_MAX_INJECTION_BYTES
 TRUNCATION_MARKER = "[truncated]"
 
 # Rust `regex` `\s` is Unicode White_Space; Python's `\s` also matches U+001C..U+001F.

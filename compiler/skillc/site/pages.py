@@ -29,7 +29,7 @@ from typing import Any
 from urllib.parse import quote
 
 from ..formatting import human_size
-from ..resources import data_dir
+from ..resources import data_dir, template_environment
 from .markdown_safe import FILES_REFERENCE, visible_bidi
 from .model import CATEGORIES, SiteModel, SkillInfo
 
@@ -132,11 +132,7 @@ def badge(entry: Mapping[str, Any]) -> Md:
 
 @cache
 def _environment():
-    import jinja2
-
-    env = jinja2.Environment(
-        loader=jinja2.FileSystemLoader(str(data_dir("site"))), autoescape=False, trim_blocks=True,
-        lstrip_blocks=True, keep_trailing_newline=True, undefined=jinja2.StrictUndefined, finalize=md)
+    env = template_environment(data_dir("site"), trim_blocks=True, keep_trailing_newline=True, finalize=md)
     env.filters.update(code=code, md=md, raw=Md, size=human_size, lint=lint_cell, files=size_cell, stars=stars,
                        badge=badge, tojson_text=_json,
                        lookup=lambda keys, mapping: [mapping[k] for k in keys])

@@ -39,8 +39,10 @@ from ..cache import diagnostics_in, diagnostics_out
 from ..discover import path_key
 from ..fetch import MAX_BYTES, FetchError
 from ..fetch import get as http_get
+from ..layout import MANIFEST_KIND
 from ..lint import LintConfig, read_item
 from ..model import Diagnostic, DiscoveredItem, ItemKind, Severity, id_problem
+from ..paths import inside
 from ..resolve_types import Repository, SkillFile, SourceInput, SourceListing, SourceSkill
 from ..version import __version__
 from .base import ReadItem, SourceError
@@ -120,19 +122,12 @@ def _check_descriptor(repo: Repository, url: str, d: Any, body: bool = False) ->
     return d
 
 
-def _inside(path: Path, parent: Path) -> bool:
-    return os.path.realpath(path) == os.path.realpath(parent) or \
-        os.path.realpath(path).startswith(os.path.realpath(parent) + os.sep)
-
-
 def published_files(manifest: Any, skill_ids: set[str]) -> dict[str, dict[str, tuple[str, int]]]:
     """What a skillc bundle publishes for each skill, from its manifest: ``{id: {path in the skill:
     (sha256, size)}}``.  A file belongs to the deepest skill ID its path starts with (a nested
     skill's files are its own).  Rows that are not well-formed are left out; ``{}`` for anything
     that is not a skillc manifest."""
-    from ..emit.manifest import KIND
-
-    if not isinstance(manifest, dict) or manifest.get("kind") != KIND or not isinstance(manifest.get("files"), list):
+    if not isinstance(manifest, dict) or manifest.get("kind") != MANIFEST_KIND or not isinstance(manifest.get("files"), list):
         return {}
     out: dict[str, dict[str, tuple[str, int]]] = {}
     for row in manifest["files"]:
@@ -347,7 +342,7 @@ class HttpSource:
                     continue
             try:
                 target.parent.mkdir(parents=True, exist_ok=True)
-                if not _inside(target.parent, tree / skill_id):  # (a safe path cannot leave it; belt and braces)
+                if not inside(os.path.realpath(target.parent), os.path.realpath(tree / skill_id)):  # (a safe path cannot leave it; belt and braces)
                     raise OSError("outside the skill folder")
                 target.write_bytes(data)
                 if f"api/files/{skill_id}/{rel}" in self._executables:

@@ -19,6 +19,7 @@ from urllib.parse import unquote
 from ... import secrets
 from ...discover import MAX_LISTED_FILES, RESOURCE_DIRS, SKILL_FILE_NAMES, SKIP_DIRS
 from ...model import ItemKind, Position, Severity
+from ...secrets import SECRET_RULE
 from ...textscan import contains
 from ..registry import Finding, RuleContext, rule
 
@@ -704,7 +705,7 @@ def _in_linked_folder(target: str, direct: set[str], files: SkillFiles) -> bool:
 
 
 @rule(
-    "B707", "secret-in-skill", "A file of the skill contains what looks like a credential.",
+    SECRET_RULE, "secret-in-skill", "A file of the skill contains what looks like a credential.",
     rationale="""
         Skills are published and copied into agents' contexts; a key in SKILL.md or in a reference
         leaks to every user. skillc scans SKILL.md and the skill's text files (binary files and

@@ -10,12 +10,11 @@ import re
 import unicodedata
 
 from ... import secrets
-from ...model import Severity
+from ...model import NAME_RE, Severity
 from ...parse import a_type_name
 from ..registry import ALL, Finding, RuleContext, rule
 
 SPEC_KEYS = ("name", "description", "license", "compatibility", "metadata", "allowed-tools")
-NAME_RE = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
 RECOMMENDED_WARNS = {"recommended": Severity.WARNING}
 # The `claude` profile checks the name with K005 (quick_validate's exact check) instead of S303-S307,
 # and does not enforce what quick_validate does not (name = directory, metadata values, license type).

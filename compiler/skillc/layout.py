@@ -1,0 +1,11 @@
+"""What a skillc bundle is, as its writer (``emit``) and its readers (``bundle``, ``sources.http``)
+both need it: the manifest's kind and format versions.  A reader refuses a version newer than the
+one written here, so the two can never disagree about what "newest" means."""
+
+from __future__ import annotations
+
+MANIFEST_KIND = "skillc-bundle"  # api/manifest.json's "kind"
+MANIFEST_VERSION = 1  # api/manifest.json's "manifest_version"
+SELECT_VERSION = 1  # api/index/select.json's "version"
+
+__all__ = ["MANIFEST_KIND", "MANIFEST_VERSION", "SELECT_VERSION"]

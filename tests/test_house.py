@@ -77,8 +77,7 @@ def test_project_docs_build_strictly(tmp_path):
     cli = (out / "reference" / "cli" / "index.html").read_text("utf-8")
     for command in ("lint", "build", "serve", "import", "memory"):
         assert f"skillc {command} [OPTIONS]" in cli  # (each command's usage, from its click definition)
-    assert "S304" in (out / "rules" / "index.html").read_text("utf-8")
-    assert not (PROJECT / ".mkdocs-site").exists() or ".mkdocs-site" in (PROJECT / ".gitignore").read_text()
+    assert "S304" in (out / "rules" / "index.html").read_text("utf-8")  # (the generated rule reference)
 
 
 def test_readme_is_the_first_page_a_newcomer_reads():

@@ -9,7 +9,8 @@ Three steps, each a pure function but for the file I/O their names say:
 2. ``gate_resolution(resolution, folder)`` (between resolve and emit): every text file a skill
    publishes (SKILL.md included) is redacted with the strict reading (``secrets.scan(strict=True)``):
    any value assigned to a password/secret/token/key name that is not plainly a reference becomes
-   ``[REDACTED:<kind>]``.  The redacted copy is written, by content, into ``folder`` (the build's
+   ``[REDACTED:<kind>]`` (a file with a credential lint's reading finds too is withheld whole at
+   emit instead, and a SKILL.md with one keeps its skill out).  The redacted copy is written, by content, into ``folder`` (the build's
    sources folder, never the output), and the skill is published from it: its listing, its archive,
    its wire document and its site page all read one text.  Each redaction is audited (skill, path,
    line, kind; never the value) in the manifest's ``redactions``.
@@ -26,6 +27,7 @@ import gzip
 import hashlib
 import io
 import os
+import re
 import sqlite3
 import zipfile
 from collections.abc import Iterable, Iterator, Mapping
@@ -106,9 +108,21 @@ def gate_resolution(resolution: Resolution, folder: Path, cache: Any = None) -> 
     scanned once, not at every build."""
     audit: list[AuditEntry] = []
     skills = tuple(_gate_skill(s, folder, audit, cache) for s in resolution.skills)
+    audit.extend(_collection_audit(resolution))
     if not audit:
         return resolution, ()
     return replace(resolution, skills=skills), tuple(audit)
+
+
+_REDACTED = re.compile(r"\[REDACTED:([a-z0-9-]+)\]")
+
+
+def _collection_audit(resolution: Resolution) -> Iterator[AuditEntry]:
+    """COLLECTION.md descriptions are redacted (strictly) where they are read (``resolve``); each
+    redaction is audited here, by the marker it left (no line: only the description is published)."""
+    for c in resolution.collections:
+        for m in _REDACTED.finditer(c.description):
+            yield AuditEntry(secrets.redact(c.path)[0], "COLLECTION.md", 0, m.group(1), "redacted")
 
 
 def _verdict(f: SkillFile, folder: Path, cache: Any) -> tuple[tuple[int, str], ...] | tuple[bytes, tuple]:
@@ -119,7 +133,9 @@ def _verdict(f: SkillFile, folder: Path, cache: Any) -> tuple[tuple[int, str], .
         return ()
     data = _read(f.source_path)
     text = _text_of(data) if data is not None else None
-    found = secrets.scan(text, strict=True) if text is not None else []  # (binary: withheld at emit)
+    # (binary, or a credential lint's reading finds too: the file is withheld whole at emit, and a
+    # SKILL.md keeps its skill out; only what the strict reading adds is redacted here)
+    found = secrets.scan(text, strict=True) if text is not None and not secrets.scan(text) else []
     if not found:
         if cache is not None and data is not None:
             cache.put("gate", key, ())

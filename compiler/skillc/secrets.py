@@ -525,8 +525,8 @@ KINDS: tuple[str, ...] = tuple(p.kind for p in PATTERNS)
 def _key_starts_word(text: str, start: int) -> bool:
     """A credential name starts where a word or a camelCase part does: `DB_PASSWORD`, `dbPassword`,
     `apiSecret`, `SessionToken`; not `bypass` nor `BYPASS`."""
-    if start == 0 or not text[start - 1].isalnum():
-        return True
+    if start == 0 or not (text[start - 1].isascii() and text[start - 1].isalnum()):
+        return True  # (a non-ASCII letter: CJK prose, or a binary file's byte read as Latin-1)
     return text[start].isupper() and (text[start - 1].islower() or text[start - 1].isdigit())
 
 

@@ -210,3 +210,44 @@ def test_a_memory_stand_in_password_is_redacted_when_frozen(tmp_path):
         if f.is_file():
             assert HUNTER.encode() not in f.read_bytes(), f
     assert secrets.scan(f"password={HUNTER}") == []  # (lint stays quiet on it)
+
+
+# ---------------------------------------------------------------- what commands print
+
+@pytest.mark.parametrize("fmt", ["text", "json", "sarif", "github"])
+def test_lint_never_prints_a_secret_in_the_path_it_was_given(tmp_path, fmt):
+    """The folder above the skill is named like a token: the path prefix lint prints is redacted."""
+    skill = write_skill(tmp_path / GHP / "skills", "demo", name="Demo")
+    r = run_skillc("lint", "--format", fmt, str(skill.relative_to(tmp_path)), cwd=tmp_path)
+    assert r.returncode == 1, r.stderr
+    out = r.stdout + r.stderr
+    assert "S304" in out and GHP not in out and GHP[4:] not in out
+
+
+def test_import_prints_a_hostile_member_name_redacted(tmp_path):
+    archive = tmp_path / "h.zip"
+    with zipfile.ZipFile(archive, "w") as zf:
+        zf.writestr("demo/SKILL.md", "---\nname: demo\ndescription: Demo. Use when demoing.\n---\n# Demo\n")
+        zf.writestr(f"demo/notes-{GHP}.md", "x")
+    for extra in ((), ("--json",)):
+        r = run_skillc("import", *extra, str(archive), "--into", str(tmp_path / "into"))
+        assert r.returncode == 1 and "B707" in r.stdout + r.stderr
+        assert GHP[4:] not in r.stdout + r.stderr
+
+
+def test_an_error_naming_a_secret_path_prints_it_redacted(tmp_path):
+    r = run_skillc("pack", str(tmp_path / GHP / "missing"))
+    assert r.returncode != 0 and GHP[4:] not in r.stdout + r.stderr
+
+
+def test_pack_and_export_archive_a_stand_in_redacted(tmp_path):
+    """Lint takes `changeme-later` for an example; pack (a publishing gate) never archives it."""
+    skill = write_skill(tmp_path, "demo", description="Demo. Use when demoing.",
+                        body=f"# Demo\n\nexport API_TOKEN={STANDIN}\npassword: {HUNTER}\n").parent
+    dest = tmp_path / "demo.zip"
+    r = run_skillc("pack", str(skill), "-o", str(dest))
+    assert r.returncode == 0, r.stderr
+    assert "demo/SKILL.md:7: secret-assignment redacted" in r.stderr and STANDIN not in r.stderr
+    with zipfile.ZipFile(dest) as zf:
+        text = zf.read("demo/SKILL.md").decode()
+    assert "API_TOKEN=[REDACTED:secret-assignment]" in text and STANDIN not in text and HUNTER not in text

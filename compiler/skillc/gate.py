@@ -39,7 +39,8 @@ from . import secrets
 from .parse import parse_document
 from .resolve_types import Resolution, SkillFile, SourceSkill
 
-__all__ = ["AuditEntry", "BundleLeak", "decoding_leak", "gate_resolution", "bundle_leaks", "credential_content"]
+__all__ = ["AuditEntry", "BundleLeak", "decoding_leak", "gate_resolution", "bundle_leaks", "check_bundle",
+           "credential_content", "redacted_bytes", "redacted_members"]
 
 # Past these sizes a member is scanned as stored (a zip bomb is not inflated to be read).
 _MAX_INFLATED = 256 << 20
@@ -132,15 +133,38 @@ def _verdict(f: SkillFile, folder: Path, cache: Any) -> tuple[tuple[int, str], .
     if hit == ():
         return ()
     data = _read(f.source_path)
-    text = _text_of(data) if data is not None else None
-    # (binary, or a credential lint's reading finds too: the file is withheld whole at emit, and a
-    # SKILL.md keeps its skill out; only what the strict reading adds is redacted here)
+    verdict = redacted_bytes(data) if data is not None else ()
+    if not verdict and cache is not None and data is not None:
+        cache.put("gate", key, ())
+    return verdict
+
+
+def redacted_bytes(data: bytes) -> tuple[()] | tuple[bytes, tuple[tuple[int, str], ...]]:
+    """``()`` for bytes published as they are; else the bytes redacted strictly and the
+    ``(line, kind)`` of each redaction.  Binary files, and text holding a credential lint's reading
+    finds too, are left alone: they are withheld whole (emit; pack and export refuse them), and a
+    SKILL.md with one keeps its skill out; only what the strict reading adds is redacted."""
+    text = _text_of(data)
     found = secrets.scan(text, strict=True) if text is not None and not secrets.scan(text) else []
     if not found:
-        if cache is not None and data is not None:
-            cache.put("gate", key, ())
         return ()
     return secrets.redact(text, strict=True)[0].encode("utf-8"), tuple((m.line, m.kind) for m in found)
+
+
+def redacted_members(members: Iterable[tuple[str, str]], folder: Path) -> tuple[list[tuple[str, str]], list[str]]:
+    """Archive members ``(name, source path)`` with each text redacted strictly (copies in
+    ``folder``), and one line per redaction (``name:line: kind``, never the value): pack and export
+    are publishing gates too."""
+    out, audit = [], []
+    for name, source in members:
+        data = _read(source)
+        verdict = redacted_bytes(data) if data is not None else ()
+        if verdict:
+            raw, found = verdict
+            source = _store(folder, raw)
+            audit.extend(f"{name}:{line}: {kind} redacted (value not shown)" for line, kind in found)
+        out.append((name, source))
+    return out, audit
 
 
 def _gate_skill(skill: SourceSkill, folder: Path, audit: list[AuditEntry], cache: Any) -> SourceSkill:

@@ -48,7 +48,7 @@ EXPECTED = {
     "mattpocock__skills": (41, 0, 7),
     "obra__superpowers": (14, 0, 1),
     "openai__skills": (10, 0, 4),
-    "openclaw__skills": (2174, 254, 876),
+    "openclaw__skills": (2173, 255, 875),  # (paul-phan/crisp: a 64-hex CRISP_TOKEN_KEY in its README, issue 17)
     "trailofbits__skills": (80, 0, 83),
     "wshobson__agents": (181, 0, 101),
 }

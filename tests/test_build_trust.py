@@ -401,10 +401,11 @@ def test_a_secret_in_a_folder_or_file_name_is_never_published(tmp_path: Path):
     (repo / f"ok/references/{token}.md").write_text("notes\n")
     write_skill(repo, token, name="tokdir")
     env = build_env(tmp_path)
-    # lint reports both names (B707), and the build fails on them
+    # lint reports both names (B707), redacted as its messages are (issue 17), and the build fails on them
     r = run_skillc("lint", "repo", "--format", "json", cwd=tmp_path, env=env)
     b707 = sorted(d["path"] for d in json.loads(r.stdout)["diagnostics"] if d["code"] == "B707")
-    assert b707 == [f"{token}/SKILL.md", f"ok/references/{token}.md"]
+    assert b707 == ["[REDACTED:github-token]/SKILL.md", "ok/references/[REDACTED:github-token].md"]
+    assert token not in r.stdout + r.stderr
     r = run_skillc("build", "repo", "--out", "out", "--json", cwd=tmp_path, env=env)
     assert r.returncode == 1 and token not in r.stdout + r.stderr
     # --keep-going publishes neither, and no file of the bundle holds the token

@@ -74,7 +74,9 @@ def test_each_kind_is_found_with_its_exact_span(kind, text, secret):
 
 
 def test_every_kind_has_a_positive_case():
-    assert {k for k, _, _ in POSITIVE} == set(KINDS)
+    from secret_forms import FORMS
+
+    assert {k for k, _, _ in POSITIVE} | {f[1] for f in FORMS} | {"putty-private-key"} == set(KINDS)
 
 
 NEGATIVE = [
@@ -198,7 +200,7 @@ def test_a_private_key_inside_a_json_key_file_is_found_and_redacted():
     ("https://ci:Xk29fjQ8zLm3Pq@server01.acme.io/hook", True),
     ("https://u:Xk29fjQ8zLm3Pq@hosting.acme-corp.io/", True),
     ("postgres://user:Xk29fjQ8zLm3Pq@localhost:5432/db", False),  # a developer's own machine
-    ("postgres://user:Xk29fjQ8zLm3Pq@db:5432/app", False),  # a compose service / a stand-in
+    ("postgres://user:Xk29fjQ8zLm3Pq@db:5432/app", True),  # a compose service: a real database's password
     ("mysql://root:Xk29fjQ8zLm3Pq@host/app", False),
     # prose after the host, IPv6 loopback, a container's way to the developer's machine
     ("(for example postgres://app:Xk29fjQ8zLm3Pq@localhost).", False),
@@ -249,3 +251,100 @@ def test_a_key_glued_to_a_non_ascii_letter_is_found(before: str, after: str):
         if all(ord(c) < 256 for c in text):
             data = b"\x89PNG\r\n\x1a\n" + text.encode("latin-1")
             assert [m.kind for m in secrets.scan_bytes(data)] == [scan(secret)[0].kind]
+
+
+# ---------------------------------------------------------------- issue 17: forms the scanner missed
+
+GLPAT = "glpat-" + "xK8mQ2vN7pR4tY6wZ9aB"
+SLACK_HOOK = "https://hooks.slack.com/services/" + "T04ABCD12/B05EFGH34/" + "q8W2e4R6t8Y0u2I4o6P8a0S2"
+XAPP = "xapp-1-" + "A05KLM12345-6234567890123-" + "9f8e7d6c5b4a39281706f5e4d3c2b1a0"
+SENDGRID = "SG." + "Zq8W2e4R6t8Y0u2I4o6P8a" + "." + "Kd3Bp6Yh0Cg2Ea8Ru4OiJx8f2Lq9Zr4Vt7Wm1Ks5Nd"
+HF = "hf_" + "QzXkWvRtYuPlMnBgFdSaEcVbNhJiKoLpQw"
+WHSEC = "whsec_" + "Kd3Bp6Yh0Cg2Ea8Ru4OiJx8f2Lq9Zr4V"
+SK_TEST = "sk_" + "test_" + "51Hq7KLzdocJ2isAjIhKtJ0RqW"
+RK_LIVE = "rk_" + "live_" + "51Hq7KLzdocJ2isAjIhKtJ0RqW"
+TWILIO = "SK" + "0f1e2d3c4b5a69788796a5b4c3d2e1f0"
+GOCSPX = "GOCSPX-" + "Kd3Bp6Yh0Cg2Ea8Ru4OiJx8f2Lq9"
+AZURE_KEY = "Kd3Bp6Yh0Cg2Ea8Ru4OiJx8f2Lq9Zr4Vt7Wm1Ks5NdQz8W2e4R6t8Y0u2I4o6P8a0S2d4F6g8H0j2K4l6Z8x0C2v4B6n8M0==" [:88]
+SAS_SIG = "Kd3Bp6Yh0Cg2Ea8Ru4OiJx8f2Lq9Zr4Vt7Wm1Ks5Nd%3D"
+AWS_SESSION = "IQoJb3JpZ2luX2VjEHMaCXVzLWVhc3QtMSJHMEUCIQ" + "Kd3Bp6Yh0Cg2Ea8Ru4OiJx8f2Lq9Zr4Vt7Wm1Ks5Nd"
+MISSED = [
+    ("gitlab-token", f"GITLAB_TOKEN={GLPAT}", GLPAT),
+    ("slack-webhook", f"post to {SLACK_HOOK}", SLACK_HOOK.split("services/")[1]),
+    ("slack-token", f"SLACK_APP_TOKEN={XAPP}", XAPP),
+    ("sendgrid-api-key", f"key {SENDGRID}", SENDGRID),
+    ("huggingface-token", f"HF_TOKEN={HF}", HF),
+    ("stripe-secret-key", f"webhook secret {WHSEC}", WHSEC),
+    ("stripe-secret-key", f"stripe.api_key = '{SK_TEST}'", SK_TEST),
+    ("stripe-secret-key", f"restricted {RK_LIVE}", RK_LIVE),
+    ("twilio-key", f"twilio key {TWILIO}", TWILIO),
+    ("google-oauth-secret", f'"client_secret": "{GOCSPX}"', GOCSPX),
+    ("azure-storage-key", f"DefaultEndpointsProtocol=https;AccountName=acme;AccountKey={AZURE_KEY};EndpointSuffix=core",
+     AZURE_KEY),
+    ("azure-sas-signature", f"https://acme.blob.core.windows.net/c/f?sv=2022-11-02&sp=r&sig={SAS_SIG}", SAS_SIG),
+    ("aws-secret-access-key", f'{{"Credentials": {{"SecretAccessKey": "{AWS_SECRET}"}}}}', AWS_SECRET),
+    ("aws-secret-access-key", f'{{"SessionToken": "{AWS_SESSION}"}}', AWS_SESSION),
+    ("password-assignment", "dbPassword: Xk29fjQ8zLm3Pq\n", "Xk29fjQ8zLm3Pq"),
+    ("secret-assignment", 'refreshToken = "Qm7vWz92LmR4"', "Qm7vWz92LmR4"),
+    ("secret-assignment", "apiSecret: 9f8e7d6c5b4a3928", "9f8e7d6c5b4a3928"),
+    ("password-assignment", "password: Xk#9mP!q2z$W", "Xk#9mP!q2z$W"),
+    ("bearer-token", "Authorization: Basic ZGVwbG95Olprc3Bxcmx2bXc5Mg==", "ZGVwbG95Olprc3Bxcmx2bXc5Mg=="),
+    ("basic-auth-credentials", "curl -u deploy:Zk29xPq81m https://api.acme.io", "Zk29xPq81m"),
+    ("url-credentials", "redis://:Zk29xPq81mW@cache.acme.io:6379", "Zk29xPq81mW"),
+    ("url-credentials", "postgres://app:Zk29xPq81mW@db:5432/app", "Zk29xPq81mW"),
+    ("secret-assignment", 'config: \'{"apiKey": "9f8e7d6c5b4a39281706"}\'', "9f8e7d6c5b4a39281706"),
+    ("secret-assignment", 'config: "{\\"apiKey\\": \\"9f8e7d6c5b4a39281706\\"}"', "9f8e7d6c5b4a39281706"),
+    ("github-token", f"githubghp_{GHP[4:]}", f"ghp_{GHP[4:]}"),
+]
+
+
+@pytest.mark.parametrize("kind,text,secret", MISSED, ids=[f"{k}-{i}" for i, (k, _, _) in enumerate(MISSED)])
+def test_forms_the_scanner_missed_are_found(kind, text, secret):
+    """Issue 17: provider formats and key=value forms 0.1.0's scanner let through."""
+    found = [(m.kind, text[m.start:m.end]) for m in scan(text)]
+    assert found == [(kind, secret)], text
+    assert secret not in redact(text)[0]
+
+
+@pytest.mark.parametrize("ends", ["\n", "\r\n", "\r", " "])
+def test_a_private_key_on_one_line_or_with_cr_line_ends_is_found(ends):
+    body = ends.join(["MIIEowIBAAKCAQEA7v1Qx2Lm9Zr4Vt7Wm1Ks5Nd3Bp6Yh0Cg2Ea8Ru4Oi"] * 3)
+    text = "-----BEGIN RSA " + "PRIVATE KEY-----" + ends + body + ends + "-----END RSA " + "PRIVATE KEY-----"
+    (m,) = scan(text)
+    assert m.kind == "private-key" and "MIIEowIB" not in redact(text)[0]
+
+
+def test_a_putty_key_is_found():
+    text = ("PuTTY-User-Key-File-3: ssh-rsa\nEncryption: none\nPublic-Lines: 1\nAAAAB3NzaC1yc2EAAAADAQABAAABAQ\n"
+            "Private-Lines: 2\nAAABAQCx7Vd3Bp6Yh0Cg2Ea8Ru4OiJx8f2Lq9Zr4Vt7Wm1Ks5Nd\nQz8W2e4R6t8Y0u2I4o6P8a0S2d4F6g8H\n"
+            "Private-MAC: 8f2Lq9Zr4Vt7Wm1Ks5Nd\n")
+    assert [m.kind for m in scan(text)] == ["putty-private-key"]
+    assert "AAABAQCx7Vd3" not in redact(text)[0]
+
+
+@pytest.mark.parametrize("text", [
+    "password=hunter2-Secret-Pa55word", "password: changeme", 'api_key = "your_api_key_here"',
+    "DB_PASSWORD=admin123", "Authorization: Bearer YOUR_ACCESS_TOKEN", "postgresql://user:password@localhost/db",
+    'secret: "correct horse battery staple"', "curl --user=bob:hunter2 https://x", "token: sk-your-key-here-and-more-words",
+])
+def test_the_publishing_gate_takes_no_stand_in_for_granted(text):
+    """Lint may stay quiet on a likely example; the gate (strict) publishes no assigned value."""
+    assert scan(text, strict=True), text
+    redacted, counts = redact(text, strict=True)
+    assert counts and "hunter2" not in redacted and "changeme" not in redacted
+
+
+@pytest.mark.parametrize("text", [
+    "token: ${GITHUB_TOKEN}", "password: <your-password>", "password: '********'", "api_key = $API_KEY",
+    'password: ""', "token: {{ secrets.TOKEN }}", "secret: ...", "password = args.password",
+    "password = os.environ['DB_PASSWORD']", "token: str", '"password": {"type": "string"}', "api_key=api_key",
+    "max_tokens: 1000", "password=[REDACTED:password-assignment]", "Password: the one you chose",
+    "bypass: abcdef12345", "PublicKeyToken=b03f5f7f11d50a3a", "redis://:${REDIS_PASSWORD}@cache:6379",
+])
+def test_the_publishing_gate_leaves_references_and_code(text):
+    assert scan(text, strict=True) == [], text
+
+
+def test_strict_redaction_is_idempotent():
+    once = redact("password=hunter2 token: abc123 Authorization: Bearer xyz", strict=True)[0]
+    assert redact(once, strict=True) == (once, {})

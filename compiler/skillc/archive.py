@@ -87,7 +87,11 @@ class ZipListing:
 
 # Files that hold credentials by convention (in any case: `.ENV` is `.env` on macOS and Windows):
 # the bundle never publishes them, and no archive carries them.
-CREDENTIAL_NAMES = re.compile(r"(?i)(^|/)(\.env(\..*)?|\.netrc|\.npmrc|\.pypirc|id_(rsa|dsa|ecdsa|ed25519)|.*\.(pem|key|p12|pfx))$")
+# (`id_*` without an extension: every OpenSSH private key name, `id_ed25519_sk`, `id_work`; `.pub` is public)
+CREDENTIAL_NAMES = re.compile(
+    r"(?i)(^|/)(\.env(\..*)?|\.envrc|[._]netrc|\.npmrc|\.pypirc|\.pgpass|\.git-credentials|\.dockercfg|\.htpasswd|"
+    r"credentials(\.json)?|kubeconfig(\.ya?ml)?|id_[a-z0-9_-]+|\.kube/config|\.docker/config\.json|"
+    r".*\.(pem|key|p12|pfx|ppk|jks|keystore|tfvars|tfvars\.json))$")
 
 
 def excluded(rel: str) -> bool:

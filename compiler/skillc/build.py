@@ -36,7 +36,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from . import secrets
+from . import gate, secrets
 from .archive import read_source_date_epoch
 from .cache import BuildCache, default_cache_root, diagnostics_in, diagnostics_out, key_of, tag_cache_root
 from .discover import SKIP_DIRS, path_key
@@ -411,7 +411,7 @@ def lint_skills(skills: Sequence[SourceSkill], reader: Reader, config: LintConfi
             if found:
                 unpublishable = (f"{ctx.item.file_name} holds a likely secret ({found[0].kind}) at line "
                                  f"{found[0].line}; never published")
-        return diags, unpublishable
+        return diags, unpublishable or gate.decoding_leak(ctx.document)
 
     advance = progress("Linting skills", len(todo)) if progress is not None else None
     for (skill, _, key), (diags, unpublishable) in zip(todo, fork_map(check, todo, jobs, advance)):
@@ -644,6 +644,8 @@ def _run_build(opts: BuildOptions, progress: Progress | None = None, fresh_cache
         if failing:  # (--keep-going) an excluded ID's shadowing is recorded all the same
             resolution = _with_excluded_shadowing(resolution, listings, failing, settings, diagnostics)
         lap("resolve")
+        # (the publishing gate: published text redacted strictly, the audit for the manifest)
+        resolution, redactions = gate.gate_resolution(resolution, source_cache / "redacted", cache)
         # 4. emit into a staging folder, with the modes of published files whatever the user's umask
         # (0600 files under umask 077 could not be served by a web server running as another user;
         # 0664 under 002 would make one bundle's modes depend on who built it)
@@ -665,6 +667,7 @@ def _run_build(opts: BuildOptions, progress: Progress | None = None, fresh_cache
                 "excluded_reasons": failing, "jobs": jobs, "keep_going": opts.keep_going,
                 "external": cfg.external,  # Plan Cascade detection rules, for api/index/select.json
                 "notes": [],  # warnings an emitter has for the user (memory entries --keep-going skipped)
+                "redactions": redactions,
             }
             memory = tuple(Path(p) for p in opts.memory)
             ctx = EmitContext(resolution, staging_dir, as_of, memory, cache_root / "emit" if cache_root else None,
@@ -684,6 +687,7 @@ def _run_build(opts: BuildOptions, progress: Progress | None = None, fresh_cache
             produced = {p for art in _wait_artifacts(options).values() for p, _, _ in art.bundle_files()}
             staging.prune(produced)
             manifest = write_manifest(ctx)
+            gate.check_bundle(staging_dir, manifest, cache)  # (every output byte, as a client reads it)
             lap("manifest")
             # 5. swap
             force_replace = out.is_dir() and opts.force and current_manifest is None

@@ -87,7 +87,13 @@ def main(argv: list[str] | None = None) -> None:
         click.echo("Interrupted.", err=True)
         sys.exit(130)
     except click.ClickException as exc:
-        exc.show()
+        import io
+
+        from .report import shown  # (a usage error quotes the path given: a folder may be named like a token)
+
+        shown_text = io.StringIO()
+        exc.show(file=shown_text)
+        click.echo(shown(shown_text.getvalue().rstrip("\n"), lines=True), err=True)
         args = argv if argv is not None else sys.argv[1:]
         if _command_name(args) == "build" and "--json" in args:  # (a usage error is a failed build too)
             import json
@@ -98,11 +104,11 @@ def main(argv: list[str] | None = None) -> None:
     except click.exceptions.Exit as exc:
         sys.exit(exc.exit_code)
     except SkillcError as exc:
-        from .report import terminal_safe  # (messages quote names that may come from remote data)
+        from .report import shown  # (messages quote names and paths that may come from remote data)
 
-        click.echo(f"skillc: error: {terminal_safe(str(exc))}", err=True)
+        click.echo(f"skillc: error: {shown(str(exc), lines=True)}", err=True)
         if exc.hint:
-            click.echo(f"  hint: {terminal_safe(exc.hint)}", err=True)
+            click.echo(f"  hint: {shown(exc.hint, lines=True)}", err=True)
         sys.exit(exc.exit_code)
     except KeyboardInterrupt as exc:
         terminated = isinstance(exc, Terminated)

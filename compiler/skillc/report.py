@@ -62,6 +62,29 @@ def terminal_safe(value: str) -> str:
     return _TERMINAL.sub(_escaped, value) if _TERMINAL.search(value) else value
 
 
+def shown(value: str, lines: bool = False) -> str:
+    """What a command prints of a path, a name or a message: likely secrets redacted (a token can be
+    a folder name, an archive member's name, a skill ID) and control characters escaped
+    (``one_line``; ``lines``: ``terminal_safe``, line breaks kept)."""
+    from .secrets import redact
+
+    value = redact(value)[0]
+    return terminal_safe(value) if lines else one_line(value)
+
+
+def shown_payload(value: object) -> object:
+    """``shown`` applied to every string of a JSON payload (keys too); JSON escapes controls itself."""
+    from .secrets import redact
+
+    if isinstance(value, str):
+        return redact(value)[0]
+    if isinstance(value, dict):
+        return {shown_payload(k): shown_payload(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [shown_payload(v) for v in value]
+    return value
+
+
 def echo_block(text: str) -> None:
     """Print a rendered block (an injection, an inventory), one final newline added unless it ends
     with one: byte for byte into a file or a pipe, ANSI escape sequences of a skill's text included

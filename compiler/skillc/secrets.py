@@ -35,7 +35,7 @@ try:  # google-re2: one pass over the text finds every trigger at once (see _TRI
 except ImportError:  # (a platform without its wheel: the same triggers, one `in` search each)
     _re2 = None
 
-__all__ = ["SecretMatch", "KINDS", "SECRET_RULE", "scan", "scan_bytes", "redact", "is_placeholder"]
+__all__ = ["SecretMatch", "KINDS", "SECRET_RULE", "scan", "scan_bytes", "redact", "is_placeholder", "is_reference"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -117,16 +117,13 @@ def _ok_openai(v: str) -> bool:
 
 
 def _ok_pem(v: str) -> bool:
-    """The block holds key material: its first content line is base64 (not ``...`` or prose).  A key
-    inside a JSON string (a cloud service-account file) has its line breaks written as ``\\n``."""
-    if "\\n" in v:
-        v = v.replace("\\r", "").replace("\\n", "\n")
-    for line in v.split("\n")[1:]:
-        line = line.strip()
-        if not line or ":" in line and not line.startswith("-----"):
-            continue  # blank lines, Proc-Type: / DEK-Info: headers
-        return re.fullmatch(r"[A-Za-z0-9+/=]{40,}", line) is not None
-    return False
+    """The block holds key material: base64 between its header and footer, not ``...`` or prose.
+    Its line breaks may be LF, CR LF or CR, ``\\n`` (a key inside a JSON string: a cloud
+    service-account file), or spaces (a key pasted on one line)."""
+    body = re.sub(r"^-----BEGIN [^-]*-----|-----END [^-]*-----$", "", v.strip())
+    body = re.sub(r"(?m)^[ \t]*[A-Za-z-]+:[^\r\n]*$", "", body.replace("\\r", "\r").replace("\\n", "\n"))  # Proc-Type:, DEK-Info:
+    body = re.sub(r"\s+", "", body)
+    return len(body) >= 40 and re.fullmatch(r"[A-Za-z0-9+/=]+", body) is not None
 
 
 def _quotes(v: str) -> int:
@@ -147,7 +144,13 @@ def _ok_generic(v: str) -> bool:
         return False  # a public blockchain address (`token: 0xA0b8…` names a currency)
     if re.search(r"[()\[\]{}<>]", inner) or _looks_like_path(inner):
         return False  # code (calls, indexing), templates, or a path to a credentials file
-    return _random_segment(inner)
+    return _random_segment(inner) or _mixed_classes(inner)
+
+
+def _mixed_classes(v: str) -> bool:
+    """A password a person chose with symbols (`Xk#9mP!q2z`): upper and lower case, a digit and a symbol."""
+    return (len(v) >= 10 and any(c.isupper() for c in v) and any(c.islower() for c in v)
+            and any(c.isdigit() for c in v) and any(not c.isalnum() for c in v))
 
 
 def _looks_like_path(v: str) -> bool:
@@ -171,8 +174,8 @@ def _ok_bearer(v: str) -> bool:
 
 
 # Hosts of examples and of a developer's own machine, matched whole (`db.acme-corp.io` or
-# `server01.acme.io` are real hosts, whose passwords are real).
-_URL_PLACEHOLDER_HOSTS = frozenset({"localhost", "127.0.0.1", "0.0.0.0", "[::1]", "host", "server", "db", "hostname",
+# `server01.acme.io` are real hosts, whose passwords are real; so is a compose service named `db`).
+_URL_PLACEHOLDER_HOSTS = frozenset({"localhost", "127.0.0.1", "0.0.0.0", "[::1]", "host", "server", "hostname",
                                     "host.docker.internal"})
 # The host name itself: a bracketed IPv6 literal, or letters, digits, dots and hyphens (prose may
 # follow it: `…@localhost).`, `…@localhost,`).
@@ -192,6 +195,62 @@ def _ok_url(v: str) -> bool:
     return not is_placeholder(password) and password.lower() not in {"pass", "pwd", "pw", "admin", "root", "guest"}
 
 
+def _ok_slack(v: str) -> bool:
+    return _ok_token(v) and sum(c.isdigit() for c in v) >= 4
+
+
+def _ok_user_password(v: str) -> bool:
+    """``curl -u user:password``: the password decides, as in an assignment."""
+    _, _, password = v.partition(":")
+    return bool(password) and _ok_generic(password)
+
+
+_REFERENCE_WHOLE = re.compile(
+    r"\$\{[^}]*\}|\$\(?[A-Za-z_][A-Za-z0-9_]*\)?|%[A-Za-z_][A-Za-z0-9_]*%|\{\{[^}]*\}\}|<[^<>]*>|\[[^\[\]]*\]")
+
+
+def is_reference(value: str) -> bool:
+    """True when ``value`` is plainly not a credential but a reference to one or a mask: empty,
+    ``${VAR}``, ``$VAR``, ``%VAR%``, ``{{ var }}``, ``<your-token>``, ``[REDACTED:…]``, ``****``, ``...``.
+    The publishing gate publishes nothing else assigned to a credential's name (lint's stand-in
+    words, `changeme` or `hunter2`, are guesses; a wrong guess would publish a password)."""
+    v = value.strip().strip("'\"`")
+    if v[:2] in ('\\"', "\\'"):
+        v = v[2:-2] if len(v) >= 4 and v[-2:] == v[:2] else v[2:]
+    if not v or set(v) <= _FILLER or "..." in v or "…" in v:
+        return True
+    return _REFERENCE_WHOLE.fullmatch(v) is not None
+
+
+# Code, not a value: `args.password`, `process.env.TOKEN`, `settings.SECRET_KEY`, `get_token()`.
+_DOTTED = re.compile(r"[A-Za-z_$][A-Za-z0-9_$]*(?:\.[A-Za-z_$][A-Za-z0-9_$]*)+")
+_NOT_VALUES = _TYPE_WORDS | {"nil", "undefined", "yes", "no", "on", "off"}
+
+
+def _strict_value(v: str) -> bool:
+    """The publishing gate's test of an assigned value: anything but a reference, a type name or code."""
+    q = _quotes(v)
+    inner = v[q:len(v) - q]
+    if is_reference(inner) or inner.lower() in _NOT_VALUES or inner.endswith(":"):
+        return False
+    if re.search(r"[()\[\]{}<>]", inner) or _DOTTED.fullmatch(inner) or _looks_like_path(inner):
+        return False
+    if q == 0 and (inner in _CODE_WORDS or _SNAKE_NAME.fullmatch(inner) and _CREDENTIAL_WORD.search(inner)):
+        return False  # code: `api_key=api_key`, `secret = await …`, `token=continuation_token`
+    return not (q == 0 and inner.isdigit() and len(inner) < 4)  # (`token: 5`, a count)
+
+
+_CODE_WORDS = frozenset({"await", "new", "self", "this", "function", "lambda", "return", "def", "var", "let", "const"})
+_SNAKE_NAME = re.compile(r"[a-z_][a-z0-9_]*")
+_CREDENTIAL_WORD = re.compile(r"pass|pwd|secret|token|key")
+
+
+def _strict_url(v: str) -> bool:
+    creds, _, _ = v.rpartition("@")
+    _, _, password = creds.partition(":")
+    return not re.search(r"[.\]][+*]|\\", password) and not is_reference(password)
+
+
 @dataclass(frozen=True, slots=True)
 class _Pattern:
     kind: str
@@ -207,11 +266,17 @@ class _Pattern:
     # tried only where they occur instead of at every character (a pattern that opens with `\b`, a
     # group or `(?i)` has no literal prefix the regex engine could search for by itself)
     starts: tuple[str, ...] = ()
+    # The publishing gate's acceptance (``scan(strict=True)``): None means "anything that is not
+    # plainly a reference" (``is_reference``); lint's heuristics (stand-in words, randomness) are not used.
+    strict: Callable[[str], bool] | None = None
 
 
+# The names a credential is assigned to.  A name may have a prefix (`DB_PASSWORD`, `dbPassword`,
+# `apiSecret`, `SessionToken`: where the key starts is checked by ``_key_starts_word``) and a `…key`
+# suffix (`secret_key`, `SecretAccessKey`).
 _ASSIGN_KEYS = (
-    r"(?P<key>pass(?:word|wd)?|pwd|secret|token|api[_-]?key|access[_-]?token|auth[_-]?token|"
-    r"client[_-]?secret|secret[_-]?key|private[_-]?key)"
+    r"(?P<key>(?:pass(?:word|wd|phrase)?|pwd|secret|token|api[_-]?key|private[_-]?key|access[_-]?key|"
+    r"account[_-]?key|signing[_-]?key|encryption[_-]?key|master[_-]?key)(?:[_-]?(?:access[_-]?)?key)?)"
 )
 # A value: quoted on one line, or unquoted up to whitespace/punctuation that ends a value.  Quotes
 # escaped with a backslash are quotes too: the assignment is inside a JSON or YAML double-quoted
@@ -219,9 +284,19 @@ _ASSIGN_KEYS = (
 _VALUE = (r"(?P<value>\\\"[^\"\\\n]{0,200}\\\"|\\'[^'\\\n]{0,200}\\'|"
           r"\"[^\"\n]{0,200}\"|'[^'\n]{0,200}'|[^\s\"',;=][^\s\"',;]{0,200})")
 
-# Between a key and its value: a closing quote, or the `**`/`__` closing a Markdown bold label
-# (`- **Client Secret**: `c77b…``, how a skill's notes list credentials), then `:`, `=` or `:=`.
-_KEY_END = r"(?:[\"'`]|\*\*|__)?[ \t]*(?::=|[:=])[ \t]*"
+# Between a key and its value: a closing quote (escaped too: JSON inside a YAML or JSON string), or
+# the `**`/`__` closing a Markdown bold label (`- **Client Secret**: `c77b…``, how a skill's notes
+# list credentials), then `:`, `=` or `:=`.
+_KEY_END = r"(?:\\?[\"'`]|\*\*|__)?[ \t]*(?::=|[:=])[ \t]*"
+
+
+def _token(kind: str, regex: str, starts: tuple[str, ...], accept: Callable[[str], bool] | None = None,
+           group: int | str = 0) -> _Pattern:
+    """A provider format with fixed literal prefixes (``starts``).  No word boundary before it: a
+    token right after letters (SQLite stores `githubghp_…` in a binary page) is still a token."""
+    return _Pattern(kind, re.compile(regex, re.A), tuple(sorted({s.lower() for s in starts})), accept or _ok_token,
+                    group, starts=starts)
+
 
 # Order is priority: on overlapping matches the earlier kind wins.  The provider formats' `\b` is
 # ASCII's (re.A): a key glued to a non-ASCII letter, as in Chinese or Japanese prose (`使用ghp_…`) or in
@@ -229,46 +304,88 @@ _KEY_END = r"(?:[\"'`]|\*\*|__)?[ \t]*(?::=|[:=])[ \t]*"
 PATTERNS: tuple[_Pattern, ...] = (
     _Pattern("private-key", re.compile(
         r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----.*?(?:-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----|\Z)",
-        re.S), ("private key",), _ok_pem),
-    _Pattern("aws-access-key-id", re.compile(r"\b(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AROA|AIPA|ANPA|ANVA)[A-Z2-7]{16}\b", re.A),
-             (), _ok_token, prefilter=re.compile("A(?:KIA|SIA|BIA|CCA|GPA|IDA|ROA|IPA|NPA|NVA)")),
+        re.S), ("private key",), _ok_pem, strict=_ok_pem),
+    _Pattern("putty-private-key", re.compile(
+        r"private-lines:[ \t]*\d+[ \t]*\r?\n(?P<v>(?:[a-z0-9+/=]{8,}[ \t]*\r?\n?)+)"),
+        ("private-lines",), _ok_token, "v", lower=True, starts=("private-lines",)),
+    _Pattern("aws-access-key-id", re.compile(r"(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AROA|AIPA|ANPA|ANVA|A3T[A-Z0-9])[A-Z2-7]{16}\b", re.A),
+             (), _ok_token, prefilter=re.compile("A(?:KIA|SIA|BIA|CCA|GPA|IDA|ROA|IPA|NPA|NVA|3T)")),
     _Pattern("aws-secret-access-key", re.compile(
-        r"(?i)aws_?secret(?:_?access)?_?key[\"']?\s*[:=]\s*[\"']?(?P<v>[A-Za-z0-9/+=]{40})(?![A-Za-z0-9/+=])"),
-        ("secret",), _ok_token, "v", lower=True, assignment=True, starts=("aws",)),
-    _Pattern("gcp-api-key", re.compile(r"\bAIza[0-9A-Za-z_\-]{35}(?![0-9A-Za-z_\-])", re.A), ("aiza",), _ok_token,
-             starts=("AIza",)),
-    _Pattern("github-token", re.compile(
-        r"\b(?:gh[pousr]_[A-Za-z0-9]{36,255}|github_pat_[A-Za-z0-9_]{50,255})\b", re.A),
-             (), _ok_token, prefilter=re.compile("gh[pousr]_|github_pat_"),
-             starts=("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_")),
-    _Pattern("slack-token", re.compile(r"\bxox[abprs]-(?:[0-9]+-)+[A-Za-z0-9]{8,}[A-Za-z0-9-]*", re.A), ("xox",), _ok_token,
-             starts=("xox",)),
-    _Pattern("anthropic-api-key", re.compile(r"\bsk-ant-[A-Za-z0-9_\-]{20,}", re.A), ("sk-ant-",), _ok_token,
-             starts=("sk-ant-",)),
-    _Pattern("stripe-secret-key", re.compile(r"\b(?:sk|rk)_live_[A-Za-z0-9]{16,}", re.A), ("_live_",), _ok_token,
-             starts=("sk_live_", "rk_live_")),
-    _Pattern("openai-api-key", re.compile(r"\bsk-(?!ant-)(?:proj-|svcacct-|admin-)?[A-Za-z0-9_\-]{20,}", re.A), ("sk-",),
-             _ok_openai, starts=("sk-",)),
-    _Pattern("jwt", re.compile(r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{16,}", re.A), ("eyj",), _ok_token,
-             starts=("eyJ",)),
+        r"(?i)(?:aws_?secret(?:_?access)?_?key|secretaccesskey|aws_?session_?token|sessiontoken)\\?[\"']?\s*[:=]\s*\\?[\"']?"
+        r"(?P<v>[A-Za-z0-9/+=]{40,})(?![A-Za-z0-9/+=])"),
+        ("secret", "token"), _ok_token, "v", lower=True, assignment=True, starts=("aws", "secretaccesskey", "sessiontoken")),
+    _token("gcp-api-key", r"AIza[0-9A-Za-z_\-]{35}(?![0-9A-Za-z_\-])", ("AIza",)),
+    _token("google-oauth-secret", r"GOCSPX-[A-Za-z0-9_\-]{24,40}(?![A-Za-z0-9_\-])", ("GOCSPX-",)),
+    _token("github-token", r"(?:gh[pousr]_[A-Za-z0-9_]{36,255}|github_pat_[A-Za-z0-9_]{50,255})(?![A-Za-z0-9_])",
+           ("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_")),
+    _token("gitlab-token", r"(?:(?:glpat|gldt|glft|glsoat|glrt|glcbt|glimt|glptt|gloas|glagent)-|GR1348941)"
+           r"[A-Za-z0-9_\-]{20,128}(?![A-Za-z0-9_\-])",
+           ("glpat-", "gldt-", "glft-", "glsoat-", "glrt-", "glcbt-", "glimt-", "glptt-", "gloas-", "glagent-", "GR1348941")),
+    _token("slack-token", r"(?:xox[abposre]|xapp)-(?:[0-9]+-)?(?:[A-Za-z0-9]{1,40}-)+[A-Za-z0-9]{6,}(?![A-Za-z0-9-])",
+           ("xoxa-", "xoxb-", "xoxp-", "xoxo-", "xoxs-", "xoxr-", "xoxe-", "xapp-"), _ok_slack),
+    _Pattern("slack-webhook", re.compile(
+        r"hooks\.slack\.com/(?:services|workflows|triggers)/(?P<v>T[A-Za-z0-9_]{6,}/[A-Za-z0-9_/]{8,})", re.I),
+        ("hooks.slack.com/",), _ok_token, "v", starts=("hooks.slack.com/",), lower=True),
+    _token("anthropic-api-key", r"sk-ant-[A-Za-z0-9_\-]{20,}", ("sk-ant-",)),
+    _token("stripe-secret-key", r"(?:(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}|whsec_[A-Za-z0-9+/=]{24,})(?![A-Za-z0-9])",
+           ("sk_live_", "rk_live_", "sk_test_", "rk_test_", "whsec_")),
+    _token("sendgrid-api-key", r"SG\.[A-Za-z0-9_\-]{16,32}\.[A-Za-z0-9_\-]{16,64}(?![A-Za-z0-9_\-])", ("SG.",)),
+    _token("huggingface-token", r"hf_[A-Za-z0-9]{30,40}(?![A-Za-z0-9])", ("hf_",)),
+    _token("npm-token", r"npm_[A-Za-z0-9]{36}(?![A-Za-z0-9])", ("npm_",)),
+    _token("pypi-token", r"pypi-AgE[A-Za-z0-9_\-]{50,}", ("pypi-AgE",)),
+    _token("shopify-token", r"(?:shppa|shpca|shpat|shpss)_[a-fA-F0-9]{32,64}(?![A-Za-z0-9])",
+           ("shppa_", "shpca_", "shpat_", "shpss_")),
+    _token("vendor-token", r"(?:lin_api_[A-Za-z0-9_]{32,128}|gsk_[A-Za-z0-9]{52}|ntn_[0-9]{11}[A-Za-z0-9]{35}|"
+           r"dckr_pat_[A-Za-z0-9_\-]{27}|figd_[A-Za-z0-9_\-]{40,200}|(?:cfk|cfut|cfat)_[A-Za-z0-9]{48}|"
+           r"tskey-[a-z]{2,20}-[0-9A-Za-z_]{8,40}-[0-9A-Za-z_]{16,60}|hv[sbr]\.[A-Za-z0-9_\-]{90,300}|"
+           r"(?:vcp|vci|vca|vcr|vck)_[A-Za-z0-9]{20,60}|dapi[a-f0-9]{32}|glc_[A-Za-z0-9+/]{32,400}={0,2}|"
+           r"glsa_[A-Za-z0-9]{32}_[A-Fa-f0-9]{8}|ops_ey[A-Za-z0-9+/=]{100,1280}|sq0csp-[0-9A-Za-z_\-]{43}|"
+           r"sq0atp-[0-9A-Za-z_\-]{22})(?![A-Za-z0-9_\-])",
+           ("lin_api_", "gsk_", "ntn_", "dckr_pat_", "figd_", "cfk_", "cfut_", "cfat_", "tskey-", "hvs.", "hvb.", "hvr.",
+            "vcp_", "vci_", "vca_", "vcr_", "vck_", "dapi", "glc_", "glsa_", "ops_ey", "sq0csp-", "sq0atp-")),
+    _Pattern("twilio-key", re.compile(r"\b(?:SK|AC)[0-9a-f]{32}\b", re.A), (), _ok_token,
+             prefilter=re.compile("(?:SK|AC)[0-9a-f]{32}")),
+    _Pattern("discord-bot-token", re.compile(r"\b[MNO][A-Za-z0-9_\-]{23,25}\.[A-Za-z0-9_\-]{6}\.[A-Za-z0-9_\-]{27,38}\b", re.A),
+             (), _ok_token, prefilter=re.compile(r"[MNO][A-Za-z0-9_\-]{23,25}\.[A-Za-z0-9_\-]{6}\.")),
+    _Pattern("telegram-bot-token", re.compile(r"\b[0-9]{8,10}:AA[A-Za-z0-9_\-]{33}(?![A-Za-z0-9_\-])", re.A), (), _ok_token,
+             prefilter=re.compile(r"[0-9]{8}:AA")),
+    _Pattern("mailchimp-api-key", re.compile(r"\b[0-9a-f]{32}-us[0-9]{1,2}\b", re.A), (), _ok_token,
+             prefilter=re.compile(r"[0-9a-f]{32}-us[0-9]")),
+    _Pattern("azure-storage-key", re.compile(
+        r"(?:accountkey|sharedaccesskey)=(?P<v>[a-z0-9+/=]{30,100})", re.I),
+        ("accountkey=", "sharedaccesskey="), _ok_token, "v", lower=True, starts=("accountkey=", "sharedaccesskey=")),
+    _Pattern("azure-sas-signature", re.compile(r"[?&;]sig=(?P<v>[a-z0-9%+/=]{30,200})"),
+             ("sig=",), _ok_token, "v", lower=True, starts=("?sig=", "&sig=", ";sig=")),
+    _Pattern("npm-auth-token", re.compile(r"(?<![^:\n])_(?:authtoken|auth|password)[ \t]*=[ \t]*(?P<v>[^\s$][^\s]{7,})"),
+             ("_auth", "_password"), _ok_token, "v", lower=True, starts=("_auth", "_password")),  # (an .npmrc line)
+    _token("openai-api-key", r"\bsk-(?!ant-)(?:proj-|svcacct-|admin-)?[A-Za-z0-9_\-]{20,}", ("sk-",), _ok_openai),
+    _token("jwt", r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{16,}", ("eyJ",)),
     _Pattern("bearer-token", re.compile(
-        r"(?i)authorization[\"']?\s*[:=]\s*[\"']?(?:bearer|token)\s+(?P<v>[A-Za-z0-9._~+/\-]+=*)"),
+        r"(?i)authorization\\?[\"']?\s*[:=]\s*\\?[\"']?(?:bearer|token|basic)\s+(?P<v>[A-Za-z0-9._~+/\-]+=*)"),
         ("authorization",), _ok_bearer, "v", lower=True, starts=("authorization",)),
+    _Pattern("basic-auth-credentials", re.compile(
+        r"(?<![a-z0-9_-])(?:-u|--user)[ \t=]+[\"']?(?P<v>[^\s:\"'$]+:(?P<pw>[^\s\"']+))"),
+        ("-u",), _ok_user_password, "v", "pw", starts=("-u", "--user")),
     _Pattern("url-credentials", re.compile(
-        r"://(?P<v>[^\s:/@'\"<>`]+:(?P<pw>[^\s/'\"<>`]+)@[^\s/@'\"<>`]+)"),
-        ("://",), _ok_url, "v", "pw"),
+        r"://(?P<v>[^\s:/@'\"<>`]*:(?P<pw>[^\s/'\"<>`]+)@[^\s/@'\"<>`]+)"),
+        ("://",), _ok_url, "v", "pw", strict=_strict_url),
     _Pattern("password-assignment", re.compile(
-        r"(?<![a-z0-9])(?P<key>pass(?:word|wd)?|pwd)" + _KEY_END + _VALUE),
-        ("pass", "pwd"), _ok_generic, "value", lower=True, assignment=True, starts=("pass", "pwd")),
-    _Pattern("secret-assignment", re.compile(
-        r"(?<![a-z0-9])" + _ASSIGN_KEYS + _KEY_END + _VALUE),
+        r"(?P<key>pass(?:word|wd|phrase)?|pwd)" + _KEY_END + _VALUE),
+        ("pass", "pwd"), _ok_generic, "value", lower=True, assignment=True, starts=("pass", "pwd"),
+        strict=_strict_value),
+    _Pattern("secret-assignment", re.compile(_ASSIGN_KEYS + _KEY_END + _VALUE),
         ("secret", "token", "key"), _ok_generic, "value", lower=True, assignment=True,
-        starts=("pass", "pwd", "secret", "token", "api", "access", "auth", "client", "private")),  # _ASSIGN_KEYS
+        starts=("pass", "pwd", "secret", "token", "api", "access", "private", "account", "signing", "encryption",
+                "master"), strict=_strict_value),  # _ASSIGN_KEYS
 )
 
 # `FROM_TOKEN=0x…`, `SPL_TOKEN=EPjF…`: a token here is a currency, not a credential.
 _CURRENCY_KEY = re.compile(r"(?i)(?:from|to|in|out|sell|buy|dst|src|dest|spl|input|output|base|quote|native|reward|"
                            r"stake|erc20|payment)[_-]$")
+
+# `PublicKeyToken=b03f…` (.NET), `publishable_key`, `max_tokens`, `next_page_token`: named like a
+# credential, published on purpose or not one at all.
+_PUBLIC_KEY = re.compile(r"(?i)(?:public|publishable|max|num|total|next|page)[_-]?(?:key[_-]?)?$")
 
 # Every trigger, checked with `in` (a fast substring search; one regex alternation of them all is ~10x slower;
 # the many short case-sensitive prefixes of AWS and GitHub tokens are one literal regex each instead).
@@ -306,7 +423,7 @@ def _trigger_set() -> tuple[object, tuple[str, ...]] | None:
     assigning = tuple(p for p in PATTERNS if p.assignment)
     for p in assigning:
         keys = "|".join(re.escape(t) for t in p.triggers)
-        automaton.Add(f"(?:{keys})".encode() + rb"[a-z0-9_\-]*(?:[\"'`]|\*\*)?[\t\n\x0b\x0c\r \x1c-\x1f\x80-\xff]*[:=]")
+        automaton.Add(f"(?:{keys})".encode() + rb"[a-z0-9_\-]*(?:\\?[\"'`]|\*\*)?[\t\n\x0b\x0c\r \x1c-\x1f\x80-\xff]*[:=]")
     # Which of the lower-case patterns' start literals occur (``_STARTS`` + literal): where a pattern
     # runs, only those are searched for (a search for each literal is a scan of the whole text).
     starts = tuple(sorted({s for p in PATTERNS if p.lower for s in p.starts}))
@@ -342,7 +459,7 @@ def _present(low: str) -> set[str]:
     return present
 # What follows a trigger in a `key = value` assignment (the key's rest, a quote, blanks, `:` or `=`):
 # a necessary condition of the assignment patterns, tested at each occurrence before running them.
-_AFTER_KEY = re.compile(r"[a-z0-9_\-]*(?:[\"'`]|\*\*)?\s*[:=]")  # (`__` is in the key's rest)
+_AFTER_KEY = re.compile(r"[a-z0-9_\-]*(?:\\?[\"'`]|\*\*)?\s*[:=]")  # (`__` is in the key's rest)
 
 
 def _assigned(low: str, triggers: tuple[str, ...], last: int | None = None) -> bool:
@@ -406,8 +523,35 @@ KINDS: tuple[str, ...] = tuple(p.kind for p in PATTERNS)
 SECRET_RULE = "B707"  # the lint rule that reports what this scanner finds (the build and import ask for it)
 
 
-def scan(text: str) -> list[SecretMatch]:
-    """Every likely secret in ``text``, ordered by position (never overlapping)."""
+def _key_starts_word(text: str, start: int) -> bool:
+    """A credential name starts where a word or a camelCase part does: `DB_PASSWORD`, `dbPassword`,
+    `apiSecret`, `SessionToken`; not `bypass` nor `BYPASS`."""
+    if start == 0 or not (text[start - 1].isascii() and text[start - 1].isalnum()):
+        return True  # (a non-ASCII letter: CJK prose, or a binary file's byte read as Latin-1)
+    return text[start].isupper() and (text[start - 1].islower() or text[start - 1].isdigit())
+
+
+def _strict_accepts(pat: _Pattern, text: str, m: re.Match[str] | _Rematch, value: str) -> bool:
+    if pat.group != "value":
+        return (pat.strict or (lambda v: not is_reference(v)))(value)
+    if m.group("key").lower() == "pass":
+        return False  # (`pass: true`, a test's verdict: only lint's reading of a bare `pass`)
+    if pat.strict is None or not pat.strict(value):
+        return False
+    # `Password: the one you chose`: prose after a colon, not an assignment (an unquoted lower-case
+    # word that a sentence goes on after); `password=hunter` is one whatever follows
+    end = m.end(pat.group)
+    after_colon = text[m.start(pat.group) - 1:m.start(pat.group)].strip() in ("", ":") and "=" not in text[
+        m.end("key"):m.start(pat.group)]
+    return not (after_colon and value.isalpha() and value.islower() and re.match(r" [A-Za-z]", text[end:end + 2]))
+
+
+def scan(text: str, strict: bool = False) -> list[SecretMatch]:
+    """Every likely secret in ``text``, ordered by position (never overlapping).
+
+    ``strict``: the publishing gate's reading (build, pack, export, memory freeze): a value assigned
+    to a credential's name, or in a provider's format, is a secret unless it is plainly a reference
+    (``is_reference``); lint's guesses that a value is a stand-in are not used."""
     low = text.lower()
     present = _present(low)
     if not present:  # (no trigger: no pattern can match; most files)
@@ -440,9 +584,12 @@ def scan(text: str) -> list[SecretMatch]:
             if haystack is not text:
                 m = _Rematch(m, text)
             value = m.group(pat.group)
-            if not pat.accept(value):
+            if pat.group == "value" and not _key_starts_word(text, m.start("key")):
+                continue  # (`bypass:`, `compass =`: a word that ends like a key)
+            if not pat.accept(value) and not (strict and _strict_accepts(pat, text, m, value)):
                 continue
-            if pat.group == "value" and _CURRENCY_KEY.search(text, max(0, m.start("key") - 12), m.start("key")):
+            if pat.group == "value" and (_CURRENCY_KEY.search(text, max(0, m.start("key") - 12), m.start("key"))
+                                         or _PUBLIC_KEY.search(text, max(0, m.start("key") - 12), m.start("key"))):
                 continue
             g = pat.span_group if pat.span_group is not None else pat.group
             start, end = m.span(g)
@@ -467,7 +614,7 @@ def scan(text: str) -> list[SecretMatch]:
     return out
 
 
-def scan_bytes(data: bytes) -> list[SecretMatch]:
+def scan_bytes(data: bytes, strict: bool = False) -> list[SecretMatch]:
     """``scan`` of a file's bytes, whatever they hold: UTF-8 as text, anything else one character per
     byte (keys and tokens are ASCII, so a token inside a binary file or a file in another encoding is
     found too).  UTF-16 (what Windows PowerShell writes by default) is read as such when it starts
@@ -476,22 +623,23 @@ def scan_bytes(data: bytes) -> list[SecretMatch]:
     scanned whole, however large."""
     if data[:2] in (b"\xff\xfe", b"\xfe\xff"):
         try:
-            return scan(data.decode("utf-16"))
+            return scan(data.decode("utf-16"), strict)
         except UnicodeDecodeError:
             pass
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError:
         text = data.decode("latin-1")
-    found = scan(text)
+    found = scan(text, strict)
     if not found and b"\0" in data:
-        found = scan(data.replace(b"\0", b"").decode("latin-1"))
+        found = scan(data.replace(b"\0", b"").decode("latin-1"), strict)
     return found
 
 
-def redact(text: str) -> tuple[str, dict[str, int]]:
-    """``text`` with every likely secret replaced by ``[REDACTED:<kind>]``, and counts per kind."""
-    matches = scan(text)
+def redact(text: str, strict: bool = False) -> tuple[str, dict[str, int]]:
+    """``text`` with every likely secret replaced by ``[REDACTED:<kind>]``, and counts per kind
+    (``strict``: as ``scan``'s)."""
+    matches = scan(text, strict)
     if not matches:
         return text, {}
     parts: list[str] = []

@@ -36,7 +36,7 @@ from ..config import anchored, find_lint_config, lint_config, read_config_file
 from ..errors import SkillcError
 from ..lint import LintConfig, lint_root
 from ..model import Diagnostic, ItemKind, Severity
-from ..report import shell_word
+from ..report import shell_word, shown, shown_payload
 from ..resolve import id_problem
 from ..resolve_types import Repository, SourceSkill, Tier
 from ..rules.loader import load_all
@@ -122,21 +122,32 @@ def check_members(members: Sequence[tuple[str, str]]) -> None:
 
 def _print_diags(diags: Sequence[Diagnostic], prefix: str = "") -> None:
     for d in diags:
-        click.echo(f"{prefix}{d.path}:{d.line}:{d.column}: {d.code} [{d.severity.value}] {d.message}", err=True)
+        click.echo(f"{shown(prefix + d.path)}:{d.line}:{d.column}: {d.code} [{d.severity.value}] {shown(d.message)}",
+                   err=True)
 
 
 def _emit(as_json: bool, payload: dict, text: str) -> None:
+    """Print the result: archive members' names, skill IDs and paths come from archives and
+    folders anyone can name, so they are redacted and escaped as messages are."""
     if as_json:
-        click.echo(json.dumps(payload, indent=2, sort_keys=True, ensure_ascii=False))
+        click.echo(json.dumps(shown_payload(payload), indent=2, sort_keys=True, ensure_ascii=False))
     else:
-        click.echo(text)
+        click.echo(shown(text, lines=True))
 
 
 def _write_archive(members: Sequence[tuple[str, str]], dest: Path) -> list[str]:
     """``write_zip`` for ``-o``: a folder on the way that is a file, or that cannot be written (the
     environment, not a bug) is one line naming the archive, exit 1, as a build's output folder is."""
+    from ..gate import redacted_members
+
     try:
-        return write_zip(members, dest, source_date_epoch())
+        with tempfile.TemporaryDirectory(prefix="skillc-gate-") as tmp:
+            # (the publishing gate: a value assigned to a credential's name that lint takes for a
+            # stand-in is not archived either; each redaction is printed, never the value)
+            members, redactions = redacted_members(members, Path(tmp))
+            for line in redactions:
+                click.echo(f"redacted: {shown(line)}", err=True)
+            return write_zip(members, dest, source_date_epoch())
     except OSError as exc:
         # (mkdir says "File exists" or "Not a directory" for a file where a folder should be: name it)
         blocker = next((d for d in reversed(dest.parents) if d.exists() and not d.is_dir()), None)
@@ -220,7 +231,7 @@ def pack(skill_dir: Path, output: Path | None, profile: str, config_path: str | 
     if errors or leaks:
         _print_diags(errors, f"{skill_dir.name}/")
         for leak in leaks:
-            click.echo(str(leak), err=True)
+            click.echo(shown(str(leak)), err=True)
         counts = [f"{n} {what}" for n, what in ((len(errors), "lint error(s)"), (len(leaks), "likely secret(s)")) if n]
         why = f" ({IMPORT_PROFILE} profile: `skillc import` would refuse the archive)" if shown_profile != cfg.profile else ""
         raise SkillcError(f"{skill_dir.name}: not packed: {', '.join(counts)}{why}",
@@ -389,7 +400,7 @@ def export(source: str, ids: tuple[str, ...], output: Path, cache_dir: Path | No
         leaks = secret_findings(members, cfg, root)
         if leaks:
             for leak in leaks:
-                click.echo(str(leak), err=True)
+                click.echo(shown(str(leak)), err=True)
             raise SkillcError(f"not exported: {len(leaks)} likely secret(s)", exit_code=1,
                               hint="remove them, or silence a false positive with [lint] ignore = [\"B707\"]")
         names = _write_archive(members, output)
@@ -476,9 +487,9 @@ def import_(archive: Path, into: Path, force: bool, profile: str, config_path: s
     if warnings and not as_json:
         _print_diags(warnings)
     if listing.skipped and not as_json:
-        shown = ", ".join(listing.skipped[:5]) + (" …" if len(listing.skipped) > 5 else "")
-        click.echo(f"skipped {len(listing.skipped)} entr{'y' if len(listing.skipped) == 1 else 'ies'} "
-                   f"(macOS junk, VCS and build folders): {shown}", err=True)
+        skipped = ", ".join(listing.skipped[:5]) + (" …" if len(listing.skipped) > 5 else "")
+        click.echo(shown(f"skipped {len(listing.skipped)} entr{'y' if len(listing.skipped) == 1 else 'ies'} "
+                         f"(macOS junk, VCS and build folders): {skipped}"), err=True)
     _emit(as_json, {"archive": str(archive), "into": str(into), "skills": folders,
                     "files": len(listing.entries), "replaced": clashes, "warnings": len(warnings),
                     "skipped": list(listing.skipped)},

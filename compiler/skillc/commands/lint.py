@@ -21,6 +21,7 @@ from pathlib import Path
 
 import click
 
+from .. import secrets
 from ..config import (
     anchored,
     find_lint_config,
@@ -273,6 +274,7 @@ def lint(paths, config_path, profile, fmt, output, strict, select, extend_select
         sys.exit(1 if file_fixes else 0)
 
     fixed = sum(f.applied for _, f, _ in file_fixes) if fix else 0
+    shown = [_redacted(d) for d in shown]
     color = _use_color(output)
     if fmt == "text":
         text = render_text(results, [] if quiet else shown, color, fixed)
@@ -280,12 +282,21 @@ def lint(paths, config_path, profile, fmt, output, strict, select, extend_select
         text = render_json(results, shown)
     else:  # (annotations and SARIF are placed by paths from the repository: the current directory in CI;
         # with several arguments the paths are from there already, even when they collapse to one root)
-        placed = shown if many else [_from_cwd(d, results[0].root, cwd) for d in shown]
+        placed = shown if many else [_redacted(_from_cwd(d, results[0].root, cwd)) for d in shown]
         text = (render_github if fmt == "github" else render_sarif)(results, placed)
     _emit(text, output, color)
     errors = sum(r.count(Severity.ERROR) for r in results)
     warnings = sum(r.count(Severity.WARNING) for r in results)
     sys.exit(1 if errors or (strict and warnings) else 0)
+
+
+def _redacted(d: Diagnostic) -> Diagnostic:
+    """``d`` with a likely secret in its path or skill redacted, as messages are: a token can be a
+    folder name, and the path printed starts with the argument's (CI logs and SARIF uploads keep it).
+    (Control characters are escaped by each format's renderer.)"""
+    if not secrets.scan(f"{d.path}\n{d.skill or ''}"):
+        return d
+    return replace(d, path=secrets.redact(d.path)[0], skill=secrets.redact(d.skill)[0] if d.skill else d.skill)
 
 
 def _from_cwd(d: Diagnostic, root: str, cwd: Path) -> Diagnostic:

@@ -132,6 +132,8 @@ def manifest_document(ctx: EmitContext) -> dict[str, Any]:
                       "reason": secrets.redact(ctx.options.get("excluded_reasons", {}).get(e, "lint errors"))[0]}
                      for e in res.excluded],
         "withheld": sorted(withheld, key=lambda w: (w["id"].encode(), w["path"].encode())),
+        # The publishing gate's audit: each credential redacted from a published file (never its value)
+        "redactions": [r.to_json() for r in ctx.options.get("redactions", ())],
         "lint": ctx.options.get("lint_summary", {}),
         "files": file_entries(ctx.out, known, per_skill if ctx.options.get("staging") is not None else None),
         # Published files with the executable bit (the files rows hold no mode): what another build

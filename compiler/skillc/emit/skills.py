@@ -46,6 +46,7 @@ from ..archive import (
     zip_time,
 )
 from ..errors import BuildError
+from ..gate import credential_content
 from ..resolve_types import EmitContext, SkillFile, SourceSkill
 from .common import compact_json, encode_id, sha256_hex, wire_body, wire_descriptor
 from .staging import Staging
@@ -111,10 +112,17 @@ def publishable(path: str) -> str | None:
     return None
 
 
-def _secret_in(data: bytes) -> str | None:
-    found = secrets.scan_bytes(data)  # (any size, binary too: nothing unscanned is published)
+def _secret_in(path: str, data: bytes) -> str | None:
+    """Why a supporting file is withheld for what it holds.  Text was redacted by the publishing
+    gate (``skillc.gate``); what is still found is in a binary file, or a credential file by content.
+    Every finding is listed (kind and line, never the value): the manifest is the audit."""
+    kind = credential_content(path, data)
+    if kind is not None:
+        return f"credential file ({kind}); never published"
+    found = secrets.scan_bytes(data, strict=True)  # (any size, binary too: nothing unscanned is published)
     if found:
-        return f"likely secret ({found[0].kind}) at line {found[0].line}; not published"
+        listed = ", ".join(f"{m.kind} at line {m.line}" for m in found[:20])
+        return f"likely secret ({listed}{', …' if len(found) > 20 else ''}); not published"
     return None
 
 
@@ -352,7 +360,7 @@ def render_skill(ctx: EmitContext, staging: Staging, skill: SourceSkill) -> Skil
             continue
         data, executable = _main_bytes(skill, f) if main else _read(f.source_path, f)
         if not main:
-            reason = _secret_in(data)
+            reason = _secret_in(f.path, data)
             if reason is not None:
                 withheld.append((f.path, reason))
                 continue

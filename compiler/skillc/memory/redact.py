@@ -1,4 +1,6 @@
-"""Secrets never leave: every text field of every memory goes through ``skillc.secrets.redact``.
+"""Secrets never leave: every text field of every memory goes through ``skillc.secrets.redact``,
+strictly (the publishing gate's reading: any value assigned to a password/secret/token/key name is
+redacted unless it is plainly a reference; lint's guess that `hunter2` is a stand-in is not taken).
 
 Each likely secret becomes ``[REDACTED:<kind>]``; the audit lists (entry, field, kind, count), never
 the value.  Used when memories are imported, extracted and frozen.
@@ -30,7 +32,7 @@ class Redaction:
 def _scrub(value: str, entry: str, fld: str, audit: list[Redaction]) -> str:
     if not value:
         return value
-    text, counts = redact_text(value)
+    text, counts = redact_text(value, strict=True)
     for kind, n in counts.items():
         audit.append(Redaction(entry, fld, kind, n))
     return text
@@ -68,7 +70,7 @@ def _texts(e: MemoryEntry) -> list[str]:
 def redact_entry(e: MemoryEntry) -> tuple[MemoryEntry, list[Redaction]]:
     # Fast path: one scan over every field (NUL-separated).  A secret in any field is also found in
     # the joined text, so an empty scan means there is nothing to redact field by field.
-    if not scan("\n\0\n".join(_texts(e))):
+    if not scan("\n\0\n".join(_texts(e)), strict=True):
         return e, []
     # The audit names the entry by its redacted ID (the audit is published too).
     id_audit: list[Redaction] = []

@@ -85,12 +85,14 @@ def _serve(variant: str, root: str, port: int) -> None:
 
 
 def _wsgi(bundle):
-    from skillc.serve import Request, answer
+    from skillc.serve import FileBody, Request, answer
 
     def app(environ, start_response):
         reply = answer(bundle, Request(environ["REQUEST_METHOD"], environ.get("REQUEST_URI") or environ["PATH_INFO"],
                                        environ.get("HTTP_ACCEPT_ENCODING"), environ.get("HTTP_IF_NONE_MATCH")))
         start_response(f"{reply.status} -", list(reply.headers))
+        if isinstance(reply.body, FileBody):  # (a large file: waitress sends it from the file too)
+            return environ["wsgi.file_wrapper"](reply.body.file)
         return [reply.body]
 
     return app

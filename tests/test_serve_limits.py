@@ -129,3 +129,26 @@ def test_the_gzip_cache_is_bounded_by_bytes(tmp_path: Path, running):
     assert 2_000_000 < cache.size <= 2_500_000
     # the most recently used body is still there; a body over a tenth of the bound is never kept
     assert cache.get(hashlib.sha256(files["assets/f19.txt"]).hexdigest()) is not None
+
+
+def test_a_large_file_is_sent_from_the_file_and_every_descriptor_is_closed(tmp_path: Path, running):
+    # Each request for a big asset read it whole: fifty clients on a 30 MB file held 1.5 GB.  From
+    # STREAM_MIN on it is sent from the file (uncompressed); HEAD and 304 close it unread.
+    import os
+
+    from skillc import serve
+
+    big = random.Random(5).randbytes(serve.STREAM_MIN + 12345)
+    server, host, port = running(_bundle(tmp_path, {"assets/big.txt": big, "api/skills/one": b"{}"}))
+    base = f"http://{host}:{port}"
+    fds = len(os.listdir("/proc/self/fd")) if os.path.isdir("/proc/self/fd") else None
+    for _ in range(10):
+        status, headers, body = fetch(base, "/assets/big.txt", headers={"Accept-Encoding": "gzip"})
+        assert status == 200 and body == big and "content-encoding" not in headers
+        assert headers["etag"] == f'"{hashlib.sha256(big).hexdigest()}"'
+        status, headers, body = fetch(base, "/assets/big.txt", method="HEAD")
+        assert status == 200 and body == b"" and int(headers["content-length"]) == len(big)
+        assert fetch(base, "/assets/big.txt", headers={"If-None-Match": headers["etag"]})[0] == 304
+    if fds is not None:
+        time.sleep(0.2)  # (the handler threads close their sockets after answering)
+        assert len(os.listdir("/proc/self/fd")) <= fds + 2

@@ -17,6 +17,12 @@ untrusted: ``nosniff``, a sandboxing Content-Security-Policy, and pages, scripts
 plain text (``SKILL_FILES``).  No request can reach a
 file outside the bundle: ``..`` and ``.`` segments (encoded or not), NUL bytes, backslashes and
 symbolic links anywhere on the path are refused.
+
+Every rule above is ``answer(bundle, Request) -> Reply``; the front end (``Handler``, on
+http.server) only carries bytes, under limits a hostile or slow client cannot wear down: a listen
+queue of 1,024, at most 256 connections at once, 10 s for a request's head, 60 s idle, a gzip
+cache of 32 MB, files from 4 MB on sent from the file.  Why http.server and not waitress, with
+figures: docs/security/serving.md.
 """
 
 from __future__ import annotations

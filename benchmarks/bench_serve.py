@@ -11,7 +11,7 @@ in one run, for each server:
   with gzip (the gzip cache must be bounded by bytes).
 
 ``before`` is 0.1.0's front end (http.server with a listen backlog of 5, no deadline for a request's
-head, a gzip cache bounded by count); ``after`` is ``skillc serve``; ``waitress`` is waitress 3
+head, a gzip cache bounded by count, every file read whole); ``after`` is ``skillc serve``; ``waitress`` is waitress 3
 (a well-kept pure-Python WSGI server) carrying ``answer`` over WSGI, when installed.
 """
 
@@ -74,6 +74,7 @@ def _serve(variant: str, root: str, port: int) -> None:
     if variant == "after":
         server = serve.make_server(root_path, port=port, quiet=True)
     elif variant == "before":
+        serve.STREAM_MIN = 1 << 62  # (0.1.0 read every file whole)
         server_class = type("Before", (serve.BundleServer,), {"request_queue_size": 5, "max_connections": 1 << 20})
         handler = type("H", (serve.Handler,), {"bundle": serve.Bundle(root_path, 1 << 40), "quiet": True,
                                                "header_timeout": 1e9})

@@ -30,7 +30,7 @@ from pathlib import Path, PurePosixPath
 from typing import Iterable, Mapping, Sequence
 
 from .discover import SKIP_DIRS
-from .errors import SkillcError
+from .errors import SkillcError, writing
 from .resolve_types import SourceSkill
 
 ZIP_EPOCH_MIN = 315532800  # 1980-01-01T00:00:00Z, the earliest time a zip can store
@@ -151,7 +151,8 @@ def write_zip(members: Iterable[tuple[str, str]], dest: Path, epoch: int) -> lis
     stamp = zip_time(epoch)
     fd, tmp = tempfile.mkstemp(prefix=f".{dest.name}.", suffix=".tmp", dir=dest.parent)
     try:
-        with os.fdopen(fd, "wb") as raw, zipfile.ZipFile(raw, "w", zipfile.ZIP_DEFLATED, compresslevel=9) as zf:
+        with writing(tmp), os.fdopen(fd, "wb") as raw, \
+                zipfile.ZipFile(raw, "w", zipfile.ZIP_DEFLATED, compresslevel=9) as zf:
             for name, source in pairs:
                 st = os.stat(source)
                 info = zipfile.ZipInfo(name, date_time=stamp)

@@ -31,6 +31,7 @@ from .lint import LintConfig
 from .resolve_types import DEFAULT_INVENTORY_THRESHOLD, DEFAULT_MAX_INJECTION_BYTES, Repository, Tier
 
 DEFAULT_REFRESH_SECONDS = 300
+DEFAULT_TIMEOUT_SECONDS = 600  # a remote repository's whole fetch
 REPOSITORY_TYPES = ("filesystem", "git", "zip", "http")
 PROJECT_CONFIGS = ("skills.toml", ".rkat/skills.toml")
 USER_CONFIGS = (".config/skillc/skills.toml", ".rkat/skills.toml")
@@ -538,6 +539,7 @@ def _parse_skills_toml(cfg: ConfigFile, level: str, env: Mapping[str, str],
             ref_type=entry.get("ref_type", "branch") if rtype == "git" else None,
             auth_header=entry.get("auth_header"), auth_token=values.get("auth_token"),
             refresh_seconds=entry.get("refresh_seconds", DEFAULT_REFRESH_SECONDS),
+            timeout_seconds=entry.get("timeout_seconds", DEFAULT_TIMEOUT_SECONDS),
             include=tuple([include] if isinstance(include, str) else include),
             exclude=tuple([exclude] if isinstance(exclude, str) else exclude),
             config_file=f"{cfg.path}:{toml_line(cfg, where) or 0}",

@@ -40,6 +40,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from .errors import writing
 from .model import Diagnostic, Document, Frontmatter, ItemKind, Severity
 from .parse import parse_document
 from .version import __version__
@@ -402,7 +403,7 @@ class BuildCache:
     def _write(self, path: Path, token: str, data: dict) -> None:
         fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=self.root)
         try:
-            with os.fdopen(fd, "wb") as fh:
+            with writing(tmp), os.fdopen(fd, "wb") as fh:
                 pickle.dump((self.salt, token, data), fh, protocol=pickle.HIGHEST_PROTOCOL)
             os.replace(tmp, path)
         except BaseException:

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+
 
 class SkillcError(Exception):
     """A problem with the input or the environment, not a bug: shown without a traceback."""
@@ -32,3 +36,16 @@ class BuildError(SkillcError):
         super().__init__(message, hint=hint, exit_code=exit_code)
         self.diagnostics = diagnostics
         self.failed = dict(failed or {})
+
+
+@contextmanager
+def writing(path: str | os.PathLike) -> Iterator[None]:
+    """An OSError raised while writing ``path`` names it.  ``write()`` on a full disk (ENOSPC,
+    EDQUOT, EFBIG) raises one with no file name, and "No space left on device" alone leaves the user
+    to guess which of the output, the cache or a temporary folder filled."""
+    try:
+        yield
+    except OSError as exc:
+        if exc.filename is None:
+            raise OSError(exc.errno, exc.strerror or str(exc), os.fspath(path)) from exc
+        raise

@@ -1,9 +1,10 @@
 """GET over HTTP(S) from servers skillc does not trust: the one way skillc fetches (the ``http``
 source, ``Bundle`` over a URL, memory snapshots).
 
-* The body is capped (``MAX_BYTES``) and read against an overall deadline (``DEADLINE``): a
-  server that trickles a byte every few seconds never trips a per-read timeout, and one that
-  streams forever would otherwise fill the memory.
+* The body is capped (``MAX_BYTES``) and the whole exchange (connection, headers, body) has a
+  deadline (``DEADLINE``), enforced by shutting the socket down when it passes: a server that
+  trickles a byte every few seconds, in its headers or its body, never trips a per-read timeout,
+  and one that streams forever would otherwise fill the memory.
 * Redirects are followed only to ``http`` and ``https``; a redirect to another host (or port), or
   from ``https`` down to ``http``, keeps only the ``Accept`` and ``User-Agent`` headers (credentials
   stay with the origin they were given for, and never cross the network in clear text).
@@ -19,8 +20,10 @@ source, ``Bundle`` over a URL, memory snapshots).
 from __future__ import annotations
 
 import base64
+import http.client
 import re
-import time
+import socket
+import threading
 import urllib.error
 import urllib.parse
 import urllib.request
@@ -50,8 +53,14 @@ class Response:
 
 
 def shown(url: str) -> str:
-    """``url`` with the credentials of its user part hidden (for messages)."""
-    return re.sub(r"(://)[^/@\s]+@", r"\1***@", url)
+    """``url`` as messages print it: its user part and its query hidden, its fragment dropped.  A
+    presigned download link carries its credentials in the query (``?X-Amz-Credential=AKIA…&
+    X-Amz-Signature=…``, Azure's ``sig=``), and messages reach CI logs."""
+    if "://" not in url:  # (a local path, or git's user@host:path)
+        return url
+    url = url.split("#", 1)[0]
+    url, question, query = url.partition("?")
+    return re.sub(r"(://)[^/@\s]+@", r"\1***@", url) + ("?***" if question and query else "")
 
 
 def _web(url: str) -> bool:
@@ -90,28 +99,118 @@ class _Redirect(urllib.request.HTTPRedirectHandler):
         return new
 
 
-_OPENER = urllib.request.build_opener(_Redirect)
+class _Watchdog:
+    """Shuts down every socket a request opened (redirects open more) once its deadline passes."""
+
+    current = threading.local()  # the watchdog of the request this thread is making
+
+    def __init__(self, seconds: float) -> None:
+        self.fired = False
+        self._sockets: list[socket.socket] = []
+        self._lock = threading.Lock()
+        self._timer = threading.Timer(seconds, self._fire)
+        self._timer.daemon = True
+
+    def __enter__(self) -> _Watchdog:
+        _Watchdog.current.value = self
+        self._timer.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._timer.cancel()
+        _Watchdog.current.value = None
+
+    def watch(self, sock: socket.socket) -> None:
+        with self._lock:
+            self._sockets.append(sock)
+            fired = self.fired
+        if fired:
+            self._shut(sock)
+
+    def _fire(self) -> None:
+        with self._lock:
+            self.fired = True
+            sockets = list(self._sockets)
+        for sock in sockets:
+            self._shut(sock)
+
+    @staticmethod
+    def _shut(sock: socket.socket) -> None:
+        try:
+            sock.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
+
+
+def _watched(cls: type) -> type:
+    """An ``http.client`` connection class whose socket the current watchdog may shut down."""
+
+    def connect(self) -> None:
+        cls.connect(self)
+        watchdog = getattr(_Watchdog.current, "value", None)
+        if watchdog is not None:
+            watchdog.watch(self.sock)
+
+    return type("Watched" + cls.__name__, (cls,), {"connect": connect})
+
+
+_HTTP, _HTTPS = _watched(http.client.HTTPConnection), _watched(http.client.HTTPSConnection)
+
+
+class _HTTPHandler(urllib.request.HTTPHandler):
+    def http_open(self, req):  # type: ignore[override]
+        return self.do_open(_HTTP, req)
+
+
+class _HTTPSHandler(urllib.request.HTTPSHandler):
+    def https_open(self, req):  # type: ignore[override]
+        return self.do_open(_HTTPS, req, context=self._context)
+
+
+_OPENER = urllib.request.build_opener(_Redirect, _HTTPHandler, _HTTPSHandler)
 
 
 def get(url: str, headers: dict[str, str] | None = None, *, max_bytes: int = MAX_BYTES,
         deadline: float = DEADLINE) -> Response:
-    """GET ``url``: a 2xx response or one of ``ANSWERS``; anything else raises ``FetchError``."""
+    """GET ``url``: a 2xx response or one of ``ANSWERS``; anything else raises ``FetchError``.
+    The whole exchange takes at most ``deadline`` seconds."""
     if not _web(url):
         raise FetchError(f"{shown(url)}: only http:// and https:// URLs are fetched")
+    if deadline <= 0:
+        raise FetchError(f"no time was left to fetch {shown(url)}")
+    with _Watchdog(deadline) as watchdog:
+        try:
+            resp = _get(url, headers, max_bytes, deadline)
+            if watchdog.fired:  # (a socket shut down can read as a short body, or the end of the headers)
+                raise _late(url, deadline)
+            return resp
+        except FetchError:
+            if watchdog.fired:
+                raise _late(url, deadline) from None
+            raise
+        except (urllib.error.URLError, OSError, ValueError, http.client.HTTPException) as exc:
+            if watchdog.fired:
+                raise _late(url, deadline) from None
+            reason = getattr(exc, "reason", None) or exc
+            raise FetchError(f"cannot reach {shown(url)}: {reason}") from None
+
+
+def _late(url: str, deadline: float) -> FetchError:
+    return FetchError(f"{shown(url)} took more than {deadline:.0f} s to answer")
+
+
+def _get(url: str, headers: dict[str, str] | None, max_bytes: int, deadline: float) -> Response:
     url, headers = _userinfo_as_header(url, dict(headers or {}))
     req = urllib.request.Request(url, headers=headers)
-    end = time.monotonic() + deadline
     try:
-        with _OPENER.open(req, timeout=READ_TIMEOUT) as resp:
+        with _OPENER.open(req, timeout=min(READ_TIMEOUT, deadline)) as resp:
             chunks: list[bytes] = []
             total = 0
-            read = getattr(resp, "read1", resp.read)  # (read1: what has come, so the deadline is checked)
+            read = getattr(resp, "read1", resp.read)
             while chunk := read(1 << 16):
                 total += len(chunk)
                 if total > max_bytes:
                     raise FetchError(f"{shown(url)} answered more than {max_bytes:,} bytes")
-                if time.monotonic() > end:
-                    raise FetchError(f"{shown(url)} took more than {deadline:.0f} s to answer")
                 chunks.append(chunk)
             got = {k.lower(): v for k, v in resp.headers.items()}
             body = b"".join(chunks)
@@ -124,11 +223,6 @@ def get(url: str, headers: dict[str, str] | None = None, *, max_bytes: int = MAX
         if exc.code in ANSWERS:
             return Response(exc.code, b"", {k.lower(): v for k, v in (exc.headers or {}).items()})
         raise FetchError(f"HTTP {exc.code} from {shown(url)}", exc.code) from None
-    except FetchError:
-        raise
-    except (urllib.error.URLError, OSError, ValueError) as exc:
-        reason = getattr(exc, "reason", None) or exc
-        raise FetchError(f"cannot reach {shown(url)}: {reason}") from None
 
 
 def _userinfo_as_header(url: str, headers: dict[str, str]) -> tuple[str, dict[str, str]]:

@@ -51,6 +51,9 @@ class Repository:
     auth_header: str | None = None
     auth_token: str | None = field(default=None, repr=False)
     refresh_seconds: int = 300
+    # the whole fetch of an http or zip URL repository, every request together (a server dripping
+    # each document under the per-request limits stalled a build for half an hour)
+    timeout_seconds: int = 600
     include: tuple[str, ...] = ()
     exclude: tuple[str, ...] = ()
     config_file: str | None = None  # where it was declared

@@ -16,6 +16,7 @@ from typing import Any
 from urllib.parse import quote, urlsplit, urlunsplit
 
 from .. import secrets
+from ..errors import writing
 from ..jsonio import compact_json, json_bytes  # (also re-exported for the emitters)
 from ..model import WIRE_FRONTMATTER_KEYS
 from ..resolve_types import SourceSkill
@@ -173,5 +174,5 @@ def write(out: Path, rel: str, data: bytes) -> None:
     except FileNotFoundError:
         os.makedirs(path.parent, exist_ok=True)
         fh = open(path, "wb")
-    with fh:
+    with writing(path), fh:
         fh.write(data)

@@ -23,6 +23,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..errors import writing
+
 Entry = tuple[str, int]  # (sha256 hex, size)
 _CREATE = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0)
 
@@ -94,9 +96,10 @@ class Staging:
         dest = f"{self._root}/{rel}"
         fd = self._place(dest, lambda: os.open(dest, _CREATE, 0o644))
         try:
-            view = memoryview(data)
-            while view:
-                view = view[os.write(fd, view):]
+            with writing(dest):
+                view = memoryview(data)
+                while view:
+                    view = view[os.write(fd, view):]
         finally:
             os.close(fd)
         self.written += 1

@@ -17,6 +17,7 @@ from dataclasses import asdict, is_dataclass
 from pathlib import Path
 from typing import Any
 
+from ..errors import writing
 from ..layout import SELECT_VERSION
 from ..resolve_types import EmitContext, SourceSkill
 from ..resources import template_dir
@@ -176,10 +177,12 @@ def emit_index(ctx: EmitContext) -> None:
     whoosh = "whoosh" in _emits(ctx)
     docs = index_docs(ctx.resolution.skills)
     built = build(docs, keep_tokens=True) if whoosh else None
-    for name, data in (built.files if built is not None else _built_files(ctx, docs)).items():
-        (out / name).write_bytes(data)
-    (out / SELECT_FILE).write_bytes(dump_json(select_data(ctx)))
-    (out / JS_READER).write_bytes((template_dir() / "js" / JS_READER).read_bytes())
+    files = dict(built.files if built is not None else _built_files(ctx, docs))
+    files[SELECT_FILE] = dump_json(select_data(ctx))
+    files[JS_READER] = (template_dir() / "js" / JS_READER).read_bytes()
+    for name, data in files.items():
+        with writing(out / name):
+            (out / name).write_bytes(data)
     if whoosh:
         from .whoosh_emit import write_whoosh
 

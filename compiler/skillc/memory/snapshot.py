@@ -21,6 +21,7 @@ read-only (mode 0444).  Superseded and pruned entries are only in ``snapshot.jso
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import os
 import sqlite3
@@ -229,6 +230,16 @@ def _library_body(p: Mapping[str, Any]) -> str:
 
 
 def write_sqlite(entries: Sequence[Mapping[str, Any]], path: Path) -> None:
+    try:
+        _write_sqlite(entries, path)
+    except sqlite3.OperationalError as exc:
+        # SQLite's "database or disk is full" names no file, and is no OSError: said as one, with the path
+        if "full" not in str(exc) and "I/O" not in str(exc):
+            raise
+        raise OSError(errno.ENOSPC if "full" in str(exc) else errno.EIO, str(exc), os.fspath(path)) from exc
+
+
+def _write_sqlite(entries: Sequence[Mapping[str, Any]], path: Path) -> None:
     _fresh(path)
     tmp = path.with_name(path.name + ".tmp")
     _fresh(tmp)

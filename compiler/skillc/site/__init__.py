@@ -35,7 +35,7 @@ import tempfile
 from collections.abc import Mapping
 from pathlib import Path
 
-from ..errors import BuildError
+from ..errors import BuildError, writing
 from ..resolve_types import EmitContext
 
 SITE_EXTRA_HINT = "pip install 'skillc[site]'"
@@ -61,7 +61,8 @@ def write_project(files: Mapping[str, str], dest: Path) -> Path:
     for rel in sorted(files):
         path = dest / rel
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(files[rel], encoding="utf-8", newline="\n")
+        with writing(path):
+            path.write_text(files[rel], encoding="utf-8", newline="\n")
     shutil.copytree(_data("overrides"), dest / "overrides", dirs_exist_ok=True)
     shutil.copytree(_data("assets"), dest / "docs" / "assets", dirs_exist_ok=True)
     return dest / "mkdocs.yml"
@@ -90,7 +91,8 @@ def run_mkdocs(config: Path, site_dir: Path, epoch: int = 0) -> None:
         detail = errors[-1].strip() if errors else f"exit status {proc.returncode}"
         environment = any(m in detail for m in ("No space left on device", "Read-only file system",
                                                     "Permission denied", "Disk quota exceeded"))
-        raise BuildError(f"mkdocs could not build the docs site: {detail}",
+        where = f" into {site_dir}" if environment else ""  # (its own message seldom names the file)
+        raise BuildError(f"mkdocs could not build the docs site{where}: {detail}",
                          hint="check the free space and permissions of the output's folder; the previous bundle is "
                               "untouched" if environment else
                          "rebuild with --no-site to skip it, or report the skill text that breaks it")

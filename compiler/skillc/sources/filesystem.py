@@ -225,10 +225,10 @@ def declared(repo: Repository) -> str:
 
 
 def display(repo: Repository) -> str:
-    """The repository's location with any credentials in a URL replaced by ``***``."""
-    import re
+    """The repository's location as messages print it (``fetch.shown``: no credentials, no query)."""
+    from ..fetch import shown
 
-    return re.sub(r"(://)[^/@\s]+@", r"\1***@", repo.location)
+    return shown(repo.location)
 
 
 class FilesystemSource:

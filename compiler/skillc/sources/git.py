@@ -148,6 +148,7 @@ class GitSource:
 
     def _scrub(self, text: str) -> str:
         text = re.sub(r"(://)[^/@\s]+@", r"\1***@", text)
+        text = re.sub(r"(://[^\s'\"?]*)\?[^\s'\"]+", r"\1?***", text)  # (a query: a presigned URL's credentials)
         token = self.repository.auth_token
         if token and len(token) >= 8:
             text = text.replace(token, "***")

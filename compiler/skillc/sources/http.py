@@ -37,7 +37,7 @@ import yaml
 from ..cache import FORMAT as CACHE_FORMAT
 from ..cache import diagnostics_in, diagnostics_out
 from ..discover import path_key
-from ..fetch import MAX_BYTES, FetchError
+from ..fetch import DEADLINE, MAX_BYTES, FetchError, shown
 from ..fetch import get as http_get
 from ..layout import MANIFEST_KIND
 from ..lint import LintConfig, read_item
@@ -62,24 +62,39 @@ def auth_headers(repo: Repository) -> dict[str, str]:
     return {"Authorization": f"Bearer {repo.auth_token}"}
 
 
+def deadline_of(repo: Repository) -> float:
+    """When a fetch of ``repo`` starting now must be over (``time.monotonic()``): every request of
+    it shares ``timeout_seconds``, so a server answering each one slowly cannot stall the build."""
+    return time.monotonic() + repo.timeout_seconds
+
+
 def request(repo: Repository, url: str, *, accept: str = "application/json",
-            etag: str | None = None) -> tuple[int, bytes, dict[str, str]]:
+            etag: str | None = None, until: float | None = None) -> tuple[int, bytes, dict[str, str]]:
     """GET ``url``: (status, body, headers).  2xx, 304 and 404 are returned; anything else raises
-    (``skillc.fetch``: capped at MAX_RESPONSE_BYTES, an overall deadline, safe redirects)."""
+    (``skillc.fetch``: capped at MAX_RESPONSE_BYTES, a deadline, safe redirects).  ``until`` is the
+    repository's deadline (``deadline_of``); one request alone has at most ``fetch.DEADLINE``."""
     headers = {"Accept": accept, "User-Agent": f"skillc/{__version__}", **auth_headers(repo)}
     if etag:
         headers["If-None-Match"] = etag
+    left = DEADLINE if until is None else min(DEADLINE, until - time.monotonic())
     try:
-        resp = http_get(url, headers, max_bytes=MAX_RESPONSE_BYTES)
+        if left <= 0:
+            raise FetchError("")
+        resp = http_get(url, headers, max_bytes=MAX_RESPONSE_BYTES, deadline=left)
     except FetchError as exc:
+        if until is not None and time.monotonic() >= until - 0.05:
+            raise SourceError(f"repository {repo.name!r}: not fetched within timeout_seconds = "
+                              f"{repo.timeout_seconds} (at {shown(url)}); raise it in the repository's "
+                              "entry if the server is slow") from None
         hint = " (check auth_token / auth_header)" if exc.status in (401, 403) else ""
         raise SourceError(f"repository {repo.name!r}: {exc}{hint}") from None
     status = 404 if resp.status == 410 else resp.status
     return status, resp.body, resp.headers
 
 
-def fetch(repo: Repository, url: str, *, accept: str = "application/json") -> tuple[bytes, dict[str, str]]:
-    status, body, headers = request(repo, url, accept=accept)
+def fetch(repo: Repository, url: str, *, accept: str = "application/json",
+          until: float | None = None) -> tuple[bytes, dict[str, str]]:
+    status, body, headers = request(repo, url, accept=accept, until=until)
     if status == 404:
         raise SourceError(f"repository {repo.name!r}: not found (HTTP 404): {display(repo)}")
     return body, headers
@@ -88,7 +103,7 @@ def fetch(repo: Repository, url: str, *, accept: str = "application/json") -> tu
 def _json(repo: Repository, url: str, body: bytes, headers: dict[str, str]) -> Any:
     head = body.lstrip()[:200].lower()
     if "html" in headers.get("content-type", "") or head.startswith((b"<!doctype", b"<html", b"<")):
-        raise SourceError(f"repository {repo.name!r}: {url} answered HTML, not JSON; is the url the API root "
+        raise SourceError(f"repository {repo.name!r}: {shown(url)} answered HTML, not JSON; is the url the API root "
                           "(for a skillc bundle: https://host/api)?")
     try:
         value = json.loads(body.decode("utf-8"))
@@ -97,28 +112,28 @@ def _json(repo: Repository, url: str, body: bytes, headers: dict[str, str]) -> A
             json.dumps(value, ensure_ascii=False).encode("utf-8")
         return value
     except RecursionError:
-        raise SourceError(f"repository {repo.name!r}: {url} answered JSON nested too deep") from None
+        raise SourceError(f"repository {repo.name!r}: {shown(url)} answered JSON nested too deep") from None
     except UnicodeEncodeError:
-        raise SourceError(f"repository {repo.name!r}: {url} answered text that is not Unicode (a lone "
+        raise SourceError(f"repository {repo.name!r}: {shown(url)} answered text that is not Unicode (a lone "
                           "surrogate escape)") from None
     except (UnicodeDecodeError, ValueError) as exc:
-        raise SourceError(f"repository {repo.name!r}: {url} did not answer valid JSON ({exc})") from None
+        raise SourceError(f"repository {repo.name!r}: {shown(url)} did not answer valid JSON ({exc})") from None
 
 
 def _check_descriptor(repo: Repository, url: str, d: Any, body: bool = False) -> dict[str, Any]:
     if not isinstance(d, dict):
-        raise SourceError(f"repository {repo.name!r}: {url}: a skill descriptor is not an object")
+        raise SourceError(f"repository {repo.name!r}: {shown(url)}: a skill descriptor is not an object")
     for key in ("id", "name", "description") + (("body",) if body else ()):
         if not isinstance(d.get(key), str):
-            raise SourceError(f"repository {repo.name!r}: {url}: skill {d.get('id')!r}: {key!r} must be a string")
+            raise SourceError(f"repository {repo.name!r}: {shown(url)}: skill {d.get('id')!r}: {key!r} must be a string")
     meta = d.get("metadata", {})
     if meta is None:
         meta = {}
     if not isinstance(meta, dict) or not all(isinstance(v, str) for v in meta.values()):
-        raise SourceError(f"repository {repo.name!r}: {url}: skill {d['id']!r}: metadata must map strings to strings")
+        raise SourceError(f"repository {repo.name!r}: {shown(url)}: skill {d['id']!r}: metadata must map strings to strings")
     caps = d.get("requires_capabilities", [])
     if not isinstance(caps, list) or not all(isinstance(c, str) for c in caps or []):
-        raise SourceError(f"repository {repo.name!r}: {url}: skill {d['id']!r}: requires_capabilities must be strings")
+        raise SourceError(f"repository {repo.name!r}: {shown(url)}: skill {d['id']!r}: requires_capabilities must be strings")
     return d
 
 
@@ -197,19 +212,20 @@ class HttpSource:
                 and (self.dir / "tree").is_dir() and all(i in state.get("docs", {}) for i in listed if wanted(i)):
             return state
         diags: list[Diagnostic] = []  # about the list itself (R104); a document's own go in its entry
+        until = self._until = deadline_of(repo)
         list_url = self._url("skills")
-        status, body, headers = request(repo, list_url)
+        status, body, headers = request(repo, list_url, until=until)
         if status == 404:
             raise SourceError(f"repository {repo.name!r}: {display(repo).rstrip('/')}/skills not found (HTTP 404); "
                               "is the url the API root (for a skillc bundle: https://host/api)?")
         listing = _json(repo, list_url, body, headers)
         if not isinstance(listing, dict) or not isinstance(listing.get("skills"), list):
-            raise SourceError(f"repository {repo.name!r}: {list_url} must answer {{\"skills\": [...]}}")
+            raise SourceError(f"repository {repo.name!r}: {shown(list_url)} must answer {{\"skills\": [...]}}")
         descriptors = [_check_descriptor(repo, list_url, d) for d in listing["skills"]]
         manifest_url = self._url("manifest.json")
         manifest = None
         try:  # any wire server that has no skillc manifest (404, 401, HTML…): the documents alone
-            mstatus, mbody, mheaders = request(repo, manifest_url)
+            mstatus, mbody, mheaders = request(repo, manifest_url, until=until)
             if 200 <= mstatus < 300:
                 manifest = _json(repo, manifest_url, mbody, mheaders)
         except SourceError:
@@ -236,10 +252,10 @@ class HttpSource:
                 cached = old_docs.get(skill_id)
                 cached_file = self.dir / "tree" / skill_id / "SKILL.md"
                 etag = cached.get("etag") if cached and cached_file.is_file() else None
-                status, body, headers = request(repo, url, etag=etag)
+                status, body, headers = request(repo, url, etag=etag, until=until)
                 if status == 404:
                     gone = Diagnostic("R106", Severity.WARNING, skill_id, 0, 0,
-                                      f"{display(repo)} lists {skill_id!r} but GET {url} answered 404")
+                                      f"{display(repo)} lists {skill_id!r} but GET {shown(url)} answered 404")
                     docs[skill_id] = {"missing": True, "diagnostics": diagnostics_out([gone])}
                     continue
                 target = tmp / "tree" / skill_id / "SKILL.md"
@@ -257,7 +273,7 @@ class HttpSource:
                     entry["diagnostics"] = diagnostics_out(left_out)
                 docs[skill_id] = entry
             collections: dict[str, str] = {}
-            cstatus, cbody, cheaders = request(repo, self._url("skill-collections"))
+            cstatus, cbody, cheaders = request(repo, self._url("skill-collections"), until=until)
             if 200 <= cstatus < 300:
                 try:
                     data = _json(repo, self._url("skill-collections"), cbody, cheaders)
@@ -329,7 +345,7 @@ class HttpSource:
             if data is None or hashlib.sha256(data).hexdigest() != sha:
                 segments = [urllib.parse.quote(seg, safe="") for seg in f"{skill_id}/{rel}".split("/")]
                 try:
-                    status, data, _ = request(repo, self._url("files", *segments), accept="*/*")
+                    status, data, _ = request(repo, self._url("files", *segments), accept="*/*", until=self._until)
                 except SourceError as exc:
                     leave_out(rel, str(exc).split(": ", 1)[-1])
                     continue

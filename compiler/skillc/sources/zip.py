@@ -36,12 +36,12 @@ class ZipSource:
                 raise SourceError(f"repository {self.repository.name!r}: zip archive {loc} not found"
                                   f"{declared(self.repository)}")
             return path
-        from .http import fetch
+        from .http import deadline_of, fetch
 
         key = hashlib.sha256(loc.encode()).hexdigest()[:16]
         dest = self.cache_dir / "zip" / f"download-{key}.zip"
         dest.parent.mkdir(parents=True, exist_ok=True)
-        data, _ = fetch(self.repository, loc, accept="application/zip")
+        data, _ = fetch(self.repository, loc, accept="application/zip", until=deadline_of(self.repository))
         tmp = dest.with_suffix(".tmp")
         tmp.write_bytes(data)
         os.replace(tmp, dest)

@@ -2,11 +2,13 @@
 
 from . import (  # noqa: F401
     claude,
+    claude_code,
     collection,
     content,
     discovery,
     frontmatter,
     lightweight,
+    markdown,
     memory,
     parsing,
     resolution,

@@ -481,7 +481,7 @@ def _body_links(ctx: RuleContext) -> list[tuple[Link, Position, str | None]]:
         ">500 lines"). A warning: it is guidance, not a hard rule (351 real skills exceed it).
     """,
     bad="a 900-line SKILL.md", good="a 200-line SKILL.md that links references/details.md",
-    severity=Severity.WARNING, profiles=REC_SPEC, kinds=SKILL_AND_LIGHT,
+    severity=Severity.WARNING, profiles=REC_SPEC, kinds=SKILL_AND_LIGHT, agnix=("AS-012",),
 )
 def body_too_long(ctx: RuleContext):
     body = ctx.document.body
@@ -504,7 +504,7 @@ def body_too_long(ctx: RuleContext):
         microseconds. The limit is `[lint] max-body-tokens`: an estimate above it is reported.
     """,
     bad="a 30,000-character body", good="a 12,000-character body with references/ for the rest",
-    severity=Severity.WARNING, profiles=REC_SPEC, kinds=SKILL_AND_LIGHT,
+    severity=Severity.WARNING, profiles=REC_SPEC, kinds=SKILL_AND_LIGHT, agnix=("AS-021",),
 )
 def body_too_many_tokens(ctx: RuleContext):
     body = ctx.document.body
@@ -560,7 +560,7 @@ def empty_body(ctx: RuleContext):
         continuation needs the list around it.
     """,
     bad="[guide](reference/guide.md)  (the folder is references/)", good="[guide](references/guide.md)",
-    severity=Severity.WARNING, profiles=REC, kinds=SKILL,
+    severity=Severity.WARNING, profiles=REC, kinds=SKILL, agnix=("REF-002",),
 )
 def broken_relative_link(ctx: RuleContext):
     files = None
@@ -654,7 +654,7 @@ def link_escapes_skill(ctx: RuleContext):
     """,
     bad="SKILL.md → references/a.md → references/b.md",
     good="SKILL.md → references/a.md and SKILL.md → references/b.md",
-    severity=Severity.WARNING, profiles=REC_SPEC, kinds=SKILL,
+    severity=Severity.WARNING, profiles=REC_SPEC, kinds=SKILL, agnix=("AS-013",),
 )
 def nested_reference(ctx: RuleContext):
     files = None
@@ -720,6 +720,7 @@ def _in_linked_folder(target: str, direct: set[str], files: SkillFiles) -> bool:
     """,
     bad="export GITHUB_TOKEN=ghp_… (a real token)", good="export GITHUB_TOKEN=${GITHUB_TOKEN}",
     profiles=REC, kinds=frozenset(ItemKind),
+    agnix=("XP-SK-003", "CDX-AG-002"),
 )
 def secret_in_skill(ctx: RuleContext):
     if not ctx.settings.secret_scan:

@@ -21,6 +21,7 @@ declare(
         description: Extract text from PDFs.
         ---
     """,
+    agnix=("AS-001",),
 )
 declare(
     "P202", "unclosed-frontmatter", "The frontmatter opens with `---` but never closes.",
@@ -44,6 +45,7 @@ declare(
         ---
         # PDF
     """,
+    agnix=("AS-016",),
 )
 declare(
     "P203", "byte-order-mark", "The file starts with a UTF-8 byte-order mark.",
@@ -93,7 +95,7 @@ declare(
 declare(
     "P207", "tab-indentation", "The frontmatter is indented with tab characters.",
     rationale="YAML forbids tabs for indentation; parsers either fail or mis-nest the keys.",
-    bad="metadata:\\n\\tauthor: me", good="metadata:\\n  author: me",
+    bad="metadata:\\n\\tauthor: me", good="metadata:\\n  author: me", agnix=("AS-016",),
 )
 declare(
     "P208", "duplicate-key", "A key appears twice in the same mapping.",
@@ -121,7 +123,7 @@ declare(
     """,
     bad="description: Use when: the user asks for PDFs",
     good="description: 'Use when: the user asks for PDFs'",
-    fix="quote a single-line scalar that broke YAML",
+    fix="quote a single-line scalar that broke YAML", agnix=("AS-016",),
 )
 declare(
     "P210", "frontmatter-not-mapping", "The frontmatter is a list or a scalar, not a mapping.",
@@ -141,6 +143,7 @@ declare(
         description: Extract text from PDFs.
         ---
     """,
+    agnix=("AS-016",),
 )
 declare(
     "P211", "not-utf8-text", "The file is binary or not valid UTF-8.",

@@ -52,6 +52,7 @@ def skill_name(ctx: RuleContext) -> str | None:
         description: Extract text from PDFs.
         ---
     """,
+    agnix=("AS-002",),
 )
 def name_missing(ctx: RuleContext):
     if ctx.document.frontmatter is not None and "name" not in ctx.meta:
@@ -95,6 +96,7 @@ def name_too_long(ctx: RuleContext):
     rationale="The specification allows lowercase letters, digits and hyphens only (402 real skills use Title Case).",
     bad="name: PDF-Processing", good="name: pdf-processing",
     profiles=NOT_CLAUDE, keys=("name",),
+    agnix=("AS-004",),
 )
 def name_not_lowercase(ctx: RuleContext):
     name = skill_name(ctx)
@@ -107,6 +109,7 @@ def name_not_lowercase(ctx: RuleContext):
     rationale="The specification: \"Must not start or end with a hyphen\".",
     bad="name: -pdf", good="name: pdf",
     profiles=NOT_CLAUDE, keys=("name",),
+    agnix=("AS-005",),
 )
 def name_hyphen_edge(ctx: RuleContext):
     name = skill_name(ctx)
@@ -119,6 +122,7 @@ def name_hyphen_edge(ctx: RuleContext):
     rationale="The specification: \"Must not contain consecutive hyphens\".",
     bad="name: pdf--processing", good="name: pdf-processing",
     profiles=NOT_CLAUDE, keys=("name",),
+    agnix=("AS-006",),
 )
 def name_consecutive_hyphens(ctx: RuleContext):
     name = skill_name(ctx)
@@ -144,6 +148,7 @@ def _shown_char(c: str) -> str:
     """,
     bad="name: pdf_processing", good="name: pdf-processing",
     profiles=NOT_CLAUDE, keys=("name",),
+    agnix=("AS-004",),
 )
 def name_invalid_characters(ctx: RuleContext):
     name = skill_name(ctx)
@@ -172,6 +177,7 @@ def name_invalid_characters(ctx: RuleContext):
     bad="pdf-tools/SKILL.md with name: pdf", good="pdf/SKILL.md with name: pdf",
     severity_by_profile=RECOMMENDED_WARNS,
     profiles=NOT_CLAUDE, keys=("name",),
+    agnix=("AS-017",),
 )
 def name_directory_mismatch(ctx: RuleContext):
     name = skill_name(ctx)
@@ -197,6 +203,7 @@ def name_directory_mismatch(ctx: RuleContext):
         description: Extract text and tables from PDF files. Use when the user mentions PDFs.
         ---
     """,
+    agnix=("AS-003", "CC-SK-024"),
 )
 def description_missing(ctx: RuleContext):
     if ctx.document.frontmatter is not None and "description" not in ctx.meta:
@@ -211,6 +218,7 @@ def description_missing(ctx: RuleContext):
         as YAML 1.1 clients do (a boolean, a date) and reports them: quote the value.
     """,
     bad="description:", good="description: Extract text and tables from PDF files.", keys=("description",),
+    agnix=("AS-008",),
 )
 def description_not_string(ctx: RuleContext):
     if "description" not in ctx.meta:
@@ -230,6 +238,7 @@ def description_not_string(ctx: RuleContext):
         quick_validate does, without its leading and trailing blanks.
     """,
     bad="description: (1,500 characters of prose)", good="description: (a few sentences, under 1,024 characters)", keys=("description",),
+    agnix=("AS-008",),
 )
 def description_too_long(ctx: RuleContext):
     value = ctx.meta.get("description")
@@ -248,6 +257,7 @@ def description_too_long(ctx: RuleContext):
         passes there; here it is a number, reported: quote it.
     """,
     bad="compatibility: [{platform: linux}]", good="compatibility: Requires git and jq", keys=("compatibility",),
+    agnix=("AS-011",),
 )
 def compatibility_invalid(ctx: RuleContext):
     if "compatibility" not in ctx.meta:

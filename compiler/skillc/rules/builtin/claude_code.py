@@ -127,8 +127,7 @@ def side_effect_skill(ctx: RuleContext):
 
 # "Use when…", "Use this for…", "Triggers on…", "…when the user asks": a when-to-use clause.
 _TRIGGER = re.compile(r"\b(?:when|whenever|use (?:it |this |this skill )?(?:for|to|on|if|after|before|with)|"
-                      r"use this|triggers?|invoke|if (?:the )?user|if you|for (?:tasks|requests|questions)|"
-                      r"asks?|before|after|during)\b", re.I)
+                      r"use this|triggers?|invoke|if (?:the )?user|if you|for (?:tasks|requests|questions))\b", re.I)
 
 
 @rule(

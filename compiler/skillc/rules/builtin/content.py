@@ -636,6 +636,7 @@ def mentioned_file_missing(ctx: RuleContext):
     """,
     bad="[threats](../threat-detection/SKILL.md)", good="[threats](references/threat-detection.md)",
     severity=Severity.WARNING, profiles=REC, kinds=SKILL,
+    agnix=("REF-002",),
 )
 def link_escapes_skill(ctx: RuleContext):
     for link, pos, rel in _body_links(ctx):

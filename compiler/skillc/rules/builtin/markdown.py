@@ -244,7 +244,7 @@ _TEMPLATED = re.compile(r"[{}<>$*]|YYYY|\bX+\b")
         `recommended`.
     """,
     bad="See `docs/nonexistent.md` for the setup.", good="See `docs/setup.md` for the setup.",
-    severity=Severity.WARNING, profiles=REC, kinds=frozenset({ItemKind.CONVENTION}), agnix=("CDX-AG-005",),
+    severity=Severity.WARNING, profiles=REC, kinds=frozenset({ItemKind.CONVENTION}), agnix=("CDX-AG-005", "REF-002"),
 )
 def convention_missing_path(ctx: RuleContext):
     text = ctx.document.text

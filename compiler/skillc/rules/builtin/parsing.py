@@ -45,7 +45,7 @@ declare(
         ---
         # PDF
     """,
-    agnix=("AS-016",),
+    agnix=("AS-016", "AS-001"),
 )
 declare(
     "P203", "byte-order-mark", "The file starts with a UTF-8 byte-order mark.",

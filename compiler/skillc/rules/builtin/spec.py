@@ -293,6 +293,7 @@ def compatibility_invalid(ctx: RuleContext):
     severity_by_profile=RECOMMENDED_WARNS,
     fix="quote numbers, booleans and dates written as plain scalars",
     profiles=NOT_CLAUDE, keys=("metadata",),
+    agnix=("AS-016",),
 )
 def metadata_not_string_map(ctx: RuleContext):
     if "metadata" not in ctx.meta:
@@ -368,6 +369,7 @@ def license_not_string(ctx: RuleContext):
           version: "1.0.0"
     """,
     profiles=frozenset({"spec", "claude"}),
+    agnix=("CC-SK-017",),
 )
 def unknown_top_level_key(ctx: RuleContext):
     for key in ctx.meta:

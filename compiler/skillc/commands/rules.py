@@ -29,6 +29,10 @@ def _severity_per_profile(r: Rule) -> dict[str, str]:
     return {p: r.severity_for(p).value if p in r.profiles else "off" for p in PROFILES}
 
 
+def _applies_to(r: Rule) -> str:
+    return "plugin manifests" if r.scope == "manifest" else ", ".join(sorted(k.value for k in r.kinds))
+
+
 def _indent(text: str) -> str:
     return "\n".join(("    " + line) if line else "" for line in text.splitlines())
 
@@ -41,7 +45,7 @@ def explain(r: Rule) -> str:
         r.summary,
         "",
         f"Severity: {', '.join(f'{p}: {s}' for p, s in per.items())}",
-        f"Applies to: {', '.join(sorted(k.value for k in r.kinds))} ({r.scope} rule)",
+        f"Applies to: {_applies_to(r)} ({r.scope} rule)",
         f"Fix: {r.fix or 'none (no safe automatic fix)'}",
         f"agnix: {', '.join(r.agnix) or 'none (no agnix rule catches the same problem)'}",
         "",
@@ -88,7 +92,7 @@ def markdown(rules: list[Rule]) -> str:
             r.summary,
             "",
             f"- Severity: {', '.join(f'{p}: **{s}**' for p, s in per.items())}",
-            f"- Applies to: {', '.join(sorted(k.value for k in r.kinds))} ({r.scope} rule)",
+            f"- Applies to: {_applies_to(r)} ({r.scope} rule)",
             f"- Fix: {r.fix or 'none'}",
             f"- agnix: {', '.join(f'`{a}`' for a in r.agnix) or 'none'}",
             "",

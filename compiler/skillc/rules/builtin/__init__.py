@@ -8,6 +8,7 @@ from . import (  # noqa: F401
     discovery,
     frontmatter,
     lightweight,
+    manifests,
     markdown,
     memory,
     parsing,

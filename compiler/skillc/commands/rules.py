@@ -65,7 +65,8 @@ def _fence(text: str) -> str:
     return "```yaml\n" + text + "\n```" if "\n" in text or text.startswith(("name:", "---")) else f"`{text}`"
 
 
-def markdown(rules: list[Rule]) -> str:
+def markdown(rules: list[Rule], coverage: bool = False) -> str:
+    """The rule reference; with ``coverage``, the agnix coverage table at its end (docs/rules.md)."""
     out = [
         "# skillc lint rules",
         "",
@@ -106,6 +107,10 @@ def markdown(rules: list[Rule]) -> str:
             "",
             _fence(r.good),
         ]
+    if coverage:
+        from ..rules import agnix
+
+        out += agnix.markdown(rules)
     return "\n".join(out) + "\n"
 
 
@@ -153,6 +158,7 @@ def rules(rule: str | None, fmt: str, profile: str | None) -> None:
         click.echo(json.dumps({"rules": [r.to_json() | {"severity_per_profile": _severity_per_profile(r)}
                                          for r in selected]}, indent=2, ensure_ascii=False, sort_keys=True))
     elif fmt == "markdown":
-        click.echo(markdown(selected), nl=False)
+        click.echo(markdown(selected, coverage=profile is None and selected == all_rules and not family),
+                   nl=False)
     else:
         click.echo(_table(selected), nl=False)

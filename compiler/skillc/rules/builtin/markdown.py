@@ -136,7 +136,7 @@ def hard_coded_user_path(ctx: RuleContext):
         for m in _HOME_PATH.finditer(text):
             if m.group(1).lower() in _STAND_INS:
                 continue
-            yield Finding(f"{m.group(0)!r} is a user's home folder: it works on one machine only and publishes "
+            yield Finding(f"'{m.group(0)}' is a user's home folder: it works on one machine only and publishes "
                           "a user name; use a path relative to the skill, or $HOME", _position(text, m.start(), first),
                           path=path)
             found += 1

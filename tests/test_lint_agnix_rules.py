@@ -140,3 +140,21 @@ def test_each_new_rule_names_its_agnix_rules():
                 "B709": ("XML-001", "XML-002", "XML-003"), "B710": ("CC-SK-021", "XP-SK-002", "XP-003"),
                 "B711": ("CC-SK-023",), "B712": ("CC-SK-034",), "L906": ("CDX-AG-005", "REF-002")}
     assert {code: rule_by_code_or_name(code).agnix for code in expected} == expected
+
+
+# --- F419, F420 Claude Code values ---------------------------------------------------------------
+
+@pytest.mark.parametrize("extra, hits", [
+    ("model: gpt-4\n", ["model"]), ("model: claude-sonnet-4-5\n", []), ("model: sonnet[1m]\n", []),
+    ("context: inline\n", ["context"]), ("shell: zsh\neffort: maximum\n", ["shell", "effort"]),
+    ("shell: powershell\neffort: xhigh\n", []),
+])
+def test_f419_values_claude_code_accepts(repo: Path, extra: str, hits: list[str]):
+    skill(repo, extra)
+    assert [m.split(" ")[0] for _, _, m in found(repo, "F419")] == hits
+
+
+def test_f420_agent_needs_a_forked_context(repo: Path):
+    skill(repo, "agent: Explore\n")
+    skill(repo, "agent: Explore\ncontext: fork\n", name="forked")
+    assert [p for p, _, _ in found(repo, "F420")] == ["demo/SKILL.md"]

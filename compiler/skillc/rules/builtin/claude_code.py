@@ -147,3 +147,51 @@ def description_without_trigger(ctx: RuleContext):
     if isinstance(description, str) and description.strip() and not _TRIGGER.search(description):
         yield Finding("the description never says when to use the skill; add a 'Use when…' clause",
                       ctx.value("description"))
+
+
+# The values Claude Code 2.1 accepts for its frontmatter keys (agnix 0.59.3 lists the same).  A model
+# may also be a full model ID (`claude-…`).
+CLAUDE_CODE_VALUES: dict[str, tuple[str, ...]] = {
+    "context": ("fork",),
+    "shell": ("bash", "powershell"),
+    "effort": ("low", "medium", "high", "xhigh", "max"),
+    "model": ("default", "best", "fable", "sonnet", "opus", "haiku", "opusplan", "sonnet[1m]", "opus[1m]", "inherit"),
+}
+
+
+@rule(
+    "F419", "claude-code-value-invalid", "`model`, `context`, `effort` or `shell` has a value Claude Code does not accept.",
+    rationale="""
+        Claude Code reads these keys from SKILL.md: `context` is `fork` or absent, `shell` is `bash`
+        or `powershell`, `effort` one of `low`, `medium`, `high`, `xhigh`, `max`, and `model` an
+        alias (`sonnet`, `opus`, `haiku`, `inherit`…) or a `claude-…` model ID. Another value
+        (`model: gpt-4`, `context: inline`) is ignored or refused when the skill runs. A warning in
+        `recommended`; F413 reports a value that is not text at all.
+    """,
+    bad="model: gpt-4", good="model: sonnet",
+    severity=Severity.WARNING, profiles=REC, kinds=SKILL, keys=tuple(CLAUDE_CODE_VALUES),
+    agnix=("CC-SK-001", "CC-SK-002", "CC-SK-018", "CC-SK-020"),
+)
+def claude_code_value_invalid(ctx: RuleContext):
+    for key, allowed in CLAUDE_CODE_VALUES.items():
+        value = ctx.meta.get(key)
+        if not isinstance(value, str) or value in allowed or (key == "model" and value.startswith("claude-")):
+            continue
+        extra = " or a claude-… model ID" if key == "model" else ""
+        yield Finding(f"{key} {value!r} is not a value Claude Code accepts (one of {', '.join(allowed)}{extra})",
+                      ctx.value(key))
+
+
+@rule(
+    "F420", "agent-without-fork-context", "`agent` is set without `context: fork`.",
+    rationale="""
+        Claude Code runs a skill in a subagent (`agent: Explore`) only in a forked context; without
+        `context: fork` the `agent` key is ignored and the skill runs inline. A warning in
+        `recommended`.
+    """,
+    bad="agent: Explore", good="context: fork\nagent: Explore",
+    severity=Severity.WARNING, profiles=REC, kinds=SKILL, keys=("agent",), agnix=("CC-SK-004",),
+)
+def agent_without_fork_context(ctx: RuleContext):
+    if isinstance(ctx.meta.get("agent"), str) and ctx.meta.get("context") != "fork":
+        yield Finding("'agent' is ignored without 'context: fork'; add it, or remove 'agent'", ctx.value("agent"))

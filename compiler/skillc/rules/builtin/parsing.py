@@ -75,6 +75,7 @@ declare(
         >>>>>>> Stashed changes
     """,
     good="description: Obsidian daily notes.",
+    agnix=("AS-016",),
 )
 declare(
     "P206", "fenced-frontmatter", "The whole file is wrapped in a Markdown code fence.",
@@ -178,4 +179,5 @@ declare(
         YAML rejects them and skills-ref crashes on them.
     """,
     bad="description: formula:\\u00e2\\u0080\\u00af", good="description: formula: \\u202f",
+    agnix=("AS-016",),
 )

@@ -257,7 +257,7 @@ def description_too_long(ctx: RuleContext):
         passes there; here it is a number, reported: quote it.
     """,
     bad="compatibility: [{platform: linux}]", good="compatibility: Requires git and jq", keys=("compatibility",),
-    agnix=("AS-011",),
+    agnix=("AS-011", "AS-016"),
 )
 def compatibility_invalid(ctx: RuleContext):
     if "compatibility" not in ctx.meta:

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import write_skill
+from conftest import run_skillc, write_skill
 from skillc.lint import LintConfig, lint_root
 
 
@@ -158,3 +158,12 @@ def test_f420_agent_needs_a_forked_context(repo: Path):
     skill(repo, "agent: Explore\n")
     skill(repo, "agent: Explore\ncontext: fork\n", name="forked")
     assert [p for p, _, _ in found(repo, "F420")] == ["demo/SKILL.md"]
+
+
+def test_f415_fix_writes_a_tool_name_in_its_case(repo: Path):
+    path = skill(repo, "allowed-tools: read Grep bash(git:*)\n")
+    listed = skill(repo, "allowed-tools:\n  - webfetch\n  - 'glob'\n", name="listed")
+    proc = run_skillc("lint", "--fix", "--select", "F415", str(repo))
+    assert "allowed-tools: Read Grep Bash(git:*)\n" in path.read_text("utf-8")
+    assert "  - WebFetch\n  - 'glob'\n" in listed.read_text("utf-8")  # (a quoted value is left alone)
+    assert proc.returncode == 0 and "Fixed 3 problems" in proc.stdout and "'glob'" in proc.stdout  # (a warning left)

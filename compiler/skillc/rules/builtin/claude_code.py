@@ -13,6 +13,7 @@ import re
 
 from ...model import ItemKind, Severity
 from ..registry import Finding, RuleContext, rule
+from .fixes import rename_in_scalar_fix
 from .frontmatter import split_tools
 
 REC = frozenset({"recommended"})
@@ -32,6 +33,7 @@ CLAUDE_CODE_TOOLS = frozenset({
     # Older names Claude Code still accepts in allowed-tools (renamed or folded into others since).
     "MultiEdit", "LS", "NotebookRead", "BashOutput", "KillShell", "KillBash", "SlashCommand",
 })
+_BY_FOLDED_NAME = {t.lower(): t for t in CLAUDE_CODE_TOOLS}
 _MCP_TOOL = re.compile(r"^mcp__[a-z0-9_-]+(?:__[\w.*-]+)?$", re.I)
 TOOL_KEYS = ("allowed-tools", "disallowed-tools")
 
@@ -58,20 +60,32 @@ def _tool_name(entry: str) -> str:
         approves nothing and the skill stops to ask. Known: Claude Code's built-in tools and
         `mcp__<server>[__<tool>]`. A warning in `recommended` only: skills written for another
         agent (Copilot's tool names) are legitimate there, and the `spec` profile does not define
-        tool names at all.
+        tool names at all. The fix writes a built-in name in its case (`read` → `Read`: tool names
+        are case-sensitive, and no other tool differs only by case), in an unquoted value.
     """,
     bad="allowed-tools: Read Azure", good="allowed-tools: Read mcp__azure__deploy",
     severity=Severity.WARNING, profiles=REC, kinds=SKILL, keys=TOOL_KEYS, agnix=("CC-SK-008",),
+    fix="write a built-in tool's name in its case (read → Read)",
 )
 def allowed_tools_unknown_tool(ctx: RuleContext):
     for key in TOOL_KEYS:
         if key not in ctx.meta:
             continue
-        for entry in _tool_entries(ctx.meta[key]):
+        value = ctx.meta[key]
+        for i, entry in enumerate(_tool_entries(value)):
             name = _tool_name(entry)
-            if name and name not in CLAUDE_CODE_TOOLS and not _MCP_TOOL.match(name) and "*" not in name:
+            if not name or name in CLAUDE_CODE_TOOLS or _MCP_TOOL.match(name) or "*" in name:
+                continue
+            meant = _BY_FOLDED_NAME.get(name.lower())
+            if meant is None:
                 yield Finding(f"{key} names {name!r}, which is not a Claude Code tool (built-in tools, or "
                               "mcp__<server>__<tool> for MCP tools); the entry approves nothing", ctx.value(key))
+                continue
+            where = (key, i) if isinstance(value, list) else (key,)
+            scalar = ctx.document.frontmatter.scalars.get(where) if ctx.document.frontmatter else None
+            yield Finding(f"{key} names {name!r}; Claude Code's tool is {meant!r} (names are case-sensitive, so the "
+                          "entry approves nothing)", ctx.value(*where),
+                          fix=rename_in_scalar_fix(ctx, scalar, name, meant) if scalar is not None else None)
 
 
 @rule(

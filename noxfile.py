@@ -35,4 +35,5 @@ def lint(session: nox.Session) -> None:
 def bench(session: nox.Session) -> None:
     """Benchmarks: each prints its own baseline measured in the same run, and the ratio."""
     session.install("-e", ".[dev]", "skills-ref", "tantivy", "numpy")
+    session.run("bash", "tests/setup/lint.sh", external=True)  # agnix, the lint peer (bench_agnix)
     session.run("python", "benchmarks/run.py", *session.posargs)

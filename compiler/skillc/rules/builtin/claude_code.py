@@ -139,9 +139,10 @@ def side_effect_skill(ctx: RuleContext):
                       "its own; set 'disable-model-invocation: true' to run it only when asked", ctx.value("name"))
 
 
-# "Use when…", "Use this for…", "Triggers on…", "…when the user asks": a when-to-use clause.
+# "Use when…", "Use this for…", "Triggers on…", "…if the user asks": a when-to-use clause (searched in
+# the lower-cased description: a case-insensitive pattern is slower).
 _TRIGGER = re.compile(r"\b(?:when|whenever|use (?:it |this |this skill )?(?:for|to|on|if|after|before|with)|"
-                      r"use this|triggers?|invoke|if (?:the )?user|if you|for (?:tasks|requests|questions))\b", re.I)
+                      r"use this|triggers?|invoke|if (?:the )?user|if you|for (?:tasks|requests|questions))\b")
 
 
 @rule(
@@ -158,7 +159,9 @@ _TRIGGER = re.compile(r"\b(?:when|whenever|use (?:it |this |this skill )?(?:for|
 )
 def description_without_trigger(ctx: RuleContext):
     description = ctx.meta.get("description")
-    if isinstance(description, str) and description.strip() and not _TRIGGER.search(description):
+    if not isinstance(description, str) or not description.strip():
+        return
+    if not _TRIGGER.search(description.lower()):
         yield Finding("the description never says when to use the skill; add a 'Use when…' clause",
                       ctx.value("description"))
 

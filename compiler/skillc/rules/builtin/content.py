@@ -222,9 +222,23 @@ def _fence_lines(text: str) -> Iterator[re.Match[str]]:
 
 
 def _mask_fences(text: str) -> str:
-    """``text`` with its fenced code blocks blanked.  Fence lines found by one multi-line search; a
-    block runs from its opening line to the closing line (at least as many of the same character and
-    nothing else, indented at most 3 more than the opening one), or to the end."""
+    """``text`` with its fenced code blocks blanked (``fence_blocks``)."""
+    blocks = fence_blocks(text)
+    if not blocks:
+        return text
+    parts, pos = [], 0
+    for start, end in blocks:
+        parts.append(text[pos:start])
+        parts.append(_blank(text[start:end]))
+        pos = end
+    parts.append(text[pos:])
+    return "".join(parts)
+
+
+def fence_blocks(text: str) -> list[tuple[int, int]]:
+    """The fenced code blocks of ``text`` as offset ranges.  Fence lines found by one multi-line
+    search; a block runs from its opening line to the closing line (at least as many of the same
+    character and nothing else, indented at most 3 more than the opening one), or to the end."""
     blocks: list[tuple[int, int]] = []
     fence: str | None = None
     start = indent = 0
@@ -244,15 +258,7 @@ def _mask_fences(text: str) -> str:
             blocks.append((start, len(text) if end < 0 else end))
     if fence is not None:
         blocks.append((start, len(text)))
-    if not blocks:
-        return text
-    parts, pos = [], 0
-    for start, end in blocks:
-        parts.append(text[pos:start])
-        parts.append(_blank(text[start:end]))
-        pos = end
-    parts.append(text[pos:])
-    return "".join(parts)
+    return blocks
 
 
 def code_spans(text: str) -> list[tuple[int, int]]:

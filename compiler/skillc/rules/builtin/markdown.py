@@ -15,7 +15,7 @@ from collections.abc import Iterator
 
 from ...model import ItemKind, Position, Severity
 from ..registry import Finding, RuleContext, rule
-from .content import MARKDOWN_EXTENSIONS, _mask_code, _mask_fences, code_spans, skill_files, skill_text
+from .content import MARKDOWN_EXTENSIONS, _mask_fences, code_spans, fence_blocks, skill_files, skill_text
 
 REC = frozenset({"recommended"})
 SKILL = frozenset({ItemKind.SKILL})
@@ -61,10 +61,16 @@ _UNCLOSED_HTML = frozenset({"area", "base", "br", "col", "embed", "hr", "img", "
                             "thead", "tbody"})
 
 
-def unbalanced_tags(masked: str) -> Iterator[tuple[int, str]]:
-    """``(offset, message)`` for each unclosed, mismatched or unmatched tag of ``masked`` (code blanked)."""
+def unbalanced_tags(text: str) -> Iterator[tuple[int, str]]:
+    """``(offset, message)`` for each unclosed, mismatched or unmatched tag of ``text`` outside code.
+
+    Only the tags are placed against the code (``_outside_code``): blanking the code of every file,
+    as the link rules do, would cost ten times the tag scan, and most files have few tags."""
+    matches = list(_TAG.finditer(text))
+    if not matches:
+        return
     stack: list[tuple[str, int]] = []
-    for m in _TAG.finditer(masked):
+    for m in _outside_code(text, matches):
         closing, name, attrs = m.group(1), m.group(2), m.group(3)
         if attrs.rstrip().endswith("/") or name.lower() in _UNCLOSED_HTML:
             continue
@@ -84,6 +90,23 @@ def unbalanced_tags(masked: str) -> Iterator[tuple[int, str]]:
         yield start, f"tag <{name}> is never closed"
 
 
+def _outside_code(text: str, matches: list[re.Match[str]]) -> Iterator[re.Match[str]]:
+    """The matches outside fenced blocks, code spans (backtick runs paired on the match's line) and
+    HTML comments."""
+    blocks = fence_blocks(text) if "```" in text or "~~~" in text else []
+    comments = "<!--" in text
+    for m in matches:
+        pos = m.start()
+        if any(a <= pos < b for a, b in blocks):
+            continue
+        line_start = text.rfind("\n", 0, pos) + 1
+        if text.count("`", line_start, pos) % 2:
+            continue
+        if comments and text.rfind("<!--", 0, pos) > text.rfind("-->", 0, pos):
+            continue
+        yield m
+
+
 @rule(
     "B709", "unbalanced-xml-tag", "An XML-like tag in the Markdown is never closed, or closes another.",
     rationale="""
@@ -100,8 +123,7 @@ def unbalanced_xml_tag(ctx: RuleContext):
     for path, text, first in markdown_texts(ctx):
         if "<" not in text:
             continue
-        masked = _mask_code(text)
-        for n, (offset, message) in enumerate(unbalanced_tags(masked)):
+        for n, (offset, message) in enumerate(unbalanced_tags(text)):
             if n == MAX_FINDINGS_PER_FILE:
                 break
             yield Finding(message, _position(text, offset, first), path=path)
@@ -110,7 +132,10 @@ def unbalanced_xml_tag(ctx: RuleContext):
 # ------------------------------------------------------------------------------- home paths
 
 # A user's home folder: /Users/<name>, /home/<name>, C:\Users\<name> (not inside a longer path).
-_HOME_PATH = re.compile(r"(?<![\w./\\-])(?:/(?:Users|home)/|[A-Za-z]:\\{1,2}Users\\{1,2})([A-Za-z0-9][\w.-]*)")
+# (no look-behind in the pattern: one opening with a literal is searched for by the regex engine's fast
+# scan; the character before a match is checked in Python, on the few matches)
+_HOME_PATH = re.compile(r"(?:/(?:Users|home)/|[A-Za-z]:\\{1,2}Users\\{1,2})([A-Za-z0-9][\w.-]*)")
+_PATH_CHAR = re.compile(r"[\w./\\-]")
 # Stand-ins for "your user name", and macOS's shared folder: not a real person's path.
 _STAND_INS = frozenset({"user", "username", "you", "me", "name", "shared", "public", "default", "all users",
                         "example", "someone", "yourname", "your-name", "your_name"})
@@ -134,8 +159,8 @@ def hard_coded_user_path(ctx: RuleContext):
             continue
         found = 0
         for m in _HOME_PATH.finditer(text):
-            if m.group(1).lower() in _STAND_INS:
-                continue
+            if m.group(1).lower() in _STAND_INS or (m.start() and _PATH_CHAR.match(text, m.start() - 1)):
+                continue  # (a stand-in, or the middle of a longer path or URL)
             yield Finding(f"'{m.group(0)}' is a user's home folder: it works on one machine only and publishes "
                           "a user name; use a path relative to the skill, or $HOME", _position(text, m.start(), first),
                           path=path)
@@ -146,7 +171,8 @@ def hard_coded_user_path(ctx: RuleContext):
 
 # ---------------------------------------------------------------------- argument placeholders
 
-_POSITIONAL = re.compile(r"(?<![\\$\w])\$([0-9])(?!\w)")
+_POSITIONAL = re.compile(r"\$([0-9])(?!\w)")  # (the character before is checked on the matches: `\$1`, `$$1`, `a$1`)
+_NOT_BEFORE = re.compile(r"[\\$\w]")
 
 
 @rule(
@@ -166,7 +192,7 @@ def argument_placeholder_in_code(ctx: RuleContext):
     body = ctx.document.body
     if "$" not in body or "`" not in body and "~~~" not in body:
         return
-    hits = list(_POSITIONAL.finditer(body))
+    hits = [m for m in _POSITIONAL.finditer(body) if not (m.start() and _NOT_BEFORE.match(body, m.start() - 1))]
     if not hits:
         return
     fenced = _mask_fences(body)  # (a `$` blanked there lies in a fenced block)

@@ -186,3 +186,11 @@ def test_manifest_schemas_are_valid_with_skillc_ids(name: str):
     doc = json.loads((PROJECT / "schemas" / name).read_text("utf-8"))
     assert doc["$id"] == f"https://skillc.dev/schemas/{name}"
     jsonschema.Draft202012Validator.check_schema(doc)
+
+
+def test_a_manifest_named_on_the_command_line_is_linted(repo: Path, tmp_path: Path):
+    # (pre-commit passes changed files: a manifest among them is checked, from inside or outside)
+    path = marketplace(repo, [{"name": "x", "source": "plugins/x"}])
+    for cwd in (repo, tmp_path):
+        proc = run_skillc("lint", str(path), cwd=cwd)
+        assert proc.returncode == 1 and "G107" in proc.stdout and "note:" not in proc.stderr, proc.stderr

@@ -106,12 +106,14 @@ def read_manifest(root: str, rel: str) -> Manifest:
 
 def _positions(text: str) -> Mapping[tuple, Position]:
     """Key positions from the YAML reader (JSON is YAML's flow style); none when it disagrees."""
+    import yaml
+
     from .parse import YamlLimitError, load_yaml
 
     try:
         return load_yaml(text)[1]
-    except (Exception, YamlLimitError):  # (a tab or an escape YAML reads differently: positions only)
-        return {}
+    except (yaml.YAMLError, YamlLimitError, ValueError, RecursionError):
+        return {}  # (a tab or an escape YAML reads differently from JSON: the findings say line 1)
 
 
 def skill_folder_state(root: str, rel: str) -> str:
@@ -187,7 +189,10 @@ def structure_issues(m: Manifest) -> list[Diagnostic]:
     from .rules.builtin import schema
 
     name = f"claude-{m.kind}.schema.json"
-    return [_diag("G102", m.path, m.at(*issue.path), f"{m.kind}: {issue.message}")
+    # (the schema module words the root as "frontmatter": here it is the manifest)
+    return [_diag("G102", m.path, m.at(*issue.path),
+                  f"{m.kind}: " + (issue.message.replace("frontmatter", "the manifest", 1) if not issue.path
+                                   else issue.message))
             for issue in schema.issues(m.data, "", (), schema=name)]
 
 

@@ -5,9 +5,8 @@ the floor, on the seeded synthetic corpus and on a real repository.
   its default ``generic`` target, the file limit raised above the corpus's file count), from
   ``.clients/agnix`` (``tests/setup/lint.sh`` installs it; ``nox -s bench`` runs that script).
 * skillc: ``skillc lint --extend-select <every rule naming an agnix rule that is in no profile>
-  --format json``: the default profile (every new rule of issue 22 but two is in it) with F418 and
-  B712 turned on, the G1xx manifest stage included; the command as run (start-up, the default
-  worker processes).  Target: ≤ 0.5x agnix's wall time.  ``--select ALL`` (every rule skillc has,
+  --format json``: the default profile with F416, F417, F418 and B712 turned on, the G1xx
+  manifest stage included; the command as run (start-up, the default worker processes).  Target: ≤ 0.5x agnix's wall time.  ``--select ALL`` (every rule skillc has,
   B708 too) is printed beside it.
 * floor: ``bench_lint.floor`` (walk, read, SHA-256, CSafeLoader) in one process; target for the
   command with every rule on: ≤ 2x the floor, as for the default profile (``bench_lint``).
@@ -64,7 +63,7 @@ def compare(root: Path, workdir: Path, label: str, agnix: str) -> list[tuple[str
     t_floor = min(_timed(lambda: floor(root)) for _ in range(REPEAT))
     t_agnix, agnix_out = _wall([agnix, "--format", "json", "--max-files", str(max_files), str(root)])
     found_agnix = len(json.loads(agnix_out)["diagnostics"]) if agnix_out.strip() else 0
-    # (the default profile, and the agnix-mapped rules that are in no profile: F418, B712)
+    # (the default profile, and the agnix-mapped rules that are in no profile: F416-F418, B712)
     extra = ",".join(r.code for r in by_code_order() if r.agnix and not r.profiles)
     t_skillc, found_skillc = _skillc_wall(root, workdir / f"{label}-agnix-rules.json", "--extend-select", extra)
     t_all, found_all = _skillc_wall(root, workdir / f"{label}-all.json", "--select", "ALL")

@@ -122,8 +122,10 @@ CASES = [
          skill(fm='version: "3.2.0"\nmetadata:\n  author: ana\n  version: "3.2.0"\n')),
     # F415-F420: what Claude Code does with the frontmatter (agnix CC-SK-*, AS-020)
     Case("F415", skill("allowed-tools: Read Azure\n"), skill("allowed-tools: Read mcp__azure__deploy\n")),
-    Case("F416", skill("allowed-tools: Bash Read\n"), skill("allowed-tools: Bash(git:*) Read\n")),
-    Case("F417", skill(rel="deploy-app"), skill("disable-model-invocation: true\n", rel="deploy-app")),
+    Case("F416", skill("allowed-tools: Bash Read\n"), skill("allowed-tools: Bash(git:*) Read\n"),
+         extend_select=("F416",)),
+    Case("F417", skill(rel="deploy-app"), skill("disable-model-invocation: true\n", rel="deploy-app"),
+         extend_select=("F417",)),
     Case("F418", raw("demo/SKILL.md", "---\nname: demo\ndescription: Helps with PDFs.\n---\nx\n"), skill(),
          extend_select=("F418",)),
     Case("F419", skill("model: gpt-4\n"), skill("model: sonnet\n")),

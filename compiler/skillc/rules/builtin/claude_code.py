@@ -93,11 +93,12 @@ def allowed_tools_unknown_tool(ctx: RuleContext):
     rationale="""
         A bare `Bash` (or `Bash(*)`) in `allowed-tools` lets the skill run any shell command without
         asking while it is active; a pattern (`Bash(git:*)`, `Bash(npm run test:*)`) approves only
-        what the skill needs. Info, in `recommended`: some skills do need a shell, and the choice is
-        the author's, but it should be a choice.
+        what the skill needs. Info, and in no profile (enable with `extend-select = ["F416"]`):
+        some skills do need a shell, and the choice is the author's; a team that wants every
+        pre-approved shell scoped turns it on.
     """,
     bad="allowed-tools: Bash Read", good="allowed-tools: Bash(git status:*) Read",
-    severity=Severity.INFO, profiles=REC, kinds=SKILL, keys=("allowed-tools",), agnix=("CC-SK-007",),
+    severity=Severity.INFO, profiles=frozenset(), kinds=SKILL, keys=("allowed-tools",), agnix=("CC-SK-007",),
 )
 def unrestricted_bash(ctx: RuleContext):
     for entry in _tool_entries(ctx.meta.get("allowed-tools")):
@@ -122,11 +123,13 @@ _WORD = re.compile(r"[a-z0-9]+")
         Claude Code starts a skill on its own when its description matches the conversation; for a
         skill that deploys, publishes, sends mail or commits, that means acting without being asked.
         `disable-model-invocation: true` keeps it for `/name` only. The skill's name words are
-        checked (agnix's heuristic); info, in `recommended`: the judgement is the author's, and no
-        fix is offered because setting the key changes how the skill is used.
+        checked (agnix's heuristic): info, and in no profile (enable with `extend-select =
+        ["F417"]`), since a name word is a guess (`release-notes` only writes text) and the
+        judgement is the author's; no fix is offered because setting the key changes how the skill
+        is used.
     """,
     bad="name: deploy-staging", good="name: deploy-staging\ndisable-model-invocation: true",
-    severity=Severity.INFO, profiles=REC, kinds=SKILL, keys=("name",), agnix=("CC-SK-006",),
+    severity=Severity.INFO, profiles=frozenset(), kinds=SKILL, keys=("name",), agnix=("CC-SK-006",),
 )
 def side_effect_skill(ctx: RuleContext):
     name = ctx.meta.get("name")

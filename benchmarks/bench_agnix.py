@@ -6,8 +6,9 @@ the floor, on the seeded synthetic corpus and on a real repository.
   ``.clients/agnix`` (``tests/setup/lint.sh`` installs it; ``nox -s bench`` runs that script).
 * skillc: ``skillc lint --extend-select <every rule naming an agnix rule that is in no profile>
   --format json``: the default profile with F416, F417, F418 and B712 turned on, the G1xx
-  manifest stage included; the command as run (start-up, the default worker processes).  Target: ≤ 0.5x agnix's wall time.  ``--select ALL`` (every rule skillc has,
-  B708 too) is printed beside it.
+  manifest stage included; the command as run (start-up, the default worker processes).
+  Target: ≤ 0.5x agnix's wall time.  ``--select ALL`` (every rule skillc has, B708 too) is
+  printed beside it.
 * floor: ``bench_lint.floor`` (walk, read, SHA-256, CSafeLoader) in one process; target for the
   command with every rule on: ≤ 2x the floor, as for the default profile (``bench_lint``).
 

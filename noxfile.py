@@ -42,4 +42,5 @@ def docs(session: nox.Session) -> None:
 def bench(session: nox.Session) -> None:
     """Benchmarks: each prints its own baseline measured in the same run, and the ratio."""
     session.install("-e", ".[dev]", "skills-ref", "tantivy", "numpy", "waitress==3.0.2")  # (bench_serve compares it)
+    session.run("bash", "tests/setup/lint.sh", external=True)  # agnix, the lint peer (bench_agnix)
     session.run("python", "benchmarks/run.py", *session.posargs)

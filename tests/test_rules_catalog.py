@@ -121,6 +121,16 @@ CASES = [
     Case("F413", skill("argument-hint: [file]\n"), skill("argument-hint: '[file]'\n")),
     Case("F414", skill(fm='version: "3.2.0"\nmetadata:\n  version: "1.0.0"\n'),
          skill(fm='version: "3.2.0"\nmetadata:\n  author: ana\n  version: "3.2.0"\n')),
+    # F415-F420: what Claude Code does with the frontmatter (agnix CC-SK-*, AS-020)
+    Case("F415", skill("allowed-tools: Read Azure\n"), skill("allowed-tools: Read mcp__azure__deploy\n")),
+    Case("F416", skill("allowed-tools: Bash Read\n"), skill("allowed-tools: Bash(git:*) Read\n"),
+         extend_select=("F416",)),
+    Case("F417", skill(rel="deploy-app"), skill("disable-model-invocation: true\n", rel="deploy-app"),
+         extend_select=("F417",)),
+    Case("F418", raw("demo/SKILL.md", "---\nname: demo\ndescription: Helps with PDFs.\n---\nx\n"), skill(),
+         extend_select=("F418",)),
+    Case("F419", skill("model: gpt-4\n"), skill("model: sonnet\n")),
+    Case("F420", skill("agent: Explore\n"), skill("context: fork\nagent: Explore\n")),
     # T5xx: step skills
     Case("T501", skill("inputs:\n  query: text\n"), skill(STEPS_OK)),
     Case("T502", skill("steps:\n  tool: x\n"), skill(STEPS_OK)),
@@ -160,6 +170,11 @@ CASES = [
                files={"references/a.md": "Back to [skill](../SKILL.md).\n", "references/b.md": "b\n"})),
     Case("B707", skill(files={"references/setup.md": f"export GITHUB_TOKEN={SECRET}\n"}),
          skill(files={"references/setup.md": "export GITHUB_TOKEN=${GITHUB_TOKEN}\n"})),
+    Case("B709", skill(body="<example>\nRun it.\n"), skill(body="<example>\nRun it.\n</example>\n")),
+    Case("B710", skill(body="Run /Users/alice/app/build.sh\n"), skill(body="Run scripts/build.sh or $HOME/x\n")),
+    Case("B711", skill(body="```bash\nawk '{print $1}'\n```\n"), skill(body="```bash\nawk '{print \\$1}'\n```\n")),
+    Case("B712", skill(files={"references/api.md": LONG}),
+         skill(files={"references/api.md": "## Contents\n- [A](#a)\n" + LONG}), extend_select=("B712",)),
     # C8xx: collection
     Case("C801", both(skill(rel="a/demo"), skill(rel="b/demo")), both(skill(rel="a/demo"), skill(rel="b/other"))),
     Case("C802", both(skill(rel="a"), skill(rel="b")), both(skill(rel="a"), skill(rel="b")),
@@ -173,6 +188,8 @@ CASES = [
          raw(".skills/boot.md", f"---\nname: boot\ndescription: {DESC}\ntags: [a]\n---\nx\n")),
     Case("L904", raw("AGENTS.md", "\n"), raw("AGENTS.md", "# Build\n\nRun make.\n")),
     Case("L905", raw("CLAUDE.md", LONG), raw("CLAUDE.md", "# Notes\n")),
+    Case("L906", raw("AGENTS.md", "# Agents\n\nSee `docs/setup.md`.\n"),
+         both(raw("AGENTS.md", "# Agents\n\nSee `docs/setup.md`.\n"), raw("docs/setup.md", "# Setup\n"))),
     # K0xx: claude profile
     Case("K001", skill(rel="claude-helper"), skill(), profile="claude"),
     Case("K002", raw("demo/SKILL.md", "---\nname: demo\ndescription: Fill <path> in.\n---\nx\n"), skill(), profile="claude"),

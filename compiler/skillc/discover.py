@@ -15,6 +15,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .manifests import MANIFEST_DIR, MANIFEST_NAMES
+
 # (path_key lives in the model, where every stage reads it; re-exported here for its old import path)
 from .model import Diagnostic, DiscoveredItem, Discovery, ItemKind, Severity, path_key
 
@@ -70,6 +72,7 @@ class DiscoveryOptions:
     # is one of them or an ancestor of one.  Used to lint single files (pre-commit passes file names)
     # without walking the whole repository.  None walks everything.
     only_dirs: frozenset[str] | None = None
+    manifests: bool = True  # .claude-plugin/marketplace.json and plugin.json (skillc.manifests)
 
 
 def config_relative(path: str, base: str, strip: str) -> str | None:
@@ -171,6 +174,7 @@ def discover(root: str | os.PathLike[str], options: DiscoveryOptions = Discovery
     diagnostics: list[Diagnostic] = []
     items: dict[str, DiscoveredItem] = {}
     collection_docs: dict[str, str] = {}
+    manifests: list[str] = []
     dir_links: list[tuple[str, str]] = []  # (link rel path, target rel path)
     file_links: list[tuple[str, str]] = []
 
@@ -316,6 +320,8 @@ def discover(root: str | os.PathLike[str], options: DiscoveryOptions = Discovery
             except UnicodeDecodeError:
                 diag("D105", Severity.WARNING, f"{dir_rel}/COLLECTION.md", "cannot read: not valid UTF-8 text")
 
+        if parts and parts[-1] == MANIFEST_DIR and options.manifests:
+            manifests.extend(prefix + n for n in MANIFEST_NAMES if n in files and not files[n].is_symlink())
         inside = in_skill or is_skill
         if inside and listings is not None:
             listings[dir_rel] = ([n for n, e in files.items() if not e.is_symlink()], [e.name for e in subdirs],
@@ -383,4 +389,5 @@ def discover(root: str | os.PathLike[str], options: DiscoveryOptions = Discovery
                 )
             )
     diagnostics.sort(key=Diagnostic.sort_key)
-    return Discovery(root_abs, tuple(final), tuple(diagnostics), dict(sorted(collection_docs.items())))
+    return Discovery(root_abs, tuple(final), tuple(diagnostics), dict(sorted(collection_docs.items())),
+                     tuple(sorted(manifests, key=path_key)))

@@ -12,6 +12,7 @@ from pathlib import Path
 
 from . import secrets
 from .discover import DiscoveryOptions, config_relative, discover, path_key
+from .manifests import SkillVerdict, lint_manifests
 from .model import Diagnostic, DiscoveredItem, Discovery, Document, Frontmatter, ItemKind, Severity
 from .parse import (
     MAX_FILE_BYTES,
@@ -557,6 +558,23 @@ def lint_root(root: str | os.PathLike[str], config: LintConfig = LintConfig(),
             gc.enable()
 
 
+SPEC_PREFIXES = ("S3", "P2")  # the specification's and the parser's rules: what "fails the spec" means (G111)
+
+
+def _manifest_diagnostics(disc: Discovery, per_item: dict[str, list[Diagnostic]], contexts: Sequence[RuleContext],
+                          only: Collection[str] | None, rules: Sequence[Rule]) -> list[Diagnostic]:
+    """The manifest stage (G1xx): runs when one of its rules is active and a manifest was found."""
+    paths = [p for p in disc.manifests if only is None or p in only]
+    if not paths or not any(r.scope == "manifest" for r in rules):
+        return []
+    verdicts = {
+        c.item.skill_dir: SkillVerdict(tuple(sorted({d.code for d in per_item.get(c.item.path, ())
+                                                     if d.severity is Severity.ERROR and d.code.startswith(SPEC_PREFIXES)})))
+        for c in contexts if c.item.kind is ItemKind.SKILL
+    }
+    return lint_manifests(disc.root, paths, verdicts)
+
+
 def _lint_root(root: str | os.PathLike[str], config: LintConfig, only: Collection[str] | None,
                documents: bool = True) -> LintResult:
     rules = active_rules(config)
@@ -594,6 +612,7 @@ def _lint_root(root: str | os.PathLike[str], config: LintConfig, only: Collectio
     for d in check_collection(contexts, rules):
         per_item.setdefault(d.path, []).append(d)
     loose = [d for d in disc.diagnostics if only is None or _concerns(d, only)]
+    loose += _manifest_diagnostics(disc, per_item, contexts, only, rules)
     items = []
     all_diags: list[Diagnostic] = finalize(loose, config)
     for ctx in contexts:

@@ -209,6 +209,9 @@ class Discovery:
     items: tuple[DiscoveredItem, ...]
     diagnostics: tuple[Diagnostic, ...]
     collection_docs: Mapping[str, str] = field(default_factory=dict)  # dir → COLLECTION.md text
+    # Claude Code plugin manifests (`.claude-plugin/marketplace.json`, `…/plugin.json`), root-relative
+    # posix paths in byte order: linted by the manifest stage (skillc.manifests), never published.
+    manifests: tuple[str, ...] = ()
 
 
 def plural(n: int, word: str) -> str:

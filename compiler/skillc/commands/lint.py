@@ -34,6 +34,7 @@ from ..config import (
 from ..discover import CONVENTION_UPPER, RESOURCE_DIRS, SKILL_FILE_NAMES, excluded_by
 from ..errors import SkillcError
 from ..lint import LintConfig, LintResult, lint_root
+from ..manifests import MANIFEST_DIR, MANIFEST_NAMES
 from ..model import Diagnostic, Severity
 from ..paths import inside as _inside
 from ..report import FORMATS, one_line, render_github, render_json, render_sarif, render_text
@@ -63,8 +64,13 @@ def _codes(value: str | None, option: str) -> tuple[str, ...]:
 def _lintable_file(path: Path) -> bool:
     """A file lint checks on its own: SKILL.md (any case), a convention file, a lightweight skill."""
     parent = path.parent
-    return (path.name.lower() == "skill.md" or path.name.upper() in CONVENTION_UPPER
+    return (path.name.lower() == "skill.md" or path.name.upper() in CONVENTION_UPPER or _is_manifest(path)
             or path.suffix == ".md" and (parent.name == ".skills" or parent.name == "skills" and parent.parent.name == ".claude"))
+
+
+def _is_manifest(path: Path) -> bool:
+    """A Claude Code plugin manifest (`.claude-plugin/marketplace.json`, `…/plugin.json`): rules G1xx."""
+    return path.parent.name == MANIFEST_DIR and path.name in MANIFEST_NAMES
 
 
 def owning_skill(path: Path) -> Path | None:
@@ -105,7 +111,7 @@ def _file_root(path: Path, cwd: Path) -> tuple[Path, str]:
         # or .claude/skills/ the file is in, at any depth (`.skills/deep/five.md` is a lightweight
         # skill only seen from above .skills/).
         anchor = absolute.parent
-        if is_skill_file:
+        if is_skill_file or _is_manifest(absolute):  # (a manifest's paths start above .claude-plugin/)
             anchor = anchor.parent
         else:
             for up in (absolute.parent, *absolute.parent.parents):
@@ -317,6 +323,7 @@ def _prefixed(d: Diagnostic, prefix: str) -> Diagnostic:
 
 def _note_unmatched(tgt: Target, result: LintResult, cfg: LintConfig) -> None:
     found = {li.item.path for li in result.items} | {li.item.skill_dir for li in result.items}
+    found |= set(result.discovery.manifests)
     unread = [d.path for d in result.diagnostics if d.code == "D105"]  # (reported already: unreadable)
     # (a skill whose SKILL.md is a FIFO or device is selected by its folder; its D105 names the file)
     unread += [u.rpartition("/")[0] for u in unread if u.rpartition("/")[2].lower() == "skill.md"]

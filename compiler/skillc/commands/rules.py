@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import difflib
 import json
+import re
 
 import click
 
@@ -30,6 +31,10 @@ def _severity_per_profile(r: Rule) -> dict[str, str]:
     return {p: r.severity_for(p).value if p in r.profiles else "off" for p in PROFILES}
 
 
+def _applies_to(r: Rule) -> str:
+    return "plugin manifests" if r.scope == "manifest" else ", ".join(sorted(k.value for k in r.kinds))
+
+
 def _indent(text: str) -> str:
     return "\n".join(("    " + line) if line else "" for line in text.splitlines())
 
@@ -42,8 +47,9 @@ def explain(r: Rule) -> str:
         r.summary,
         "",
         f"Severity: {', '.join(f'{p}: {s}' for p, s in per.items())}",
-        f"Applies to: {', '.join(sorted(k.value for k in r.kinds))} ({r.scope} rule)",
+        f"Applies to: {_applies_to(r)} ({r.scope} rule)",
         f"Fix: {r.fix or 'none (no safe automatic fix)'}",
+        f"agnix: {', '.join(r.agnix) or 'none (no agnix rule catches the same problem)'}",
         "",
         "Why:",
         _indent(r.rationale),
@@ -58,10 +64,16 @@ def explain(r: Rule) -> str:
 
 
 def _fence(text: str) -> str:
-    return "```yaml\n" + text + "\n```" if "\n" in text or text.startswith(("name:", "---")) else f"`{text}`"
+    """An example as a YAML block, its fence longer than any run of backticks inside (CommonMark: an
+    example holding a fence of its own must not close the block), or as inline code."""
+    if "\n" not in text and not text.startswith(("name:", "---")):
+        return f"`{text}`"
+    fence = "`" * max(3, 1 + max((len(run) for run in re.findall("`+", text)), default=0))
+    return f"{fence}yaml\n{text}\n{fence}"
 
 
-def markdown(rules: list[Rule]) -> str:
+def markdown(rules: list[Rule], coverage: bool = False) -> str:
+    """The rule reference; with ``coverage``, the agnix coverage table at its end (docs/rules.md)."""
     out = [
         "# skillc lint rules",
         "",
@@ -88,8 +100,9 @@ def markdown(rules: list[Rule]) -> str:
             r.summary,
             "",
             f"- Severity: {', '.join(f'{p}: **{s}**' for p, s in per.items())}",
-            f"- Applies to: {', '.join(sorted(k.value for k in r.kinds))} ({r.scope} rule)",
+            f"- Applies to: {_applies_to(r)} ({r.scope} rule)",
             f"- Fix: {r.fix or 'none'}",
+            f"- agnix: {', '.join(f'`{a}`' for a in r.agnix) or 'none'}",
             "",
             " ".join(r.rationale.split("\n")),
             "",
@@ -101,6 +114,10 @@ def markdown(rules: list[Rule]) -> str:
             "",
             _fence(r.good),
         ]
+    if coverage:
+        from ..rules import agnix
+
+        out += agnix.markdown(rules)
     return "\n".join(out) + "\n"
 
 
@@ -148,6 +165,7 @@ def rules(rule: str | None, fmt: str, profile: str | None) -> None:
         click.echo(json.dumps({"rules": [r.to_json() | {"severity_per_profile": _severity_per_profile(r)}
                                          for r in selected]}, indent=2, ensure_ascii=False, sort_keys=True))
     elif fmt == "markdown":
-        click.echo(markdown(selected), nl=False)
+        click.echo(markdown(selected, coverage=profile is None and selected == all_rules and not family),
+                   nl=False)
     else:
         click.echo(_table(selected), nl=False)

@@ -104,6 +104,9 @@ class Rule:
     # or memory); a collection rule reads only these top-level keys of each document, so lint may
     # hand it summaries (``lint.summary``) instead of whole documents.
     keys: frozenset[str] | None = None
+    # The agnix rules (agnix 0.59.3 IDs such as ``CC-SK-008``) this rule catches the same problem as:
+    # the coverage table of the rule reference is computed from them (``rules/agnix.py``).
+    agnix: tuple[str, ...] = ()
 
     def severity_for(self, profile: str) -> Severity:
         return self.severity_by_profile.get(profile, self.severity)
@@ -122,6 +125,7 @@ class Rule:
             "bad": self.bad,
             "good": self.good,
             "severity_by_profile": {k: v.value for k, v in sorted(self.severity_by_profile.items())},
+            "agnix": list(self.agnix),
         }
 
 
@@ -159,11 +163,13 @@ def declare(
     severity_by_profile: Mapping[str, Severity] | None = None,
     check: Callable[..., Iterable[Any]] | None = None,
     keys: Iterable[str] | None = None,
+    agnix: Iterable[str] = (),
 ) -> Rule:
     """Declare a rule; without ``check`` it is emitted by a stage (discovery, parse, resolve)."""
     return _register(
         Rule(code, name, summary, _dedent(rationale), _dedent(bad), _dedent(good), severity, profiles, scope,
-             kinds, fix, check, dict(severity_by_profile or {}), None if keys is None else frozenset(keys))
+             kinds, fix, check, dict(severity_by_profile or {}), None if keys is None else frozenset(keys),
+             tuple(agnix))
     )
 
 
@@ -182,13 +188,14 @@ def rule(
     fix: str | None = None,
     severity_by_profile: Mapping[str, Severity] | None = None,
     keys: Iterable[str] | None = None,
+    agnix: Iterable[str] = (),
 ) -> Callable[[Callable[..., Iterable[Any]]], Callable[..., Iterable[Any]]]:
     """Register a check function as a rule (``keys``: see ``Rule.keys``)."""
 
     def wrap(check: Callable[..., Iterable[Any]]) -> Callable[..., Iterable[Any]]:
         declare(code, name, summary, rationale=rationale, bad=bad, good=good, severity=severity,
                 profiles=profiles, scope=scope, kinds=kinds, fix=fix, severity_by_profile=severity_by_profile,
-                check=check, keys=keys)
+                check=check, keys=keys, agnix=agnix)
         return check
 
     return wrap

@@ -2,11 +2,14 @@
 
 from . import (  # noqa: F401
     claude,
+    claude_code,
     collection,
     content,
     discovery,
     frontmatter,
     lightweight,
+    manifests,
+    markdown,
     memory,
     parsing,
     resolution,

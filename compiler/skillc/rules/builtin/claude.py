@@ -26,6 +26,7 @@ QUICK_VALIDATE_NAME = re.compile(r"^[a-z0-9-]+$")
     "K001", "claude-reserved-word", "`name` contains a reserved word (`anthropic` or `claude`).",
     rationale="The Claude API rejects skill names containing the reserved words `anthropic` and `claude`.",
     bad="name: claude-helper", good="name: code-helper", profiles=CLAUDE, kinds=SKILL, keys=("name",),
+    agnix=("CC-SK-022", "CC-SK-030"),
 )
 def claude_reserved_word(ctx: RuleContext):
     name = ctx.meta.get("name")
@@ -43,6 +44,7 @@ def claude_reserved_word(ctx: RuleContext):
     """,
     bad="description: Fill <path> with the output file.", good="description: Fill PATH with the output file.",
     profiles=CLAUDE, kinds=SKILL, keys=("name", "description"),
+    agnix=("AS-009", "CC-SK-031"),
 )
 def claude_angle_brackets(ctx: RuleContext):
     for key in ("name", "description"):
@@ -75,7 +77,7 @@ def claude_plugin_manifest(ctx: RuleContext):
         (MiB) of files, nested skills and VCS/build folders excluded.
     """,
     bad="a skill with a 20 MB dataset in assets/", good="a skill that downloads the dataset in a script",
-    profiles=CLAUDE, kinds=SKILL,
+    profiles=CLAUDE, kinds=SKILL, agnix=("AS-015",),
 )
 def claude_skill_too_large(ctx: RuleContext):
     files = skill_files(ctx)
@@ -93,6 +95,7 @@ def claude_skill_too_large(ctx: RuleContext):
         characters. Unlike skills-ref, there is no NFKC normalisation and no Unicode letters.
     """,
     bad="name: PDF_Tools", good="name: pdf-tools", profiles=CLAUDE, kinds=SKILL, keys=("name",),
+    agnix=("AS-004",),
 )
 def claude_name_format(ctx: RuleContext):
     name = ctx.meta.get("name")

@@ -35,6 +35,7 @@ def _name(ctx: RuleContext) -> str | None:
     bad="engineering/status/SKILL.md and research/status/SKILL.md, both name: status",
     good="name: engineering-status and name: research-status",
     severity=Severity.WARNING, profiles=REC, scope="collection", kinds=NAMED, keys=("name",),
+    agnix=("AS-025",),
 )
 def duplicate_skill_name(ctxs: Sequence[RuleContext]):
     groups: dict[str, list[RuleContext]] = {}

@@ -223,9 +223,23 @@ def _fence_lines(text: str) -> Iterator[re.Match[str]]:
 
 
 def _mask_fences(text: str) -> str:
-    """``text`` with its fenced code blocks blanked.  Fence lines found by one multi-line search; a
-    block runs from its opening line to the closing line (at least as many of the same character and
-    nothing else, indented at most 3 more than the opening one), or to the end."""
+    """``text`` with its fenced code blocks blanked (``fence_blocks``)."""
+    blocks = fence_blocks(text)
+    if not blocks:
+        return text
+    parts, pos = [], 0
+    for start, end in blocks:
+        parts.append(text[pos:start])
+        parts.append(_blank(text[start:end]))
+        pos = end
+    parts.append(text[pos:])
+    return "".join(parts)
+
+
+def fence_blocks(text: str) -> list[tuple[int, int]]:
+    """The fenced code blocks of ``text`` as offset ranges.  Fence lines found by one multi-line
+    search; a block runs from its opening line to the closing line (at least as many of the same
+    character and nothing else, indented at most 3 more than the opening one), or to the end."""
     blocks: list[tuple[int, int]] = []
     fence: str | None = None
     start = indent = 0
@@ -245,15 +259,7 @@ def _mask_fences(text: str) -> str:
             blocks.append((start, len(text) if end < 0 else end))
     if fence is not None:
         blocks.append((start, len(text)))
-    if not blocks:
-        return text
-    parts, pos = [], 0
-    for start, end in blocks:
-        parts.append(text[pos:start])
-        parts.append(_blank(text[start:end]))
-        pos = end
-    parts.append(text[pos:])
-    return "".join(parts)
+    return blocks
 
 
 def code_spans(text: str) -> list[tuple[int, int]]:
@@ -482,7 +488,7 @@ def _body_links(ctx: RuleContext) -> list[tuple[Link, Position, str | None]]:
         ">500 lines"). A warning: it is guidance, not a hard rule (351 real skills exceed it).
     """,
     bad="a 900-line SKILL.md", good="a 200-line SKILL.md that links references/details.md",
-    severity=Severity.WARNING, profiles=REC_SPEC, kinds=SKILL_AND_LIGHT,
+    severity=Severity.WARNING, profiles=REC_SPEC, kinds=SKILL_AND_LIGHT, agnix=("AS-012",),
 )
 def body_too_long(ctx: RuleContext):
     body = ctx.document.body
@@ -505,7 +511,7 @@ def body_too_long(ctx: RuleContext):
         microseconds. The limit is `[lint] max-body-tokens`: an estimate above it is reported.
     """,
     bad="a 30,000-character body", good="a 12,000-character body with references/ for the rest",
-    severity=Severity.WARNING, profiles=REC_SPEC, kinds=SKILL_AND_LIGHT,
+    severity=Severity.WARNING, profiles=REC_SPEC, kinds=SKILL_AND_LIGHT, agnix=("AS-021",),
 )
 def body_too_many_tokens(ctx: RuleContext):
     body = ctx.document.body
@@ -561,7 +567,7 @@ def empty_body(ctx: RuleContext):
         continuation needs the list around it.
     """,
     bad="[guide](reference/guide.md)  (the folder is references/)", good="[guide](references/guide.md)",
-    severity=Severity.WARNING, profiles=REC, kinds=SKILL,
+    severity=Severity.WARNING, profiles=REC, kinds=SKILL, agnix=("REF-002",),
 )
 def broken_relative_link(ctx: RuleContext):
     files = None
@@ -637,6 +643,7 @@ def mentioned_file_missing(ctx: RuleContext):
     """,
     bad="[threats](../threat-detection/SKILL.md)", good="[threats](references/threat-detection.md)",
     severity=Severity.WARNING, profiles=REC, kinds=SKILL,
+    agnix=("REF-002",),
 )
 def link_escapes_skill(ctx: RuleContext):
     for link, pos, rel in _body_links(ctx):
@@ -655,7 +662,7 @@ def link_escapes_skill(ctx: RuleContext):
     """,
     bad="SKILL.md → references/a.md → references/b.md",
     good="SKILL.md → references/a.md and SKILL.md → references/b.md",
-    severity=Severity.WARNING, profiles=REC_SPEC, kinds=SKILL,
+    severity=Severity.WARNING, profiles=REC_SPEC, kinds=SKILL, agnix=("AS-013",),
 )
 def nested_reference(ctx: RuleContext):
     files = None
@@ -721,6 +728,7 @@ def _in_linked_folder(target: str, direct: set[str], files: SkillFiles) -> bool:
     """,
     bad="export GITHUB_TOKEN=ghp_… (a real token)", good="export GITHUB_TOKEN=${GITHUB_TOKEN}",
     profiles=REC, kinds=frozenset(ItemKind),
+    agnix=("XP-SK-003", "CDX-AG-002"),
 )
 def secret_in_skill(ctx: RuleContext):
     if not ctx.settings.secret_scan:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from ...model import Fix, Scalar, TextEdit
 from ..registry import RuleContext
 
@@ -26,3 +28,20 @@ def quote_scalar_fix(ctx: RuleContext, scalar: Scalar) -> Fix | None:
     if text[start:end] != scalar.text:
         return None
     return Fix(f"quote {scalar.text!r} as text", (TextEdit(start, end, "'" + scalar.text.replace("'", "''") + "'"),))
+
+
+def rename_in_scalar_fix(ctx: RuleContext, scalar: Scalar, old: str, new: str) -> Fix | None:
+    """Replace the word ``old`` by ``new`` inside a plain one-line scalar (``read`` → ``Read`` in
+    ``allowed-tools: read grep``); None where the scalar is quoted, spans lines or moved."""
+    text = ctx.document.text
+    if scalar.style is not None or scalar.position.line != scalar.end.line:
+        return None
+    if text.startswith("\ufeff") or "\r" in text:
+        return None  # offsets are only exact in a normalised file; the BOM/CRLF fixes run first
+    start = offset_of(text, scalar.position.line, scalar.position.column)
+    end = offset_of(text, scalar.end.line, scalar.end.column)
+    if text[start:end] != scalar.text:
+        return None
+    edits = tuple(TextEdit(start + m.start(), start + m.end(), new)
+                  for m in re.finditer(r"(?<![\w.])" + re.escape(old) + r"(?![\w.])", scalar.text))
+    return Fix(f"write {old!r} as {new!r}", edits) if edits else None

@@ -78,6 +78,7 @@ def _scalar(ctx: RuleContext, *path: Any):
           website: https://example.com
     """,
     severity=Severity.WARNING, profiles=REC, kinds=frozenset({ItemKind.SKILL}),
+    agnix=("CC-SK-017",),
 )
 def unknown_frontmatter_key(ctx: RuleContext):
     if KNOWN_KEYS.issuperset(ctx.meta):  # the usual case, in one call
@@ -198,7 +199,7 @@ def tags_invalid(ctx: RuleContext):
         loaders reject and lenient ones read as true even when it says `"false"`.
     """,
     bad="user-invocable: \"yes\"", good="user-invocable: true", profiles=REC,
-    kinds=frozenset({ItemKind.SKILL}), keys=BOOLEAN_KEYS,
+    kinds=frozenset({ItemKind.SKILL}), keys=BOOLEAN_KEYS, agnix=("CC-SK-014", "CC-SK-015"),
 )
 def boolean_key_not_boolean(ctx: RuleContext):
     for key in BOOLEAN_KEYS:
@@ -376,6 +377,7 @@ def _is_type_issue(issue: schema.SchemaIssue) -> bool:
                   command: ./check.sh
     """,
     profiles=REC, kinds=frozenset({ItemKind.SKILL}), keys=("hooks",),
+    agnix=("CC-SK-010", "CC-HK-005", "CC-HK-006", "CC-HK-012"),
 )
 def hooks_invalid(ctx: RuleContext):
     if "hooks" not in ctx.meta:
@@ -400,6 +402,7 @@ def hooks_invalid(ctx: RuleContext):
           PreToolUse: []
     """,
     severity=Severity.WARNING, profiles=REC, kinds=frozenset({ItemKind.SKILL}), keys=("hooks",),
+    agnix=("CC-HK-001",),
 )
 def hook_event_unknown(ctx: RuleContext):
     hooks = ctx.meta.get("hooks")
@@ -612,6 +615,7 @@ def hook_matcher_invalid_regex(ctx: RuleContext):
     rationale="Format A has one hook type, `command` (a shell command); any other type is dropped by the loader.",
     bad="- type: shell\n  command: ./check.sh", good="- type: command\n  command: ./check.sh", profiles=REC,
     kinds=frozenset({ItemKind.SKILL}), keys=("hooks",),
+    agnix=("CC-HK-016",),
 )
 def hook_type_not_command(ctx: RuleContext):
     if "hooks" not in ctx.meta:

@@ -98,7 +98,7 @@ def lightweight_unsupported_key(ctx: RuleContext):
     "L904", "convention-file-empty", "A convention file (CLAUDE.md, AGENTS.md, …) is empty.",
     rationale="An empty convention file is loaded as a skill named after the file, with nothing in it.",
     bad="an empty AGENTS.md", good="an AGENTS.md with build and test commands",
-    severity=Severity.WARNING, profiles=REC, kinds=CONVENTION,
+    severity=Severity.WARNING, profiles=REC, kinds=CONVENTION, agnix=("CDX-AG-001",),
 )
 def convention_file_empty(ctx: RuleContext):
     if not ctx.document.text.strip() and not ctx.document.diagnostics:

@@ -21,6 +21,7 @@ declare(
         description: Extract text from PDFs.
         ---
     """,
+    agnix=("AS-001",),
 )
 declare(
     "P202", "unclosed-frontmatter", "The frontmatter opens with `---` but never closes.",
@@ -44,6 +45,7 @@ declare(
         ---
         # PDF
     """,
+    agnix=("AS-016", "AS-001"),
 )
 declare(
     "P203", "byte-order-mark", "The file starts with a UTF-8 byte-order mark.",
@@ -73,6 +75,7 @@ declare(
         >>>>>>> Stashed changes
     """,
     good="description: Obsidian daily notes.",
+    agnix=("AS-016",),
 )
 declare(
     "P206", "fenced-frontmatter", "The whole file is wrapped in a Markdown code fence.",
@@ -93,7 +96,7 @@ declare(
 declare(
     "P207", "tab-indentation", "The frontmatter is indented with tab characters.",
     rationale="YAML forbids tabs for indentation; parsers either fail or mis-nest the keys.",
-    bad="metadata:\\n\\tauthor: me", good="metadata:\\n  author: me",
+    bad="metadata:\\n\\tauthor: me", good="metadata:\\n  author: me", agnix=("AS-016",),
 )
 declare(
     "P208", "duplicate-key", "A key appears twice in the same mapping.",
@@ -121,7 +124,7 @@ declare(
     """,
     bad="description: Use when: the user asks for PDFs",
     good="description: 'Use when: the user asks for PDFs'",
-    fix="quote a single-line scalar that broke YAML",
+    fix="quote a single-line scalar that broke YAML", agnix=("AS-016",),
 )
 declare(
     "P210", "frontmatter-not-mapping", "The frontmatter is a list or a scalar, not a mapping.",
@@ -141,6 +144,7 @@ declare(
         description: Extract text from PDFs.
         ---
     """,
+    agnix=("AS-016",),
 )
 declare(
     "P211", "not-utf8-text", "The file is binary or not valid UTF-8.",
@@ -175,4 +179,5 @@ declare(
         YAML rejects them and skills-ref crashes on them.
     """,
     bad="description: formula:\\u00e2\\u0080\\u00af", good="description: formula: \\u202f",
+    agnix=("AS-016",),
 )

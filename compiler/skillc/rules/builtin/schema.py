@@ -47,7 +47,20 @@ def validator(definition: str, schema: str = FULL_SCHEMA) -> jsonschema.protocol
     root = load_schema(schema)
     sub = root if not definition else {"$defs": root["$defs"], "$ref": f"#/$defs/{definition}"}
     cls = jsonschema.validators.validator_for(root)
+    if "$id" in root and not definition:  # (a schema may $ref a sibling by file name: resolved locally)
+        return cls(root, registry=_registry())
     return cls(sub)
+
+
+@cache
+def _registry():
+    """The project's schemas by their ``$id``, so a ``$ref`` to a sibling never leaves the machine."""
+    from referencing import Registry, Resource
+
+    from ...resources import data_dir
+
+    docs = [json.loads(p.read_text("utf-8")) for p in sorted(data_dir("schemas").glob("*.schema.json"))]
+    return Registry().with_resources((d["$id"], Resource.from_contents(d)) for d in docs if "$id" in d)
 
 
 _describe = a_type_name

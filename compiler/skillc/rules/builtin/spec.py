@@ -51,6 +51,7 @@ def skill_name(ctx: RuleContext) -> str | None:
         description: Extract text from PDFs.
         ---
     """,
+    agnix=("AS-002",),
 )
 def name_missing(ctx: RuleContext):
     if ctx.document.frontmatter is not None and "name" not in ctx.meta:
@@ -94,6 +95,7 @@ def name_too_long(ctx: RuleContext):
     rationale="The specification allows lowercase letters, digits and hyphens only (402 real skills use Title Case).",
     bad="name: PDF-Processing", good="name: pdf-processing",
     profiles=NOT_CLAUDE, keys=("name",),
+    agnix=("AS-004",),
 )
 def name_not_lowercase(ctx: RuleContext):
     name = skill_name(ctx)
@@ -106,6 +108,7 @@ def name_not_lowercase(ctx: RuleContext):
     rationale="The specification: \"Must not start or end with a hyphen\".",
     bad="name: -pdf", good="name: pdf",
     profiles=NOT_CLAUDE, keys=("name",),
+    agnix=("AS-005",),
 )
 def name_hyphen_edge(ctx: RuleContext):
     name = skill_name(ctx)
@@ -118,6 +121,7 @@ def name_hyphen_edge(ctx: RuleContext):
     rationale="The specification: \"Must not contain consecutive hyphens\".",
     bad="name: pdf--processing", good="name: pdf-processing",
     profiles=NOT_CLAUDE, keys=("name",),
+    agnix=("AS-006",),
 )
 def name_consecutive_hyphens(ctx: RuleContext):
     name = skill_name(ctx)
@@ -143,6 +147,7 @@ def _shown_char(c: str) -> str:
     """,
     bad="name: pdf_processing", good="name: pdf-processing",
     profiles=NOT_CLAUDE, keys=("name",),
+    agnix=("AS-004",),
 )
 def name_invalid_characters(ctx: RuleContext):
     name = skill_name(ctx)
@@ -171,6 +176,7 @@ def name_invalid_characters(ctx: RuleContext):
     bad="pdf-tools/SKILL.md with name: pdf", good="pdf/SKILL.md with name: pdf",
     severity_by_profile=RECOMMENDED_WARNS,
     profiles=NOT_CLAUDE, keys=("name",),
+    agnix=("AS-017",),
 )
 def name_directory_mismatch(ctx: RuleContext):
     name = skill_name(ctx)
@@ -196,6 +202,7 @@ def name_directory_mismatch(ctx: RuleContext):
         description: Extract text and tables from PDF files. Use when the user mentions PDFs.
         ---
     """,
+    agnix=("AS-003", "CC-SK-024"),
 )
 def description_missing(ctx: RuleContext):
     if ctx.document.frontmatter is not None and "description" not in ctx.meta:
@@ -210,6 +217,7 @@ def description_missing(ctx: RuleContext):
         as YAML 1.1 clients do (a boolean, a date) and reports them: quote the value.
     """,
     bad="description:", good="description: Extract text and tables from PDF files.", keys=("description",),
+    agnix=("AS-008",),
 )
 def description_not_string(ctx: RuleContext):
     if "description" not in ctx.meta:
@@ -229,6 +237,7 @@ def description_not_string(ctx: RuleContext):
         quick_validate does, without its leading and trailing blanks.
     """,
     bad="description: (1,500 characters of prose)", good="description: (a few sentences, under 1,024 characters)", keys=("description",),
+    agnix=("AS-008",),
 )
 def description_too_long(ctx: RuleContext):
     value = ctx.meta.get("description")
@@ -247,6 +256,7 @@ def description_too_long(ctx: RuleContext):
         passes there; here it is a number, reported: quote it.
     """,
     bad="compatibility: [{platform: linux}]", good="compatibility: Requires git and jq", keys=("compatibility",),
+    agnix=("AS-011", "AS-016"),
 )
 def compatibility_invalid(ctx: RuleContext):
     if "compatibility" not in ctx.meta:
@@ -282,6 +292,7 @@ def compatibility_invalid(ctx: RuleContext):
     severity_by_profile=RECOMMENDED_WARNS,
     fix="quote numbers, booleans and dates written as plain scalars",
     profiles=NOT_CLAUDE, keys=("metadata",),
+    agnix=("AS-016",),
 )
 def metadata_not_string_map(ctx: RuleContext):
     if "metadata" not in ctx.meta:
@@ -357,6 +368,7 @@ def license_not_string(ctx: RuleContext):
           version: "1.0.0"
     """,
     profiles=frozenset({"spec", "claude"}),
+    agnix=("CC-SK-017",),
 )
 def unknown_top_level_key(ctx: RuleContext):
     for key in ctx.meta:

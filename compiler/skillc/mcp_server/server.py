@@ -31,6 +31,7 @@ from mcp_types import (
 from pydantic import Field
 
 from .. import __version__
+from ..bundle import UnknownSkill
 from ..errors import SkillcError
 from ..render.meerkat import browse_result, tool_json
 from .catalog import SKILL_FILE, ServedFile, locate, uri_path
@@ -139,6 +140,8 @@ def build_server(source: BundleSource) -> SkillsServer:
         try:
             result = tool_json(b.load_skill(id))
             memory = b.skill_memory_block(id)
+        except UnknownSkill:  # (Meerkat's message; the bundle's location is the server's business)
+            raise ToolError(f"skill not found: {id}") from None
         except SkillcError as exc:
             raise _tool_error(exc) from None
         # (seed 003 appends the block to the skill tool's result: here a second text item, so the

@@ -51,7 +51,7 @@ def mcp(bundle: str, http: bool, host: str, port: int, public: bool, ttl: float)
     if http and not _loopback(host) and not public:
         raise click.UsageError(f"--host {host} is reachable from other machines; add --public to mean it")
     source = BundleSource(bundle, ttl)
-    source.current()  # a missing or malformed bundle is one line and exit 1, before any client connects
+    source.check()  # a missing bundle is one line and exit 1, before any client connects
     server = build_server(source)
     if http:
         click.echo(f"skillc mcp: serving {bundle} at http://{host}:{port}/mcp", err=True)

@@ -106,6 +106,13 @@ class BundleSource:
             return st.st_ino, st.st_dev, st.st_size, st.st_mtime_ns
         return None
 
+    def check(self) -> None:
+        """Fail now, with the reader's one-line error, on what is not a bundle.  A local bundle whose
+        manifest is there is opened on the first request that reads it (its manifest of a 10,000-skill
+        bundle is a few megabytes: the server answers ``initialize`` and ``tools/list`` without it)."""
+        if self.remote or self._manifest_stamp() is None:
+            self.current()
+
     def current(self) -> Snapshot:
         with self._lock:
             if self.remote:

@@ -56,7 +56,16 @@ def _startup_cpu(dist: Path) -> float:
     return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
 
-def _through_mcp(dist: Path, ids: list[str], queries: list[str]) -> tuple[list[float], list[float]]:
+def _children_cpu() -> float:
+    import resource
+
+    r = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return r.ru_utime + r.ru_stime
+
+
+def _through_mcp(dist: Path, ids: list[str], queries: list[str], calls: bool = True):
+    """Latencies of both tools through one stdio session, the client's CPU seconds for the timed calls,
+    and the server process's CPU seconds (read once it has exited)."""
     import anyio
     from mcp import Client, StdioServerParameters
 
@@ -64,11 +73,17 @@ def _through_mcp(dist: Path, ids: list[str], queries: list[str]) -> tuple[list[f
 
     async def main():
         async with Client(StdioServerParameters(command=cmd[0], args=[*cmd[1:], "mcp", str(dist)])) as c:
+            if not calls:  # (the same session without the calls: the server's start-up and warm-up CPU)
+                for i in range(WARMUP):
+                    await c.call_tool("load_skill", {"id": ids[i]})
+                    await c.call_tool("search_skills", {"query": queries[i]})
+                return [], [], 0.0
             for i in range(WARMUP):
                 await c.call_tool("load_skill", {"id": ids[i]})
                 await c.call_tool("search_skills", {"query": queries[i]})
             load, search = [], []
-            for skill_id, query in zip(ids, queries):
+            cpu = time.process_time()
+            for skill_id, query in zip(ids[WARMUP:], queries[WARMUP:]):
                 t0 = time.perf_counter()
                 r = await c.call_tool("load_skill", {"id": skill_id})
                 load.append(time.perf_counter() - t0)
@@ -76,8 +91,10 @@ def _through_mcp(dist: Path, ids: list[str], queries: list[str]) -> tuple[list[f
                 t0 = time.perf_counter()
                 await c.call_tool("search_skills", {"query": query})
                 search.append(time.perf_counter() - t0)
-            return load, search
-    return anyio.run(main)
+            return load, search, time.process_time() - cpu
+    before = _children_cpu()
+    load, search, client_cpu = anyio.run(main)
+    return load, search, client_cpu, _children_cpu() - before
 
 
 def _direct(dist: Path, ids: list[str], queries: list[str]) -> tuple[list[float], list[float]]:
@@ -88,7 +105,8 @@ def _direct(dist: Path, ids: list[str], queries: list[str]) -> tuple[list[float]
         b.load_skill(ids[i])
         b.search(queries[i])
     load, search = [], []
-    for skill_id, query in zip(ids, queries):
+    cpu = time.process_time()
+    for skill_id, query in zip(ids[WARMUP:], queries[WARMUP:]):
         t0 = time.perf_counter()
         b.load_skill(skill_id)
         b.skill_memory_block(skill_id)  # (what the tool does besides)
@@ -96,7 +114,7 @@ def _direct(dist: Path, ids: list[str], queries: list[str]) -> tuple[list[float]
         t0 = time.perf_counter()
         b.search(query)
         search.append(time.perf_counter() - t0)
-    return load, search
+    return load, search, time.process_time() - cpu
 
 
 def run(corpus: Path, workdir: Path) -> list[tuple[str, str]]:
@@ -113,8 +131,9 @@ def run(corpus: Path, workdir: Path) -> list[tuple[str, str]]:
     rng = random.Random(20)
     ids = [rng.choice(skills) for _ in range(CALLS + WARMUP)]
     queries = [" ".join(rng.sample(WORDS, rng.randint(1, 3))) for _ in range(CALLS + WARMUP)]
-    load_mcp, search_mcp = _through_mcp(dist, ids, queries)
-    load_direct, search_direct = _direct(dist, ids, queries)
+    load_mcp, search_mcp, client_cpu, server_cpu = _through_mcp(dist, ids, queries)
+    server_idle = _through_mcp(dist, ids, queries, calls=False)[3]
+    load_direct, search_direct, direct_cpu = _direct(dist, ids, queries)
     starts = sorted(_startup(dist) for _ in range(3))
     version = []
     for _ in range(3):
@@ -127,6 +146,11 @@ def run(corpus: Path, workdir: Path) -> list[tuple[str, str]]:
             m, d = _pct(via, q) * 1000, _pct(direct, q) * 1000
             rows.append((f"{name} p{q} via MCP / direct Bundle", f"{m:.2f} ms / {d:.2f} ms "
                                                                  f"(protocol adds {m - d:.2f} ms, {m / d:.1f}x)"))
+    per_call = 1000 / (2 * CALLS)
+    served = (server_cpu - server_idle) * per_call
+    rows.append(("CPU per call via MCP: server + SDK client / direct Bundle",
+                 f"{served:.2f} + {client_cpu * per_call:.2f} ms / {direct_cpu * per_call:.2f} ms (protocol adds "
+                 f"{served + client_cpu * per_call - direct_cpu * per_call:.2f} ms of CPU)"))
     start, base = starts[1], statistics.median(version)
     rows.append(("start-up to first tools/list (median of 3)", f"{start * 1000:.0f} ms (target <= 1000 ms)"))
     rows.append(("skillc --version (baseline)", f"{base * 1000:.0f} ms ({start / base:.1f}x)"))

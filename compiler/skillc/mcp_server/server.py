@@ -14,9 +14,11 @@ a server starts without reading a skill and a rebuilt bundle is what the next re
 from __future__ import annotations
 
 import base64
+import functools
 import json
 from typing import Annotated, Any
 
+import anyio
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.shared.exceptions import MCPError
@@ -110,6 +112,18 @@ def _find_file(snap: Snapshot, uri: str):
     return None
 
 
+def _on_loop(fn, remote: bool):
+    """``fn`` as a coroutine: run on the event loop for a local bundle (a call reads cached files in well
+    under a millisecond, and the SDK's hop to a worker thread for a plain function cost more than the
+    call), in a worker thread for a served one (a request may wait on the network)."""
+    @functools.wraps(fn)
+    async def run(**kwargs):
+        if remote:
+            return await anyio.to_thread.run_sync(functools.partial(fn, **kwargs))
+        return fn(**kwargs)
+    return run
+
+
 def _tool_error(exc: SkillcError) -> ToolError:
     return ToolError(str(exc) + (f" ({exc.hint})" if exc.hint else ""))
 
@@ -185,7 +199,7 @@ def build_server(source: BundleSource) -> SkillsServer:
         return applied.text if not failed else f"{failed[0].error}\n\n{applied.text}"
 
     for fn in (browse_skills, load_skill, search_skills, recall_memory):
-        server.add_tool(fn, structured_output=False)
-    server.prompt(name="skill_ref")(skill_ref)
+        server.add_tool(_on_loop(fn, source.remote), structured_output=False)
+    server.prompt(name="skill_ref")(_on_loop(skill_ref, source.remote))
     return server
 

@@ -61,8 +61,9 @@ def test_an_unknown_skill_is_a_tool_error(dist):
     assert r.returncode == 5 and "skill not found: tools/nope" in r.stdout + r.stderr
 
 
-def test_skills_list_verifies_every_digest(dist):
-    r = inspect(dist, "--protocol-era", "auto", "--method", "skills/list", "--verify", "--require-digests")
+@pytest.mark.parametrize("era", [(), ("--protocol-era", "auto")], ids=["2025-11-25", "2026-07-28"])
+def test_skills_list_verifies_every_digest(dist, era):
+    r = inspect(dist, *era, "--method", "skills/list", "--verify", "--require-digests")
     assert r.returncode == 0, r.stdout + r.stderr
     reports = [json.loads(line) for line in r.stdout.splitlines() if line.startswith("{")]
     assert len(reports) == 6 and all(rep["ok"] and rep["outcome"] == "verified" for rep in reports)

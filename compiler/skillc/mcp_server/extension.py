@@ -27,6 +27,20 @@ def _wire_ttl(source: BundleSource) -> dict[str, Any]:
     return {"ttlMs": fields["ttl_ms"], "cacheScope": fields["cache_scope"]}
 
 
+async def advertise_on_handshake(ctx, call_next):
+    """Server middleware: the extension in the ``initialize`` result's capabilities too.  The SDK keeps
+    ``capabilities.extensions`` for 2026-07-28 connections only (its 2025-11-25 schema has no such
+    field), but clients of that revision read it there (the Inspector's default era does): an extra
+    field, which a client that knows nothing of it ignores."""
+    result = await call_next(ctx)
+    if ctx.method == "initialize" and isinstance(result, dict) and isinstance(result.get("capabilities"), dict):
+        caps = result["capabilities"]
+        if SKILLS_EXTENSION not in (caps.get("extensions") or {}):
+            extensions = {**(caps.get("extensions") or {}), SKILLS_EXTENSION: {"directoryRead": True}}
+            result = {**result, "capabilities": {**caps, "extensions": extensions}}
+    return result
+
+
 class GetSkillParams(RequestParams):
     uri: str
 

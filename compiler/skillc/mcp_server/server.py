@@ -37,7 +37,7 @@ from ..bundle import UnknownSkill
 from ..errors import SkillcError
 from ..render.meerkat import browse_result, tool_json
 from .catalog import SKILL_FILE, ServedFile, locate, uri_path
-from .extension import SkillsExtension, ttl_fields
+from .extension import SkillsExtension, advertise_on_handshake, ttl_fields
 from .state import BundleSource, ServedSkill, Snapshot
 
 RESOURCES_PAGE = 1000  # resources per resources/list page
@@ -49,7 +49,7 @@ class SkillsServer(MCPServer):
 
     def __init__(self, source: BundleSource, **kwargs: Any):
         self.source = source
-        super().__init__(extensions=[SkillsExtension(source)], **kwargs)
+        super().__init__(extensions=[SkillsExtension(source)], middleware=[advertise_on_handshake], **kwargs)
 
     async def _handle_list_resources(self, ctx, params) -> ListResourcesResult:
         """Every skill's files, whole skills per page (the cursor is the index of the next skill)."""

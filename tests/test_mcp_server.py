@@ -237,3 +237,43 @@ def test_usage_errors_are_one_line(dist, tmp_path):
     assert r.returncode == 1 and "no such bundle directory" in r.stderr and "Traceback" not in r.stderr
     r = run_skillc("mcp", str(dist), "--http", "--host", "0.0.0.0")
     assert r.returncode == 2 and "--public" in r.stderr
+
+
+def _wait_port(port: int, proc: subprocess.Popen) -> None:
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and proc.poll() is None:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+            return
+        except OSError:
+            time.sleep(0.1)
+    raise AssertionError("the server did not start")
+
+
+def test_a_served_bundle_is_read_over_http(dist):
+    """`skillc mcp http://…/api`: the bundle read from `skillc serve` on loopback, digests verified."""
+    port = _free_port()
+    web = subprocess.Popen([*skillc_command(), "serve", str(dist), "--port", str(port), "-q"],
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        _wait_port(port, web)
+        cmd = skillc_command()
+        params = StdioServerParameters(command=cmd[0], args=[*cmd[1:], "mcp", f"http://127.0.0.1:{port}/api"])
+
+        async def main():
+            async with Client(params) as c:
+                loaded = await c.call_tool("load_skill", {"id": "skills/pdf"})
+                entry = await c.session.send_request(
+                    SkillsGet(params=_UriParams(uri="skill://tools/guide/SKILL.md")), ANY)
+                files = {r["uri"]: (await c.read_resource(r["uri"])).contents[0].text.encode()
+                         for r in entry["skill"]["resources"]}
+                return loaded, entry, files
+        loaded, entry, files = anyio.run(main)
+    finally:
+        web.terminate()
+        web.wait(timeout=10)
+    b = Bundle.open(dist)
+    assert _text(loaded) == [json.dumps(b.load_skill("skills/pdf"), sort_keys=True, separators=(",", ":"),
+                                        ensure_ascii=False), b.skill_memory_block("skills/pdf")]
+    for res in entry["skill"]["resources"]:
+        assert res["digest"] == "sha256:" + hashlib.sha256(files[res["uri"]]).hexdigest()

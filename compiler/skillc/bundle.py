@@ -158,7 +158,7 @@ class _Http:
         self.requests = 0  # how many HTTP requests were made (for tests and curiosity)
 
     def url(self, route: str) -> str:
-        if route.startswith("files/"):
+        if route.startswith(("files/", "memory/skills/")):  # (a memory block's file name holds the quoted ID)
             # (a skill's file is named by its raw ID and path, as the manifest lists it: an ID with a
             # space or a non-ASCII letter must be percent-encoded to be requested, or Plan Cascade's
             # block read from the file fell back to the wire body, and a space crashed the request;

@@ -30,8 +30,9 @@ def inspect(dist: Path, *args: str) -> subprocess.CompletedProcess:
     # (a catalog file of its own: the Inspector would otherwise write ~/.mcp-inspector/mcp.json)
     env = {"PATH": f"{NODE.parent}:/usr/bin:/bin", "MCP_CATALOG_PATH": str(dist.parent / "catalog.json"),
            "HOME": str(dist.parent)}
-    return subprocess.run([str(NODE), str(INSPECTOR), "--cli", *skillc_command(), "mcp", str(dist), *args],
-                          capture_output=True, text=True, timeout=120, env=env)
+    # (--connect-timeout: the Inspector gives a server 15 s to start, which a loaded CI machine can exceed)
+    return subprocess.run([str(NODE), str(INSPECTOR), "--cli", "--connect-timeout", "120000", *skillc_command(),
+                           "mcp", str(dist), *args], capture_output=True, text=True, timeout=300, env=env)
 
 
 def test_tools_list_strict_reports_no_portability_problem(dist):

@@ -150,6 +150,7 @@ def test_skills_extension_entries_verify_against_what_is_served(dist):
         one = await c.session.send_request(SkillsGet(params=_UriParams(uri="skill://js/js-testing/SKILL.md")), ANY)
         folder = await c.session.send_request(
             DirectoryRead(params=_UriParams(uri="skill://tools/guide/references")), ANY)
+        collection = await c.session.send_request(DirectoryRead(params=_UriParams(uri="skill://tools")), ANY)
         errors = []
         for req in (SkillsGet(params=_UriParams(uri="skill://tools/nope/SKILL.md")),
                     DirectoryRead(params=_UriParams(uri="skill://tools/guide/SKILL.md"))):
@@ -157,8 +158,8 @@ def test_skills_extension_entries_verify_against_what_is_served(dist):
                 await c.session.send_request(req, ANY)
             except mcp.MCPError as exc:
                 errors.append(exc.error.code)
-        return caps, listing, reads, one, folder, errors
-    caps, listing, reads, one, folder, errors = _run(dist, body)
+        return caps, listing, reads, one, folder, collection, errors
+    caps, listing, reads, one, folder, collection, errors = _run(dist, body)
     assert caps.extensions["io.modelcontextprotocol/skills"] == {"directoryRead": True}
     names = {e["frontmatter"]["name"]: e for e in listing["skills"]}
     assert set(names) == {"js-testing", "python-testing", "pdf", "plain", "guide", "summarise-notes"}
@@ -174,6 +175,8 @@ def test_skills_extension_entries_verify_against_what_is_served(dist):
     assert one["skill"] == names["js-testing"]
     assert folder["resources"] == [{"uri": "skill://tools/guide/references/guide.md", "name": "guide.md",
                                     "mimeType": "text/markdown", "size": 23}]
+    assert [(r["name"], r["mimeType"]) for r in collection["resources"]] == [
+        ("guide", "inode/directory"), ("summarise-notes", "inode/directory")]
     assert errors == [-32602, -32602]
 
 

@@ -194,3 +194,25 @@ def directory_children(place: SkillPlace, files: Sequence[ServedFile], folder: s
     if not found:
         return None
     return [entries[k] for k in sorted(entries, key=lambda k: k.encode("utf-8", "surrogatepass"))]
+
+
+def namespace_children(folder: str, skill_paths: Iterable[str]) -> dict[str, dict[str, Any]]:
+    """The folders directly below ``folder`` (``""``: the namespace root) on the way to skills: a
+    nested skill's root inside a skill, a collection's sub-collections and skills."""
+    prefix = folder + "/" if folder else ""
+    out: dict[str, dict[str, Any]] = {}
+    for path in skill_paths:
+        if path.startswith(prefix) and path != folder:
+            head = path[len(prefix):].split("/", 1)[0]
+            out.setdefault(head, {"uri": SCHEME + quote(prefix + head, safe="/"), "name": head,
+                                  "mimeType": DIRECTORY_MIME})
+    return out
+
+
+def merge_children(*groups: Mapping[str, dict[str, Any]] | Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Directory entries from several sources, one per name (the first wins), in name order."""
+    merged: dict[str, dict[str, Any]] = {}
+    for group in groups:
+        for entry in (group.values() if isinstance(group, Mapping) else group):
+            merged.setdefault(entry["name"], entry)
+    return [merged[k] for k in sorted(merged, key=lambda k: k.encode("utf-8", "surrogatepass"))]

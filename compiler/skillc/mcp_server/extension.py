@@ -9,7 +9,16 @@ from mcp.server.extension import Extension, MethodBinding
 from mcp.shared.exceptions import MCPError
 from mcp_types import INVALID_PARAMS, PaginatedRequestParams, RequestParams
 
-from .catalog import DIRECTORY_MIME, SKILL_FILE, directory_children, locate, skill_entry, uri_path
+from .catalog import (
+    DIRECTORY_MIME,
+    SKILL_FILE,
+    directory_children,
+    locate,
+    merge_children,
+    namespace_children,
+    skill_entry,
+    uri_path,
+)
 from .state import BundleSource
 
 SKILLS_EXTENSION = "io.modelcontextprotocol/skills"
@@ -89,16 +98,21 @@ class SkillsExtension(Extension):
         return {"skill": self._entry(snap, hit[0].skill_id), **_wire_ttl(self.source)}
 
     async def _directory(self, ctx, params: DirectoryReadParams) -> dict[str, Any]:
+        """A folder of a skill (its own files and sub-folders, and a nested skill's root), or a folder of
+        the namespace above skills (a collection: its sub-collections and skills' roots)."""
         snap = self.source.current()
         path = uri_path(params.uri)
+        if path is None:
+            raise MCPError(code=INVALID_PARAMS, message=f"{params.uri} is not a directory resource")
         hit = locate(path, snap.by_path) if path else None
-        children = None
+        files = None
         if hit is not None:
             served = snap.served(hit[0].skill_id)
-            children = directory_children(hit[0], served.files, hit[1])
-        if children is None:
+            files = directory_children(hit[0], served.files, hit[1])
+        nested = namespace_children(path, snap.by_path)
+        if files is None and not nested:
             raise MCPError(code=INVALID_PARAMS, message=f"{params.uri} is not a directory resource")
-        return {"resources": children, **_wire_ttl(self.source)}
+        return {"resources": merge_children(files or (), nested), **_wire_ttl(self.source)}
 
 
 __all__ = ["DIRECTORY_MIME", "SKILLS_EXTENSION", "SkillsExtension", "ttl_fields"]

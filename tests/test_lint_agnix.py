@@ -16,7 +16,7 @@ import pytest
 from conftest import CORPORA, PROJECT, run_skillc
 from skillc.lint import LintConfig, lint_root
 from skillc.rules import agnix
-from skillc.rules.registry import by_code_order
+from skillc.rules.loader import by_code_order
 
 AGNIX = PROJECT / ".clients" / "agnix" / "bin" / "agnix"
 DISAGREEMENTS = PROJECT / "tests" / "data" / "agnix-disagreements.toml"

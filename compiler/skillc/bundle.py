@@ -44,7 +44,8 @@ from .index.tokenize import tokenize
 from .layout import MANIFEST_KIND, MANIFEST_VERSION, SELECT_VERSION
 from .resolve_types import Collection
 
-__all__ = ["Bundle", "BundleError", "SkillDoc", "SkillInfo", "UnknownSkill"]
+__all__ = ["AppliedReferences", "Bundle", "BundleError", "BundleFile", "ReferenceEvent", "SkillDoc", "SkillInfo",
+           "UnknownSkill"]
 
 INDEX = "index/"
 MANIFEST = "manifest.json"
@@ -156,7 +157,7 @@ class _Http:
         self.requests = 0  # how many HTTP requests were made (for tests and curiosity)
 
     def url(self, route: str) -> str:
-        if route.startswith("files/"):
+        if route.startswith(("files/", "memory/skills/")):  # (a memory block's file name holds the quoted ID)
             # (a skill's file is named by its raw ID and path, as the manifest lists it: an ID with a
             # space or a non-ASCII letter must be percent-encoded to be requested, or Plan Cascade's
             # block read from the file fell back to the wire body, and a space crashed the request;
@@ -310,6 +311,7 @@ class Bundle:
         self._index = None
         self._select: dict | None = None
         self._memory = None
+        self._files_cache: tuple[bytes | None, dict[str, list[BundleFile]]] | None = None
 
     # -- opening ----------------------------------------------------------------------------------
     @classmethod
@@ -843,6 +845,129 @@ class Bundle:
                                   hint="build with memories: a memory/ folder in a repository, or --memory PATH")
             self._memory = MemoryIndex.open(where)
         return self._memory
+
+
+    # -- published files and per-turn references (issue 20) ----------------------------------------
+    def _file_table(self) -> dict[str, list[BundleFile]]:
+        """Every skill's published files (``api/files/<id>/…`` in the manifest), each file given to the
+        longest skill ID it lies in (a nested skill's files are its own); cached per manifest."""
+        raw = self._manifest_raw
+        if self._files_cache is not None and self._files_cache[0] is raw:
+            return self._files_cache[1]
+        ids = {s.id for s in self._skill_list()}
+        table: dict[str, list[BundleFile]] = {i: [] for i in ids}
+        for f in (self._manifest or {}).get("files", ()):
+            path = f.get("path") if isinstance(f, dict) else None
+            if not isinstance(path, str) or not path.startswith("api/files/"):
+                continue
+            owner, rel = _owner(path[len("api/files/"):], ids)
+            if owner is not None and isinstance(f.get("sha256"), str) and isinstance(f.get("size"), int):
+                table[owner].append(BundleFile(rel, f["sha256"], f["size"]))
+        for files in table.values():
+            files.sort(key=lambda f: f.path.encode("utf-8", "surrogatepass"))
+        self._files_cache = (raw, table)
+        return table
+
+    @_answer
+    def files(self, skill_id: str) -> list[BundleFile]:
+        """The files the bundle publishes for a skill (its SKILL.md, references, scripts…), in path byte
+        order, with the SHA-256 and size the manifest gives them; empty without a manifest."""
+        self._info(skill_id)
+        return list(self._file_table().get(skill_id, ()))
+
+    @_answer
+    def read_file(self, skill_id: str, path: str) -> bytes:
+        """One published file of a skill, checked against the manifest's SHA-256."""
+        self._info(skill_id)
+        _check_type("path", path, (str,), "a string")
+        if not any(f.path == path for f in self._file_table().get(skill_id, ())):
+            raise BundleError(f"{skill_id}: the bundle publishes no file {path!r} for this skill")
+        return self._verified(f"files/{skill_id}/{path}")
+
+    @_answer
+    def skill_memory_block(self, skill_id: str) -> str | None:
+        """The frozen ``<skill-memory>`` block of a skill that opts into skill-memory (seed 003), as the
+        bundle publishes it (``api/memory/skills/<id>.md``), or None for a skill without one."""
+        self._info(skill_id)
+        route = "memory/skills/" + quote(skill_id, safe="") + ".md"
+        if self._manifest is not None and self._manifest_sha(route) is None:
+            return None  # (the manifest lists every memory file: no request for a skill without one)
+        data = self._t.get(route, immutable=True)
+        if data is None:
+            return None
+        if self._differs(route, data):
+            data = self._verified(route)
+        return data.decode("utf-8", "replace")
+
+    @_answer
+    def apply_references(self, message: str, max_bytes: int | None = None) -> AppliedReferences:
+        """Seed 004's per-turn ``/skill-ref`` processing of a user message.
+
+        A message that starts with ``/collection/skill`` (Meerkat's regex) gets the reference
+        stripped and the skill's ``<skill id>`` block prepended as Meerkat does (``block + "\n\n" +
+        rest``, the block alone when nothing follows).  An unknown ID fails no turn: the message
+        passes through unchanged with a ``SkillResolutionFailed`` event saying so.
+        """
+        from .render.meerkat import parse_skill_ref
+
+        _check_type("message", message, (str,), "a string")
+        ref = parse_skill_ref(message)
+        if ref is None:
+            return AppliedReferences(message, message, ())
+        try:
+            block = self.render_injection(ref.id, max_bytes)
+        except UnknownSkill:
+            event = ReferenceEvent("SkillResolutionFailed", ref.id, 0, f"Skill '{ref.id}' not found")
+            return AppliedReferences(message, message, (event,))
+        text = block + "\n\n" + ref.rest if ref.rest else block
+        event = ReferenceEvent("SkillsResolved", ref.id, len(block.encode("utf-8")), "")
+        return AppliedReferences(message, text, (event,), (block,), ref.rest)
+
+
+def _owner(rel: str, ids: set[str]) -> tuple[str | None, str]:
+    """The longest skill ID ``rel`` (``<id>/<path>``) lies in, and the path inside it."""
+    parts = rel.split("/")
+    for n in range(len(parts) - 1, 0, -1):
+        candidate = "/".join(parts[:n])
+        if candidate in ids:
+            return candidate, "/".join(parts[n:])
+    return None, rel
+
+
+@dataclass(frozen=True, slots=True)
+class BundleFile:
+    """A file a bundle publishes for a skill: its path in the skill folder, SHA-256 and size."""
+
+    path: str
+    sha256: str
+    size: int
+
+
+@dataclass(frozen=True, slots=True)
+class ReferenceEvent:
+    """What Meerkat emits for a reference: ``SkillsResolved`` (with the injected bytes) or
+    ``SkillResolutionFailed`` (with the message the user is shown)."""
+
+    kind: str
+    id: str
+    injection_bytes: int
+    error: str
+
+
+@dataclass(frozen=True, slots=True)
+class AppliedReferences:
+    """``Bundle.apply_references``: the message as sent to the model (``text``), the blocks injected,
+    the events, and the user's own words after the reference (``rest``)."""
+
+    message: str
+    text: str
+    events: tuple[ReferenceEvent, ...]
+    blocks: tuple[str, ...] = ()
+    rest: str | None = None
+
+    @property
+    def failed(self) -> tuple[ReferenceEvent, ...]:
+        return tuple(e for e in self.events if e.kind == "SkillResolutionFailed")
 
 
 def _universal_newlines(text: str) -> str:

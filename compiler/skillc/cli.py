@@ -34,6 +34,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "import": ("skillc.commands.archive", "Import skills from a zip archive, safely."),
     "memory": ("skillc.commands.memory", "Import, consolidate, freeze and search agent memories."),
     "new": ("skillc.commands.new", "Create a new skill from the template."),
+    "mcp": ("skillc.commands.mcp", "Serve a bundle to agents over MCP (tools, resources, skills extension)."),
 }
 
 
@@ -214,11 +215,11 @@ def run() -> None:
     For the same reason a batch command runs without the cyclic garbage collector: its objects are
     freed by reference counting, and full collections that traverse every document again and again
     found nothing to free (0.1-0.3 s at the end of a 10,000-skill lint, when ``lint_root`` turns it
-    back on).  ``serve`` runs until stopped, so it keeps the collector.
+    back on).  ``serve`` and ``mcp`` run until stopped, so they keep the collector.
     """
     _utf8_file_names()
     _reopen_closed_streams()
-    if _command_name(sys.argv[1:]) != "serve":
+    if _command_name(sys.argv[1:]) not in ("serve", "mcp"):
         gc.disable()
         # `kill`, a CI job's timeout, `docker stop`: unwind as from Ctrl-C, so staging folders are
         # removed and locks released (workers put the default back: parallel.die_with_parent).

@@ -10,7 +10,8 @@ from ..errors import SkillcError
 from ..index import reads_bundle
 from ..report import echo_block
 
-FORMATS = ("meerkat", "skills-ref", "adk", "adk-instruction", "plan-cascade")
+FORMATS = ("meerkat", "skills-ref", "adk", "adk-instruction", "plan-cascade", "openai", "anthropic", "mcp")
+TOOL_FORMATS = ("openai", "anthropic", "mcp")  # --tools
 _VALUED = ("--format", "--max-chars")  # the options that take a value
 
 
@@ -51,16 +52,18 @@ def _given_order(args: list[str], ids: list[str]) -> list[str]:
 @click.option("--inject", "inject", multiple=True, metavar="ID",
               help="Render these skills' bodies for injection (repeatable; or several IDs after one --inject).")
 @click.option("--to-prompt", "to_prompt", is_flag=True, help="skills-ref to-prompt XML of every skill.")
+@click.option("--tools", "tools", is_flag=True,
+              help="One tool definition per skill (skill_<name>), JSON, with --format openai, anthropic or mcp.")
 @click.option("--format", "fmt", type=click.Choice(FORMATS), default="meerkat", show_default=True,
               help="meerkat: <available_skills> / <skill id> blocks; skills-ref: to-prompt XML; adk: "
                    "[skill:name] blocks; adk-instruction: adk-rust's system instruction; plan-cascade: "
-                   "the Framework-Specific Best Practices block.")
+                   "the Framework-Specific Best Practices block; openai, anthropic, mcp: tool definitions (--tools).")
 @click.option("--max-chars", type=click.IntRange(min=0), default=None,
               help="adk: characters of body kept (default 2000; 8000 for adk-instruction).")
 @click.option("--json", "as_json", is_flag=True, help="Print {format, kind, ids, text}.")
 @click.argument("more_ids", nargs=-1, metavar="[ID]...")
 @reads_bundle
-def render(bundle: str, inventory: bool, inject: tuple[str, ...], to_prompt: bool, fmt: str,
+def render(bundle: str, inventory: bool, inject: tuple[str, ...], to_prompt: bool, tools: bool, fmt: str,
            max_chars: int | None, as_json: bool, more_ids: tuple[str, ...]) -> None:
     """Render BUNDLE's skills byte-exactly as a framework expects them.
 
@@ -70,16 +73,20 @@ def render(bundle: str, inventory: bool, inject: tuple[str, ...], to_prompt: boo
       skillc render dist --inject a b --format adk         adk-rust [skill:name] blocks
       skillc render dist --inject a --format plan-cascade  Plan Cascade best-practices Markdown
       skillc render dist --to-prompt                       skills-ref to-prompt XML
+      skillc render dist --tools --format openai           tool definitions (also anthropic, mcp)
     """
     from ..bundle import Bundle
 
     ids = _given_order(click.get_current_context().meta.get("render.args", []), list(inject) + list(more_ids))
-    modes = [m for m, on in (("inventory", inventory), ("inject", bool(inject)), ("to-prompt", to_prompt)) if on]
+    modes = [m for m, on in (("inventory", inventory), ("inject", bool(inject)), ("to-prompt", to_prompt),
+                              ("tools", tools)) if on]
     if more_ids and not inject:
         raise click.UsageError("skill IDs are given with --inject")
     if len(modes) != 1:
-        raise click.UsageError("choose exactly one of --inventory, --inject ID…, --to-prompt")
+        raise click.UsageError("choose exactly one of --inventory, --inject ID…, --to-prompt, --tools")
     mode = modes[0]
+    if (mode == "tools") != (fmt in TOOL_FORMATS):
+        raise click.UsageError("--tools takes --format openai, anthropic or mcp (and those formats need --tools)")
     # Options that cannot apply are refused, not ignored: `--to-prompt --format adk` printed skills-ref
     # XML (and --json called it skills-ref), and a catalogue has no body for `--max-chars` to cut.
     if mode == "to-prompt" and fmt not in ("meerkat", "skills-ref"):  # (meerkat: the default, not chosen)
@@ -87,6 +94,9 @@ def render(bundle: str, inventory: bool, inject: tuple[str, ...], to_prompt: boo
     if max_chars is not None and mode != "inject":
         raise click.UsageError("--max-chars applies to --format adk and adk-instruction with --inject ID…")
     b = Bundle.open(bundle)
+    if mode == "tools":
+        click.echo(json.dumps(_tool_definitions(b, fmt), ensure_ascii=False, indent=2))
+        return
     if mode == "to-prompt" or (mode == "inventory" and fmt == "skills-ref"):
         text = b.to_prompt()
     elif mode == "inventory":
@@ -108,3 +118,22 @@ def render(bundle: str, inventory: bool, inject: tuple[str, ...], to_prompt: boo
                                "text": text}, ensure_ascii=False))
     else:
         echo_block(text)
+
+
+def _tool_definitions(b, provider: str) -> list[dict]:
+    """Every skill of the bundle as a ``provider`` tool definition, named by its flat name."""
+    from ..flatnames import assign_flat_names
+    from ..parse import parse_document
+    from ..render.tools import ToolSkill, tool_definitions
+
+    skills = b.skills()
+    names = assign_flat_names(s.id for s in skills).names
+    out = []
+    for s in skills:
+        meta: dict = {}
+        published = [f for f in b.files(s.id) if f.path in ("SKILL.md", "skill.md")]
+        if published:  # (a step skill's inputs are in its frontmatter; the wire descriptor lacks them)
+            doc = parse_document(b.read_file(s.id, published[0].path), published[0].path)
+            meta = dict(doc.meta) if isinstance(doc.meta, dict) else {}
+        out.append(ToolSkill(names[s.id], s.description, meta))
+    return tool_definitions(provider, out)

@@ -30,6 +30,7 @@ __all__ = [
     "parse_skill_ref",
     "render_injection",
     "render_inventory",
+    "tool_json",
     "top_level_collections",
     "xml_escape",
 ]
@@ -119,6 +120,11 @@ def parse_skill_ref(message: str) -> SkillRef | None:
 def _dump(value: object) -> str:
     # serde_json (`json!` builds a BTreeMap-backed Map): keys sorted, compact, non-ASCII as is.
     return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def tool_json(value: object) -> str:
+    """A tool result as Meerkat serialises it (serde_json: keys sorted, compact, non-ASCII as is)."""
+    return _dump(value)
 
 
 def _entry(skill: NamedSkillLike) -> dict[str, str]:

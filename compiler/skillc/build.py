@@ -263,7 +263,7 @@ def clean_stale(work: Path, name: str) -> None:
             shutil.rmtree(entry.path, ignore_errors=True)
 
 
-_MANAGED = ("api/skills/", "api/files/", "api/archives/")
+_MANAGED = ("api/skills/", "api/files/", "api/archives/", "api/discovery/")
 
 
 def prepare_staging(work: Path, name: str, current: Path, current_manifest: dict | None = None) -> tuple[Path, Staging]:

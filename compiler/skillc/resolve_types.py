@@ -125,6 +125,9 @@ class Resolution:
     diagnostics: tuple[Diagnostic, ...]
     excluded: tuple[str, ...] = ()  # IDs left out by --keep-going
     settings: Mapping[str, object] = field(default_factory=dict)  # enabled, inventory_threshold, …
+    # skill ID -> its flat name (``flatnames.assign_flat_names`` over the winners): the name flat
+    # readers see (the discovery index, ``skills/<name>/`` exports, plugins, MCP).
+    flat_names: Mapping[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)

@@ -31,7 +31,7 @@ WIRE_FORMAT = "meerkat-skills-api/2.0"
 # the ``SHARED_FILES`` other emitters put there: a fresh staging folder gets nothing else, and a
 # recycled one is pruned to them (``Staging.prune``).  The manifest lists them from the artifacts
 # instead of walking 10,000 skill folders (and a folder of 20,000 documents) again.
-PER_SKILL_DIRS = ("api/files", "api/archives", "api/skills")
+PER_SKILL_DIRS = ("api/files", "api/archives", "api/discovery", "api/skills")
 SHARED_FILES = ("api/skills/index.html",)  # emit.wire.emit_lists: the skills list, for hosts without routing
 _PER_SKILL_PREFIXES = tuple(d + "/" for d in PER_SKILL_DIRS)
 
@@ -105,7 +105,8 @@ def manifest_document(ctx: EmitContext) -> dict[str, Any]:
         "tool": {"name": "skillc", "version": __version__},
         "formats": {
             "wire": WIRE_FORMAT,
-            "well_known": "agent-skills-discovery/0.2.0",
+            "well_known": "agentskills-discovery/0.2.0",  # (+ the Cloudflare draft's per-file digests)
+            "well_known_legacy": "skills-discovery/0.1",
             "schemas": "api/schemas/",
         },
         "source_date_epoch": epoch,
@@ -119,6 +120,9 @@ def manifest_document(ctx: EmitContext) -> dict[str, Any]:
         "config_hash": ctx.options.get("config_hash", ""),
         "skills": len(res.skills),
         "collections": len(res.collections),
+        # Each published skill's flat name (flatnames.py): its name in the discovery index and in
+        # skills/<name>/ exports, plugins and MCP; by ID, in ID order.
+        "flat_names": {s.id: res.flat_names[s.id] for s in res.skills if s.id in res.flat_names},
         "shadowing": [
             {"id": s.id, "winner": s.winner, "loser": s.loser,
              "winner_source": shown_location(kinds.get(s.winner, ""), s.winner_source, cwd),

@@ -289,7 +289,7 @@ def prepare_staging(work: Path, name: str, current: Path, current_manifest: dict
                 if entry.name != "api":
                     _remove(Path(entry.path))
             for entry in os.scandir(staging / "api") if (staging / "api").is_dir() else ():
-                if entry.name not in ("skills", "files", "archives"):
+                if f"api/{entry.name}/" not in _MANAGED:
                     _remove(Path(entry.path))
             (staging / "api" / "skills" / "index.html").unlink(missing_ok=True)
             recycled = {p: e for p, e in entries.items() if p.startswith(_MANAGED) and p != "api/skills/index.html"}

@@ -73,11 +73,18 @@ def agent_skills_index(skills: Iterable[DiscoverySkill], url_of: Callable[[Disco
     return pretty_json_rows({"$schema": SCHEMA, "version": VERSION}, "skills", rows)
 
 
+# Files a browser runs or applies: the legacy tree is plain files outside api/, which a static host
+# without the routing configs serves as they are on the site's origin, so these are left out of it
+# (the archive of the agentskills.io index still carries them).
+ACTIVE_SUFFIXES = (".html", ".htm", ".xhtml", ".xht", ".shtml", ".js", ".mjs", ".cjs", ".css", ".xml", ".xsl",
+                   ".xslt", ".svg")
+
+
 def legacy_files(skill: DiscoverySkill) -> list[str]:
     """The files a legacy entry lists: a path holding ``..`` anywhere is refused by the reader
-    (with the whole index), so such a file is not listed."""
+    (with the whole index), so such a file is not listed; nor is active content (``ACTIVE_SUFFIXES``)."""
     return [p for p, _ in sorted(skill.files, key=lambda f: (f[0] != "SKILL.md", f[0].encode("utf-8")))
-            if ".." not in p]
+            if ".." not in p and not p.lower().endswith(ACTIVE_SUFFIXES)]
 
 
 def legacy_index(skills: Iterable[DiscoverySkill]) -> bytes:

@@ -137,3 +137,18 @@ def test_npx_skills_installs_through_nginx_with_the_generated_config(nginx_bundl
     repo = bundle.parent / "repo"
     for skill_id, name in ids.items():
         assert found[name] == expected_tree(repo, skill_id), skill_id
+
+
+def test_npx_skills_installs_every_skill_of_a_large_registry(tmp_path):
+    # (npx skills fetches every archive at once: skillc serve's listen backlog of 5 dropped
+    # connections, and the client silently left a third of a 1,000-skill registry out)
+    for i in range(400):
+        write_skill(tmp_path / "repo", f"group-{i % 7}/skill-{i:03d}")
+    r = run_skillc("build", "repo", "--out", "out", "--no-site", cwd=tmp_path, env=build_env(tmp_path))
+    assert r.returncode == 0, r.stderr
+    proc, base = served(tmp_path / "out", tmp_path)
+    try:
+        found, output = skills_add(base, tmp_path / "project")
+    finally:
+        stop(proc)
+    assert len(found) == 400, output[-2000:]

@@ -208,6 +208,14 @@ def commit_as_repository(folder: Path, epoch: int) -> str:
     return out
 
 
+def committed(fill: Callable[[FolderWriter], None], epoch: int, commits: list[str]) -> Callable[[FolderWriter], None]:
+    """``fill``, then the folder committed as a git repository (its commit ID appended to ``commits``)."""
+    def run(w: FolderWriter) -> None:
+        fill(w)
+        commits.append(commit_as_repository(w.root, epoch))
+    return run
+
+
 def _rooted_zip(skill: ExportSkill, epoch: int) -> bytes:
     members = [(path, Path(src).read_bytes(), os.stat(src).st_mode & 0o111 != 0) for path, src in skill.files]
     return skill_zip(members, epoch)
@@ -291,6 +299,6 @@ def fill_shared_folder(skills: Sequence[ExportSkill]) -> Callable[[FolderWriter]
     return fill
 
 
-__all__ = ["ExportSkill", "FolderWriter", "MarketplaceOptions", "Target", "commit_as_repository", "export_skill",
+__all__ = ["ExportSkill", "FolderWriter", "MarketplaceOptions", "Target", "commit_as_repository", "committed", "export_skill",
            "fill_marketplace", "fill_shared_folder", "fill_skills_folder", "fill_well_known", "shared_names",
            "write_folder"]

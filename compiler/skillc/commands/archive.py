@@ -496,14 +496,8 @@ def _export_folder(got: Collected, target, output: Path, as_git: bool, market, a
         Target.WELL_KNOWN: lambda: exports.fill_well_known(skills, epoch),
         Target.SHARED_FOLDER: lambda: exports.fill_shared_folder(skills),
     }
-    fill = fills[target]()
     commit: list[str] = []
-    if as_git:
-        inner = fill
-
-        def fill(w) -> None:  # noqa: F811  (the files, then the commit of them)
-            inner(w)
-            commit.append(exports.commit_as_repository(w.root, epoch))
+    fill = exports.committed(fills[target](), epoch, commit) if as_git else fills[target]()
     names = exports.write_folder(output, fill)
     if target is not Target.WELL_KNOWN and not as_json:
         for name, shared in exports.shared_names(skills).items():

@@ -110,8 +110,9 @@ def discovery_skills(ctx: EmitContext) -> list[DiscoverySkill]:
         art = artifacts.get(skill.id)
         if art is None or art.rooted is None or skill.id not in names:
             continue
-        sha = {p: s for p, s, _ in art.files}
-        files = tuple((p, sha[p] if p in sha else art.files[0][1]) for p in art.rooted_files)
+        # (the archive names the main file SKILL.md whatever its spelling; it is always files[0])
+        sha = {("SKILL.md" if i == 0 else p): s for i, (p, s, _) in enumerate(art.files)}
+        files = tuple((p, sha[p]) for p in art.rooted_files)
         out.append(DiscoverySkill(skill.id, names[skill.id], skill.description, art.rooted[0], art.rooted[1], files))
     return out
 

@@ -20,6 +20,7 @@ from typing import Any
 from .. import __version__, secrets
 from ..resolve_types import EmitContext
 from .common import pretty_json_rows, shown_location, write
+from .wellknown import legacy_known
 
 MANIFEST = "api/manifest.json"
 KIND = "skillc-bundle"
@@ -96,6 +97,7 @@ def manifest_document(ctx: EmitContext) -> dict[str, Any]:
         for path, sha, size in art.bundle_files():
             (per_skill if path.startswith(_PER_SKILL_PREFIXES) else known)[path] = (sha, size)
         withheld.extend({"id": art.id, "path": p, "reason": r} for p, r in art.withheld)
+    known.update(legacy_known(ctx))
     epoch = ctx.options.get("source_date_epoch")
     cwd = ctx.options.get("cwd")
     kinds = {i.repository: i.type for i in res.inputs}

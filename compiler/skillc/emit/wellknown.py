@@ -117,6 +117,19 @@ def discovery_skills(ctx: EmitContext) -> list[DiscoverySkill]:
     return out
 
 
+def legacy_known(ctx: EmitContext) -> dict[str, tuple[str, int]]:
+    """``path -> (sha256, size)`` of the legacy tree's files, from the artifacts (for the manifest,
+    which then need not read 40,000 files again)."""
+    artifacts = ctx.options.get("artifacts") or {}
+    out = {}
+    for skill in discovery_skills(ctx):
+        if skill.listable:
+            art = artifacts[skill.id]
+            known = {("SKILL.md" if i == 0 else p): (s, n) for i, (p, s, n) in enumerate(art.files)}
+            out.update((f"{LEGACY_DIR}/{skill.name}/{path}", known[path]) for path in legacy_files(skill))
+    return out
+
+
 def write_legacy_tree(skills: Sequence[DiscoverySkill], place: Callable[[DiscoverySkill, str, str], None]) -> None:
     """Put each listed file at ``.well-known/skills/<name>/<path>``: ``place(skill, path, dest)``."""
     for skill in skills:

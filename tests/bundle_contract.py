@@ -11,7 +11,9 @@ from __future__ import annotations
 import gzip
 import hashlib
 import http.client
+import io
 import json
+import zipfile
 from pathlib import Path
 from urllib.parse import quote, urljoin, urlsplit
 
@@ -117,30 +119,36 @@ def check_contract(base: str, bundle: Path) -> dict[str, int]:
     for c in colls["collections"]:
         inside = [i for i in ids if i.startswith(c["path"] + "/")]
         assert c["count"] == len(inside), c
-    # --- discovery index, its files and packages, verified by digest ---
+    # --- discovery index (npx skills' agentskills.io shape): archives and files, verified by digest ---
     index = _json(fetch(base, "/.well-known/agent-skills/index.json"))
     _schema_validator("well-known-index.schema.json").validate(index)
-    assert [s["name"] for s in index["skills"]] == ids
+    assert [s["id"] for s in index["skills"]] == ids
     for entry in index["skills"]:
         lines = []
-        assert entry["files"][0]["path"].lower() == "skill.md"  # (published as stored: skill.md too)
+        assert entry["files"][0]["path"] == "SKILL.md"
+        url = urljoin("/.well-known/agent-skills/index.json", entry["url"])
+        status, headers, body = fetch(base, url)
+        assert status == 200, (url, status)
+        assert entry["digest"] == "sha256:" + hashlib.sha256(body).hexdigest()  # the artifact's digest
+        with zipfile.ZipFile(io.BytesIO(body)) as zf:
+            held = {i.filename: zf.read(i) for i in zf.infolist()}
+        assert sorted(held) == sorted(f["path"] for f in entry["files"])  # the skill folder at the root
+        counts["packages"] += 1
         for f in entry["files"]:
-            status, headers, body = fetch(base, f"/.well-known/agent-skills/{quote(entry['name'])}/{quote(f['path'])}")
+            # (also reachable by ID as the draft's /.well-known/agent-skills/<id>/<path>)
+            status, headers, body = fetch(base, f"/.well-known/skills/{entry['name']}/{quote(f['path'])}")
             assert status == 200, (entry["name"], f["path"], status)
             _check_untrusted_headers(f["path"], headers)
             hexd = hashlib.sha256(body).hexdigest()
-            assert f["digest"] == "sha256:" + hexd
+            assert f["digest"] == "sha256:" + hexd and held[f["path"]] == body
             lines.append((f["path"], hexd))
             counts["files"] += 1
         lines.sort(key=lambda x: x[0].encode())
         digest = hashlib.sha256(b"".join(p.encode() + b"\0" + h.encode() + b"\n" for p, h in lines)).hexdigest()
-        assert entry["digest"] == "sha256:" + digest
-        if "package" in entry:
-            url = urljoin("/.well-known/agent-skills/index.json", entry["package"]["url"])
-            status, headers, body = fetch(base, url)
-            assert status == 200, (url, status)
-            assert entry["package"]["digest"] == "sha256:" + hashlib.sha256(body).hexdigest()
-            counts["packages"] += 1
+        assert entry["files_digest"] == "sha256:" + digest  # the Cloudflare draft's skill digest
+    legacy = _json(fetch(base, "/.well-known/skills/index.json"))
+    _schema_validator("well-known-skills-index.schema.json").validate(legacy)
+    assert [s["name"] for s in legacy["skills"]] == [s["name"] for s in index["skills"]]
     # --- inventory, manifest, schemas ---
     status, headers, body = fetch(base, "/api/inventory.xml")
     assert status == 200 and "xml" in headers["content-type"]

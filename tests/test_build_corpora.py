@@ -164,42 +164,42 @@ def test_build_corpus(corpora: Path, build, name: str):
     for c in colls:
         assert c["count"] == sum(1 for i in ids if i.startswith(c["path"] + "/")), c
 
-    # --- discovery index: per-file digests, skill digest, package digest; the zips open ---
+    # --- discovery index (agentskills.io 0.2.0): the archive's digest, per-file digests, the
+    # draft's skill digest; each archive opens with the skill folder at its root ---
     index_path = out / ".well-known/agent-skills/index.json"
     index = json.loads(index_path.read_text("utf-8"))
-    assert index["version"] == "0.2.0"
-    assert [e["name"] for e in index["skills"]] == ids
+    assert index["$schema"] == "https://schemas.agentskills.io/discovery/0.2.0/schema.json"
+    described = {s["id"] for s in json.loads((out / "api/skills.json").read_text("utf-8"))["skills"]
+                 if 0 < len(s["description"]) <= 1024}
+    assert [e["id"] for e in index["skills"]] == [i for i in ids if i in described]  # (the client drops the rest)
+    flat = manifest["flat_names"]
+    assert [e["name"] for e in index["skills"]] == [flat[e["id"]] for e in index["skills"]]
+    assert len(set(flat.values())) == len(flat)
     for entry in index["skills"]:
-        lines = []
-        for f in entry["files"]:
-            hexd = _sha256(out / "api/files" / entry["name"] / f["path"])
-            assert f["digest"] == "sha256:" + hexd, (entry["name"], f["path"])
-            lines.append((f["path"], hexd))
+        skill_id = entry["id"]
+        lines = [(f["path"], f["digest"][7:]) for f in entry["files"]]
         assert len({p for p, _ in lines}) == len(lines)
-        assert any(p.lower() == "skill.md" for p, _ in lines), entry["name"]
+        assert lines[0][0] == "SKILL.md", skill_id
         lines.sort(key=lambda x: x[0].encode())
         digest = hashlib.sha256(b"".join(p.encode() + b"\0" + h.encode() + b"\n" for p, h in lines))
-        assert entry["digest"] == "sha256:" + digest.hexdigest(), entry["name"]
-        package = out / urljoin("/.well-known/agent-skills/index.json", entry["package"]["url"]).lstrip("/")
-        assert package == out / "api/archives" / f"{entry['name']}.zip"
-        assert entry["package"]["digest"] == "sha256:" + _sha256(package), entry["name"]
+        assert entry["files_digest"] == "sha256:" + digest.hexdigest(), skill_id
+        package = out / urljoin("/.well-known/agent-skills/index.json", entry["url"]).lstrip("/")
+        assert package == out / "api/discovery" / f"{skill_id}.zip"
+        assert entry["digest"] == "sha256:" + _sha256(package), skill_id
         with zipfile.ZipFile(package) as z:
-            assert z.testzip() is None, entry["name"]
-            names = [n for n in z.namelist() if not n.endswith("/")]
-            assert len({n.split("/", 1)[0] for n in names}) == 1, entry["name"]  # one top-level folder
-            assert any(n.split("/", 1)[1] == "SKILL.md" for n in names), entry["name"]
-            published_files = dict(lines)
-            main = next(p for p in published_files if p.lower() == "skill.md")
-            zipped = set()
-            for n in names:
-                rel = n.split("/", 1)[1]
-                src = main if rel == "SKILL.md" else rel  # `skill.md` is zipped as SKILL.md (Claude's name)
-                assert src in published_files, (entry["name"], n)  # only published files are zipped
-                assert hashlib.sha256(z.read(n)).hexdigest() == published_files[src], (entry["name"], n)
-                zipped.add(src)
-            # every published file is in the zip but a root evals/ folder, which the zip leaves out as
-            # `skillc pack` and Anthropic's package_skill.py do
-            assert {p for p in published_files if not p.startswith("evals/")} == zipped, entry["name"]
+            assert z.testzip() is None, skill_id
+            names = sorted(n for n in z.namelist() if not n.endswith("/"))
+            assert names == sorted(p for p, _ in lines), skill_id  # SKILL.md at the root, the files listed
+            for n, hexd in lines:
+                assert hashlib.sha256(z.read(n)).hexdigest() == hexd, (skill_id, n)
+        published_files = {p.relative_to(out / "api/files" / skill_id).as_posix()
+                           for p in (out / "api/files" / skill_id).rglob("*") if p.is_file()}
+        # every published file is in the zip (SKILL.md under that name) but a root evals/ folder, which
+        # the zip leaves out as `skillc pack` and Anthropic's package_skill.py do; nested skills are their own
+        nested = {i[len(skill_id) + 1:] + "/" for i in ids if i.startswith(skill_id + "/")}
+        expected = {("SKILL.md" if p.lower() == "skill.md" and "/" not in p else p) for p in published_files
+                    if not p.startswith("evals/") and not p.startswith(tuple(nested))}
+        assert expected == set(names), skill_id
 
 
 @pytest.mark.parametrize("name", _params())
@@ -210,9 +210,10 @@ def test_discovery_entry_lists_main_file_first(corpora: Path, build, name: str):
     proc, _summary, out = build(corpora, name)
     assert proc.returncode == 0, proc.stderr[-2000:]
     index = json.loads((out / ".well-known/agent-skills/index.json").read_text("utf-8"))
-    not_first = [e["name"] for e in index["skills"] if e["files"][0]["path"].lower() != "skill.md"]
-    assert not_first == []
-    lower = [e["name"] for e in index["skills"] if e["files"][0]["path"] != "SKILL.md"]
+    not_first = [e["id"] for e in index["skills"] if e["files"][0]["path"] != "SKILL.md"]
+    assert not_first == []  # (in the archive, a skill.md is SKILL.md, as npx skills needs it)
+    lower = [e["id"] for e in index["skills"] if (out / "api/files" / e["id"] / "skill.md").is_file()
+             and not (out / "api/files" / e["id"] / "SKILL.md").is_file()]
     assert len(lower) == LOWERCASE_MAIN.get(name, 0)
 
 

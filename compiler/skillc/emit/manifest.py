@@ -22,6 +22,7 @@ from ..layout import MANIFEST_KIND, MANIFEST_VERSION
 from ..resolve_types import EmitContext
 from ..version import __version__
 from .common import pretty_json_rows, shown_location, write
+from .wellknown import legacy_known
 
 MANIFEST = "api/manifest.json"
 KIND = MANIFEST_KIND  # (the name sources.http and older code import)
@@ -32,7 +33,7 @@ WIRE_FORMAT = "meerkat-skills-api/2.0"
 # the ``SHARED_FILES`` other emitters put there: a fresh staging folder gets nothing else, and a
 # recycled one is pruned to them (``Staging.prune``).  The manifest lists them from the artifacts
 # instead of walking 10,000 skill folders (and a folder of 20,000 documents) again.
-PER_SKILL_DIRS = ("api/files", "api/archives", "api/skills")
+PER_SKILL_DIRS = ("api/files", "api/archives", "api/discovery", "api/skills")
 SHARED_FILES = ("api/skills/index.html",)  # emit.wire.emit_lists: the skills list, for hosts without routing
 _PER_SKILL_PREFIXES = tuple(d + "/" for d in PER_SKILL_DIRS)
 
@@ -97,6 +98,7 @@ def manifest_document(ctx: EmitContext) -> dict[str, Any]:
         for path, sha, size in art.bundle_files():
             (per_skill if path.startswith(_PER_SKILL_PREFIXES) else known)[path] = (sha, size)
         withheld.extend({"id": art.id, "path": p, "reason": r} for p, r in art.withheld)
+    known.update(legacy_known(ctx))
     epoch = ctx.options.get("source_date_epoch")
     cwd = ctx.options.get("cwd")
     kinds = {i.repository: i.type for i in res.inputs}
@@ -106,7 +108,8 @@ def manifest_document(ctx: EmitContext) -> dict[str, Any]:
         "tool": {"name": "skillc", "version": __version__},
         "formats": {
             "wire": WIRE_FORMAT,
-            "well_known": "agent-skills-discovery/0.2.0",
+            "well_known": "agentskills-discovery/0.2.0",  # (+ the Cloudflare draft's per-file digests)
+            "well_known_legacy": "skills-discovery/0.1",
             "schemas": "api/schemas/",
         },
         "source_date_epoch": epoch,
@@ -120,6 +123,9 @@ def manifest_document(ctx: EmitContext) -> dict[str, Any]:
         "config_hash": ctx.options.get("config_hash", ""),
         "skills": len(res.skills),
         "collections": len(res.collections),
+        # Each published skill's flat name (flatnames.py): its name in the discovery index and in
+        # skills/<name>/ exports, plugins and MCP; by ID, in ID order.
+        "flat_names": {s.id: res.flat_names[s.id] for s in res.skills if s.id in res.flat_names},
         "shadowing": [
             {"id": s.id, "winner": s.winner, "loser": s.loser,
              "winner_source": shown_location(kinds.get(s.winner, ""), s.winner_source, cwd),

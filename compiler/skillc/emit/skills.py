@@ -9,6 +9,9 @@ For each winning skill:
 * ``api/archives/<id>.zip``: the skill as a Claude-compatible zip (nested by ID, so the URL needs no
   escaped slash a static host would decode) holding the published files (package_skill.py's
   exclusions applied), deflated at zlib's default level, already-compressed formats stored.
+* ``api/discovery/<id>.zip``: the same files with the skill folder's content at the archive's root
+  (``SKILL.md`` at the top): the ``archive`` artifact of the agentskills.io discovery index, which
+  ``npx skills`` installs only from such a zip (a top folder there hides its SKILL.md).
 
 Each source file is read once: checked against the hash it was listed with, scanned, written and
 zipped from memory (the zip is written directly: the staging folder is private to the build).
@@ -50,7 +53,6 @@ from ..gate import credential_content
 from ..resolve_types import EmitContext, SkillFile, SourceSkill
 from .common import compact_json, encode_id, sha256_hex, wire_body, wire_descriptor
 from .staging import Staging
-from .wellknown import index_entry
 
 # Agent Skills discovery path rules: printable ASCII without \ ? # [ ], no empty/./.. segment.
 _SAFE_PATH = re.compile(r"[\x20-\x7e]+")
@@ -72,7 +74,9 @@ class SkillArtifacts:
     archive: tuple[str, str, int] | None  # the zip
     withheld: tuple[tuple[str, str], ...]  # (path, reason) not published
     descriptor: str = ""  # the WireSkillDescriptor as compact JSON (api/skills.json is their list)
-    index_row: str = ""  # the skill's .well-known/agent-skills/index.json entry as compact JSON
+    index_row: str = ""  # (unused since the discovery index names skills by flat name: emit.wellknown)
+    rooted: tuple[str, str, int] | None = None  # api/discovery/<id>.zip: the discovery index's artifact
+    rooted_files: tuple[str, ...] = ()  # the paths it holds (the skill's published files less the excluded)
 
     def bundle_files(self) -> list[tuple[str, str, int]]:
         doc_path, sha, size = self.document
@@ -80,14 +84,18 @@ class SkillArtifacts:
         out.extend((f"api/files/{self.id}/{p}", s, n) for p, s, n in self.files)
         if self.archive:
             out.append(self.archive)
+        if self.rooted:
+            out.append(self.rooted)
         return out
 
     def to_record(self) -> tuple:
-        return (self.id, self.document, self.files, self.archive, self.withheld, self.descriptor, self.index_row)
+        return (self.id, self.document, self.files, self.archive, self.withheld, self.descriptor, self.index_row,
+                self.rooted, self.rooted_files)
 
     @classmethod
-    def from_record(cls, rec: tuple) -> SkillArtifacts:
-        return cls(*rec)
+    def from_record(cls, rec: tuple) -> SkillArtifacts | None:
+        """The artifacts a cache record holds (None: a record of an older layout, rendered again)."""
+        return cls(*rec) if len(rec) == len(cls.__slots__) else None
 
 
 def publishable(path: str) -> str | None:
@@ -236,7 +244,7 @@ def document_bytes(descriptor_json: str, body: str) -> bytes:
 
 def planned_paths(skill: SourceSkill) -> list[str]:
     """The bundle paths ``render_skill`` may write for ``skill`` (to make their folders first)."""
-    paths = [f"api/skills/{encode_id(skill.id)}", f"api/archives/{skill.id}.zip"]
+    paths = [f"api/skills/{encode_id(skill.id)}", f"api/archives/{skill.id}.zip", f"api/discovery/{skill.id}.zip"]
     paths.extend(f"api/files/{skill.id}/{f.path}" for i, f in enumerate(skill.files)
                  if i == 0 or publishable(f.path) is None)
     return paths
@@ -368,20 +376,26 @@ def render_skill(ctx: EmitContext, staging: Staging, skill: SourceSkill) -> Skil
         published.append((f.path, f.sha256, f.size))
         carried.take("SKILL.md" if main else f.path, f.size)
         if main:
-            zipped.append((f"{folder}/SKILL.md", data, executable))
+            zipped.append(("SKILL.md", data, executable))
         elif not excluded(f.path):
-            zipped.append((f"{folder}/{f.path}", data, executable))
-    archive = None
+            zipped.append((f.path, data, executable))
+    archive = rooted = None
+    epoch = int(ctx.options.get("epoch", 0))  # type: ignore[call-overload]
     # (a skill folder named __MACOSX: import skips it as Finder's junk, so its archive would import empty)
     if ctx.options.get("archives", True) and not f"{folder}/".startswith(JUNK_PREFIXES):
-        zip_rel = f"api/archives/{skill.id}.zip"
-        data = skill_zip(zipped, int(ctx.options.get("epoch", 0)))  # type: ignore[call-overload]
-        staging.write(zip_rel, data)
-        archive = (zip_rel, sha256_hex(data), len(data))
+        archive = _write_zip(staging, f"api/archives/{skill.id}.zip",
+                             [(f"{folder}/{name}", data, x) for name, data, x in zipped], epoch)
+    if ctx.options.get("archives", True):
+        rooted = _write_zip(staging, f"api/discovery/{skill.id}.zip", zipped, epoch)
     files = tuple(published)
-    index_row = compact_json(index_entry(skill.id, skill.description, files, archive))
     return SkillArtifacts(skill.id, (doc_rel, sha256_hex(doc), len(doc)), files, archive, tuple(withheld),
-                          descriptor, index_row)
+                          descriptor, "", rooted, tuple(sorted(name for name, _, _ in zipped)))
+
+
+def _write_zip(staging: Staging, rel: str, members: list[tuple[str, bytes, bool]], epoch: int) -> tuple[str, str, int]:
+    data = skill_zip(members, epoch)
+    staging.write(rel, data)
+    return (rel, sha256_hex(data), len(data))
 
 
 class _Importable:
@@ -471,7 +485,7 @@ def emit_skills(ctx: EmitContext) -> None:
     for skill in ctx.resolution.skills:
         key = render_key(ctx, skill)
         rec = cache.get("render", key) if cache is not None else None
-        art = SkillArtifacts.from_record(rec) if rec is not None else None
+        art = SkillArtifacts.from_record(rec) if rec is not None else None  # type: ignore[arg-type]
         if art is not None and staging.recycling and all(staging.provide(p, (s, n)) for p, s, n in art.bundle_files()):
             _reused(cache, artifacts, art, progress)  # every file still in the recycled generation
         elif art is not None:
@@ -482,7 +496,7 @@ def emit_skills(ctx: EmitContext) -> None:
     # The folders of skills to render are made by the workers that render them (a folder costs more
     # than a file to create); the collections' folders, which many skills share, are made here.
     staging.ensure_dirs([p for _, _, art in reuse for p, _, _ in art.bundle_files()]
-                        + [f"{top}/{skill.id}" for skill, _ in todo for top in ("api/files", "api/archives")]
+                        + [f"{top}/{skill.id}" for skill, _ in todo for top in ("api/files", "api/archives", "api/discovery")]
                         + (["api/skills/"] if todo else []))
     # Linking the rest from the visible bundle (the first rebuild after a full build: every file)
     # or rendering them is independent per skill: forked workers do it and return what they made

@@ -1,54 +1,163 @@
-"""``.well-known/agent-skills/index.json``: the Agent Skills discovery index, v0.2.0
-(research/registry.md §2.3), with per-file and per-skill digests.
+"""The discovery indexes that skills installers read (issue 19; formats: research/clients.md §1).
 
-Each entry's ``name`` is the skill's canonical ID (unique in the bundle; the spec ``name`` can
-repeat across collections).  Files are served at ``/.well-known/agent-skills/<id>/<path>`` by
-``skillc serve`` and the routing configs (which map that prefix to ``/api/files/``), and the
-``package`` is the skill's zip under ``api/archives/`` (a URL relative to the index).
+* ``.well-known/agent-skills/index.json``: the agentskills.io discovery 0.2.0 shape that
+  ``npx skills`` 1.7+ reads: ``$schema``, and per skill ``name`` (its flat name, ``flatnames``),
+  ``description``, ``type: "archive"``, ``url`` (relative to the index) and ``digest`` (SHA-256 of
+  the archive's bytes; a wrong one makes the client drop the skill).  The archive holds the skill
+  folder's content at its root.  Each entry also keeps the Cloudflare draft's per-file data, which
+  that client ignores: ``id`` (the canonical skill ID), ``files`` (``[{path, digest}]``, each the
+  SHA-256 of one file the archive holds) and ``files_digest`` (the draft's skill digest over that
+  list).  The two formats give ``digest`` different meanings, so the draft's lives in
+  ``files_digest``.
+* ``.well-known/skills/index.json`` and ``.well-known/skills/<name>/<path>``: the legacy v0.1 layout
+  (no ``$schema``, ``files`` as strings, no digest) that older clients read; a reader rejects the
+  whole index for one entry it finds invalid, so a skill that cannot be listed validly is left out.
+
+Pure functions build both from ``DiscoverySkill`` records; ``emit_well_known`` (the build) and
+``skillc export --target well-known`` write them.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
 from urllib.parse import quote
 
 from ..resolve_types import EmitContext
-from .common import compact_json, pretty_json_rows, skill_digest, write
+from .common import compact_json, json_bytes, pretty_json_rows, skill_digest, write
 
 INDEX = ".well-known/agent-skills/index.json"
-VERSION = "0.2.0"
+LEGACY_DIR = ".well-known/skills"
+LEGACY_INDEX = f"{LEGACY_DIR}/index.json"
+SCHEMA = "https://schemas.agentskills.io/discovery/0.2.0/schema.json"
+VERSION = "0.2.0"  # (the Cloudflare draft's field; npx skills reads $schema, never this)
+MAX_DESCRIPTION = 1024  # npx skills drops an entry with a longer description
 
 
-def index_entry(skill_id: str, description: str, files, archive: tuple[str, str, int] | None) -> dict:
-    """One skill's entry: ``files`` are ``(path, sha256, size)`` of what is published, its SKILL.md
-    first (whatever its spelling: ``skill.md`` is published so); listed so, then the others in byte order."""
-    files = [*files[:1], *sorted(files[1:], key=lambda f: f[0].encode("utf-8"))]
-    entry = {
-        "name": skill_id,
-        "description": description,
-        "digest": skill_digest((p, s) for p, s, _ in files),
-        "files": [{"path": p, "digest": "sha256:" + s} for p, s, _ in files],
-    }
-    if archive is not None:
-        # Relative to the index, so a bundle served below a path prefix still resolves it.
-        entry["package"] = {"url": "../../" + quote(archive[0], safe="/"), "digest": "sha256:" + archive[1]}
-    return entry
+@dataclass(frozen=True, slots=True)
+class DiscoverySkill:
+    """One skill as the discovery indexes list it."""
+
+    id: str
+    name: str  # flat name
+    description: str
+    archive: str  # where the archive is, relative to the output root
+    archive_sha256: str
+    files: tuple[tuple[str, str], ...]  # (path, sha256) of each file the archive holds
+
+    @property
+    def listable(self) -> bool:
+        """Whether a client takes the entry (one it refuses drops the skill, or the whole legacy index)."""
+        return bool(self.description) and len(self.description) <= MAX_DESCRIPTION and any(
+            p == "SKILL.md" for p, _ in self.files)
 
 
-def index_rows(ctx: EmitContext) -> list[str]:
-    """Each skill's entry as compact JSON (made with its files and cached: ``SkillArtifacts.index_row``)."""
+def index_row(skill: DiscoverySkill, url: str) -> str:
+    """The skill's ``agent-skills/index.json`` entry as compact JSON."""
+    files = sorted(skill.files, key=lambda f: (f[0] != "SKILL.md", f[0].encode("utf-8")))
+    return compact_json({
+        "name": skill.name,
+        "description": skill.description,
+        "type": "archive",
+        "url": url,
+        "digest": "sha256:" + skill.archive_sha256,
+        "id": skill.id,
+        "files": [{"path": p, "digest": "sha256:" + s} for p, s in files],
+        "files_digest": skill_digest(files),
+    })
+
+
+def agent_skills_index(skills: Iterable[DiscoverySkill], url_of: Callable[[DiscoverySkill], str]) -> bytes:
+    """``.well-known/agent-skills/index.json``; ``url_of`` gives an archive's URL relative to the index."""
+    rows = [index_row(s, url_of(s)) for s in skills if s.listable]
+    return pretty_json_rows({"$schema": SCHEMA, "version": VERSION}, "skills", rows)
+
+
+# Files a browser runs or applies: the legacy tree is plain files outside api/, which a static host
+# without the routing configs serves as they are on the site's origin, so these are left out of it
+# (the archive of the agentskills.io index still carries them).
+ACTIVE_SUFFIXES = (".html", ".htm", ".xhtml", ".xht", ".shtml", ".js", ".mjs", ".cjs", ".css", ".xml", ".xsl",
+                   ".xslt", ".svg")
+
+
+def legacy_files(skill: DiscoverySkill) -> list[str]:
+    """The files a legacy entry lists: a path holding ``..`` anywhere is refused by the reader
+    (with the whole index), so such a file is not listed; nor is active content (``ACTIVE_SUFFIXES``)."""
+    return [p for p, _ in sorted(skill.files, key=lambda f: (f[0] != "SKILL.md", f[0].encode("utf-8")))
+            if ".." not in p and not p.lower().endswith(ACTIVE_SUFFIXES)]
+
+
+def legacy_index(skills: Iterable[DiscoverySkill]) -> bytes:
+    """``.well-known/skills/index.json`` (v0.1)."""
+    entries = [{"name": s.name, "description": s.description, "files": legacy_files(s)}
+               for s in skills if s.listable]
+    return json_bytes({"skills": entries}, pretty=True)
+
+
+def relative_url(index: str, target: str) -> str:
+    """``target`` (a path from the output root) as a URL relative to ``index``'s folder, so a bundle
+    served below a path prefix still resolves it."""
+    up = "../" * index.count("/")
+    return up + quote(target, safe="/")
+
+
+def discovery_skills(ctx: EmitContext) -> list[DiscoverySkill]:
+    """The build's skills with their discovery archive (``api/discovery/<id>.zip``), in ID order."""
     artifacts = ctx.options.get("artifacts") or {}
-    rows = []
+    names = ctx.resolution.flat_names
+    out = []
     for skill in ctx.resolution.skills:
         art = artifacts.get(skill.id)
-        if art is not None and art.index_row:
-            rows.append(art.index_row)
-        elif art is not None:
-            rows.append(compact_json(index_entry(skill.id, skill.description, art.files, art.archive)))
-        else:
-            files = [(f.path, f.sha256, f.size) for f in skill.files]
-            rows.append(compact_json(index_entry(skill.id, skill.description, files, None)))
-    return rows
+        if art is None or art.rooted is None or skill.id not in names:
+            continue
+        # (the archive names the main file SKILL.md whatever its spelling; it is always files[0])
+        sha = {("SKILL.md" if i == 0 else p): s for i, (p, s, _) in enumerate(art.files)}
+        files = tuple((p, sha[p]) for p in art.rooted_files)
+        out.append(DiscoverySkill(skill.id, names[skill.id], skill.description, art.rooted[0], art.rooted[1], files))
+    return out
+
+
+def legacy_known(ctx: EmitContext) -> dict[str, tuple[str, int]]:
+    """``path -> (sha256, size)`` of the legacy tree's files, from the artifacts (for the manifest,
+    which then need not read 40,000 files again)."""
+    artifacts = ctx.options.get("artifacts") or {}
+    out = {}
+    for skill in discovery_skills(ctx):
+        if skill.listable:
+            art = artifacts[skill.id]
+            known = {("SKILL.md" if i == 0 else p): (s, n) for i, (p, s, n) in enumerate(art.files)}
+            out.update((f"{LEGACY_DIR}/{skill.name}/{path}", known[path]) for path in legacy_files(skill))
+    return out
+
+
+def write_legacy_tree(skills: Sequence[DiscoverySkill], place: Callable[[DiscoverySkill, str, str], None]) -> None:
+    """Put each listed file at ``.well-known/skills/<name>/<path>``: ``place(skill, path, dest)``."""
+    for skill in skills:
+        if skill.listable:
+            for path in legacy_files(skill):
+                place(skill, path, f"{LEGACY_DIR}/{skill.name}/{path}")
 
 
 def emit_well_known(ctx: EmitContext) -> None:
-    write(ctx.out, INDEX, pretty_json_rows({"version": VERSION}, "skills", index_rows(ctx)))
+    skills = discovery_skills(ctx)
+    write(ctx.out, INDEX, agent_skills_index(skills, lambda s: relative_url(INDEX, s.archive)))
+    write(ctx.out, LEGACY_INDEX, legacy_index(skills))
+    staging = ctx.options.get("staging")
+
+    def place(skill: DiscoverySkill, path: str, dest: str) -> None:
+        # The published file, as another name of it (no second copy on disk); SKILL.md is published
+        # under the spelling it had (skill.md too), while the archive and this tree call it SKILL.md.
+        source = f"api/files/{skill.id}/{_published_spelling(ctx, skill, path)}"
+        if staging is not None:
+            staging.link(source, dest)
+        else:
+            write(ctx.out, dest, (ctx.out / source).read_bytes())
+
+    write_legacy_tree(skills, place)
+
+
+def _published_spelling(ctx: EmitContext, skill: DiscoverySkill, path: str) -> str:
+    if path != "SKILL.md":
+        return path
+    art = (ctx.options.get("artifacts") or {})[skill.id]
+    return art.files[0][0]

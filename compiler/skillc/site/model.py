@@ -79,6 +79,7 @@ class SkillInfo:
     body_tokens: int  # ceil(characters / 4), the usual estimate
     metadata: tuple[tuple[str, str], ...]  # frontmatter keys other than name/description, as text
     memory: tuple[Mapping[str, Any], ...] = ()  # active notes in namespace skill/<id> or skill/<name>
+    flat_name: str = ""  # its name for flat readers (npx skills --skill NAME, skills/<name>/, plugins)
 
     @property
     def main_file(self) -> str:
@@ -165,7 +166,8 @@ def _skill_info(skill: SourceSkill, ctx: EmitContext, shadows, diags, memory_not
         priority=repo.priority, shadowed=shadows, lint=lint[0], warnings=lint[1], diagnostics=diags,
         files=files, withheld=withheld, archive=archive, size=sum(f.size for f in files), body=body,
         body_lines=body.count("\n") + (1 if body and not body.endswith("\n") else 0),
-        body_tokens=math.ceil(len(body) / 4), metadata=meta, memory=memory_notes)
+        body_tokens=math.ceil(len(body) / 4), metadata=meta, memory=memory_notes,
+        flat_name=ctx.resolution.flat_names.get(skill.id, ""))
 
 
 def read_memory(out: Path) -> MemoryInfo | None:

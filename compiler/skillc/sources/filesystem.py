@@ -144,14 +144,18 @@ def _remembered_listing(cache: BuildCache, base: str, skill_dir: str, nested: se
 
 
 def list_directory(repo: Repository, root: Path, read: ReadItem | None, lint: LintConfig,
-                   source_input: SourceInput, root_name: str | None = None) -> SourceListing:
+                   source_input: SourceInput, root_name: str | None = None,
+                   instructions_dir: Path | None = None) -> SourceListing:
     """List the skills under ``root`` (the repository's skills_root, already materialised locally).
 
     IDs are skill directories relative to ``root``; when ``root`` is itself a skill, IDs are
     prefixed with its directory name (a repository that is one skill publishes it by name).
+    With ``instructions_dir`` (where the SKILL.md made for a convention file is kept), the
+    lightweight and convention files the repository opts in to publish are skills too.
     """
     read = read or read_item
-    options = replace(lint.discovery, lightweight=False, conventions=False)  # (its exclude globs, anchored)
+    options = replace(lint.discovery, lightweight=instructions_dir is not None and repo.publish_lightweight,
+                      conventions=instructions_dir is not None and repo.publish_conventions)  # (its exclude globs)
     disc = discover(root, options)
     if any(d.code == "D105" and d.path == "" for d in disc.diagnostics):
         raise SourceError(f"repository {repo.name!r}: {root} does not exist or is not a directory")
@@ -189,6 +193,9 @@ def list_directory(repo: Repository, root: Path, read: ReadItem | None, lint: Li
         main = SkillFile(item.file_name, doc.sha256, doc.size, full, bool(mode & 0o111))
         files = [main, *skill_files(root_abs, item.skill_dir, nested, item.file_name, digest or hash_file, cache)]
         out.append(SourceSkill(skill_id, repo, doc, tuple(files)))
+    if instructions_dir is not None:
+        out.extend(instruction_skills(repo, root_abs, [i for i in disc.items if i.kind is not ItemKind.SKILL],
+                                      read, instructions_dir))
     out.sort(key=lambda s: path_key(s.id))
     docs = {(f"{prefix}/{k}" if prefix else k): v for k, v in disc.collection_docs.items()}
     diags = list(disc.diagnostics)
@@ -197,6 +204,44 @@ def list_directory(repo: Repository, root: Path, read: ReadItem | None, lint: Li
         diags.append(Diagnostic("R107", Severity.WARNING, "", 0, 0,
                                 f"repository {repo.name!r} offers no skill{where}: {root}"))
     return SourceListing(tuple(out), source_input, tuple(diags), docs, repo)
+
+
+def instruction_skills(repo: Repository, root_abs: str, items: list, read: ReadItem,
+                       instructions_dir: Path) -> list[SourceSkill]:
+    """Lightweight and convention files as one-file skills (``instructions``): a lightweight file
+    adk-rust would skip (no name or description) is not published; a SKILL.md made for a file is
+    kept in ``instructions_dir`` under its hash."""
+    from ..instructions import instruction_id, skill_md
+
+    out = []
+    for item in items:
+        full = f"{root_abs}/{item.path}"
+        try:
+            raw = Path(full).read_bytes()
+        except OSError:
+            continue  # (the lint reports an unreadable file)
+        doc = read(root_abs, item)
+        skill = SourceSkill("", repo, doc, ())
+        name, description = skill.name, skill.description
+        if not name or not description:
+            continue
+        data = skill_md(doc, raw, name, description)
+        sha = hashlib.sha256(data).hexdigest()
+        source = full if data is raw else _kept(instructions_dir, sha, data)
+        main = SkillFile("SKILL.md", sha, len(data), source)
+        out.append(SourceSkill(instruction_id(name, raw), repo, doc, (main,)))
+    return out
+
+
+def _kept(folder: Path, sha: str, data: bytes) -> str:
+    """``data`` stored as ``folder/<sha>.md`` (content-addressed: written once, atomically)."""
+    path = folder / f"{sha}.md"
+    if not path.is_file():
+        folder.mkdir(parents=True, exist_ok=True)
+        tmp = folder / f".{sha}.{os.getpid()}.tmp"
+        tmp.write_bytes(data)
+        os.replace(tmp, path)
+    return str(path)
 
 
 def skills_root_of(repo: Repository, base: Path) -> Path:
@@ -248,7 +293,8 @@ class FilesystemSource:
         source_input = SourceInput(self.repository.name, self.repository.type, str(base), None)
         # A local repository's paths are matched by the configuration's globs from its file's folder.
         lint = anchored(self.lint, root) if self.repository.type == "filesystem" else self.lint
-        return list_directory(self.repository, root, read, lint, source_input)
+        return list_directory(self.repository, root, read, lint, source_input,
+                              instructions_dir=self.cache_dir / "instructions")
 
 
 class EmbeddedSource(FilesystemSource):

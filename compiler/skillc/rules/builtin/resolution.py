@@ -125,3 +125,19 @@ declare(
     good="repo1: a/SKILL.md, a/refs/x.txt   repo2: a/b/SKILL.md, a/b/x.txt",
     severity=Severity.ERROR, scope="resolve",
 )
+declare(
+    "R112", "flat-name-collision",
+    "Two skills' folder names give the same flat name; both are published under their whole ID.",
+    rationale="""
+        Flat readers know a skill by one `[a-z0-9-]` name, not by its ID: the discovery index that
+        `npx skills` reads, `skills/<name>/` folders (openskills), Claude Code plugins and the MCP
+        skills extension. A skill's flat name is its folder name, lower-cased, with every other
+        run of characters as `-` (`skillc.flatnames`). When two IDs give the same leaf
+        (`python/testing`, `js/testing`), both are named by their whole ID instead
+        (`python-testing`, `js-testing`), which a user typing `--skill testing` will not expect:
+        rename one folder if the short name matters. The manifest's `flat_names` lists every name.
+    """,
+    bad="python/testing/SKILL.md and js/testing/SKILL.md (flat names python-testing, js-testing)",
+    good="python/pytest/SKILL.md and js/jest/SKILL.md (flat names pytest, jest)",
+    severity=Severity.WARNING, scope="resolve",
+)

@@ -17,11 +17,10 @@ from skillc.site.pages import md
 
 markdown = pytest.importorskip("markdown")
 
-EXTENSIONS = ["toc", "tables", "fenced_code", "admonition", "sane_lists", "skillc.site.markdown_safe"]
-
-
 def render(text: str) -> str:
-    return markdown.Markdown(extensions=EXTENSIONS).convert(text)
+    from skillc.site.markdown_config import markdown as site_markdown
+
+    return site_markdown().convert(text)
 
 
 def needs_mkdocs() -> None:
@@ -86,10 +85,12 @@ def test_fenced_code_ids_cannot_shadow_the_theme(fence: str):
     """fenced_code writes its <pre id=…> outside the element tree; an ID material looks up
     (#__config holds its settings) would hand the theme the skill's JSON."""
     out = render(f'# T\n\n{fence}\n{{"base": "../../api/files/x/"}}\n{fence[:3]}\n')
-    ids = re.findall(r'<pre[^>]*\sid="([^"]*)"', out)
+    ids = re.findall(r'<(?:pre|div)[^>]*\sid="([^"]*)"', out)
     assert ids and all(i.startswith("h-") for i in ids), out
-    assert "<pre" in out and "&quot;base&quot;" in out  # still the code block, its text escaped
+    assert "<pre" in out and html.unescape(re.sub(r"<[^>]+>", "", out.split("<pre>", 1)[1])).startswith(
+        '{"base"')  # still the code block, its text shown as text
     assert 'id="plain"' in render("``` {#plain}\nx\n```\n")  # other IDs stay
+    assert 'id="h-md-x"' in render("- item\n\n  ``` {#md-x}\n  x\n  ```\n")  # a fence in a list too
 
 
 @pytest.mark.parametrize("text", [
@@ -425,3 +426,39 @@ def test_the_404_page_links_the_site_from_skillc_site_url(tmp_path: Path):
     assert not re.search(r'(href|src)="/(?!team/)', page)
     bad = build(tmp_path, SKILLC_SITE_URL='https://acme.example/"><script>')
     assert bad.returncode != 0 and "SKILLC_SITE_URL" in bad.stderr
+
+
+# --- bodies as GitHub renders them --------------------------------------------------------------
+
+@pytest.mark.parametrize("source", [
+    "1. Run it:\n\n   ```bash\n   make test\n   ```\n\n2. Read the output.\n",  # GitHub's 3 columns after `1. `
+    "- Run it:\n  ```bash\n  make test\n  ```\n- Read the output.\n",  # 2 after `- `, no blank lines
+    "- Run it:\n    ```bash\n    make test\n    ```\n- Read the output.\n",  # Python-Markdown's own 4
+    "- Steps\n  - Run it:\n\n    ```bash\n    make test\n    ```\n\n  - Read the output.\n",  # nested
+])
+def test_a_fence_inside_a_list_item_stays_a_highlighted_code_block(source: str):
+    out = render(source)
+    li_texts = re.findall(r"<li>(.*?)</li>", out, re.DOTALL)
+    assert any("<pre>" in t and "make" in t for t in li_texts), out  # inside the item, a block
+    assert "<code>bash" not in out and "```" not in out  # not one line of inline code
+    assert 'class="nf"' in out or 'class="n"' in out or "language-bash" in out  # highlighted
+    assert "Read the output." in re.findall(r"<li>(.*?)</li>", out, re.DOTALL)[-1]
+
+
+def test_code_is_highlighted_into_css_classes():
+    out = render("```python\ndef f(x):\n    return x\n```\n")
+    assert '<span class="k">def</span>' in out and "style=" not in out  # classes: the CSP forbids no style here
+
+
+def test_the_table_of_contents_keeps_a_body_that_opens_with_its_own_h1():
+    md = __import__("skillc.site.markdown_config", fromlist=["markdown"]).markdown()
+    md.convert("# Skill name\n\n## Files\n\n## SKILL.md\n\n# Body title\n\n## Usage\n\n### Details\n")
+    top = md.toc_tokens
+    assert [t["name"] for t in top] == ["Skill name"]
+    assert [t["name"] for t in top[0]["children"]] == ["Files", "SKILL.md", "Body title"]
+    assert [t["name"] for t in top[0]["children"][2]["children"]] == ["Usage"]
+
+
+def test_a_link_to_a_renamed_heading_follows_it():
+    out = render("See [setup](#md-setup).\n\n## md-setup\n")
+    assert 'href="#h-md-setup"' in out and 'id="h-md-setup"' in out

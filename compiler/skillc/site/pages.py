@@ -30,6 +30,7 @@ from urllib.parse import quote
 
 from ..emit.site import human_size
 from ..resources import data_dir
+from .markdown_config import yaml_entries
 from .markdown_safe import FILES_REFERENCE, visible_bidi
 from .model import CATEGORIES, SiteModel, SkillInfo
 
@@ -260,6 +261,5 @@ def project_files(model: SiteModel, options: Mapping[str, Any] | None = None) ->
     files[PUBLISHED_LIST] = "".join(sorted(f"{s.id}/{f.path}\n" for s in model.skills for f in s.files))
     files["mkdocs.yml"] = _environment().get_template("mkdocs.yml.j2").render(
         model=model, nav=nav, site_name=options.get("site_name", "Skills"), site_url=options.get("site_url") or "",
-        page=Page("mkdocs.yml"),
-        published_list=PUBLISHED_LIST)
+        page=Page("mkdocs.yml"), markdown_extensions=yaml_entries(PUBLISHED_LIST))
     return files

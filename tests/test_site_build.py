@@ -148,7 +148,9 @@ def test_pages_for_every_skill_collection_and_report(built: Path):
     assert re.search(r"extraction/email</a></td>\s*<td[^>]*><strong>team</strong> \(priority 250\)</td>\s*"
                      r"<td[^>]*>vendor \(priority 250\)", provenance)
     lint = (built / "lint/index.html").read_text()
-    assert "B704" in lint  # the hostile skill's broken link, reported with its skill
+    assert 'href="rules/B704/"' in lint  # the hostile skill's broken link: its rule's page lists it
+    assert "hostile" in (built / "lint/rules/B704/index.html").read_text()
+    assert 'href="top/"' in lint and "hostile" in (built / "lint/top/index.html").read_text()  # by collection
 
 
 def test_dot_folder_skills_shadowed_findings_and_memory_stars(built: Path):
@@ -158,7 +160,7 @@ def test_dot_folder_skills_shadowed_findings_and_memory_stars(built: Path):
     assert (built / "collections/.curated/index.html").is_file()
     email = (built / "skills/extraction/email/index.html").read_text()
     assert "missing-notes.md" not in email and "B704" not in email
-    lint = (built / "lint/index.html").read_text()
+    lint = (built / "lint/rules/B704/index.html").read_text()
     assert "missing-notes.md" in lint  # the report still lists the shadowed copy's finding
     stars = re.compile(r"[★☆]{5}")
     note = "The email skill misses CC headers."
@@ -174,8 +176,8 @@ def test_heading_anchors_are_githubs(built: Path):
     assert 'id="rollback--回滚-steps"' in page and 'href="#rollback--回滚-steps"' in page
 
 
-def test_paged_lists_render_as_tables(tmp_path: Path, monkeypatch):
-    """Past PAGE_SIZE skills the "All skills" pages keep their table (a blank line before it)."""
+def test_paged_lists_render_as_cards(tmp_path: Path, monkeypatch):
+    """Past PAGE_SIZE skills the "All skills" pages keep their cards (a blank line before them)."""
     needs_mkdocs()
     from skillc.build import BuildOptions, run_build
     from skillc.site import pages
@@ -185,14 +187,16 @@ def test_paged_lists_render_as_tables(tmp_path: Path, monkeypatch):
     make_site_repos(tmp_path)
     run_build(BuildOptions(paths=("team",), out="out", cwd=tmp_path, cache_dir=tmp_path / "cache",
                            env={"SOURCE_DATE_EPOCH": "1700000000"}))
-    for page in ("all/index.html", "all/2/index.html"):
+    for page in ("all/index.html", "all/~2/index.html", "all/~3/index.html"):
         html = (tmp_path / "out" / page).read_text()
         article = html[html.index("<article"):html.index("</article>")]
-        assert "<table>" in article and "| Skill |" not in article, page
+        cards = re.findall(r'<li>\s*(?:<p>)?<strong><a href="[./]*skills/', article)
+        assert len(cards) == 2 and "**" not in article, page
+        assert 'href="../~2/"' in article or 'href="~2/"' in article or page.endswith("~2/index.html"), page
 
 
 def test_every_page_has_the_csp_and_no_inline_script(built: Path):
-    pages = [p for p in built.rglob("*.html") if not p.relative_to(built).as_posix().startswith("api/")]
+    pages = [p for p in built.rglob("*.html") if p.is_file() and not p.relative_to(built).as_posix().startswith("api/")]
     assert len(pages) > 15
     for page in pages:
         text = page.read_text()
@@ -329,11 +333,12 @@ def test_a_body_links_only_the_files_the_bundle_publishes(tmp_path: Path):
     assert not (out / "api/files/broken").exists()
     page = (out / "skills/links/index.html").read_text()
     body = page[page.index('id="skillmd"'):]  # (the rendered body, after the Files list)
-    targets = re.findall(r'(?:href|src)="\.\./\.\./(api/files/[^"#]*)', body)
-    assert sorted(set(targets)) == ["api/files/links/img/p.png", "api/files/links/references/my%20notes.md",
-                                    "api/files/links/references/r.md"], targets
+    targets = re.findall(r'(?:href|src)="\.\./\.\./((?:api/files|skills)/[^"#]*)', body)
+    # Markdown references open as pages of the site; the image is the bundle's file.
+    assert sorted(set(targets)) == ["api/files/links/img/p.png", "skills/links/_files/references/my%20notes.md/",
+                                    "skills/links/_files/references/r.md/"], targets
     for t in targets:
-        assert (out / unquote(t)).is_file(), t
+        assert (out / unquote(t)).is_file() or (out / unquote(t) / "index.html").is_file(), t
     for text, target in (("script", "links/scripts/run.sh"), ("folder", "links/references"),
                          ("sibling", "broken/SKILL.md"), ("gone", "links/img/gone.png")):
         assert (f'<span class="skillc-missing-link" title="not published in this bundle: {target}">{text}</span>'
@@ -345,7 +350,7 @@ def page_titles(out: Path) -> dict[str, str]:
     titles: dict[str, str] = {}
     for page in sorted(out.rglob("*.html")):
         rel = page.relative_to(out).as_posix()
-        if rel.startswith("api/"):
+        if rel.startswith("api/") or not page.is_file():
             continue  # (a skill's own files, not pages of the site)
         m = re.search(r"<title>([^<]*)</title>", page.read_text(encoding="utf-8"))
         assert m, rel

@@ -42,12 +42,13 @@ def _yaml_value(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False)  # (JSON is YAML)
 
 
-def yaml_entries(published: str) -> list[str]:
-    """The ``markdown_extensions:`` list of ``mkdocs.yml``, one line each; ``published`` is the
-    list of files below ``api/files/`` a body may link (``markdown_safe``'s option)."""
+def yaml_entries(published: str, pages: str = "") -> list[str]:
+    """The ``markdown_extensions:`` list of ``mkdocs.yml``, one line each; ``published`` lists the
+    files below ``api/files/`` a body may link, ``pages`` those with a page of their own
+    (``markdown_safe``'s options)."""
     lines = []
     for name, config in EXTENSIONS:
-        options = {**config, "published": published} if name == SAFE else config
+        options = {**config, "published": published, "pages": pages} if name == SAFE else config
         if not options:
             lines.append(f"  - {name}")
             continue
@@ -56,11 +57,10 @@ def yaml_entries(published: str) -> list[str]:
     return lines
 
 
-def markdown(published: str = ""):
+def markdown(published: str = "", pages: str = ""):
     """A ``Markdown`` converter configured as the site's (for tests and the render floor)."""
     import markdown as md
 
     configs = {name: dict(config) for name, config in EXTENSIONS if config}
-    if published:
-        configs[SAFE] = {"published": published}
+    configs[SAFE] = {"published": published, "pages": pages}
     return md.Markdown(extensions=[name for name, _ in EXTENSIONS], extension_configs=configs)

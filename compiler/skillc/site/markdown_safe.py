@@ -27,7 +27,9 @@ safe to publish: ``markdown_extensions: [skillc.site.markdown_safe]`` in ``mkdoc
   folder) is read as ``references/x.md``.  With the option ``published`` (a file listing the
   bundle's files under ``api/files/``, one a line), a link or image whose target is not among them
   (a file left out of the corpus, a folder, a withheld file, an excluded skill's) becomes a
-  ``span.skillc-missing-link`` holding its text: the site links only what it publishes.
+  ``span.skillc-missing-link`` holding its text: the site links only what it publishes.  With
+  ``pages`` (``path<TAB>page URL`` lines), a link to a file that has a page of its own (a
+  reference) opens that page rather than the raw file.
 * **Badges.**  An inline code span that is exactly ``[PREF]`` ``[CONV]`` ``[PATN]`` ``[WARN]``
   ``[FACT]`` ``[EPIS]`` ``[PROC]`` gets the classes ``skillc-badge skillc-badge-<name>`` (seed 000's
   memory tab colours, in ``assets/skillc/site.css``).  Cosmetic only: content may use them too.
@@ -112,26 +114,32 @@ def bundle_target(url: str, base: str) -> str | None:
     return unquote(re.split(r"[?#]", url[len(files_root):], maxsplit=1)[0])
 
 
-_published_cache: dict[tuple[str, int], frozenset[str]] = {}
+_listing_cache: dict[tuple[str, int], dict[str, str]] = {}
 
 
-def _published(path: str) -> frozenset[str] | None:
-    """The listing ``published`` names, read once (mkdocs renders every page with it); keyed by its
-    full path and mtime, so a process that builds two projects never reads the first one's."""
+def _listing(path: str) -> dict[str, str] | None:
+    """A listing file's lines (``key`` or ``key<TAB>value``), read once (mkdocs renders every page
+    with it); keyed by its full path and mtime, so a process that builds two projects never reads
+    the first one's."""
     if not path:
         return None
     file = Path(path).resolve()
     key = (str(file), file.stat().st_mtime_ns)
-    if key not in _published_cache:
+    if key not in _listing_cache:
         text = file.read_text(encoding="utf-8")
-        _published_cache[key] = frozenset(line for line in text.split("\n") if line)
-    return _published_cache[key]
+        _listing_cache[key] = dict((line.split("\t", 1) + [""])[:2] for line in text.split("\n") if line)
+    return _listing_cache[key]
+
+
+def _published(path: str) -> dict[str, str] | None:
+    return _listing(path)
 
 
 class SafeTreeprocessor(Treeprocessor):
-    def __init__(self, md: Markdown, published: str = "") -> None:
+    def __init__(self, md: Markdown, published: str = "", pages: str = "") -> None:
         super().__init__(md)
         self.published = published
+        self.pages = pages
 
     def run(self, root: etree.Element) -> None:
         ref = self.md.references.get(FILES_REFERENCE) if hasattr(self.md, "references") else None
@@ -139,6 +147,7 @@ class SafeTreeprocessor(Treeprocessor):
         if base is not None and not safe_url(base):
             base = None
         published = _published(self.published) if base is not None else None
+        pages = _listing(self.pages) if base is not None else None
         for el in root.iter():
             if el.text:
                 el.text = visible_bidi(el.text)
@@ -158,6 +167,9 @@ class SafeTreeprocessor(Treeprocessor):
                         if published is not None and target is not None and target not in published:
                             _unlinked(el, target)  # (the bundle has no such file: a link would be a 404)
                             break
+                        if pages and el.tag == "a" and target in pages:  # (the file's own page, not raw text)
+                            fragment = rebased[rebased.index("#"):] if "#" in rebased else ""
+                            value = el.attrib[name] = base.rpartition(FILES_DIR)[0] + pages[target] + fragment
                     if not safe_url(value):
                         _neutralise(el)
                         break
@@ -270,7 +282,9 @@ def _nest_titles(tokens: list) -> None:
 class SafeExtension(Extension):
     def __init__(self, **kwargs) -> None:
         self.config = {"published": ["", "a file listing the paths below api/files/ the bundle "
-                                         "publishes, one a line (others are not linked)"]}
+                                         "publishes, one a line (others are not linked)"],
+                       "pages": ["", "a file listing the paths below api/files/ that have a page of their "
+                                     "own, each with its URL from the site root after a tab"]}
         super().__init__(**kwargs)
 
     def extendMarkdown(self, md: Markdown) -> None:
@@ -279,7 +293,7 @@ class SafeExtension(Extension):
         if "html" in md.inlinePatterns:
             md.inlinePatterns.deregister("html")
         # After inline patterns (20) and toc (5), before mkdocs' own link rewriting (0).
-        md.treeprocessors.register(SafeTreeprocessor(md, self.getConfig("published")), "skillc_safe", 2)
+        md.treeprocessors.register(SafeTreeprocessor(md, self.getConfig("published"), self.getConfig("pages")), "skillc_safe", 2)
         # Before the stash is put back (raw_html, 30), after every block that fills it.
         md.postprocessors.register(SafeStashPostprocessor(md), "skillc_safe_stash", 35)
         # After whitespace is normalised (30), before fences are found (25).

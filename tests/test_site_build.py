@@ -187,11 +187,11 @@ def test_paged_lists_render_as_cards(tmp_path: Path, monkeypatch):
     make_site_repos(tmp_path)
     run_build(BuildOptions(paths=("team",), out="out", cwd=tmp_path, cache_dir=tmp_path / "cache",
                            env={"SOURCE_DATE_EPOCH": "1700000000"}))
-    for page in ("all/index.html", "all/~2/index.html", "all/~3/index.html"):
+    for page, count in (("all/index.html", 2), ("all/~2/index.html", 2), ("all/~3/index.html", 1)):
         html = (tmp_path / "out" / page).read_text()
         article = html[html.index("<article"):html.index("</article>")]
         cards = re.findall(r'<li>\s*(?:<p>)?<strong><a href="[./]*skills/', article)
-        assert len(cards) == 2 and "**" not in article, page
+        assert len(cards) == count and "**" not in article, page
         assert 'href="../~2/"' in article or 'href="~2/"' in article or page.endswith("~2/index.html"), page
 
 

@@ -128,7 +128,7 @@
   var input = document.getElementById("skillc-qs-input");
   var panel = document.getElementById("skillc-qs-results");
   var seq = 0, timer = null;
-  function close() { panel.hidden = true; input.setAttribute("aria-expanded", "false"); }
+  function close() { panel.hidden = true; }
   async function quick(q) {
     var mine = ++seq;
     q = q.trim();
@@ -145,7 +145,6 @@
       status.appendChild(document.createTextNode(" · "));
       status.appendChild(all);
       panel.hidden = false;
-      input.setAttribute("aria-expanded", "true");
       if (hits.length) await pagedList(panel, hits, termSet(q));
     } catch (err) {
       if (mine === seq) { panel.textContent = "Search failed: " + err.message; panel.hidden = false; }

@@ -165,3 +165,44 @@ def test_pages_stay_small_when_the_catalog_is_large(tmp_path: Path):
     assert head["total"] == 300 and len(head["chunks"]) == 2
     rows = json.loads((out / "assets/skillc/catalog/000.json").read_text())["skills"]
     assert rows[0][:2] == ["pack/skill-000", "skill-000"] and len(rows) == head["chunk_size"]
+
+
+# --- incremental site builds --------------------------------------------------------------------
+
+def test_one_changed_skill_renders_only_its_pages_and_matches_a_clean_build(tmp_path: Path):
+    needs_mkdocs()
+    import time
+
+    make_site_repos(tmp_path)
+    env = {"SKILLC_CACHE_DIR": str(tmp_path / "cache"), "SOURCE_DATE_EPOCH": "1700000000"}
+    assert run_skillc("build", "team", "vendor", "--out", "out", cwd=tmp_path, env=env).returncode == 0
+    kept = next((tmp_path / "cache/emit/site").iterdir()) / "site"
+    before = {p: p.stat().st_mtime_ns for p in kept.rglob("*.html")}
+    time.sleep(0.05)
+    skill = tmp_path / "team/deploy-helper/SKILL.md"
+    # (the same length: the cards on the lists show each skill's size and token estimate)
+    skill.write_text(skill.read_text().replace("Roll out the release", "Roll out the RELEASE"))
+    r = run_skillc("build", "team", "vendor", "--out", "out", cwd=tmp_path, env=env)
+    assert r.returncode == 0, r.stderr
+    rendered = sorted(p.relative_to(kept).as_posix() for p, t in before.items() if p.stat().st_mtime_ns != t)
+    # The changed skill's page and the 404 page (mkdocs writes it every time); nothing else shows the body.
+    assert rendered == ["404.html", "skills/deploy-helper/index.html"], rendered
+    assert "Roll out the RELEASE" in (tmp_path / "out/skills/deploy-helper/index.html").read_text()
+    # Byte for byte what a clean build of the same inputs writes.
+    clean = tmp_path / "clean"
+    clean.mkdir()
+    for name in ("team", "vendor"):
+        subprocess.run(["cp", "-r", str(tmp_path / name), str(clean / name)], check=True)
+    r = run_skillc("build", "team", "vendor", "--out", "out", cwd=clean,
+                   env={**env, "SKILLC_CACHE_DIR": str(clean / "cache")})
+    assert r.returncode == 0, r.stderr
+    a, b = site_pages(tmp_path / "out"), site_pages(clean / "out")
+    assert sorted(a) == sorted(b) and [k for k in a if a[k] != b[k]] == []
+    # A changed description reaches the lists that show it (home, catalog, collection), and only them.
+    before = {p: p.stat().st_mtime_ns for p in kept.rglob("*.html")}
+    skill.write_text(skill.read_text().replace("Deploy services to production.", "Deploy services with Argo!!."))
+    assert run_skillc("build", "team", "vendor", "--out", "out", cwd=tmp_path, env=env).returncode == 0
+    rendered = sorted(p.relative_to(kept).as_posix() for p, t in before.items() if p.stat().st_mtime_ns != t)
+    assert rendered == ["404.html", "all/index.html", "collections/index.html", "index.html",
+                        "skills/deploy-helper/index.html"], rendered
+    assert "Deploy services with Argo!!." in (tmp_path / "out/index.html").read_text()

@@ -28,6 +28,7 @@ import hashlib
 import importlib.util
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -75,9 +76,10 @@ def mkdocs_env(epoch: int, base: Mapping[str, str] | None = None) -> dict[str, s
     return env
 
 
-def run_mkdocs(config: Path, site_dir: Path, epoch: int = 0) -> None:
-    """``mkdocs build`` of ``config`` into ``site_dir`` in a child process; BuildError on failure."""
-    cmd = [sys.executable, "-m", "mkdocs", "build", "--clean", "--config-file", str(config),
+def run_mkdocs(config: Path, site_dir: Path, epoch: int = 0, dirty: bool = False) -> None:
+    """``mkdocs build`` of ``config`` into ``site_dir`` in a child process; BuildError on failure.
+    ``dirty``: render only the pages whose source is newer than their output (``incremental``)."""
+    cmd = [sys.executable, "-m", "mkdocs", "build", "--dirty" if dirty else "--clean", "--config-file", str(config),
            "--site-dir", str(site_dir)]
     try:
         proc = subprocess.run(cmd, cwd=config.parent, env=mkdocs_env(epoch), capture_output=True, text=True,
@@ -94,6 +96,12 @@ def run_mkdocs(config: Path, site_dir: Path, epoch: int = 0) -> None:
                          hint="check the free space and permissions of the output's folder; the previous bundle is "
                               "untouched" if environment else
                          "rebuild with --no-site to skip it, or report the skill text that breaks it")
+
+
+def dropped(rel: str) -> bool:
+    """A file mkdocs builds that the bundle leaves out (``DROPPED``, source maps)."""
+    return rel.endswith(".map") and rel.startswith("assets/") or any(
+        rel == d or rel.startswith(d + "/") for d in DROPPED)
 
 
 def _drop(site_dir: Path) -> None:
@@ -131,6 +139,11 @@ def _files(folder: Path) -> list[str]:
         else:
             out.append(entry.path)
     return out
+
+
+def theme_key(epoch: int) -> str:
+    """What every page depends on besides the generated project: theme files, tool versions, clock."""
+    return site_key({}, epoch)
 
 
 def site_key(files: Mapping[str, str], epoch: int) -> str:
@@ -186,7 +199,8 @@ def reuse(key: str, current: Path | None, out: Path) -> list[str] | None:
 
 
 def _record(site_dir: Path, key: str) -> None:
-    files = sorted(os.path.relpath(p, site_dir).replace(os.sep, "/") for p in _files(site_dir))
+    files = sorted(rel for rel in (os.path.relpath(p, site_dir).replace(os.sep, "/") for p in _files(site_dir))
+                   if not dropped(rel) and rel != SITE_RECORD)
     files.append(SITE_RECORD)
     path = site_dir / SITE_RECORD
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -228,6 +242,8 @@ def build_site(ctx: EmitContext, options: Mapping[str, object] | None = None) ->
     reused = reuse(key, getattr(staging, "current_dir", None), ctx.out)
     if reused is not None:
         return reused
+    if ctx.cache_dir is not None and not os.environ.get("SKILLC_SITE_CLEAN"):
+        return build_incremental(files, key, epoch, ctx, getattr(staging, "current_dir", None))
     work = Path(tempfile.mkdtemp(prefix=f"{ctx.out.name}.site-", dir=ctx.out.parent))
     try:
         config = write_project(files, work / "project")
@@ -238,6 +254,52 @@ def build_site(ctx: EmitContext, options: Mapping[str, object] | None = None) ->
     finally:
         if not os.environ.get("SKILLC_SITE_KEEP"):
             shutil.rmtree(work, ignore_errors=True)
+
+
+def build_incremental(files: Mapping[str, str], key: str, epoch: int, ctx: EmitContext,
+                      current: Path | None) -> list[str]:
+    """``incremental``: the kept project brought up to date, ``mkdocs build --dirty`` (clean when
+    the frame changed), the result copied into the staging folder."""
+    from . import incremental
+    from .pages import PAGES_LIST, PUBLISHED_LIST
+
+    folder = incremental.state_dir(ctx.cache_dir, current or bundle_path(ctx.out))
+    frame = incremental.frame_key(files, theme_key(epoch), ("mkdocs.yml", PUBLISHED_LIST, PAGES_LIST))
+    with incremental.locked(folder):
+        project, site = folder / "project", folder / "site"
+        try:
+            clean = (folder / incremental.FRAME_KEY).read_text() != frame or not site.is_dir()
+        except OSError:
+            clean = True
+        if clean:
+            incremental.reset(folder)
+            write_project(files, project)
+        else:
+            theme = frozenset("overrides/" + p for p in _relative_files(_data("overrides"))) | frozenset(
+                "docs/assets/" + p for p in _relative_files(_data("assets")))
+            incremental.drop_outputs(site, incremental.sync(files, project, theme))
+        (folder / incremental.FRAME_KEY).unlink(missing_ok=True)  # (a build that dies leaves no frame: next is clean)
+        run_mkdocs(project / "mkdocs.yml", site, epoch, dirty=not clean)
+        _record(site, key)
+        (folder / incremental.FRAME_KEY).write_text(frame)
+        clash = [n for n in sorted(os.listdir(site)) if n in RESERVED or (ctx.out / n).exists()]
+        if clash:
+            raise BuildError(f"the docs site would overwrite {', '.join(clash)} in the bundle")
+        return incremental.copy_site(site, ctx.out, dropped)
+
+
+def bundle_path(staging: Path) -> Path:
+    """The bundle a staging folder becomes (``<out>/../.skillc-build/<name>.tmp-<pid>`` → ``<out>``),
+    so the first build and the next ones keep their state in one place."""
+    from ..build import WORK_DIR
+
+    name = re.sub(r"\.tmp-\d+$", "", staging.name)
+    parent = staging.parent.parent if staging.parent.name == WORK_DIR else staging.parent
+    return parent / name
+
+
+def _relative_files(folder: Path) -> list[str]:
+    return [os.path.relpath(p, folder).replace(os.sep, "/") for p in _files(folder)]
 
 
 def emit_mkdocs_site(ctx: EmitContext) -> None:

@@ -206,3 +206,14 @@ def test_one_changed_skill_renders_only_its_pages_and_matches_a_clean_build(tmp_
     assert rendered == ["404.html", "all/index.html", "collections/index.html", "index.html",
                         "skills/deploy-helper/index.html"], rendered
     assert "Deploy services with Argo!!." in (tmp_path / "out/index.html").read_text()
+
+
+@pytest.mark.parametrize("value", ["plain", 'a "q" \\ b', "tab\there", "line\nbreak", "\x00\x07\x7f\x85\u2028\u2029",
+                                   "\ufeff\ud7ff\U0001F600 é 中", "'single' : # - [ ] { } & * ! | > % @ `"])
+def test_front_matter_reads_back_exactly_what_was_written(value: str):
+    import yaml
+
+    from skillc.site.pages import front_matter
+
+    text = front_matter(skillc_title=value)
+    assert yaml.safe_load(text.strip().strip("-"))["skillc_title"] == value

@@ -28,7 +28,7 @@ STATE = "state.json"
 def state_dir(cache_dir: Path, out: Path) -> Path:
     """Where the project and output of the bundle built into ``out`` are kept."""
     digest = hashlib.sha256(os.fsencode(os.path.abspath(out))).hexdigest()[:16]
-    return cache_dir / "site" / digest
+    return Path(os.path.abspath(cache_dir)) / "site" / digest  # (mkdocs runs in another folder)
 
 
 def frame_key(files: Mapping[str, str], theme_key: str, shared: tuple[str, ...]) -> str:

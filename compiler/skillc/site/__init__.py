@@ -33,6 +33,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -278,14 +279,31 @@ def build_incremental(files: Mapping[str, str], key: str, epoch: int, ctx: EmitC
             theme = frozenset("overrides/" + p for p in _relative_files(_data("overrides"))) | frozenset(
                 "docs/assets/" + p for p in _relative_files(_data("assets")))
             incremental.drop_outputs(site, incremental.sync(files, project, theme))
-        (folder / incremental.FRAME_KEY).unlink(missing_ok=True)  # (a build that dies leaves no frame: next is clean)
+        previous = None if clean else _installed_from(folder, current)
+        for name in (incremental.FRAME_KEY, incremental.INSTALLED):  # (a build that dies: the next is clean)
+            (folder / name).unlink(missing_ok=True)
+        started = time.time_ns()
         run_mkdocs(project / "mkdocs.yml", site, epoch, dirty=not clean)
         _record(site, key)
         (folder / incremental.FRAME_KEY).write_text(frame)
         clash = [n for n in sorted(os.listdir(site)) if n in RESERVED or (ctx.out / n).exists()]
         if clash:
             raise BuildError(f"the docs site would overwrite {', '.join(clash)} in the bundle")
-        return incremental.copy_site(site, ctx.out, dropped)
+        names = incremental.copy_site(site, ctx.out, dropped, previous, started)
+        (folder / incremental.INSTALLED).write_text(key)
+        return names
+
+
+def _installed_from(folder: Path, current: Path | None) -> Path | None:
+    """The visible bundle when its site was copied from this kept output (same site key)."""
+    from . import incremental
+
+    try:
+        installed = (folder / incremental.INSTALLED).read_text()
+        record = json.loads((current / SITE_RECORD).read_bytes()) if current is not None else None
+    except (OSError, ValueError):
+        return None
+    return current if isinstance(record, dict) and record.get("key") == installed else None
 
 
 def bundle_path(staging: Path) -> Path:

@@ -22,7 +22,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 FRAME_KEY = "frame.key"
-STATE = "state.json"
+INSTALLED = "installed.key"  # the site key of the output last copied into a bundle
 
 
 def state_dir(cache_dir: Path, out: Path) -> Path:
@@ -88,22 +88,32 @@ def drop_outputs(site: Path, removed: list[str]) -> None:
         target.unlink(missing_ok=True)
 
 
-def copy_site(site: Path, out: Path, skip) -> list[str]:
-    """Copy the built site into the staging folder (never linking: mkdocs rewrites files in place);
-    ``skip(rel)`` leaves a file out.  Returns the top-level names copied."""
+def copy_site(site: Path, out: Path, skip, previous: Path | None = None, since_ns: int = 0) -> list[str]:
+    """Copy the built site into the staging folder (never linking the kept output: mkdocs rewrites
+    files in place); ``skip(rel)`` leaves a file out.  ``previous``: the visible bundle when it was
+    copied from this same kept output, so a file mkdocs did not write since ``since_ns`` is
+    hard-linked from it instead (the same bytes; a bundle's files are replaced, never rewritten).
+    Returns the top-level names."""
     names: set[str] = set()
     for rel in sorted(_listing(site)):
         if skip(rel):
             continue
-        dest = out / rel
+        src, dest = site / rel, out / rel
         dest.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(site / rel, dest)
+        if previous is not None and src.stat().st_mtime_ns < since_ns:
+            try:
+                os.link(previous / rel, dest, follow_symlinks=False)
+                names.add(rel.split("/", 1)[0])
+                continue
+            except OSError:
+                pass  # (not there, another file system: copied below)
+        shutil.copyfile(src, dest)
         names.add(rel.split("/", 1)[0])
     return sorted(names)
 
 
 def reset(folder: Path) -> None:
-    for name in ("project", "site", FRAME_KEY):
+    for name in ("project", "site", FRAME_KEY, INSTALLED):
         path = folder / name
         if path.is_dir():
             shutil.rmtree(path)

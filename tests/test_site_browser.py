@@ -420,6 +420,8 @@ def test_header_search_answers_while_typing_with_snippets_and_highlights(site):
                              " return a ? [a.textContent, a.href] : null })()")
     assert first == ["deploy-helper", base + "skills/deploy-helper/"]
     assert not browser.js("document.getElementById('skillc-qs-results').hidden")
+    # One hit: no "More results" button is shown.
+    assert browser.js("getComputedStyle(document.querySelector('#skillc-qs-results .skillc-more')).display") == "none"
     # A term found in the description is highlighted in its snippet.
     browser.js("""(() => { const i = document.getElementById('skillc-qs-input'); i.value = 'production';
         i.dispatchEvent(new Event('input', {bubbles: true})); })()""")

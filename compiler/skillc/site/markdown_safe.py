@@ -131,10 +131,6 @@ def _listing(path: str) -> dict[str, str] | None:
     return _listing_cache[key]
 
 
-def _published(path: str) -> dict[str, str] | None:
-    return _listing(path)
-
-
 class SafeTreeprocessor(Treeprocessor):
     def __init__(self, md: Markdown, published: str = "", pages: str = "") -> None:
         super().__init__(md)
@@ -146,7 +142,7 @@ class SafeTreeprocessor(Treeprocessor):
         base = ref[0] if ref else None
         if base is not None and not safe_url(base):
             base = None
-        published = _published(self.published) if base is not None else None
+        published = _listing(self.published) if base is not None else None
         pages = _listing(self.pages) if base is not None else None
         for el in root.iter():
             if el.text:

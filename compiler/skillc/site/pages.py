@@ -7,17 +7,20 @@ written: ``{baseDir}``, ``$ARGUMENTS``, ``{{ x }}``, ``*``, ``<script>`` appear 
 Markdown engine is locked down as well (``markdown_safe``): raw HTML is text, script URLs are dropped.
 
 Layout (every page is an ``index.md``, so a link relative to the page's folder is relative to its
-URL too)::
+URL too; page N > 1 of a list is ``<folder>/~N/index.md``)::
 
-    index.md                         home: collections and skills (all of them up to HOME_LIMIT)
-    skills/<id>/index.md             one page per skill
-    collections/index.md             every collection
-    collections/<path>/index.md      one page per collection: its sub-collections and skills
-    all/index.md, all/<n>/index.md   every skill, PAGE_SIZE per page
+    index.md                         home: install the registry, collection tree, first HOME_LIMIT cards
+    skills/<id>/index.md             one page per skill (install panel, source, files, SKILL.md)
+    skills/<id>/_files/<path>/index.md   a supporting text file (a reference rendered, code highlighted)
+    collections/index.md             the collection tree
+    collections/<path>/index.md      one page per collection: its sub-collections and skill cards
+    all/index.md, all/~<n>/index.md  every skill, PAGE_SIZE cards a page; filters (skillc-catalog.html)
     provenance/index.md              repositories, resolved commits, shadowing
-    lint/index.md                    lint profile, every diagnostic, excluded skills
-    memory/index.md, memory/<category>/index.md, memory/…/<n>/index.md   the memory tab
+    lint/index.md                    lint summary: by rule and by collection
+    lint/rules/<code>/…, lint/collections/<path>/…, lint/top/…   the findings, FINDINGS_PAGE a page
+    memory/index.md, memory/<category>/index.md, …/~<n>/index.md   the memory tab
     search/index.md                  search (the bundle's own BM25 index, api/index/)
+    assets/skillc/catalog/*.json     the filters' and search snippets' data (CATALOG_CHUNK skills a file)
 """
 
 from __future__ import annotations
@@ -394,7 +397,8 @@ def _skill_pages(model: SiteModel, add) -> None:
             meta=front_matter(skillc_title=titles[s.id]), text_paths={t.path for t in s.texts})
         for t in s.texts:
             tdoc = text_doc(s.id, t.path)
-            source = s.provenance.view_url.rsplit(s.main_file, 1)[0] + url_path(t.path) if s.provenance else ""
+            view = s.provenance.view_url if s.provenance else ""
+            source = view[:-len(url_path(s.main_file))] + url_path(t.path) if view else ""
             add(tdoc, "pages/text.md.j2", skill=s, text=t, content=text_markdown(s, t, Page(tdoc)),
                 source_url=source, meta=front_matter(skillc_title=f"{title_text(t.path)} ({titles[s.id]})"))
 

@@ -71,11 +71,10 @@ def sync(files: Mapping[str, str], project: Path, theme: frozenset[str]) -> list
 
 
 def _listing(root: Path) -> list[str]:
-    out = []
-    for folder, _, names in os.walk(root):
-        for name in names:
-            out.append(os.path.relpath(os.path.join(folder, name), root).replace(os.sep, "/"))
-    return out
+    """Every file below ``root``, relative, '/'-separated (``skillc.site._files``: scandir)."""
+    from . import _files
+
+    return [os.path.relpath(p, root).replace(os.sep, "/") for p in _files(root)]
 
 
 def drop_outputs(site: Path, removed: list[str]) -> None:

@@ -1,12 +1,15 @@
 """Docs site (mkdocs + material, ``skillc.site``): what it adds to ``skillc build``.
 
 Default (part of ``benchmarks/run.py``): the pure stages only, which take seconds — building the
-page model and the Markdown of every page, and, as the baseline, the floor perf.md §4 names:
-Python-Markdown rendering those same pages with the site's extensions (no theme, no mkdocs).
+page model and the Markdown of every page, and, as the baseline, the render floor (issue 21):
+Python-Markdown rendering those same pages with the site's extensions plus a minimal Jinja2 page
+around each (no theme, no mkdocs); and what a reader downloads: page sizes, and the bytes the
+first and a second search query fetch (gzip, as the servers send them).
 
 ``--site`` (or ``SKILLC_BENCH_SITE=1``) adds the full measurement, which takes minutes at 10,000
-skills: ``skillc build`` with the site vs ``skillc build --no-site`` on the same warm cache, and the
-ratio of the site's cost to the Markdown floor::
+skills: ``skillc build`` with the site vs ``skillc build --no-site`` on the same warm cache, the
+ratio of the site's cost to the render floor, and a rebuild after one changed skill (incremental:
+only the pages that show it are rendered again)::
 
     .venv/bin/python benchmarks/bench_site.py --site --skills 10000
     SKILLC_BENCH_SITE=1 .venv/bin/python benchmarks/run.py --only site --skills 10000
@@ -54,8 +57,6 @@ def _size(root: Path, skip: tuple[str, ...] = ("api", ".well-known", "_routing")
 
 
 def run(corpus: Path, workdir: Path, full: bool | None = None) -> list[tuple[str, str]]:
-    import markdown
-
     from skillc.build import BuildOptions, run_build
     from skillc.resolve_types import EmitContext
     from skillc.site.model import site_model
@@ -73,12 +74,7 @@ def run(corpus: Path, workdir: Path, full: bool | None = None) -> list[tuple[str
     files = project_files(site_model(ctx))
     t_gen = time.perf_counter() - t0
     docs = [text for path, text in files.items() if path.endswith(".md")]
-    md = markdown.Markdown(extensions=["toc", "tables", "fenced_code", "admonition", "sane_lists",
-                                       "skillc.site.markdown_safe"])
-    t0 = time.perf_counter()
-    for text in docs:
-        md.reset().convert(text.split("\n---\n", 1)[-1] if text.startswith("---\n") else text)
-    t_floor = time.perf_counter() - t0
+    t_floor = _render_floor(docs)
     rows += [("skills", f"{n:,}"), ("pages generated", f"{len(docs):,}"),
              ("model + page Markdown (skillc.site)", f"{t_gen:.2f} s"),
              ("baseline: Python-Markdown floor, same pages", f"{t_floor:.2f} s ({1000 * t_floor / len(docs):.1f} ms/page)")]
@@ -91,12 +87,84 @@ def run(corpus: Path, workdir: Path, full: bool | None = None) -> list[tuple[str
     t_site = _build(corpus, out, cache)
     nfiles, nbytes = _size(out)
     site_cost = t_site - t_nosite
+    t_rebuild = _rebuild_after_one_change(corpus, out, cache)
     rows += [("baseline: skillc build --no-site (warm cache)", f"{t_nosite:.1f} s"),
              ("skillc build with the docs site (warm cache)", f"{t_site:.1f} s"),
              ("docs site cost", f"{site_cost:.1f} s ({site_cost / max(t_nosite, 1e-9):.1f}x the rest of the build)"),
              ("docs site cost / Markdown floor", f"{site_cost / max(t_floor, 1e-9):.1f}x"),
-             ("site files, size", f"{nfiles:,} files, {nbytes / 1e6:.0f} MB")]
+             ("site files, size", f"{nfiles:,} files, {nbytes / 1e6:.0f} MB"),
+             ("rebuild after one changed skill (incremental site)", f"{t_rebuild:.1f} s"),
+             ("rebuild / clean build with the site", f"{t_rebuild / max(t_site, 1e-9):.1%}")]
+    rows += _page_sizes(out) + _search_bytes(out)
     return rows
+
+
+def _render_floor(docs: list[str]) -> float:
+    """Python-Markdown with the site's extensions plus a minimal Jinja2 page, for every page."""
+    import jinja2
+
+    from skillc.site.markdown_config import markdown
+
+    page = jinja2.Environment(autoescape=False).from_string(
+        "<!doctype html><html><head><title>{{ title|e }}</title></head><body><nav>{{ nav }}</nav>"
+        "<article>{{ body }}</article><aside>{{ toc }}</aside></body></html>")
+    md = markdown()
+    t0 = time.perf_counter()
+    for text in docs:
+        body = md.reset().convert(text.split("\n---\n", 1)[-1] if text.startswith("---\n") else text)
+        page.render(title="t", nav="", body=body, toc=getattr(md, "toc", ""))
+    return time.perf_counter() - t0
+
+
+def _rebuild_after_one_change(corpus: Path, out: Path, cache: Path) -> float:
+    """Change one skill's description, build again (the site's kept state is warm)."""
+    skill = sorted(corpus.rglob("SKILL.md"))[len(list(corpus.rglob("SKILL.md"))) // 2]
+    text = skill.read_text(encoding="utf-8")
+    skill.write_text(text.replace("description:", "description: Changed.", 1), encoding="utf-8")
+    try:
+        return _build(corpus, out, cache)
+    finally:
+        skill.write_text(text, encoding="utf-8")
+
+
+def _page_sizes(out: Path) -> list[tuple[str, str]]:
+    sizes = [p.stat().st_size for p in out.rglob("*.html") if p.is_file() and not p.relative_to(out).as_posix()
+             .startswith("api/")]
+    return [("site pages", f"{len(sizes):,}"), ("average page", f"{sum(sizes) / max(len(sizes), 1) / 1024:.1f} KiB"),
+            ("largest page", f"{max(sizes, default=0) / 1024:.1f} KiB")]
+
+
+def _search_bytes(out: Path) -> list[tuple[str, str]]:
+    """Bytes (gzip) the header search fetches: the index header and dictionary, the postings shards
+    of the query's terms and the catalog chunks of the first page of hits; then a second query."""
+    import gzip
+    import json
+    from bisect import bisect_right
+
+    from skillc.index.reader import SearchIndex
+
+    idx = SearchIndex.open(out / "api" / "index")
+    firsts = [s["first_term"] for s in idx.header["shards"]]
+    fetched: set[str] = set()
+
+    def cost(query: str) -> int:
+        names = {":search.json", ":" + idx.header["dictionary"]["file"]}
+        names |= {":" + idx.header["shards"][bisect_right(firsts, t) - 1]["file"] for t in idx._query_terms(query)}
+        head = json.loads((out / "assets/skillc/catalog/index.json").read_text())
+        hits = idx.search(query, 10)
+        names |= {f"chunk:{head['chunks'][h.index // head['chunk_size']]}" for h in hits}
+        new = names - fetched
+        fetched.update(new)
+        total = 0
+        for name in new:
+            kind, _, file = name.rpartition(":")
+            path = out / ("assets/skillc/catalog" if kind == "chunk" else "api/index") / file
+            total += len(gzip.compress(path.read_bytes(), 6))
+        return total
+
+    first, second = cost("deploy kubernetes release"), cost("extract pdf table")
+    return [("first search query downloads (gzip)", f"{first / 1024:.0f} KiB"),
+            ("second search query downloads (gzip)", f"{second / 1024:.0f} KiB")]
 
 
 def main() -> None:

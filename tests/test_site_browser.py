@@ -173,8 +173,7 @@ def test_home_page_lists_collections_and_skills(site):
     browser, base = site
     browser.goto(base)
     links = browser.js("[...document.querySelectorAll('article a')].map(a => a.textContent.trim())")
-    for expected in ("extraction", "extraction/medical", "extraction/email", "deploy-helper", "hostile",
-                     "vendor-only"):
+    for expected in ("extraction", "medical", "email", "deploy-helper", "hostile", "vendor-only"):
         assert expected in links
     text = browser.js("document.querySelector('article').innerText")
     assert "6 skills in 3 collections from 2 repositories" in text
@@ -188,10 +187,11 @@ def test_skill_page_shows_provenance_lint_and_size(site):
     rows = dict(browser.js(
         "[...document.querySelectorAll('article table tr')].map(r => [...r.cells].map(c => c.innerText.trim()))"
         ".filter(r => r.length == 2 && r[0])"))
-    assert rows["Source"].startswith("team (filesystem, project tier, priority 250)")
+    assert rows["Repository"] == "team (filesystem, project tier, priority 250)"
+    assert rows["Location"] == "team"  # relative to where the build ran: no path of the build machine
     assert rows["Shadows"].startswith("vendor (priority 250)")
-    assert rows["Lint"] == "✓ ok"
-    assert rows["Size"].startswith("1 file, 120 bytes")
+    summary = browser.js("document.querySelector('article h1 ~ p:nth-of-type(2)').innerText")
+    assert summary.startswith("✓ ok · collection extraction · 1 file, 120 bytes"), summary
     assert "[WARN]" in browser.js("document.querySelector('article').innerText")  # the skill's memory note
     # The SKILL.md link reaches the bundle's copy of the file.
     href = browser.js("[...document.querySelectorAll('article a')].find(a => a.textContent == 'SKILL.md').href")
@@ -232,9 +232,9 @@ def test_hostile_skill_cannot_run_script(site):
     assert browser.js("[...document.querySelectorAll('a[href]')].filter(a => !/^(https?:|mailto:)/.test(a.href)).length") == 0
     browser.js("[...document.querySelectorAll('.skillc-unsafe-link')].forEach(e => e.click())")
     assert browser.js("document.title") == "hostile - Skills"
-    # The body's relative link points at the bundle's copy of the file.
+    # The body's relative link to a reference opens the reference's own page.
     assert browser.js("[...document.querySelectorAll('article a')].find(a => a.textContent == 'the reference').href") \
-        == base + "api/files/hostile/references/REFERENCE.md"
+        == base + "skills/hostile/_files/references/REFERENCE.md/"
     # A fenced block with the ID material reads its settings from did not take its place.
     assert browser.js("document.querySelector('#__config').tagName") == "SCRIPT"
     pre_ids = browser.js("[...document.querySelectorAll('pre')].map(p => p.id)")  # (material prefixes __code_)
@@ -291,3 +291,194 @@ def test_the_search_page_fits_a_phone_and_the_skill_table_has_a_header(site):
     href = browser.js("[...document.querySelectorAll('article a')].find(a => a.textContent.includes("
                       "'skill-collections')).getAttribute('href')")
     assert href.endswith("api/skill-collections.json"), href
+
+
+# --- the whole site, page by page (issue 21 item 7) ---------------------------------------------
+
+AXE = Path(__file__).resolve().parents[1] / ".clients/site/node_modules/axe-core/axe.min.js"
+PAGES = {  # name: path below the site, and what must be on it
+    "home": ("", "Install this registry"),
+    "skill": ("skills/deploy-helper/", "npx skills add"),
+    "reference": ("skills/hostile/_files/references/REFERENCE.md/", "Reference"),
+    "collection": ("collections/extraction/", "email"),
+    "all": ("all/", "deploy-helper"),
+    "lint": ("lint/", "By rule"),
+    "lint-rule": ("lint/rules/B704/", "hostile"),
+    "memory": ("memory/", "Always use pnpm"),
+    "search": ("search/?q=deploy", "deploy-helper"),
+}
+
+
+@pytest.fixture(scope="module")
+def artifacts(tmp_path_factory) -> Path:
+    """Screenshots of every page at both widths, kept with the test run's temporary files."""
+    folder = tmp_path_factory.getbasetemp() / "artifacts" / "site-browser"
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
+def page_errors(browser: Browser) -> list[str]:
+    """Console errors, uncaught exceptions and CSP reports of the page loaded last."""
+    browser.js("new Promise(r => setTimeout(r, 200))")
+    out = []
+    for ev in browser.events:
+        method, params = ev.get("method"), ev.get("params", {})
+        if method == "Log.entryAdded" and params["entry"].get("level") == "error":
+            out.append(params["entry"].get("text", ""))
+        elif method == "Runtime.exceptionThrown":
+            out.append(json.dumps(params.get("exceptionDetails", {}))[:300])
+        elif method == "Runtime.consoleAPICalled" and params.get("type") == "error":
+            out.append(" ".join(str(a.get("value", "")) for a in params.get("args", ())))
+    return out + browser.csp_violations()
+
+
+@pytest.mark.parametrize("width", [1400, 390])
+def test_every_page_works_fits_and_has_no_error(site, artifacts, width):
+    """Home, a skill, a reference, a collection, the catalog, the lint report, memory and search:
+    no console error or CSP violation, nothing wider than the window, a screenshot of each."""
+    import base64
+
+    browser, base = site
+    browser.call("Emulation.setDeviceMetricsOverride", width=width, height=900, deviceScaleFactor=1, mobile=width < 500)
+    try:
+        for name, (path, expected) in PAGES.items():
+            browser.goto(base + path)
+            browser.wait_for(f"document.body.innerText.includes({json.dumps(expected)})")
+            assert page_errors(browser) == [], name
+            overflow = browser.js("document.documentElement.scrollWidth - window.innerWidth")
+            assert overflow <= 0, f"{name} is {overflow} px wider than {width} px"
+            shot = browser.call("Page.captureScreenshot", format="png")["data"]
+            (artifacts / f"{name}-{width}.png").write_bytes(base64.b64decode(shot))
+    finally:
+        browser.call("Emulation.clearDeviceMetricsOverride")
+
+
+def test_accessibility_without_serious_violations(site):
+    """axe-core (from npm, tests/setup/site.sh) run inside each page: nothing serious or critical."""
+    if not AXE.is_file():
+        pytest.skip("axe-core is not installed (tests/setup/site.sh installs it from npm)")
+    browser, base = site
+    source = AXE.read_text(encoding="utf-8")
+    for name, (path, expected) in PAGES.items():
+        browser.goto(base + path)
+        browser.wait_for(f"document.body.innerText.includes({json.dumps(expected)})")
+        browser.js(source + ";0")  # (DevTools evaluation: not a script of the page, so the CSP allows it)
+        found = browser.js("axe.run(document, {resultTypes: ['violations']}).then(r => r.violations"
+                           ".filter(v => v.impact === 'serious' || v.impact === 'critical')"
+                           ".map(v => v.id + ': ' + v.nodes.slice(0, 3).map(n => n.target.join(' ')).join(', ')))")
+        assert found == [], (name, found)
+
+
+def test_every_internal_link_resolves(site):
+    """Every link and asset of every page of the site (crawled from the home page) answers 200."""
+    from html.parser import HTMLParser
+    from urllib.parse import urljoin, urlsplit
+    from urllib.request import urlopen
+
+    _, base = site
+
+    class Links(HTMLParser):
+        def __init__(self):
+            super().__init__()
+            self.found: list[str] = []
+
+        def handle_starttag(self, tag, attrs):
+            for key, value in attrs:
+                if key in ("href", "src") and value and not value.startswith(("#", "mailto:")):
+                    self.found.append(value)
+
+    seen, queue, broken = set(), [base], []
+    while queue:
+        url = queue.pop()
+        if url in seen:
+            continue
+        seen.add(url)
+        try:
+            with urlopen(url, timeout=10) as r:
+                kind, body = r.headers.get("content-type", ""), r.read()
+        except OSError as exc:
+            broken.append(f"{url}: {exc}")
+            continue
+        if not kind.startswith("text/html") or "/api/" in url:
+            continue
+        parser = Links()
+        parser.feed(body.decode("utf-8"))
+        for link in parser.found:
+            target = urljoin(url, link).split("#")[0]
+            if urlsplit(target).netloc == urlsplit(base).netloc and target not in seen:
+                queue.append(target)
+    assert broken == []
+    assert len(seen) > 40  # (the crawl reached the skill, collection, lint and memory pages)
+
+
+def test_header_search_answers_while_typing_with_snippets_and_highlights(site):
+    browser, base = site
+    browser.goto(base + "collections/")
+    browser.js("""(() => { const i = document.getElementById('skillc-qs-input'); i.focus();
+        for (const ch of 'kubectl') { i.value += ch; i.dispatchEvent(new Event('input', {bubbles: true})); } })()""")
+    first = browser.wait_for("(() => { const a = document.querySelector('#skillc-qs-results .skillc-hit a');"
+                             " return a ? [a.textContent, a.href] : null })()")
+    assert first == ["deploy-helper", base + "skills/deploy-helper/"]
+    assert not browser.js("document.getElementById('skillc-qs-results').hidden")
+    # One hit: no "More results" button is shown.
+    assert browser.js("getComputedStyle(document.querySelector('#skillc-qs-results .skillc-more')).display") == "none"
+    # A term found in the description is highlighted in its snippet.
+    browser.js("""(() => { const i = document.getElementById('skillc-qs-input'); i.value = 'production';
+        i.dispatchEvent(new Event('input', {bubbles: true})); })()""")
+    marks = browser.wait_for("(() => { const m = [...document.querySelectorAll('#skillc-qs-results .skillc-hit__snippet mark')];"
+                             " return m.length ? m.map(x => x.textContent) : null })()")
+    assert marks == ["production"]
+    assert page_errors(browser) == []
+
+
+def test_search_ranks_as_skillc_search_does_and_pages_every_hit(site, tmp_path):
+    """The site's ranking is `skillc search`'s (same index, same reader arithmetic), all of it: the
+    Search page shows every hit a page at a time, never a silent cap."""
+    browser, base = site
+    query = "skills extract deploy use the"
+    r = run_skillc("search", base, query, "--top-k", "100", "--json")
+    assert r.returncode == 0, r.stderr
+    expected = [hit["id"] for hit in json.loads(r.stdout)["results"]]
+    assert len(expected) >= 5
+    browser.goto(base + "search/?q=" + query.replace(" ", "%20"))
+    browser.wait_for("document.querySelectorAll('.skillc-search-skills .skillc-hit').length || null")
+    for _ in range(10):  # "More results" until every hit is shown
+        more = browser.js("(() => { const b = document.querySelector('.skillc-search-skills .skillc-more');"
+                          " if (!b || b.hidden) return false; b.click(); return true })()")
+        if not more:
+            break
+        browser.js("new Promise(r => setTimeout(r, 150))")
+    shown = browser.js("[...document.querySelectorAll('.skillc-search-skills .skillc-hit__id')].map(e => e.textContent.trim())")
+    assert shown == expected
+
+
+def test_catalog_filters_and_sorts_without_a_server(site):
+    browser, base = site
+    browser.goto(base + "all/")
+    browser.wait_for("!document.getElementById('skillc-facets').hidden")
+    browser.js("""(() => { const s = document.getElementById('skillc-f-collection'); s.value = 'extraction';
+        s.dispatchEvent(new Event('input', {bubbles: true})); })()""")
+    names = browser.wait_for("(() => { const r = document.getElementById('skillc-f-results');"
+                             " return r.hidden ? null : [...r.querySelectorAll('li strong a')].map(a => a.textContent) })()")
+    assert names == ["email", "diagnosis"]  # the collection and below, by ID
+    browser.js("""(() => { const s = document.getElementById('skillc-f-lint'); s.value = 'warning';
+        document.getElementById('skillc-f-collection').value = '';
+        s.dispatchEvent(new Event('input', {bubbles: true})); })()""")
+    names = browser.wait_for("(() => { const r = [...document.querySelectorAll('#skillc-f-results li strong a')]"
+                             ".map(a => a.textContent); return r.includes('hostile') ? r : null })()")
+    assert "deploy-helper" not in names
+    assert page_errors(browser) == []
+
+
+def test_dark_mode_follows_the_system_and_toggles(site):
+    browser, base = site
+    browser.call("Emulation.setEmulatedMedia", features=[{"name": "prefers-color-scheme", "value": "dark"}])
+    try:
+        browser.goto(base)
+        assert browser.js("getComputedStyle(document.body).backgroundColor") != "rgb(255, 255, 255)"
+        assert browser.js("document.body.getAttribute('data-md-color-media')") == "(prefers-color-scheme)"
+    finally:
+        browser.call("Emulation.setEmulatedMedia", features=[{"name": "prefers-color-scheme", "value": "light"}])
+    browser.goto(base)
+    assert browser.js("getComputedStyle(document.body).backgroundColor") == "rgb(255, 255, 255)"
+    assert browser.js("document.querySelectorAll('form[data-md-component=palette] label').length") == 3

@@ -17,11 +17,10 @@ from skillc.site.pages import md
 
 markdown = pytest.importorskip("markdown")
 
-EXTENSIONS = ["toc", "tables", "fenced_code", "admonition", "sane_lists", "skillc.site.markdown_safe"]
-
-
 def render(text: str) -> str:
-    return markdown.Markdown(extensions=EXTENSIONS).convert(text)
+    from skillc.site.markdown_config import markdown as site_markdown
+
+    return site_markdown().convert(text)
 
 
 def needs_mkdocs() -> None:
@@ -86,10 +85,12 @@ def test_fenced_code_ids_cannot_shadow_the_theme(fence: str):
     """fenced_code writes its <pre id=…> outside the element tree; an ID material looks up
     (#__config holds its settings) would hand the theme the skill's JSON."""
     out = render(f'# T\n\n{fence}\n{{"base": "../../api/files/x/"}}\n{fence[:3]}\n')
-    ids = re.findall(r'<pre[^>]*\sid="([^"]*)"', out)
+    ids = re.findall(r'<(?:pre|div)[^>]*\sid="([^"]*)"', out)
     assert ids and all(i.startswith("h-") for i in ids), out
-    assert "<pre" in out and "&quot;base&quot;" in out  # still the code block, its text escaped
+    assert "<pre" in out and html.unescape(re.sub(r"<[^>]+>", "", out.split("<pre>", 1)[1])).startswith(
+        '{"base"')  # still the code block, its text shown as text
     assert 'id="plain"' in render("``` {#plain}\nx\n```\n")  # other IDs stay
+    assert 'id="h-md-x"' in render("- item\n\n  ``` {#md-x}\n  x\n  ```\n")  # a fence in a list too
 
 
 @pytest.mark.parametrize("text", [
@@ -147,7 +148,9 @@ def test_pages_for_every_skill_collection_and_report(built: Path):
     assert re.search(r"extraction/email</a></td>\s*<td[^>]*><strong>team</strong> \(priority 250\)</td>\s*"
                      r"<td[^>]*>vendor \(priority 250\)", provenance)
     lint = (built / "lint/index.html").read_text()
-    assert "B704" in lint  # the hostile skill's broken link, reported with its skill
+    assert 'href="rules/B704/"' in lint  # the hostile skill's broken link: its rule's page lists it
+    assert "hostile" in (built / "lint/rules/B704/index.html").read_text()
+    assert 'href="top/"' in lint and "hostile" in (built / "lint/top/index.html").read_text()  # by collection
 
 
 def test_dot_folder_skills_shadowed_findings_and_memory_stars(built: Path):
@@ -157,7 +160,7 @@ def test_dot_folder_skills_shadowed_findings_and_memory_stars(built: Path):
     assert (built / "collections/.curated/index.html").is_file()
     email = (built / "skills/extraction/email/index.html").read_text()
     assert "missing-notes.md" not in email and "B704" not in email
-    lint = (built / "lint/index.html").read_text()
+    lint = (built / "lint/rules/B704/index.html").read_text()
     assert "missing-notes.md" in lint  # the report still lists the shadowed copy's finding
     stars = re.compile(r"[★☆]{5}")
     note = "The email skill misses CC headers."
@@ -173,8 +176,8 @@ def test_heading_anchors_are_githubs(built: Path):
     assert 'id="rollback--回滚-steps"' in page and 'href="#rollback--回滚-steps"' in page
 
 
-def test_paged_lists_render_as_tables(tmp_path: Path, monkeypatch):
-    """Past PAGE_SIZE skills the "All skills" pages keep their table (a blank line before it)."""
+def test_paged_lists_render_as_cards(tmp_path: Path, monkeypatch):
+    """Past PAGE_SIZE skills the "All skills" pages keep their cards (a blank line before them)."""
     needs_mkdocs()
     from skillc.build import BuildOptions, run_build
     from skillc.site import pages
@@ -184,14 +187,16 @@ def test_paged_lists_render_as_tables(tmp_path: Path, monkeypatch):
     make_site_repos(tmp_path)
     run_build(BuildOptions(paths=("team",), out="out", cwd=tmp_path, cache_dir=tmp_path / "cache",
                            env={"SOURCE_DATE_EPOCH": "1700000000"}))
-    for page in ("all/index.html", "all/2/index.html"):
+    for page, count in (("all/index.html", 2), ("all/~2/index.html", 2), ("all/~3/index.html", 1)):
         html = (tmp_path / "out" / page).read_text()
         article = html[html.index("<article"):html.index("</article>")]
-        assert "<table>" in article and "| Skill |" not in article, page
+        cards = re.findall(r'<li>\s*(?:<p>)?<strong><a href="[./]*skills/', article)
+        assert len(cards) == count and "**" not in article, page
+        assert 'href="../~2/"' in article or 'href="~2/"' in article or page.endswith("~2/index.html"), page
 
 
 def test_every_page_has_the_csp_and_no_inline_script(built: Path):
-    pages = [p for p in built.rglob("*.html") if not p.relative_to(built).as_posix().startswith("api/")]
+    pages = [p for p in built.rglob("*.html") if p.is_file() and not p.relative_to(built).as_posix().startswith("api/")]
     assert len(pages) > 15
     for page in pages:
         text = page.read_text()
@@ -328,11 +333,12 @@ def test_a_body_links_only_the_files_the_bundle_publishes(tmp_path: Path):
     assert not (out / "api/files/broken").exists()
     page = (out / "skills/links/index.html").read_text()
     body = page[page.index('id="skillmd"'):]  # (the rendered body, after the Files list)
-    targets = re.findall(r'(?:href|src)="\.\./\.\./(api/files/[^"#]*)', body)
-    assert sorted(set(targets)) == ["api/files/links/img/p.png", "api/files/links/references/my%20notes.md",
-                                    "api/files/links/references/r.md"], targets
+    targets = re.findall(r'(?:href|src)="\.\./\.\./((?:api/files|skills)/[^"#]*)', body)
+    # Markdown references open as pages of the site; the image is the bundle's file.
+    assert sorted(set(targets)) == ["api/files/links/img/p.png", "skills/links/_files/references/my%20notes.md/",
+                                    "skills/links/_files/references/r.md/"], targets
     for t in targets:
-        assert (out / unquote(t)).is_file(), t
+        assert (out / unquote(t)).is_file() or (out / unquote(t) / "index.html").is_file(), t
     for text, target in (("script", "links/scripts/run.sh"), ("folder", "links/references"),
                          ("sibling", "broken/SKILL.md"), ("gone", "links/img/gone.png")):
         assert (f'<span class="skillc-missing-link" title="not published in this bundle: {target}">{text}</span>'
@@ -344,7 +350,7 @@ def page_titles(out: Path) -> dict[str, str]:
     titles: dict[str, str] = {}
     for page in sorted(out.rglob("*.html")):
         rel = page.relative_to(out).as_posix()
-        if rel.startswith("api/"):
+        if rel.startswith("api/") or not page.is_file():
             continue  # (a skill's own files, not pages of the site)
         m = re.search(r"<title>([^<]*)</title>", page.read_text(encoding="utf-8"))
         assert m, rel
@@ -425,3 +431,39 @@ def test_the_404_page_links_the_site_from_skillc_site_url(tmp_path: Path):
     assert not re.search(r'(href|src)="/(?!team/)', page)
     bad = build(tmp_path, SKILLC_SITE_URL='https://acme.example/"><script>')
     assert bad.returncode != 0 and "SKILLC_SITE_URL" in bad.stderr
+
+
+# --- bodies as GitHub renders them --------------------------------------------------------------
+
+@pytest.mark.parametrize("source", [
+    "1. Run it:\n\n   ```bash\n   make test\n   ```\n\n2. Read the output.\n",  # GitHub's 3 columns after `1. `
+    "- Run it:\n  ```bash\n  make test\n  ```\n- Read the output.\n",  # 2 after `- `, no blank lines
+    "- Run it:\n    ```bash\n    make test\n    ```\n- Read the output.\n",  # Python-Markdown's own 4
+    "- Steps\n  - Run it:\n\n    ```bash\n    make test\n    ```\n\n  - Read the output.\n",  # nested
+])
+def test_a_fence_inside_a_list_item_stays_a_highlighted_code_block(source: str):
+    out = render(source)
+    li_texts = re.findall(r"<li>(.*?)</li>", out, re.DOTALL)
+    assert any("<pre>" in t and "make" in t for t in li_texts), out  # inside the item, a block
+    assert "<code>bash" not in out and "```" not in out  # not one line of inline code
+    assert 'class="nf"' in out or 'class="n"' in out or "language-bash" in out  # highlighted
+    assert "Read the output." in re.findall(r"<li>(.*?)</li>", out, re.DOTALL)[-1]
+
+
+def test_code_is_highlighted_into_css_classes():
+    out = render("```python\ndef f(x):\n    return x\n```\n")
+    assert '<span class="k">def</span>' in out and "style=" not in out  # classes: the CSP forbids no style here
+
+
+def test_the_table_of_contents_keeps_a_body_that_opens_with_its_own_h1():
+    md = __import__("skillc.site.markdown_config", fromlist=["markdown"]).markdown()
+    md.convert("# Skill name\n\n## Files\n\n## SKILL.md\n\n# Body title\n\n## Usage\n\n### Details\n")
+    top = md.toc_tokens
+    assert [t["name"] for t in top] == ["Skill name"]
+    assert [t["name"] for t in top[0]["children"]] == ["Files", "SKILL.md", "Body title"]
+    assert [t["name"] for t in top[0]["children"][2]["children"]] == ["Usage"]
+
+
+def test_a_link_to_a_renamed_heading_follows_it():
+    out = render("See [setup](#md-setup).\n\n## md-setup\n")
+    assert 'href="#h-md-setup"' in out and 'id="h-md-setup"' in out

@@ -41,6 +41,7 @@ from .archive import read_source_date_epoch
 from .cache import BuildCache, default_cache_root, diagnostics_in, diagnostics_out, key_of, tag_cache_root
 from .discover import SKIP_DIRS, path_key
 from .errors import BuildError, SkillcError
+from .layout import WORK_DIR
 from .lint import LintConfig, active_rules, check_collection, check_document, finalize
 from .locks import release, try_lock
 from .model import Diagnostic, DiscoveredItem, Document, ItemKind, Severity
@@ -52,7 +53,6 @@ from .secrets import SECRET_RULE
 if TYPE_CHECKING:
     from .emit.staging import Staging
 
-WORK_DIR = ".skillc-build"  # beside the output: staging, previous generation, lock
 
 
 @dataclass(frozen=True)

@@ -7,5 +7,6 @@ from __future__ import annotations
 MANIFEST_KIND = "skillc-bundle"  # api/manifest.json's "kind"
 MANIFEST_VERSION = 1  # api/manifest.json's "manifest_version"
 SELECT_VERSION = 1  # api/index/select.json's "version"
+WORK_DIR = ".skillc-build"  # beside the output: staging, previous generation, lock, the site's kept state
 
-__all__ = ["MANIFEST_KIND", "MANIFEST_VERSION", "SELECT_VERSION"]
+__all__ = ["MANIFEST_KIND", "MANIFEST_VERSION", "SELECT_VERSION", "WORK_DIR"]

@@ -601,7 +601,7 @@ def import_(archive: Path, into: Path, force: bool, profile: str, config_path: s
             warnings = _stage_and_swap(archive, listing, folders, into, work, cfg)
     except BaseException:
         if created:  # (DIR did not exist before: removed if it is still empty; another import may use it)
-            from ..build import WORK_DIR
+            from ..layout import WORK_DIR
 
             for folder in (into / WORK_DIR, into):
                 try:
@@ -630,7 +630,7 @@ class _ImportLock:
     built).  Leftovers of killed imports are removed first; the work folder goes when it is empty."""
 
     def __init__(self, into: Path) -> None:
-        from ..build import WORK_DIR
+        from ..layout import WORK_DIR
 
         self.into, self.work = into, into / WORK_DIR
         self.fd: int | None = None

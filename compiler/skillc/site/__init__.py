@@ -28,15 +28,18 @@ import hashlib
 import importlib.util
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
 import tempfile
+import time
 from collections.abc import Mapping
 from pathlib import Path
 
 from ..errors import BuildError, writing
 from ..resolve_types import EmitContext
+from .incremental import files_below
 
 SITE_EXTRA_HINT = "pip install 'skillc[site]'"
 # Built by mkdocs but meaningless in a bundle: no site_url is known, and the search plugin is off.
@@ -76,9 +79,10 @@ def mkdocs_env(epoch: int, base: Mapping[str, str] | None = None) -> dict[str, s
     return env
 
 
-def run_mkdocs(config: Path, site_dir: Path, epoch: int = 0) -> None:
-    """``mkdocs build`` of ``config`` into ``site_dir`` in a child process; BuildError on failure."""
-    cmd = [sys.executable, "-m", "mkdocs", "build", "--clean", "--config-file", str(config),
+def run_mkdocs(config: Path, site_dir: Path, epoch: int = 0, dirty: bool = False) -> None:
+    """``mkdocs build`` of ``config`` into ``site_dir`` in a child process; BuildError on failure.
+    ``dirty``: render only the pages whose source is newer than their output (``incremental``)."""
+    cmd = [sys.executable, "-m", "mkdocs", "build", "--dirty" if dirty else "--clean", "--config-file", str(config),
            "--site-dir", str(site_dir)]
     try:
         proc = subprocess.run(cmd, cwd=config.parent, env=mkdocs_env(epoch), capture_output=True, text=True,
@@ -98,6 +102,12 @@ def run_mkdocs(config: Path, site_dir: Path, epoch: int = 0) -> None:
                          "rebuild with --no-site to skip it, or report the skill text that breaks it")
 
 
+def dropped(rel: str) -> bool:
+    """A file mkdocs builds that the bundle leaves out (``DROPPED``, source maps)."""
+    return rel.endswith(".map") and rel.startswith("assets/") or any(
+        rel == d or rel.startswith(d + "/") for d in DROPPED)
+
+
 def _drop(site_dir: Path) -> None:
     for rel in DROPPED:
         path = site_dir / rel
@@ -105,7 +115,7 @@ def _drop(site_dir: Path) -> None:
             shutil.rmtree(path)
         elif path.exists():
             path.unlink()
-    for path in _files(site_dir / "assets"):
+    for path in files_below(site_dir / "assets"):
         if path.endswith(".map"):  # source maps of material's minified files: 1 MB nobody needs
             os.unlink(path)
 
@@ -121,18 +131,9 @@ def install(site_dir: Path, out: Path) -> list[str]:
     return names
 
 
-def _files(folder: Path) -> list[str]:
-    out: list[str] = []
-    if not folder.is_dir():
-        return out
-    with os.scandir(folder) as it:
-        entries = list(it)
-    for entry in entries:
-        if entry.is_dir(follow_symlinks=False):
-            out.extend(_files(Path(entry.path)))
-        else:
-            out.append(entry.path)
-    return out
+def theme_key(epoch: int) -> str:
+    """What every page depends on besides the generated project: theme files, tool versions, clock."""
+    return site_key({}, epoch)
 
 
 def site_key(files: Mapping[str, str], epoch: int) -> str:
@@ -152,7 +153,7 @@ def site_key(files: Mapping[str, str], epoch: int) -> str:
         h.update(rel.encode() + b"\0" + files[rel].encode("utf-8", "surrogateescape") + b"\0")
     for folder in ("overrides", "assets"):
         base = _data(folder)
-        for path in sorted(_files(base)):
+        for path in sorted(files_below(base)):
             h.update(os.path.relpath(path, base).encode() + b"\0")
             with open(path, "rb") as fh:
                 h.update(hashlib.sha256(fh.read()).digest())
@@ -188,7 +189,8 @@ def reuse(key: str, current: Path | None, out: Path) -> list[str] | None:
 
 
 def _record(site_dir: Path, key: str) -> None:
-    files = sorted(os.path.relpath(p, site_dir).replace(os.sep, "/") for p in _files(site_dir))
+    files = sorted(rel for rel in (os.path.relpath(p, site_dir).replace(os.sep, "/") for p in files_below(site_dir))
+                   if not dropped(rel) and rel != SITE_RECORD)
     files.append(SITE_RECORD)
     path = site_dir / SITE_RECORD
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -230,6 +232,8 @@ def build_site(ctx: EmitContext, options: Mapping[str, object] | None = None) ->
     reused = reuse(key, getattr(staging, "current_dir", None), ctx.out)
     if reused is not None:
         return reused
+    if ctx.cache_dir is not None and not os.environ.get("SKILLC_SITE_CLEAN"):
+        return build_incremental(files, key, epoch, ctx, getattr(staging, "current_dir", None))
     work = Path(tempfile.mkdtemp(prefix=f"{ctx.out.name}.site-", dir=ctx.out.parent))
     try:
         config = write_project(files, work / "project")
@@ -240,6 +244,69 @@ def build_site(ctx: EmitContext, options: Mapping[str, object] | None = None) ->
     finally:
         if not os.environ.get("SKILLC_SITE_KEEP"):
             shutil.rmtree(work, ignore_errors=True)
+
+
+def build_incremental(files: Mapping[str, str], key: str, epoch: int, ctx: EmitContext,
+                      current: Path | None) -> list[str]:
+    """``incremental``: the kept project brought up to date, ``mkdocs build --dirty`` (clean when
+    the frame changed), the result copied into the staging folder."""
+    from . import incremental
+    from .pages import PAGES_LIST, PUBLISHED_LIST
+
+    folder = incremental.state_dir(ctx.cache_dir, current or bundle_path(ctx.out))
+    frame = incremental.frame_key(files, theme_key(epoch), ("mkdocs.yml", PUBLISHED_LIST, PAGES_LIST))
+    with incremental.locked(folder):
+        project, site = folder / "project", folder / "site"
+        try:
+            clean = (folder / incremental.FRAME_KEY).read_text() != frame or not site.is_dir()
+        except OSError:
+            clean = True
+        if clean:
+            incremental.reset(folder)
+            write_project(files, project)
+        else:
+            theme = frozenset("overrides/" + p for p in _relative_files(_data("overrides"))) | frozenset(
+                "docs/assets/" + p for p in _relative_files(_data("assets")))
+            incremental.drop_outputs(site, incremental.sync(files, project, theme))
+        previous = None if clean else _installed_from(folder, current)
+        for name in (incremental.FRAME_KEY, incremental.INSTALLED):  # (a build that dies: the next is clean)
+            (folder / name).unlink(missing_ok=True)
+        started = time.time_ns()
+        run_mkdocs(project / "mkdocs.yml", site, epoch, dirty=not clean)
+        _record(site, key)
+        (folder / incremental.FRAME_KEY).write_text(frame)
+        clash = [n for n in sorted(os.listdir(site)) if n in RESERVED or (ctx.out / n).exists()]
+        if clash:
+            raise BuildError(f"the docs site would overwrite {', '.join(clash)} in the bundle")
+        names = incremental.copy_site(site, ctx.out, dropped, previous, started)
+        (folder / incremental.INSTALLED).write_text(key)
+        return names
+
+
+def _installed_from(folder: Path, current: Path | None) -> Path | None:
+    """The visible bundle when its site was copied from this kept output (same site key)."""
+    from . import incremental
+
+    try:
+        installed = (folder / incremental.INSTALLED).read_text()
+        record = json.loads((current / SITE_RECORD).read_bytes()) if current is not None else None
+    except (OSError, ValueError):
+        return None
+    return current if isinstance(record, dict) and record.get("key") == installed else None
+
+
+def bundle_path(staging: Path) -> Path:
+    """The bundle a staging folder becomes (``<out>/../.skillc-build/<name>.tmp-<pid>`` → ``<out>``),
+    so the first build and the next ones keep their state in one place."""
+    from ..layout import WORK_DIR
+
+    name = re.sub(r"\.tmp-\d+$", "", staging.name)
+    parent = staging.parent.parent if staging.parent.name == WORK_DIR else staging.parent
+    return parent / name
+
+
+def _relative_files(folder: Path) -> list[str]:
+    return [os.path.relpath(p, folder).replace(os.sep, "/") for p in files_below(folder)]
 
 
 def emit_mkdocs_site(ctx: EmitContext) -> None:

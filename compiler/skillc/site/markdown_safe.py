@@ -12,9 +12,14 @@ safe to publish: ``markdown_extensions: [skillc.site.markdown_safe]`` in ``mkdoc
 * **Attribute allow-list.**  Only ``href src alt title id class start align`` and a table cell's
   ``style="text-align: …"`` survive; element IDs that could shadow the theme's own (``__…``,
   ``md-…``) are prefixed with ``h-``.  That holds for fenced code blocks too (`````` ``` {#__config}
-  ``````), whose HTML ``fenced_code`` stores aside instead of in the element tree: a block with
+  ``````), whose HTML the fence extension stores aside instead of in the element tree: a block with
   the ID ``__config`` would come before material's own ``<script id="__config">`` and hand the
-  theme the skill's settings (its base URL, instant navigation).
+  theme the skill's settings (its base URL, instant navigation).  An in-page link to a renamed
+  ID (``#md-setup``) follows it (``#h-md-setup``).
+* **GitHub's list columns.**  List items indented as CommonMark reads them (a fence 2 or 3 spaces
+  in) are re-indented to Python-Markdown's 4 (``skillc.site.lists``), so fences in lists stay code.
+* **A complete table of contents.**  A body that opens with its own H1 keeps its sections in the
+  page's contents (material shows only the first H1's children).
 * **Relative links of a skill body** point at the bundle's copy of the skill's files: a page that
   defines the reference ``[skillc-files]: <url>`` (the site generator writes it after the body, so
   it wins over any definition in the body) gets ``references/x.md`` rewritten to
@@ -22,7 +27,9 @@ safe to publish: ``markdown_extensions: [skillc.site.markdown_safe]`` in ``mkdoc
   folder) is read as ``references/x.md``.  With the option ``published`` (a file listing the
   bundle's files under ``api/files/``, one a line), a link or image whose target is not among them
   (a file left out of the corpus, a folder, a withheld file, an excluded skill's) becomes a
-  ``span.skillc-missing-link`` holding its text: the site links only what it publishes.
+  ``span.skillc-missing-link`` holding its text: the site links only what it publishes.  With
+  ``pages`` (``path<TAB>page URL`` lines), a link to a file that has a page of its own (a
+  reference) opens that page rather than the raw file.
 * **Badges.**  An inline code span that is exactly ``[PREF]`` ``[CONV]`` ``[PATN]`` ``[WARN]``
   ``[FACT]`` ``[EPIS]`` ``[PROC]`` gets the classes ``skillc-badge skillc-badge-<name>`` (seed 000's
   memory tab colours, in ``assets/skillc/site.css``).  Cosmetic only: content may use them too.
@@ -39,8 +46,11 @@ from urllib.parse import unquote
 
 from markdown import Markdown
 from markdown.extensions import Extension
+from markdown.postprocessors import Postprocessor
 from markdown.preprocessors import Preprocessor
 from markdown.treeprocessors import Treeprocessor, UnescapeTreeprocessor
+
+from .lists import reindent
 
 SAFE_SCHEMES = frozenset({"http", "https", "mailto"})
 BADGES = frozenset({"[PREF]", "[CONV]", "[PATN]", "[WARN]", "[FACT]", "[EPIS]", "[PROC]"})
@@ -51,7 +61,7 @@ _SCHEME = re.compile(r"^([a-zA-Z][a-zA-Z0-9+.\-]*):")
 _INVISIBLE = re.compile(r"[\x00-\x20\x7f-\x9f\u200b-\u200f\u2028\u2029\ufeff]+")
 _ALIGN_STYLE = re.compile(r"^\s*text-align:\s*(left|right|center)\s*;?\s*$")
 _RESERVED_ID = re.compile(r"^(__|md-|h-)", re.IGNORECASE)
-_STASHED_ID = re.compile(r'(<[a-z]+\b[^<>]*?\sid=")([^"]*)"')  # (fenced_code escapes the value: no '"')
+_STASHED_ID = re.compile(r'(<[a-z]+\b[^<>]*?\sid=")([^"]*)"')  # (fence extensions escape the value: no '"')
 _unescape = UnescapeTreeprocessor().unescape
 # Claude's placeholder for the skill's own folder, which skills write in links (`{baseDir}/references/x.md`).
 _BASE_DIR = re.compile(r"^\$?\{baseDir\}/+")
@@ -104,33 +114,36 @@ def bundle_target(url: str, base: str) -> str | None:
     return unquote(re.split(r"[?#]", url[len(files_root):], maxsplit=1)[0])
 
 
-_published_cache: dict[tuple[str, int], frozenset[str]] = {}
+_listing_cache: dict[tuple[str, int], dict[str, str]] = {}
 
 
-def _published(path: str) -> frozenset[str] | None:
-    """The listing ``published`` names, read once (mkdocs renders every page with it); keyed by its
-    full path and mtime, so a process that builds two projects never reads the first one's."""
+def _listing(path: str) -> dict[str, str] | None:
+    """A listing file's lines (``key`` or ``key<TAB>value``), read once (mkdocs renders every page
+    with it); keyed by its full path and mtime, so a process that builds two projects never reads
+    the first one's."""
     if not path:
         return None
     file = Path(path).resolve()
     key = (str(file), file.stat().st_mtime_ns)
-    if key not in _published_cache:
+    if key not in _listing_cache:
         text = file.read_text(encoding="utf-8")
-        _published_cache[key] = frozenset(line for line in text.split("\n") if line)
-    return _published_cache[key]
+        _listing_cache[key] = dict((line.split("\t", 1) + [""])[:2] for line in text.split("\n") if line)
+    return _listing_cache[key]
 
 
 class SafeTreeprocessor(Treeprocessor):
-    def __init__(self, md: Markdown, published: str = "") -> None:
+    def __init__(self, md: Markdown, published: str = "", pages: str = "") -> None:
         super().__init__(md)
         self.published = published
+        self.pages = pages
 
     def run(self, root: etree.Element) -> None:
         ref = self.md.references.get(FILES_REFERENCE) if hasattr(self.md, "references") else None
         base = ref[0] if ref else None
         if base is not None and not safe_url(base):
             base = None
-        published = _published(self.published) if base is not None else None
+        published = _listing(self.published) if base is not None else None
+        pages = _listing(self.pages) if base is not None else None
         for el in root.iter():
             if el.text:
                 el.text = visible_bidi(el.text)
@@ -141,6 +154,8 @@ class SafeTreeprocessor(Treeprocessor):
                 if name not in _ALLOWED_ATTRS or (name == "style" and not _ALIGN_STYLE.match(value)):
                     del el.attrib[name]
                 elif name in ("href", "src"):
+                    if name == "href" and value.startswith("#") and _RESERVED_ID.match(value[1:]):
+                        value = el.attrib[name] = "#h-" + value[1:]  # (the heading it names was renamed)
                     if base is not None:
                         rebased = rebase(value, base)
                         target = bundle_target(rebased, base) if rebased != value else None
@@ -148,6 +163,9 @@ class SafeTreeprocessor(Treeprocessor):
                         if published is not None and target is not None and target not in published:
                             _unlinked(el, target)  # (the bundle has no such file: a link would be a 404)
                             break
+                        if pages and el.tag == "a" and target in pages:  # (the file's own page, not raw text)
+                            fragment = rebased[rebased.index("#"):] if "#" in rebased else ""
+                            value = el.attrib[name] = base.rpartition(FILES_DIR)[0] + pages[target] + fragment
                     if not safe_url(value):
                         _neutralise(el)
                         break
@@ -159,21 +177,36 @@ class SafeTreeprocessor(Treeprocessor):
                 _as_link(el)  # (the site's CSP loads images from itself only: a remote one would be broken)
             if el.tag == "code" and not len(el) and (el.text or "") in BADGES:
                 el.set("class", "skillc-badge skillc-badge-" + el.text.strip("[]").lower())
-        _fix_toc(getattr(self.md, "toc_tokens", None) or ())
+        tokens = getattr(self.md, "toc_tokens", None)
+        if tokens:
+            _fix_toc(tokens)
+            _nest_titles(tokens)
 
 
-class SafeStashPreprocessor(Preprocessor):
-    """Runs after ``fenced_code``: the IDs in the HTML it stored aside get the same ``h-`` prefix
-    rule as the element tree's (raw HTML never reaches the stash: ``html_block`` is removed)."""
+class SafeStashPostprocessor(Postprocessor):
+    """Runs before the stashed HTML is put back: the IDs in the HTML fenced code stored aside
+    (top-level blocks and blocks inside list items alike) get the same ``h-`` prefix rule as the
+    element tree's (raw HTML never reaches the stash: ``html_block`` is removed)."""
 
-    def run(self, lines: list[str]) -> list[str]:
-        blocks = self.md.htmlStash.rawHtmlBlocks
-        for i, block in enumerate(blocks):
+    def run(self, text: str) -> str:
+        # (toc runs every postprocessor on each heading's text too: a block is changed only once)
+        stash = self.md.htmlStash
+        blocks = stash.rawHtmlBlocks
+        start = getattr(stash, "skillc_safe_done", 0)
+        stash.skillc_safe_done = len(blocks)
+        for i, block in enumerate(blocks[start:], start):
             if isinstance(block, str) and " id=" in block:
                 blocks[i] = _STASHED_ID.sub(_prefixed_id, block)
             if isinstance(block, str):  # (fenced code is stashed HTML: the tree pass never sees it)
                 blocks[i] = visible_bidi(blocks[i])
-        return lines
+        return text
+
+
+class ListIndentPreprocessor(Preprocessor):
+    """GitHub's list-item columns read as Python-Markdown's (``skillc.site.lists``)."""
+
+    def run(self, lines: list[str]) -> list[str]:
+        return reindent(lines)
 
 
 def _prefixed_id(m: re.Match[str]) -> str:
@@ -233,10 +266,21 @@ def _fix_toc(tokens) -> None:
         _fix_toc(token.get("children", ()))
 
 
+def _nest_titles(tokens: list) -> None:
+    """A body that opens with its own H1 follows the page's H1: material's sidebar shows only the
+    first H1's children, so later H1s (and their sections) go under it instead of vanishing."""
+    if len(tokens) > 1 and tokens[0].get("level") == 1:
+        later = tokens[1:]
+        del tokens[1:]
+        tokens[0].setdefault("children", []).extend(later)
+
+
 class SafeExtension(Extension):
     def __init__(self, **kwargs) -> None:
         self.config = {"published": ["", "a file listing the paths below api/files/ the bundle "
-                                         "publishes, one a line (others are not linked)"]}
+                                         "publishes, one a line (others are not linked)"],
+                       "pages": ["", "a file listing the paths below api/files/ that have a page of their "
+                                     "own, each with its URL from the site root after a tab"]}
         super().__init__(**kwargs)
 
     def extendMarkdown(self, md: Markdown) -> None:
@@ -245,9 +289,11 @@ class SafeExtension(Extension):
         if "html" in md.inlinePatterns:
             md.inlinePatterns.deregister("html")
         # After inline patterns (20) and toc (5), before mkdocs' own link rewriting (0).
-        md.treeprocessors.register(SafeTreeprocessor(md, self.getConfig("published")), "skillc_safe", 2)
-        # Right after fenced_code (25), before anything reads the stash.
-        md.preprocessors.register(SafeStashPreprocessor(md), "skillc_safe_stash", 24)
+        md.treeprocessors.register(SafeTreeprocessor(md, self.getConfig("published"), self.getConfig("pages")), "skillc_safe", 2)
+        # Before the stash is put back (raw_html, 30), after every block that fills it.
+        md.postprocessors.register(SafeStashPostprocessor(md), "skillc_safe_stash", 35)
+        # After whitespace is normalised (30), before fences are found (25).
+        md.preprocessors.register(ListIndentPreprocessor(md), "skillc_list_indent", 29)
 
 
 def makeExtension(**kwargs) -> SafeExtension:

@@ -19,9 +19,10 @@ from typing import Any
 
 from .. import secrets
 from ..discover import path_key
-from ..emit.common import shown_location
+from ..index.emit import skill_tags
 from ..resolve_types import EmitContext, SourceSkill
 from ..version import __version__
+from .provenance import Provenance, TextPage, repository_label, site_location, text_pages, view_url
 
 MEMORY_SNAPSHOT = "api/memory/snapshot.json"
 CATEGORIES = (  # seed 000 §6.4.2: filter label, badge, category value
@@ -80,6 +81,9 @@ class SkillInfo:
     metadata: tuple[tuple[str, str], ...]  # frontmatter keys other than name/description, as text
     memory: tuple[Mapping[str, Any], ...] = ()  # active notes in namespace skill/<id> or skill/<name>
     flat_name: str = ""  # its name for flat readers (npx skills --skill NAME, skills/<name>/, plugins)
+    tags: tuple[str, ...] = ()
+    texts: tuple[TextPage, ...] = ()  # supporting text files, each a page of its own
+    provenance: Provenance | None = None
 
     @property
     def main_file(self) -> str:
@@ -146,7 +150,17 @@ def collection_of(skill_id: str) -> str:
     return skill_id.rsplit("/", 1)[0] if "/" in skill_id else ""
 
 
-def _skill_info(skill: SourceSkill, ctx: EmitContext, shadows, diags, memory_notes) -> SkillInfo:
+def _provenance(skill: SourceSkill, ctx: EmitContext, main_file: str) -> Provenance:
+    repo, cwd = skill.repository, ctx.options.get("cwd")
+    commit = next((i.resolved or "" for i in ctx.resolution.inputs if i.repository == repo.name), "")
+    path = "/".join(p for p in (repo.skills_root.strip("/"), skill.id, main_file) if p)
+    location = site_location(repo.type, repo.location, cwd, repo.config_file)
+    git = repo.type == "git"
+    return Provenance(location=location, commit=commit if git else "", path=path,
+                      view_url=view_url(repo.location, commit, path) if git else "")
+
+
+def _skill_info(skill: SourceSkill, ctx: EmitContext, shadows, diags, memory_notes, flat_name: str) -> SkillInfo:
     art = (ctx.options.get("artifacts") or {}).get(skill.id)
     warnings = sum(1 for d in diags if d.severity == "warning")  # (a published skill has no error)
     lint = ("warning" if warnings else "ok", warnings)
@@ -158,16 +172,19 @@ def _skill_info(skill: SourceSkill, ctx: EmitContext, shadows, diags, memory_not
     body = redacted(skill.document.body)
     meta = tuple((str(k), redacted(_meta_text(v))) for k, v in sorted(skill.document.meta.items(), key=lambda kv: str(kv[0]))
                  if k not in ("name", "description"))
-    repo = skill.repository
+    repo, cwd = skill.repository, ctx.options.get("cwd")
+    main = files[0].path if files else "SKILL.md"
     return SkillInfo(
         id=skill.id, name=redacted(skill.name), description=redacted(skill.description),
-        collection=collection_of(skill.id), repository=repo.name, repository_type=repo.type,
-        location=shown_location(repo.type, repo.location, ctx.options.get("cwd")), tier=repo.tier.value,
+        collection=collection_of(skill.id), repository=repository_label(repo.name, cwd), repository_type=repo.type,
+        location=site_location(repo.type, repo.location, cwd, repo.config_file), tier=repo.tier.value,
         priority=repo.priority, shadowed=shadows, lint=lint[0], warnings=lint[1], diagnostics=diags,
         files=files, withheld=withheld, archive=archive, size=sum(f.size for f in files), body=body,
         body_lines=body.count("\n") + (1 if body and not body.endswith("\n") else 0),
-        body_tokens=math.ceil(len(body) / 4), metadata=meta, memory=memory_notes,
-        flat_name=ctx.resolution.flat_names.get(skill.id, ""))
+        body_tokens=math.ceil(len(body) / 4), metadata=meta, memory=memory_notes, flat_name=flat_name,
+        tags=tuple(redacted(t) for t in skill_tags(skill)),
+        texts=text_pages(ctx.out / "api" / "files" / skill.id, [f.path for f in files[1:]]),
+        provenance=_provenance(skill, ctx, main))
 
 
 def read_memory(out: Path) -> MemoryInfo | None:
@@ -194,7 +211,7 @@ def site_model(ctx: EmitContext) -> SiteModel:
     shadows: dict[str, list[ShadowInfo]] = {}
     for sh in res.shadowed:
         shadows.setdefault(sh.id, []).append(ShadowInfo(
-            sh.loser, sh.loser_priority, shown_location(kinds.get(sh.loser, ""), sh.loser_source, cwd)))
+            repository_label(sh.loser, cwd), sh.loser_priority, site_location(kinds.get(sh.loser, ""), sh.loser_source, cwd)))
     summary = ctx.options.get("lint_summary") or {}
     rows = tuple(summary.get("diagnostics", ()))
     # A skill's findings are its published copy's: the winner's repository only (a shadowed copy of
@@ -211,9 +228,10 @@ def site_model(ctx: EmitContext) -> SiteModel:
             ns = str(e.get("namespace", ""))
             if ns.startswith("skill/") and e.get("status", "active") == "active":
                 notes.setdefault(ns[len("skill/"):], []).append(e)
+    flat = res.flat_names  # (the resolve stage's one mapping: skillc.flatnames)
     skills = tuple(
         _skill_info(s, ctx, tuple(shadows.get(s.id, ())), tuple(per_skill.get((s.repository.name, s.id), ())),
-                    tuple(notes.get(s.id, ()) or notes.get(s.name, ())))
+                    tuple(notes.get(s.id, ()) or notes.get(s.name, ())), flat.get(s.id, ""))
         for s in res.skills)
     paths = {c.path for c in res.collections}
     children: dict[str, list[str]] = {p: [] for p in paths}
@@ -228,18 +246,20 @@ def site_model(ctx: EmitContext) -> SiteModel:
     collections = tuple(
         CollectionInfo(c.path, redacted(c.description), c.count, tuple(children[c.path]), tuple(direct[c.path]))
         for c in sorted(res.collections, key=lambda c: path_key(c.path)))
-    inputs = tuple(InputInfo(i.repository, i.type, shown_location(i.type, i.location, cwd), i.resolved)
-                   for i in res.inputs)
+    inputs = tuple(InputInfo(repository_label(i.repository, cwd), i.type, site_location(i.type, i.location, cwd),
+                             i.resolved) for i in res.inputs)
     published = {s.id for s in res.skills}
-    shadowing = tuple({"id": s.id, "published": s.id in published, "winner": s.winner, "winner_priority": s.winner_priority,
-                       "loser": s.loser, "loser_priority": s.loser_priority,
-                       "loser_source": shown_location(kinds.get(s.loser, ""), s.loser_source, cwd)} for s in res.shadowed)
+    shadowing = tuple({"id": s.id, "published": s.id in published, "winner": repository_label(s.winner, cwd),
+                       "winner_priority": s.winner_priority, "loser": repository_label(s.loser, cwd),
+                       "loser_priority": s.loser_priority,
+                       "loser_source": site_location(kinds.get(s.loser, ""), s.loser_source, cwd)} for s in res.shadowed)
     reasons = ctx.options.get("excluded_reasons") or {}
     return SiteModel(
         version=__version__, skills=skills, collections=collections, top_skills=tuple(top), inputs=inputs,
         shadowing=shadowing, lint_profile=str(summary.get("profile", "")),
         lint_errors=int(summary.get("errors", 0)), lint_warnings=int(summary.get("warnings", 0)),
         linted=int(summary.get("skills", 0)), published_warnings=sum(s.warnings for s in skills),
-        lint_rows=tuple({**r, "message": redacted(r["message"])} for r in rows),
+        lint_rows=tuple({**r, "message": redacted(r["message"]), "repository": repository_label(r.get("repository", ""), cwd)}
+                        for r in rows),
         excluded=tuple((redacted(e), redacted(str(reasons.get(e, "lint errors")))) for e in res.excluded),
         memory=memory)

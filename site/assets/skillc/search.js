@@ -1,34 +1,47 @@
-/* skillc docs site: the Search page.
+/* skillc docs site: search, in the header of every page and on the Search page.
  *
  * Skills: BM25 over the bundle's own index (api/index/, read by api/index/skillc-index.js, which
- * fetches the header, the dictionary and only the postings shards a query needs).  Collections:
- * every query token in the path or description (api/skill-collections.json).  Memories (when the
- * bundle has a snapshot): every query token in the content, keywords or namespace.
+ * fetches the header, the dictionary and only the postings shards a query needs): the ranking of
+ * `skillc search`, every hit, shown a page at a time.  Each hit's description snippet comes from the
+ * catalog chunk that holds it (assets/skillc/catalog/NNN.json, documents in the same ID order), with
+ * the query's terms highlighted.  The Search page adds collections (api/skill-collections.json)
+ * and, when the bundle has a snapshot, memories.
  * Everything is shown with text nodes: nothing from the bundle is ever parsed as HTML.
  */
 (function () {
   "use strict";
-  var form = document.getElementById("skillc-search-form");
-  if (!form) return;
-  var input = document.getElementById("skillc-search-input");
-  var status = document.getElementById("skillc-search-status");
-  var results = document.getElementById("skillc-search-results");
-  var root = new URL(form.getAttribute("data-root") || ".", location.href);
-  var memoryUrl = form.getAttribute("data-memory");
+  var PAGE = 10; // hits a page, in the header box and on the Search page
+  var box = document.querySelector(".skillc-qs");
+  if (!box || typeof SkillcIndex === "undefined") return;
+  var root = new URL(box.getAttribute("data-root") || ".", location.href);
   var cache = {};
 
   function once(key, make) {
     if (!cache[key]) cache[key] = make();
     return cache[key];
   }
-  function json(path) {
-    return fetch(new URL(path, location.href).href).then(function (r) {
-      if (!r.ok) throw new Error("HTTP " + r.status + " for " + path);
+  function json(url) {
+    return fetch(url).then(function (r) {
+      if (!r.ok) throw new Error("HTTP " + r.status + " for " + url);
       return r.json();
     });
   }
   function index() {
     return once("index", function () { return SkillcIndex.load(new URL("api/index/", root).href); });
+  }
+  function catalog() {
+    return once("catalog", function () { return json(new URL("assets/skillc/catalog/index.json", root).href); });
+  }
+  function chunk(name) {
+    return once("chunk:" + name, function () { return json(new URL("assets/skillc/catalog/" + name, root).href); });
+  }
+  /* The catalog row of document d (same ID order as the index), or null. */
+  async function row(d) {
+    var head = await catalog();
+    var size = head.chunk_size, name = head.chunks[Math.floor(d / size)];
+    if (!name) return null;
+    var rows = (await chunk(name)).skills;
+    return rows[d % size] || null;
   }
   function skillHref(id) {
     return new URL("skills/" + id.split("/").map(encodeURIComponent).join("/") + "/", root).href;
@@ -36,91 +49,199 @@
   function collectionHref(path) {
     return new URL("collections/" + path.split("/").map(encodeURIComponent).join("/") + "/", root).href;
   }
-  function tokens(q) {
-    return SkillcIndex.tokenize ? SkillcIndex.tokenize(q) : q.toLowerCase().split(/[^\p{L}\p{N}]+/u).filter(Boolean);
-  }
-  function matchesAll(text, toks) {
-    var hay = " " + tokens(text).join(" ") + " ";
-    return toks.every(function (t) { return hay.indexOf(" " + t) !== -1; });
+  function visible(text) {
+    // (bidirectional controls shown as code points: "\u202eevil" would read "live"; markdown_safe.py does the same)
+    return String(text).replace(/[\u202a-\u202e\u2066-\u2069]/g, function (c) {
+      return "[U+" + c.charCodeAt(0).toString(16).toUpperCase() + "]";
+    });
   }
   function el(tag, cls, text) {
     var e = document.createElement(tag);
     if (cls) e.className = cls;
-    // (bidirectional controls shown as code points: "\u202eevil" would read "live"; markdown_safe.py does the same)
-    if (text !== undefined) e.textContent = String(text).replace(/[\u202a-\u202e\u2066-\u2069]/g, function (c) {
-      return "[U+" + c.charCodeAt(0).toString(16).toUpperCase() + "]";
-    });
+    if (text !== undefined) e.textContent = visible(text);
     return e;
   }
-  function section(title, items) {
-    if (!items.length) return;
-    var h = el("h2", null, title + " (" + items.length + ")");
-    var ul = el("ul", "skillc-hits");
-    items.forEach(function (li) { ul.appendChild(li); });
-    results.appendChild(h);
-    results.appendChild(ul);
-  }
-  function hit(href, label, detail) {
-    var li = el("li", "skillc-hit");
-    if (href) {
-      var a = el("a", null, label);
-      a.href = href;
-      li.appendChild(a);
-    } else {
-      li.appendChild(el("span", null, label));
+  /* `text` into `parent` with every query token marked (the index's tokenizer: ASCII runs lower-cased,
+   * any other letter or digit a token of its own). */
+  function highlighted(parent, text, terms) {
+    var parts = visible(text).split(/([A-Za-z0-9]+|[^\x00-\x7f])/);
+    var plain = "";
+    function flush() { if (plain) { parent.appendChild(document.createTextNode(plain)); plain = ""; } }
+    for (var i = 0; i < parts.length; i++) {
+      var p = parts[i];
+      if (i % 2 === 1 && terms.has(p.toLowerCase())) {
+        flush();
+        parent.appendChild(el("mark", null, p));
+      } else {
+        plain += p;
+      }
     }
-    if (detail) li.appendChild(el("span", "skillc-hit-detail", " " + detail));
+    flush();
+    return parent;
+  }
+  function hitItem(h, r, terms) {
+    var li = el("li", "skillc-hit");
+    var a = el("a", "skillc-hit__name");
+    a.href = skillHref(h.id);
+    highlighted(a, h.name, terms);
+    li.appendChild(a);
+    li.appendChild(el("span", "skillc-hit__id", " " + h.id));
+    if (r && r[2]) li.appendChild(highlighted(el("p", "skillc-hit__snippet"), r[2], terms));
     return li;
   }
+  /* Every hit of `q`, best first (the ranking of `skillc search`). */
+  async function skillHits(q) {
+    var idx = await index();
+    return idx.search(q, idx.N);
+  }
+  /* Hits [from, from + PAGE) of `hits` as list items, with their snippets. */
+  async function page(hits, from, terms) {
+    var slice = hits.slice(from, from + PAGE);
+    var rows = await Promise.all(slice.map(function (h) { return row(h.index).catch(function () { return null; }); }));
+    return slice.map(function (h, i) { return hitItem(h, rows[i], terms); });
+  }
+  function termSet(q) {
+    return new Set(SkillcIndex.tokenize(q));
+  }
 
-  async function run(q) {
-    results.textContent = "";
+  /* A list of hits shown PAGE at a time, with a "More results" button. */
+  function pagedList(container, hits, terms, onFirst) {
+    var list = el("ol", "skillc-hits");
+    var more = el("button", "md-button skillc-more", "More results");
+    more.type = "button";
+    var shown = 0;
+    async function next() {
+      more.disabled = true;
+      (await page(hits, shown, terms)).forEach(function (li) { list.appendChild(li); });
+      shown = Math.min(hits.length, shown + PAGE);
+      more.disabled = false;
+      more.hidden = shown >= hits.length;
+      more.textContent = "More results (" + (hits.length - shown) + " left)";
+    }
+    more.addEventListener("click", next);
+    container.appendChild(list);
+    container.appendChild(more);
+    return next().then(onFirst);
+  }
+
+  /* --- the header box: results as you type --------------------------------------------- */
+  var input = document.getElementById("skillc-qs-input");
+  var panel = document.getElementById("skillc-qs-results");
+  var seq = 0, timer = null;
+  function close() { panel.hidden = true; }
+  async function quick(q) {
+    var mine = ++seq;
     q = q.trim();
+    if (!q) { panel.textContent = ""; close(); return; }
+    try {
+      var hits = await skillHits(q);
+      if (mine !== seq) return;
+      panel.textContent = "";
+      var status = el("p", "skillc-qs__status", hits.length ? hits.length + " skill" + (hits.length === 1 ? "" : "s")
+        : "No skill matches “" + q + "”.");
+      panel.appendChild(status);
+      var all = el("a", "skillc-qs__all", "All results");
+      all.href = new URL("search/?q=" + encodeURIComponent(q), root).href;
+      status.appendChild(document.createTextNode(" · "));
+      status.appendChild(all);
+      panel.hidden = false;
+      if (hits.length) await pagedList(panel, hits, termSet(q));
+    } catch (err) {
+      if (mine === seq) { panel.textContent = "Search failed: " + err.message; panel.hidden = false; }
+    }
+  }
+  input.addEventListener("input", function () {
+    clearTimeout(timer);
+    timer = setTimeout(function () { quick(input.value); }, 60);
+  });
+  input.addEventListener("keydown", function (ev) {
+    if (ev.key === "Escape") { close(); input.blur(); }
+    if (ev.key === "Enter") location.href = new URL("search/?q=" + encodeURIComponent(input.value), root).href;
+  });
+  input.addEventListener("focus", function () { if (panel.childNodes.length && input.value.trim()) panel.hidden = false; });
+  document.addEventListener("click", function (ev) { if (!box.contains(ev.target)) close(); });
+
+  /* --- the Search page: skills, collections and memories ------------------------------- */
+  var form = document.getElementById("skillc-search-form");
+  if (!form) return;
+  var pageInput = document.getElementById("skillc-search-input");
+  var status = document.getElementById("skillc-search-status");
+  var results = document.getElementById("skillc-search-results");
+  var memoryUrl = form.getAttribute("data-memory");
+  var pageSeq = 0;
+
+  function matchesAll(text, toks) {
+    var hay = " " + SkillcIndex.tokenize(text).join(" ") + " ";
+    return toks.every(function (t) { return hay.indexOf(" " + t) !== -1; });
+  }
+  function simpleSection(title, items) {
+    if (!items.length) return;
+    results.appendChild(el("h2", null, title + " (" + items.length + ")"));
+    var ul = el("ul", "skillc-hits");
+    items.forEach(function (li) { ul.appendChild(li); });
+    results.appendChild(ul);
+  }
+  function simpleHit(href, label, detail) {
+    var li = el("li", "skillc-hit");
+    var a = el(href ? "a" : "span", null, label);
+    if (href) a.href = href;
+    li.appendChild(a);
+    if (detail) li.appendChild(el("span", "skillc-hit__id", " " + detail));
+    return li;
+  }
+  async function run(q) {
+    var mine = ++pageSeq;
+    q = q.trim();
+    results.textContent = "";
     if (!q) { status.textContent = ""; return; }
     status.textContent = "Searching…";
-    var toks = tokens(q);
-    var count = 0;
+    var toks = SkillcIndex.tokenize(q);
     try {
-      var idx = await index();
-      var hits = await idx.search(q, 50);
-      count += hits.length;
-      section("Skills", hits.map(function (h) {
-        return hit(skillHref(h.id), h.id, h.name !== h.id.split("/").pop() ? "— " + h.name : "");
-      }));
-      var cols = (await once("collections", function () { return json(new URL("api/skill-collections.json", root).href); })).collections || [];
-      var colHits = cols.filter(function (c) { return matchesAll(c.path + " " + (c.description || ""), toks); });
-      count += colHits.length;
-      section("Collections", colHits.map(function (c) {
-        return hit(collectionHref(c.path), c.path, "— " + c.count + " skill" + (c.count === 1 ? "" : "s"));
-      }));
+      var hits = await skillHits(q);
+      var cols = ((await once("collections", function () { return json(new URL("api/skill-collections.json", root).href); }))
+        .collections || []).filter(function (c) { return matchesAll(c.path + " " + (c.description || ""), toks); });
+      var mems = [];
       if (memoryUrl) {
-        var snap = await once("memory", function () { return json(memoryUrl); });
-        var mems = (snap.entries || []).filter(function (e) {
+        var snap = await once("memory", function () { return json(new URL(memoryUrl, location.href).href); });
+        mems = (snap.entries || []).filter(function (e) {
           return (e.status || "active") === "active" &&
             matchesAll([e.content, (e.keywords || []).join(" "), e.namespace].join(" "), toks);
-        }).slice(0, 50);
-        count += mems.length;
-        var memHref = new URL("memory/", root).href;
-        section("Memories", mems.map(function (e) {
-          return hit(memHref, (e.category ? "[" + e.category + "] " : "") + e.content, "— " + e.namespace);
-        }));
+        });
       }
+      if (mine !== pageSeq) return;
+      var count = hits.length + cols.length + mems.length;
       status.textContent = count ? count + " result" + (count === 1 ? "" : "s") + " for “" + q + "”" : "No results for “" + q + "”.";
+      if (hits.length) {
+        results.appendChild(el("h2", null, "Skills (" + hits.length + ")"));
+        var holder = el("div", "skillc-search-skills");
+        results.appendChild(holder);
+        await pagedList(holder, hits, termSet(q));
+      }
+      simpleSection("Collections", cols.map(function (c) {
+        return simpleHit(collectionHref(c.path), c.path, "— " + c.count + " skill" + (c.count === 1 ? "" : "s"));
+      }));
+      var memHref = new URL("memory/", root).href;
+      simpleSection("Memories", mems.map(function (e) {
+        return simpleHit(memHref, (e.category ? "[" + e.category + "] " : "") + e.content, "— " + e.namespace);
+      }));
     } catch (err) {
       status.textContent = "Search failed: " + err.message;
     }
   }
-
-  form.addEventListener("submit", function (ev) {
-    ev.preventDefault();
+  function submit() {
     var url = new URL(location.href);
-    url.searchParams.set("q", input.value);
+    url.searchParams.set("q", pageInput.value);
     history.replaceState(null, "", url.href);
-    run(input.value);
+    run(pageInput.value);
+  }
+  form.addEventListener("submit", function (ev) { ev.preventDefault(); submit(); });
+  pageInput.addEventListener("input", function () {
+    clearTimeout(timer);
+    timer = setTimeout(submit, 60);
   });
   var initial = new URL(location.href).searchParams.get("q");
   if (initial) {
-    input.value = initial;
+    pageInput.value = initial;
     run(initial);
   }
 })();

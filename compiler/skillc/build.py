@@ -678,6 +678,7 @@ def _run_build(opts: BuildOptions, progress: Progress | None = None, fresh_cache
                 "excluded_reasons": failing, "jobs": jobs, "keep_going": opts.keep_going,
                 "external": cfg.external,  # Plan Cascade detection rules, for api/index/select.json
                 "notes": [],  # warnings an emitter has for the user (memory entries --keep-going skipped)
+                "diagnostics": [],  # (repository, Diagnostic) an emitter found (R130: a site page shown as text)
             }
             memory = tuple(Path(p) for p in opts.memory)
             ctx = EmitContext(resolution, staging_dir, as_of, memory, cache_root / "emit" if cache_root else None,
@@ -694,6 +695,7 @@ def _run_build(opts: BuildOptions, progress: Progress | None = None, fresh_cache
                 if emitter_name == OVERLAPPED:  # now wait for the skills' files
                     _wait_artifacts(options)
                     lap("emit skills")
+            diagnostics.extend(options["diagnostics"])  # type: ignore[arg-type]
             produced = {p for art in _wait_artifacts(options).values() for p, _, _ in art.bundle_files()}
             staging.prune(produced)
             manifest = write_manifest(ctx)

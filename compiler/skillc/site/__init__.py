@@ -36,6 +36,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from ..errors import BuildError
+from ..parallel import child_dies_with_build
 from ..resolve_types import EmitContext
 
 SITE_EXTRA_HINT = "pip install 'skillc[site]'"
@@ -81,7 +82,7 @@ def run_mkdocs(config: Path, site_dir: Path, epoch: int = 0) -> None:
            "--site-dir", str(site_dir)]
     try:
         proc = subprocess.run(cmd, cwd=config.parent, env=mkdocs_env(epoch), capture_output=True, text=True,
-                              errors="replace", check=False)
+                              errors="replace", check=False, preexec_fn=child_dies_with_build())
     except OSError as exc:
         raise BuildError(f"cannot run mkdocs for the docs site: {exc}", hint=SITE_EXTRA_HINT) from None
     if proc.returncode != 0:
@@ -217,23 +218,30 @@ def site_url(env: Mapping[str, str] | None = None) -> str:
 
 
 def build_site(ctx: EmitContext, options: Mapping[str, object] | None = None) -> list[str]:
+    from .bounded import bound_project, read_record, report_fallbacks, write_record
     from .model import site_model
-    from .pages import project_files
+    from .pages import project_files, skill_doc
 
     options = {"site_url": site_url(), **(options or {})}
-    files = project_files(site_model(ctx), options)
+    model = site_model(ctx)
+    files = project_files(model, options)
     epoch = int(ctx.options.get("source_date_epoch") or ctx.options.get("epoch") or 0)
     key = site_key(files, epoch)
     staging = ctx.options.get("staging")
     reused = reuse(key, getattr(staging, "current_dir", None), ctx.out)
     if reused is not None:
+        report_fallbacks(ctx, read_record(ctx.out))
         return reused
     work = Path(tempfile.mkdtemp(prefix=f"{ctx.out.name}.site-", dir=ctx.out.parent))
     try:
         config = write_project(files, work / "project")
+        bodies = {skill_doc(s.id): s.body for s in model.skills}
+        fallbacks = bound_project(config, bodies, int(ctx.options.get("jobs") or 1))
         run_mkdocs(config, work / "site", epoch)
         _drop(work / "site")
+        write_record(work / "site", fallbacks)
         _record(work / "site", key)
+        report_fallbacks(ctx, fallbacks)
         return install(work / "site", ctx.out)
     finally:
         if not os.environ.get("SKILLC_SITE_KEEP"):

@@ -125,3 +125,16 @@ declare(
     good="repo1: a/SKILL.md, a/refs/x.txt   repo2: a/b/SKILL.md, a/b/x.txt",
     severity=Severity.ERROR, scope="resolve",
 )
+declare(
+    "R130", "site-page-not-rendered", "A skill's site page could not be rendered within bounds; it shows its body as plain text.",
+    rationale="""
+        Each page of the docs site is rendered within a time and depth bound (ten seconds, a
+        recursion limit below mkdocs' own): Python-Markdown recurses once per nesting level and
+        parses runs of `[` in quadratic time, so one hostile body could fail the whole site or
+        stall it for minutes. A page that cannot be rendered in bounds keeps its header and shows
+        the body as an escaped code block; the rest of the bundle is published as usual.
+    """,
+    bad="a body of a list nested 250 levels deep, or of 24,000 `[` characters",
+    good="a body of ordinary Markdown (nesting a few levels deep)",
+    severity=Severity.WARNING, scope="resolve",
+)

@@ -131,3 +131,54 @@ def test_kill_9_of_a_build_leaves_no_mkdocs_child(tmp_path: Path):
         if proc.poll() is None:
             proc.kill()
             proc.wait()
+
+
+# --- oversized numbers and nesting: a file:line diagnostic, never an internal error -------------
+
+BIG = "1" * 5000
+
+
+@pytest.mark.parametrize(("text", "message"), [
+    ('{"a": ' + BIG + "}", "an integer of 5,000 digits"),
+    ('{"a": -' + BIG + "}", "an integer of 5,000 digits"),
+    ('{"a": 1e999}', "a number out of range"),
+    ('{"a": NaN}', "NaN is not JSON"),
+    ('{"a": -Infinity}', "-Infinity is not JSON"),
+    ("[" * 100_000 + "]" * 100_000, "nested too deeply"),
+])
+def test_load_json_refuses_what_no_published_file_could_hold(text: str, message: str):
+    import json
+
+    from skillc.jsonio import load_json
+
+    with pytest.raises(json.JSONDecodeError) as info:
+        load_json(text)
+    assert message in info.value.msg
+    assert load_json(b'{"a": [1, 2.5, "x"]}') == {"a": [1, 2.5, "x"]}
+
+
+def test_memory_jsonl_with_a_5000_digit_integer_is_a_file_line_error_and_keep_going_skips_it(tmp_path: Path):
+    write_skill(tmp_path / "repo", "alpha")
+    mem = tmp_path / "mem"
+    mem.mkdir()
+    (mem / "notes.jsonl").write_text('{"content": "a fine memory about deploys"}\n'
+                                     '{"content": "hostile", "importance": ' + BIG + "}\n")
+    r = run_skillc("build", "repo", "--out", "out", "--no-site", "--memory", "mem", cwd=tmp_path, env=_env(tmp_path))
+    assert r.returncode == 1, r.stderr
+    assert "mem/notes.jsonl:2: error: malformed JSON line: an integer of 5,000 digits" in r.stderr
+    assert "internal error" not in r.stderr
+    r = run_skillc("build", "repo", "--out", "out", "--no-site", "--memory", "mem", "--keep-going", cwd=tmp_path,
+                   env=_env(tmp_path))
+    assert r.returncode == 0, r.stderr
+    assert "mem/notes.jsonl:2: malformed JSON line: an integer of 5,000 digits (the limit is 4,300) (column 38); " \
+           "skipped" in r.stderr
+    assert "a fine memory about deploys" in (tmp_path / "out/api/memory/snapshot.json").read_text()
+
+
+def test_skills_toml_with_a_5000_digit_integer_names_its_line(tmp_path: Path):
+    write_skill(tmp_path / "repo", "alpha")
+    (tmp_path / "skills.toml").write_text(f'[[repositories]]\nname = "a"\ntype = "filesystem"\npath = "repo"\n'
+                                          f"priority = {BIG}\n")
+    r = run_skillc("build", "--out", "out", "--no-site", cwd=tmp_path, env=_env(tmp_path))
+    assert r.returncode == 2 and "internal error" not in r.stderr, r.stderr
+    assert "skills.toml:5: invalid TOML: an integer of 5,000 digits (the limit is 4,300)" in r.stderr

@@ -35,6 +35,7 @@ from typing import Any
 
 from ..discover import path_key
 from ..errors import SkillcError
+from ..jsonio import load_json
 from .model import BADGES, epoch
 from .render import SkillMemoryConfig, skill_block
 from .text import Idf, cosine, terms, tokens
@@ -116,7 +117,7 @@ class MemoryIndex:
         """A bundle folder or URL (``api/memory/snapshot.json``), a snapshot folder, or a snapshot.json."""
         data, locator, where = _locate(path_or_url)
         try:
-            doc = json.loads(data)
+            doc = load_json(data)
         except (json.JSONDecodeError, UnicodeDecodeError) as exc:
             raise SkillcError(f"{where}: not valid JSON: {exc}") from None
         if not isinstance(doc, dict):

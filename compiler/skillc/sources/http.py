@@ -40,6 +40,7 @@ from ..cache import diagnostics_in, diagnostics_out
 from ..discover import path_key
 from ..fetch import MAX_BYTES, FetchError
 from ..fetch import get as http_get
+from ..jsonio import load_json
 from ..lint import LintConfig, read_item
 from ..model import Diagnostic, DiscoveredItem, ItemKind, Severity
 from ..resolve import id_problem
@@ -92,7 +93,7 @@ def _json(repo: Repository, url: str, body: bytes, headers: dict[str, str]) -> A
         raise SourceError(f"repository {repo.name!r}: {url} answered HTML, not JSON; is the url the API root "
                           "(for a skillc bundle: https://host/api)?")
     try:
-        value = json.loads(body.decode("utf-8"))
+        value = load_json(body.decode("utf-8"))
         if "\\ud" in body.decode("utf-8") or "\\uD" in body.decode("utf-8"):
             # a \\ud800 escape decodes to a lone surrogate, which no file or UTF-8 text can hold
             json.dumps(value, ensure_ascii=False).encode("utf-8")

@@ -182,3 +182,101 @@ def test_skills_toml_with_a_5000_digit_integer_names_its_line(tmp_path: Path):
     r = run_skillc("build", "--out", "out", "--no-site", cwd=tmp_path, env=_env(tmp_path))
     assert r.returncode == 2 and "internal error" not in r.stderr, r.stderr
     assert "skills.toml:5: invalid TOML: an integer of 5,000 digits (the limit is 4,300)" in r.stderr
+
+
+# --- every published format valid for its readers -----------------------------------------------
+
+def _hostile_repository(root: Path) -> None:
+    escaped = '"Tabs\\tand \\x01 \\x0b \\x1f \\x7f \\x85 \\u2028 \\uFFFE \\uFFFF ]]> </skill> <b>&amp; \\U0001F600. Use when testing."'
+    write_skill(root, "ctrl-desc", frontmatter=f"name: ctrl-desc\ndescription: {escaped}\n")
+    write_skill(root, "ctrl-meta", frontmatter='name: ctrl-meta\ndescription: "Meta. Use when testing."\n'
+                                              'metadata:\n  "k\\x03": "v\\x02"\n')
+    write_skill(root, "ctrl-body", body="\nbody \x01 \x0c \x1b[31m red \u202e txet \u2028 \ufeff <script>alert(1)</script>\n")
+    write_skill(root, "fine")
+    (root / "COLLECTION.md").write_text("Collection \x01 with \x0b controls.\n")
+
+
+def _check_every_file(out: Path) -> int:
+    import json
+    import sqlite3
+    import xml.etree.ElementTree as ET
+    import zipfile
+
+    def strict(text: str):
+        return json.loads(text, parse_constant=lambda c: pytest.fail(f"{c} in published JSON"))
+
+    checked = 0
+    for path in sorted(p for p in out.rglob("*") if p.is_file()):
+        data = path.read_bytes()
+        rel = path.relative_to(out).as_posix()
+        if path.suffix == ".zip":
+            with zipfile.ZipFile(path) as zf:
+                assert zf.testzip() is None
+                for info in zf.infolist():
+                    info.filename.encode("utf-8")
+            continue
+        if path.suffix == ".sqlite":
+            with sqlite3.connect(f"file:{path}?mode=ro", uri=True) as db:
+                assert db.execute("pragma integrity_check").fetchone()[0] == "ok"
+            continue
+        if path.suffix in (".bin", ".gz", ".png", ".ico", ".woff", ".woff2") or b"\0" in data[:1024]:
+            continue
+        text = data.decode("utf-8")  # every text file is UTF-8
+        if path.suffix == ".xml":
+            ET.fromstring(data)
+        elif path.suffix == ".json" or (text[:1] in "{[" and rel.startswith("api/")):
+            strict(text)
+        checked += 1
+    return checked
+
+
+def test_escaped_control_characters_in_frontmatter_are_p214_errors(tmp_path: Path):
+    _hostile_repository(tmp_path / "repo")
+    r = run_skillc("lint", "repo", cwd=tmp_path)
+    assert r.returncode == 1
+    assert "ctrl-desc/SKILL.md:3:14: P214 control character U+0001 written as an escape in description" in r.stdout
+    assert "P214 control character U+0002 written as an escape in metadata.k\x03" not in r.stdout
+    assert "P214 control character U+0003 written as an escape in a key of metadata" in r.stdout
+    assert "P214 control character U+0002 written as an escape in metadata" in r.stdout
+    assert "ctrl-body" not in r.stdout  # (a body's controls are text: JSON escapes them)
+
+
+@pytest.mark.parametrize("site", [False, True])
+def test_every_published_file_of_a_hostile_repository_parses(tmp_path: Path, site: bool):
+    """With P214 ignored the characters reach the emitters: XML stays well-formed (U+FFFD), JSON
+    valid, every text file UTF-8."""
+    if site:
+        needs_mkdocs()
+    _hostile_repository(tmp_path / "repo")
+    mem = tmp_path / "mem"
+    mem.mkdir()
+    (mem / "m.jsonl").write_text('{"content": "memory \\u0001 with \\u000b controls \\u2028 and ]]> </skill>"}\n'
+                                 '{"content": "second \\u0085 memory \\uffff entry"}\n')
+    (tmp_path / "skills.toml").write_text('[lint]\nignore = ["P214"]\n')
+    r = run_skillc("build", "repo", "--out", "out", "--config", "skills.toml", "--memory", "mem", "--keep-going",
+                   *(() if site else ("--no-site",)), cwd=tmp_path, env=_env(tmp_path))
+    assert r.returncode == 0, r.stderr
+    assert _check_every_file(tmp_path / "out") > 20
+    inventory = (tmp_path / "out/api/inventory.xml").read_text()
+    assert "\x01" not in inventory and "\ufffd" in inventory
+
+
+def test_a_file_name_that_is_not_utf8_or_holds_a_control_excludes_its_skill(tmp_path: Path):
+    """A supporting file named with a byte that is not UTF-8 was an internal error (UnicodeEncodeError
+    writing the skill's JSON); a control character reached every listing of paths."""
+    repo = tmp_path / "repo"
+    write_skill(repo, "latin")
+    (repo / "latin").joinpath("notes").mkdir()
+    open(os.path.join(os.fsencode(repo / "latin" / "notes"), b"caf\xe9.md"), "wb").close()
+    write_skill(repo, "ctl")
+    (repo / "ctl" / "a\x01b.md").write_text("x")
+    write_skill(repo, "fine")
+    r = run_skillc("build", "repo", "--out", "out", "--no-site", cwd=tmp_path, env=_env(tmp_path))
+    assert r.returncode == 1 and "internal error" not in r.stderr, r.stderr
+    assert "R131 file 'notes/caf\\xe9.md' of skill 'latin' cannot be published: its name is not UTF-8 text" in r.stderr
+    assert "R131 file 'a\\x01b.md' of skill 'ctl' cannot be published: its name holds the control character U+0001" \
+        in r.stderr
+    r = run_skillc("build", "repo", "--out", "out", "--no-site", "--keep-going", cwd=tmp_path, env=_env(tmp_path))
+    assert r.returncode == 0, r.stderr
+    assert (tmp_path / "out/api/skills/fine.json").is_file() and not (tmp_path / "out/api/skills/latin.json").exists()
+    assert _check_every_file(tmp_path / "out") > 5

@@ -138,3 +138,14 @@ declare(
     good="a body of ordinary Markdown (nesting a few levels deep)",
     severity=Severity.WARNING, scope="resolve",
 )
+declare(
+    "R131", "unpublishable-file-name", "A skill's file has a name that is not UTF-8 text or holds a control character.",
+    rationale="""
+        Every file's path is written into the skill's JSON document, the manifest, the discovery
+        index, its zip and URLs. A name that is not UTF-8 text (bytes a Latin-1 system wrote) has no
+        JSON or XML form, and a control character breaks XML 1.0, terminals and logs: the skill is
+        not published (with `--keep-going` it is listed as excluded). Rename the file.
+    """,
+    bad="references/notes\\x01.md", good="references/notes.md",
+    severity=Severity.ERROR, scope="resolve",
+)

@@ -280,3 +280,79 @@ def test_a_file_name_that_is_not_utf8_or_holds_a_control_excludes_its_skill(tmp_
     assert r.returncode == 0, r.stderr
     assert (tmp_path / "out/api/skills/fine.json").is_file() and not (tmp_path / "out/api/skills/latin.json").exists()
     assert _check_every_file(tmp_path / "out") > 5
+
+
+# --- nothing published runs script in the site's origin on a header-less static host ------------
+
+MARK = "localStorage.setItem('pwned', location.pathname)"
+PAYLOADS = {
+    "assets/evil.html": f"<!doctype html><title>x</title><script>{MARK}</script>",
+    "assets/evil.HTM": f"<script>{MARK}</script>",
+    "assets/evil.svg": f'<svg xmlns="http://www.w3.org/2000/svg"><script>{MARK}</script></svg>',
+    "assets/evil.xml": f'<html xmlns="http://www.w3.org/1999/xhtml"><script>{MARK}</script></html>',
+    "assets/evil.xhtml": f'<html xmlns="http://www.w3.org/1999/xhtml"><body><script>{MARK}</script></body></html>',
+    "assets/evil.xsl": f'<html xmlns="http://www.w3.org/1999/xhtml"><script>{MARK}</script></html>',
+    "assets/ok.txt": f"<script>{MARK}</script>",
+}
+
+
+def _hostile_site_repository(root: Path) -> None:
+    links = "\n".join(f"* [{p}]({p}) ![{p}]({p})" for p in PAYLOADS)
+    write_skill(root, "evil", body=f"\n# Evil\n\n{links}\n\n<script>{MARK}</script>\n")
+    for rel, text in PAYLOADS.items():
+        (root / "evil" / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / "evil" / rel).write_text(text)
+    # api/skills/<id> holds the skill's JSON document: under an ID ending .html it was a page
+    write_skill(root, "page.html", name="page-html", body=f"\n<script>{MARK}</script>\n")
+    write_skill(root, "fine")
+
+
+def _goto(browser, url: str) -> None:
+    browser.events.clear()
+    res = browser.call("Page.navigate", url=url)
+    if res.get("errorText"):  # a download (zip, octet-stream): nothing rendered
+        return
+    browser.wait_event("Page.loadEventFired", timeout=30)
+
+
+def test_no_published_file_runs_script_on_a_static_host_without_headers(tmp_path: Path):
+    import http.server  # noqa: F401  (the host under test: `python -m http.server`)
+    import sys
+
+    from test_site_browser import Browser, _need_site_tools
+
+    _need_site_tools()
+    _hostile_site_repository(tmp_path / "repo")
+    r = run_skillc("build", "repo", "--out", "out", "--keep-going", cwd=tmp_path, env=_env(tmp_path))
+    assert r.returncode == 0, r.stderr
+    out = tmp_path / "out"
+    assert "R104 skill ID 'page.html' is not safe" in r.stderr
+    assert not (out / "api/files/evil/assets/evil.html").exists()
+    assert (out / "api/files/evil/assets/ok.txt").is_file()
+    import zipfile
+
+    with zipfile.ZipFile(out / "api/archives/evil.zip") as zf:  # (kept whole in the skill's zip)
+        assert {f"evil/{p}" for p in PAYLOADS} <= set(zf.namelist())
+    withheld = {w["path"] for w in __import__("json").loads((out / "api/manifest.json").read_text())["withheld"]}
+    assert {p for p in PAYLOADS if p != "assets/ok.txt"} <= withheld
+    server = subprocess.Popen([sys.executable, "-m", "http.server", "0", "--bind", "127.0.0.1"], cwd=out,
+                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    browser = None
+    try:
+        line = server.stdout.readline()  # "Serving HTTP on 127.0.0.1 port N (http://127.0.0.1:N/) ..."
+        port = int(line.split(" port ")[1].split()[0])
+        base = f"http://127.0.0.1:{port}/"
+        browser = Browser(tmp_path / "profile")
+        urls = [p.relative_to(out).as_posix() for p in sorted(out.rglob("*"))
+                if p.is_file() and not p.relative_to(out).as_posix().startswith("assets/")]
+        urls += [f"api/files/evil/{p}" for p in PAYLOADS]  # (the links of the skill's page, published or not)
+        for rel in urls:
+            _goto(browser, base + rel)
+        _goto(browser, base)
+        assert browser.js("localStorage.getItem('pwned')") is None, "a published file ran script in the site's origin"
+        assert len(urls) > 30
+    finally:
+        if browser is not None:
+            browser.close()
+        server.terminate()
+        server.wait(timeout=10)

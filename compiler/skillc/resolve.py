@@ -18,6 +18,7 @@ import urllib.parse
 from typing import Mapping, Sequence
 
 from . import secrets
+from .activecontent import runs_as_document
 from .discover import path_key
 from .model import SKILL_REF_ID, Diagnostic, Severity
 from .resolve_types import Collection, Resolution, Shadowing, SourceSkill
@@ -59,6 +60,8 @@ def id_problem(skill_id: str) -> str | None:
         return "the ID is empty"
     if _SURROGATE.search(skill_id):
         return "a folder name is not UTF-8 text"
+    if runs_as_document(skill_id):  # (api/skills/<id> would be served as a page: see activecontent)
+        return "it ends with an extension a static host serves as a page (.html, .svg, .xml…)"
     if not unicodedata.is_normalized("NFC", skill_id):
         return "it is not NFC-normalised (macOS would store a different name)"
     for seg in skill_id.split("/"):

@@ -34,6 +34,8 @@ from dataclasses import dataclass
 from json.encoder import encode_basestring  # json.dumps(ensure_ascii=False)'s string quoting
 
 from .. import secrets
+from ..activecontent import REASON as ACTIVE_REASON
+from ..activecontent import runs_as_document
 from ..archive import (
     CREDENTIAL_NAMES,
     JUNK_PREFIXES,
@@ -356,8 +358,11 @@ def render_skill(ctx: EmitContext, staging: Staging, skill: SourceSkill) -> Skil
             if reason is not None:
                 withheld.append((f.path, reason))
                 continue
-        staging.write(f"api/files/{skill.id}/{f.path}", data)
-        published.append((f.path, f.sha256, f.size))
+        if not main and runs_as_document(f.path):  # (never a page of the site's origin: see activecontent)
+            withheld.append((f.path, ACTIVE_REASON))
+        else:
+            staging.write(f"api/files/{skill.id}/{f.path}", data)
+            published.append((f.path, f.sha256, f.size))
         carried.take("SKILL.md" if main else f.path, f.size)
         if main:
             zipped.append((f"{folder}/SKILL.md", data, executable))

@@ -356,3 +356,76 @@ def test_no_published_file_runs_script_on_a_static_host_without_headers(tmp_path
             browser.close()
         server.terminate()
         server.wait(timeout=10)
+
+
+# --- also broken (feature audit) ----------------------------------------------------------------
+
+def test_minimal_docs_page_shows_each_skills_lint_verdict(tmp_path: Path):
+    """Without the site extra the page read an option the build never set: every skill was "ok"."""
+    repo = tmp_path / "repo"
+    write_skill(repo, "warned", frontmatter="name: warned\ndescription: Does the thing. Use when the user asks.\n"
+                                            "colour: blue\n")
+    write_skill(repo, "clean")
+    r = run_skillc("build", "repo", "--out", "out", cwd=tmp_path, env=_env(tmp_path, SKILLC_SITE="minimal"))
+    assert r.returncode == 0, r.stderr
+    assert "F401" in r.stderr  # (an unknown frontmatter key: a warning)
+    page = (tmp_path / "out/index.html").read_text()
+    rows = {m.split("</td>")[0]: m for m in page.split('<td><a href="api/files/')[1:]}
+    warned = next(v for k, v in rows.items() if k.startswith("warned/"))
+    clean = next(v for k, v in rows.items() if k.startswith("clean/"))
+    assert '<td class="warning">warning (1 warning)</td>' in warned, warned
+    assert '<td class="ok">ok</td>' in clean
+
+
+def _memory_bundle(tmp_path: Path) -> Path:
+    write_skill(tmp_path / "repo", "alpha")
+    mem = tmp_path / "mem"
+    mem.mkdir()
+    (mem / "m.yaml").write_text("- content: The staging database is reset every night.\n  type: semantic\n"
+                                "- content: Prefer small pull requests for reviews.\n  category: preference\n"
+                                "- content: Deployed release 4.2 yesterday afternoon.\n  type: episodic\n"
+                                "  episode: {situation: release day, action: deployed, outcome: success}\n")
+    r = run_skillc("build", "repo", "--out", "out", "--no-site", "--memory", "mem", cwd=tmp_path, env=_env(tmp_path))
+    assert r.returncode == 0, r.stderr
+    return tmp_path / "out"
+
+
+def test_a_semantic_memory_without_category_is_a_fact_everywhere(tmp_path: Path):
+    import json
+
+    out = _memory_bundle(tmp_path)
+    prompt = (out / "api/memory/prompt.md").read_text()
+    assert "[FACT] The staging database is reset every night." in prompt
+    shown = run_skillc("memory", "show", "out", "--category", "fact", cwd=tmp_path)
+    assert shown.returncode == 0, shown.stderr
+    assert "The staging database is reset every night." in shown.stdout
+    assert "Prefer small" not in shown.stdout and "Deployed release" not in shown.stdout
+    everything = run_skillc("memory", "show", "out", cwd=tmp_path).stdout
+    assert "3 memories" in everything and "1 pref" in everything and "1 fact" in everything, everything
+    found = run_skillc("memory", "search", "out", "staging database", "--category", "fact", cwd=tmp_path)
+    assert "The staging database is reset every night." in found.stdout, found.stdout + found.stderr
+    counts = json.loads((out / "api/memory/snapshot.json").read_text())["counts"]["by_category"]
+    assert counts == {"fact": 1, "preference": 1}
+
+
+def test_no_memory_snapshot_over_http_lists_the_urls_it_tried(tmp_path: Path):
+    import sys
+
+    write_skill(tmp_path / "repo", "alpha")
+    r = run_skillc("build", "repo", "--out", "out", "--no-site", cwd=tmp_path, env=_env(tmp_path))
+    assert r.returncode == 0, r.stderr
+    server = subprocess.Popen([sys.executable, "-m", "http.server", "0", "--bind", "127.0.0.1"], cwd=tmp_path / "out",
+                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        port = int(server.stdout.readline().split(" port ")[1].split()[0])
+        for base, tried in ((f"http://127.0.0.1:{port}/api", ["/api/memory/snapshot.json"]),
+                            (f"http://127.0.0.1:{port}/", ["/api/memory/snapshot.json", "/memory/snapshot.json",
+                                                           "/snapshot.json"])):
+            shown = run_skillc("memory", "show", base, cwd=tmp_path)
+            assert shown.returncode != 0 and "no memory snapshot" in shown.stderr, shown.stderr
+            assert "/api/api/" not in shown.stderr
+            listed = shown.stderr.split("looked for ")[1].split(")")[0].split(", ")
+            assert [u.split(str(port), 1)[1] for u in listed] == tried, shown.stderr
+    finally:
+        server.terminate()
+        server.wait(timeout=10)

@@ -5,7 +5,8 @@ bundle's root (``index.html``, ``skills/<id>/``, ``collections/…``, ``provenan
     site_model(ctx)            what to show (``model.py``, pure)
     project_files(model)       mkdocs.yml + docs/**.md as text (``pages.py``, pure; templates in ``site/``)
     write_project(files, dir)  the mkdocs project on disk, with ``site/overrides`` and ``site/assets``
-    run_mkdocs(project, dir)   ``python -m mkdocs build`` in a child process (deterministic environment)
+    run_mkdocs(project, dir)   ``mkdocs build`` in a child process (deterministic environment), each
+                               page rendered within a time and depth bound (``bounded.py``)
     install(site_dir, out)     the built site moved into the bundle (sitemaps dropped: no site URL)
 
 An unchanged site is not rebuilt: ``site_key`` hashes the generated project, the theme files and
@@ -77,8 +78,9 @@ def mkdocs_env(epoch: int, base: Mapping[str, str] | None = None) -> dict[str, s
 
 
 def run_mkdocs(config: Path, site_dir: Path, epoch: int = 0) -> None:
-    """``mkdocs build`` of ``config`` into ``site_dir`` in a child process; BuildError on failure."""
-    cmd = [sys.executable, "-m", "mkdocs", "build", "--clean", "--config-file", str(config),
+    """``mkdocs build`` of ``config`` into ``site_dir`` in a child process, each page rendered within
+    bounds (``bounded``: mkdocs' own command); BuildError on failure."""
+    cmd = [sys.executable, "-m", "skillc.site.bounded", "build", "--clean", "--config-file", str(config),
            "--site-dir", str(site_dir)]
     try:
         proc = subprocess.run(cmd, cwd=config.parent, env=mkdocs_env(epoch), capture_output=True, text=True,
@@ -218,13 +220,12 @@ def site_url(env: Mapping[str, str] | None = None) -> str:
 
 
 def build_site(ctx: EmitContext, options: Mapping[str, object] | None = None) -> list[str]:
-    from .bounded import bound_project, read_record, report_fallbacks, write_record
+    from .bounded import read_log, read_record, report_fallbacks, write_record
     from .model import site_model
-    from .pages import project_files, skill_doc
+    from .pages import project_files
 
     options = {"site_url": site_url(), **(options or {})}
-    model = site_model(ctx)
-    files = project_files(model, options)
+    files = project_files(site_model(ctx), options)
     epoch = int(ctx.options.get("source_date_epoch") or ctx.options.get("epoch") or 0)
     key = site_key(files, epoch)
     staging = ctx.options.get("staging")
@@ -235,9 +236,8 @@ def build_site(ctx: EmitContext, options: Mapping[str, object] | None = None) ->
     work = Path(tempfile.mkdtemp(prefix=f"{ctx.out.name}.site-", dir=ctx.out.parent))
     try:
         config = write_project(files, work / "project")
-        bodies = {skill_doc(s.id): s.body for s in model.skills}
-        fallbacks = bound_project(config, bodies, int(ctx.options.get("jobs") or 1))
         run_mkdocs(config, work / "site", epoch)
+        fallbacks = read_log(config.parent)
         _drop(work / "site")
         write_record(work / "site", fallbacks)
         _record(work / "site", key)

@@ -1,42 +1,45 @@
 """Bounded rendering of the site's pages: one hostile skill body never fails or stalls the site.
 
-Python-Markdown recurses once per nesting level (a 250-level nested list raises RecursionError,
-and mkdocs then fails the whole site) and parses a run of ``[`` in quadratic time (24,000 of them
-took 80 s, 64 KB minutes).  Before mkdocs runs, every page of the written project is rendered once
-with the project's own Markdown configuration, in forked worker processes:
+Python-Markdown recurses once per nesting level (a 250-level nested list raised RecursionError,
+and mkdocs then failed the whole site, ``--keep-going`` or not) and parses a run of ``[`` in
+quadratic time (24,000 of them took 80 s, 64 KB minutes).  mkdocs runs as
+``python -m skillc.site.bounded build …``: mkdocs' own command, with each page's rendering
+(``Page.render``) bounded:
 
-* **time**: a page that takes over ``PAGE_SECONDS`` has its worker killed (a signal could not
-  interrupt a regular expression running in C; a process can always be killed);
-* **depth**: the workers' recursion limit is ``RECURSION_LIMIT``, well below the mkdocs child's
-  (1,000), so a page that renders here renders there, whatever frames mkdocs adds above it; a page
-  deep enough to overflow the C stack only kills its worker.
+* **time**: ``PAGE_SECONDS`` of wall-clock time (an interval timer raises in the rendering, which
+  runs in mkdocs' main thread);
+* **depth**: ``RENDER_FRAMES`` stack frames above mkdocs' own (the recursion limit while the page
+  renders; the RecursionError is caught for that page only).
 
-A page that cannot be rendered within the bounds is rewritten (``fallback_pages``): a skill page
-keeps its header and shows its body as a fenced code block (escaped, never parsed); failing that,
-the page's whole Markdown is shown so; failing that, one sentence.  ``FALLBACK_RECORD`` in the site
-lists them (so a rebuild that reuses the site reports them again), and the build reports each one as
-an R130 warning naming the skill.
+A page that cannot be rendered within them is rendered again from a plain version
+(``fallback_markdown``): a skill page keeps its header and shows its body as a fenced code block
+(escaped, never parsed as Markdown); another page shows its whole Markdown so.  Each such page is
+appended to ``FALLBACK_LOG`` in the project folder; the build moves the list into the site
+(``FALLBACK_RECORD``, so a rebuild that reuses the site reports them again) and reports each one as
+an R130 warning naming the skill.  Pages are rendered once: the bound costs one timer per page.
 """
 
 from __future__ import annotations
 
 import json
-import multiprocessing
-import os
 import re
+import signal
 import sys
-import time
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
-from multiprocessing.connection import Connection, wait
 from pathlib import Path
 
 from ..model import Diagnostic, Severity
 from ..resolve_types import EmitContext
 
-PAGE_SECONDS = 10.0  # a page of any corpus renders in milliseconds; the quadratic cases take minutes
-RECURSION_LIMIT = 600  # the mkdocs child keeps Python's 1,000: 400 frames of margin for mkdocs' own
+PAGE_SECONDS = 10.0  # a page of any corpus renders in well under a second; the quadratic cases take minutes
+# Frames a page's rendering may use above the caller's: Python-Markdown takes a few per nesting level
+# (a list 10 deep needs well under 100); the 250-level list hit Python's limit only after seconds.
+RENDER_FRAMES = 400
+FALLBACK_LOG = "skillc-fallbacks.jsonl"  # beside mkdocs.yml: one line per page rendered as plain text
 FALLBACK_RECORD = "assets/skillc/fallbacks.json"  # in the built site: the pages shown as plain text
+_BODY_START = "\n## SKILL.md\n\n"  # (site/pages/skill.md.j2: the body comes last, under this heading,
+_BODY_END = "\n[skillc-files]: "  # and is followed by the reference pages.body_markdown writes)
 
 
 @dataclass(frozen=True)
@@ -47,10 +50,8 @@ class Fallback:
     reason: str
 
 
-@dataclass(frozen=True)
-class _Worker:
-    process: multiprocessing.process.BaseProcess
-    conn: Connection
+class PageTimeout(Exception):
+    """A page's rendering ran over ``PAGE_SECONDS``."""
 
 
 def fence(text: str) -> str:
@@ -61,144 +62,83 @@ def fence(text: str) -> str:
     return f"{marker} text\n{body}{marker}\n"
 
 
-def _split_meta(text: str) -> tuple[str, str]:
-    """(front matter with its ``---`` lines, the Markdown after it), as mkdocs reads a page."""
-    m = re.match(r"---[ \t]*\n.*?\n---[ \t]*\n", text, re.DOTALL) if text.startswith("---") else None
-    return (m.group(0), text[m.end():]) if m else ("", text)
-
-
 def _notice(reason: str) -> str:
     return (f"!!! warning \"Shown as plain text\"\n    skillc could not render this page within its bounds "
             f"({reason}); its text is shown as written.\n\n")
 
 
-def fallback_candidates(text: str, body: str | None, reason: str) -> list[str]:
-    """The page's plain versions, best first: body fenced (skill pages), whole page fenced, a sentence."""
-    meta, markdown = _split_meta(text)
-    out = []
-    at = markdown.rfind(body) if body else -1
-    if body and at >= 0:
-        out.append(meta + markdown[:at] + "\n" + _notice(reason) + fence(body) + markdown[at + len(body):])
-    out.append(meta + _notice(reason) + fence(markdown))
-    out.append(meta + _notice(reason))
-    return out
+def fallback_markdown(markdown: str, reason: str) -> str:
+    """The page's plain version (Markdown after its front matter): a skill page's body fenced below
+    its header, else the whole page fenced."""
+    start, end = markdown.rfind(_BODY_START), markdown.rfind(_BODY_END)
+    if 0 <= start < end:
+        head, body = markdown[:start + len(_BODY_START)], markdown[start + len(_BODY_START):end]
+        return head + _notice(reason) + fence(body)
+    return _notice(reason) + fence(markdown)
 
 
-def _renderer(config: Path) -> Callable[[str], None]:
-    """Render a page's text as mkdocs would (its configured extensions); raises what Markdown raises."""
-    import markdown
-    from mkdocs.config import load_config
-    from mkdocs.utils.meta import get_data
-
-    cfg = load_config(str(config))
-    extensions, configs = cfg["markdown_extensions"], cfg["mdx_configs"] or {}
-
-    def render(text: str) -> None:
-        markdown.Markdown(extensions=extensions, extension_configs=configs).convert(get_data(text)[0])
-
-    return render
+def _raise_timeout(signum, frame) -> None:  # noqa: ARG001  (a signal handler's signature)
+    raise PageTimeout
 
 
-def _serve(conn: Connection, project: Path, render: Callable[[str], None]) -> None:
-    """A worker's loop: pages in, ``None`` (rendered) or the exception's name out."""
-    os.chdir(project)  # (extension options name files relative to the project, as mkdocs runs there)
-    sys.setrecursionlimit(RECURSION_LIMIT)
-    while True:
+def _depth() -> int:
+    frame, depth = sys._getframe(1), 0
+    while frame is not None:
+        frame, depth = frame.f_back, depth + 1
+    return depth
+
+
+def _bounded(render, log: Path, seconds: float):
+    """``Page.render`` within the bounds; a page that cannot be is rendered from its plain version."""
+
+    def render_page(page, config, files) -> None:
+        previous = signal.signal(signal.SIGALRM, _raise_timeout)
+        limit = sys.getrecursionlimit()
         try:
-            text = conn.recv()
-        except EOFError:
-            os._exit(0)
-        try:
-            render(text)
-            conn.send(None)
-        except BaseException as exc:  # noqa: BLE001  (a hostile page may raise anything)
-            conn.send(type(exc).__name__)
+            sys.setrecursionlimit(_depth() + RENDER_FRAMES)
+            signal.setitimer(signal.ITIMER_REAL, seconds)
+            try:
+                render(page, config, files)
+                return
+            except PageTimeout:
+                reason = f"over {seconds:g} s"
+            except RecursionError:
+                reason = "nested too deeply (RecursionError)"
+            finally:
+                signal.setitimer(signal.ITIMER_REAL, 0)
+        finally:
+            sys.setrecursionlimit(limit)
+            signal.signal(signal.SIGALRM, previous)
+        page.markdown = fallback_markdown(page.markdown or "", reason)
+        render(page, config, files)  # (fenced code: linear, and nothing in it is parsed)
+        with log.open("a", encoding="utf-8") as fh:
+            fh.write(json.dumps({"doc": page.file.src_uri, "reason": reason}, ensure_ascii=False) + "\n")
+
+    return render_page
 
 
-def _start(project: Path, render: Callable[[str], None]) -> _Worker:
-    context = multiprocessing.get_context("fork")
-    parent, child = context.Pipe()
-    proc = context.Process(target=_child_main, args=(os.getpid(), child, project, render), daemon=True)
-    proc.start()
-    child.close()
-    return _Worker(proc, parent)
+def main(argv: Sequence[str] | None = None) -> None:
+    """``python -m skillc.site.bounded build …``: mkdocs' command line, each page rendered within bounds."""
+    from mkdocs.__main__ import cli
+    from mkdocs.structure.pages import Page
+
+    args = list(sys.argv[1:] if argv is None else argv)
+    config = Path(args[args.index("--config-file") + 1]) if "--config-file" in args else Path("mkdocs.yml")
+    Page.render = _bounded(Page.render, config.parent / FALLBACK_LOG, PAGE_SECONDS)
+    cli.main(args=args, prog_name="mkdocs")
 
 
-def _child_main(parent: int, conn: Connection, project: Path, render: Callable[[str], None]) -> None:
-    from ..parallel import die_with_parent
-
-    die_with_parent(parent)  # (a killed build leaves no renderer behind)
-    _serve(conn, project, render)
-
-
-def _stop(worker: _Worker) -> None:
-    worker.process.kill()
-    worker.process.join()
-    worker.conn.close()
-
-
-def render_bounded(pages: Sequence[tuple[str, str]], project: Path, render: Callable[[str], None], jobs: int,
-                   seconds: float = PAGE_SECONDS) -> dict[str, str]:
-    """Render each ``(doc, text)`` in ``jobs`` forked workers; ``{doc: reason}`` for those that failed."""
-    todo: Iterator[tuple[str, str]] = iter(pages)
-    failed: dict[str, str] = {}
-    busy: dict[Connection, tuple[_Worker, str, float]] = {}
-    idle = [_start(project, render) for _ in range(max(1, min(jobs, len(pages))))]
+def read_log(project: Path) -> tuple[Fallback, ...]:
+    """The pages the bounded mkdocs rendered as plain text, in byte order of their paths."""
     try:
-        while True:
-            while idle:
-                page = next(todo, None)
-                if page is None:
-                    break
-                worker = idle.pop()
-                worker.conn.send(page[1])
-                busy[worker.conn] = (worker, page[0], time.monotonic() + seconds)
-            if not busy:
-                return failed
-            now = time.monotonic()
-            for conn in wait(list(busy), timeout=max(0.0, min(d for _, _, d in busy.values()) - now)):
-                worker, doc, _ = busy.pop(conn)
-                try:
-                    result = conn.recv()
-                except (EOFError, OSError):  # the worker died (C stack overflow, out of memory)
-                    failed[doc] = f"the renderer crashed (exit status {worker.process.exitcode})"
-                    _stop(worker)
-                    idle.append(_start(project, render))
-                    continue
-                if result is not None:
-                    failed[doc] = result
-                idle.append(worker)
-            for conn, (worker, doc, deadline) in list(busy.items()):
-                if conn not in busy or time.monotonic() < deadline:
-                    continue
-                del busy[conn]
-                failed[doc] = f"over {seconds:g} s"
-                _stop(worker)
-                idle.append(_start(project, render))
-    finally:
-        for worker in idle + [w for w, _, _ in busy.values()]:
-            _stop(worker)
-
-
-def bound_project(config: Path, bodies: Mapping[str, str], jobs: int,
-                  seconds: float = PAGE_SECONDS) -> tuple[Fallback, ...]:
-    """Render every page of the written mkdocs project ``config`` within the bounds; rewrite the
-    pages that fail with their plain versions.  ``bodies``: a skill page's body, by ``doc``."""
-    docs = config.parent / "docs"
-    texts = {p.relative_to(docs).as_posix(): p.read_text(encoding="utf-8")
-             for p in sorted(docs.rglob("*.md"))}
-    render = _renderer(config)
-    failed = render_bounded(sorted(texts.items()), config.parent, render, jobs, seconds)
-    fallbacks = tuple(Fallback(doc, failed[doc]) for doc in sorted(failed, key=str.encode))
-    candidates = {f.doc: fallback_candidates(texts[f.doc], bodies.get(f.doc), f.reason) for f in fallbacks}
-    while candidates:
-        tried = {doc: options.pop(0) for doc, options in candidates.items()}
-        again = render_bounded(sorted(tried.items()), config.parent, render, jobs, seconds)
-        for doc, text in tried.items():
-            if doc not in again or not candidates[doc]:
-                (docs / doc).write_text(text, encoding="utf-8", newline="\n")
-        candidates = {doc: options for doc, options in candidates.items() if doc in again and options}
-    return fallbacks
+        lines = (project / FALLBACK_LOG).read_text(encoding="utf-8").splitlines()
+    except OSError:
+        return ()
+    rows = {}
+    for line in lines:
+        row = json.loads(line)
+        rows[str(row["doc"])] = str(row["reason"])
+    return tuple(Fallback(doc, rows[doc]) for doc in sorted(rows, key=str.encode))
 
 
 def write_record(site_dir: Path, fallbacks: Sequence[Fallback]) -> None:
@@ -238,5 +178,8 @@ def report_fallbacks(ctx: EmitContext, fallbacks: Sequence[Fallback]) -> None:
             notes.append(f"site page {f.doc} could not be rendered within bounds ({f.reason}); shown as plain text")
 
 
-__all__ = ["FALLBACK_RECORD", "Fallback", "bound_project", "fallback_candidates", "fence", "read_record", "report_fallbacks",
-           "render_bounded", "write_record"]
+if __name__ == "__main__":
+    main()
+
+__all__ = ["FALLBACK_LOG", "FALLBACK_RECORD", "Fallback", "fallback_markdown", "fence", "main", "read_log",
+           "read_record", "report_fallbacks", "write_record"]

@@ -32,6 +32,9 @@ def json_bytes(obj: Any, *, pretty: bool = False) -> bytes:
     return ("{\n" + ",\n".join(rows) + "\n}\n").encode("utf-8")
 
 
+NESTED_TOO_DEEPLY = "nested too deeply"  # (load_json's message for a RecursionError)
+
+
 def _int(text: str) -> int:
     if len(text.lstrip("-")) > sys.get_int_max_str_digits() > 0:
         raise _Refused(text, f"an integer of {len(text.lstrip('-')):,} digits (the limit is "
@@ -69,4 +72,4 @@ def load_json(data: str | bytes | bytearray) -> Any:
     except _Refused as exc:
         raise json.JSONDecodeError(exc.message, text, max(0, text.find(exc.text))) from None
     except RecursionError:
-        raise json.JSONDecodeError("nested too deeply", text, 0) from None
+        raise json.JSONDecodeError(NESTED_TOO_DEEPLY, text, 0) from None

@@ -40,7 +40,7 @@ from ..cache import diagnostics_in, diagnostics_out
 from ..discover import path_key
 from ..fetch import MAX_BYTES, FetchError
 from ..fetch import get as http_get
-from ..jsonio import load_json
+from ..jsonio import NESTED_TOO_DEEPLY, load_json
 from ..lint import LintConfig, read_item
 from ..model import Diagnostic, DiscoveredItem, ItemKind, Severity
 from ..resolve import id_problem
@@ -98,8 +98,10 @@ def _json(repo: Repository, url: str, body: bytes, headers: dict[str, str]) -> A
             # a \\ud800 escape decodes to a lone surrogate, which no file or UTF-8 text can hold
             json.dumps(value, ensure_ascii=False).encode("utf-8")
         return value
-    except RecursionError:
-        raise SourceError(f"repository {repo.name!r}: {url} answered JSON nested too deep") from None
+    except json.JSONDecodeError as exc:
+        if exc.msg == NESTED_TOO_DEEPLY:
+            raise SourceError(f"repository {repo.name!r}: {url} answered JSON nested too deep") from None
+        raise SourceError(f"repository {repo.name!r}: {url} did not answer valid JSON ({exc})") from None
     except UnicodeEncodeError:
         raise SourceError(f"repository {repo.name!r}: {url} answered text that is not Unicode (a lone "
                           "surrogate escape)") from None

@@ -36,6 +36,7 @@ from urllib.parse import quote, urljoin
 import pytest
 
 from conftest import run_skillc
+from skillc.activecontent import REASON as ACTIVE_REASON
 
 # corpus: (published skills, excluded skills, collections)
 EXPECTED = {
@@ -175,6 +176,7 @@ def test_build_corpus(corpora: Path, build, name: str):
     flat = manifest["flat_names"]
     assert [e["name"] for e in index["skills"]] == [flat[e["id"]] for e in index["skills"]]
     assert len(set(flat.values())) == len(flat)
+    zip_only = {(w["id"], w["path"]) for w in manifest["withheld"] if w["reason"] == ACTIVE_REASON}
     for entry in index["skills"]:
         skill_id = entry["id"]
         lines = [(f["path"], f["digest"][7:]) for f in entry["files"]]
@@ -189,7 +191,9 @@ def test_build_corpus(corpora: Path, build, name: str):
         with zipfile.ZipFile(package) as z:
             assert z.testzip() is None, skill_id
             names = sorted(n for n in z.namelist() if not n.endswith("/"))
-            assert names == sorted(p for p, _ in lines), skill_id  # SKILL.md at the root, the files listed
+            # (an .xml, .html, .svg: in the zip, never under api/files nor in the index's file list)
+            listed = [n for n in names if (skill_id, n) not in zip_only]
+            assert listed == sorted(p for p, _ in lines), skill_id  # SKILL.md at the root, the files listed
             for n, hexd in lines:
                 assert hashlib.sha256(z.read(n)).hexdigest() == hexd, (skill_id, n)
         published_files = {p.relative_to(out / "api/files" / skill_id).as_posix()
@@ -199,7 +203,7 @@ def test_build_corpus(corpora: Path, build, name: str):
         nested = {i[len(skill_id) + 1:] + "/" for i in ids if i.startswith(skill_id + "/")}
         expected = {("SKILL.md" if p.lower() == "skill.md" and "/" not in p else p) for p in published_files
                     if not p.startswith("evals/") and not p.startswith(tuple(nested))}
-        assert expected == set(names), skill_id
+        assert expected == set(listed), skill_id
 
 
 @pytest.mark.parametrize("name", _params())

@@ -62,9 +62,22 @@ def _skill_files(corpus: Path) -> set[str]:
     out = set()
     for dirpath, _dirs, files in os.walk(corpus):
         for f in files:
-            if f.lower() == "skill.md":
+            if f.lower() == "skill.md" and not os.path.islink(os.path.join(dirpath, f)):
                 out.add(Path(dirpath, f).relative_to(corpus).as_posix())
     return out
+
+
+def _linked_files(corpus: Path) -> tuple[int, int]:
+    """(SKILL.md, other) files that are symbolic links in this checkout.  The counts above are those
+    of a checkout whose links were copied as files (a link's text as its content: `CLAUDE.md` holding
+    `AGENTS.md`); git checks them out as links, which discovery never follows (a link to a file of the
+    repository is an alias of it, not one more file to lint), so each is one item fewer."""
+    skills = others = 0
+    for dirpath, _dirs, files in os.walk(corpus):  # (a link to a folder is in _dirs, and not entered)
+        for f in files:
+            if os.path.islink(os.path.join(dirpath, f)):
+                skills, others = (skills + 1, others) if f.lower() == "skill.md" else (skills, others + 1)
+    return skills, others
 
 
 @pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.slow) if n in SLOW else n for n in EXPECTED])
@@ -72,7 +85,38 @@ def test_corpus(corpora: Path, name: str):
     corpus = corpora / name
     if not corpus.is_dir():
         pytest.skip(f"{name} is not in this checkout of the corpora")
+    _check_corpus(corpus, name)
+
+
+# The symbolic links of the corpora upstream (a checkout without links holds each as a file of its text).
+LINKS = {
+    "expo__skills": ("CLAUDE.md",), "getsentry__skills": ("CLAUDE.md", ".agents/skills"),
+    "mattpocock__skills": ("AGENTS.md",), "obra__superpowers": ("AGENTS.md",), "wshobson__agents": ("CLAUDE.md",),
+}
+
+
+@pytest.mark.parametrize("name", sorted(LINKS))
+def test_corpus_with_its_links_as_git_checks_them_out(corpora: Path, tmp_path: Path, name: str):
+    """The counts hold whether the links are links (git) or were copied as files (this snapshot)."""
+    import shutil
+
+    if not (corpora / name).is_dir():
+        pytest.skip(f"{name} is not in this checkout of the corpora")
+    corpus = tmp_path / name
+    shutil.copytree(corpora / name, corpus, symlinks=True)
+    for rel in LINKS[name]:
+        path = corpus / rel
+        if not path.is_symlink():
+            target = path.read_text().strip()
+            path.unlink()
+            path.symlink_to(target)
+    _check_corpus(corpus, name)
+
+
+def _check_corpus(corpus: Path, name: str) -> None:
     skills, others, errors = EXPECTED[name]
+    linked_skills, linked_others = _linked_files(corpus)
+    skills, others = skills - linked_skills, others - linked_others
     result = lint_root(corpus, LintConfig(select=("P2", "S3", "D1")))
     linted = {li.item.path: li for li in result.items}
     skill_items = {p for p, li in linted.items() if li.item.kind is ItemKind.SKILL}

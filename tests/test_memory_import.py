@@ -316,7 +316,8 @@ def test_a_recursive_view_is_not_read(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("body, words", [
     ('{"results":[{"id":"a","memory":"hello \\ud800 world"}]}', "lone surrogate"),
-    ('{"results":[{"id":' + "9" * 5000 + ',"memory":"x"}]}', "not a valid mem0 source"),
+    # (over Python's int-string conversion limit: a malformed-JSON error at its line, as any reader says)
+    ('{"results":[{"id":' + "9" * 5000 + ',"memory":"x"}]}', "m0.json:1: malformed JSON: an integer of 5,000 digits"),
     ('{"results":[{"id":"a","memory":"x","metadata":{"keywords":5}}]}', "not a valid mem0 source"),
 ])
 def test_hostile_values_are_reported_and_nothing_is_overwritten(tmp_path: Path, body: str, words: str) -> None:

@@ -236,7 +236,9 @@ def test_printed_blocks_keep_escape_sequences(tmp_path: Path):
 
     write_skill(tmp_path / "repo", "ansi", description='"Colours \\e[31mred\\e[0m. Use when colouring."',
                 body="# Ansi\n\nPrint \x1b[31mred\x1b[0m text.\n")
-    r = run_skillc("build", "repo", "--out", "out", "--no-site", cwd=tmp_path,
+    # (lint refuses a control character written as an escape, P214: ignored, the bundle holds one)
+    (tmp_path / "skills.toml").write_text('[lint]\nignore = ["P214"]\n')
+    r = run_skillc("build", "repo", "--out", "out", "--no-site", "--config", "skills.toml", cwd=tmp_path,
                    env={"SKILLC_CACHE_DIR": str(tmp_path / "cache")})
     assert r.returncode == 0, r.stderr
     for args in (["render", "out", "--inject", "ansi"], ["render", "out", "--inventory"],
@@ -286,7 +288,8 @@ def test_search_and_select_lists_show_control_characters_instead_of_running_them
 
     write_skill(tmp_path / "repo", "ansi",
                 description='"Colours \\e]0;pwned\\a\\e[31mred\\nnext line. Use when colouring."')
-    r = run_skillc("build", "repo", "--out", "out", "--no-site", cwd=tmp_path,
+    (tmp_path / "skills.toml").write_text('[lint]\nignore = ["P214"]\n')  # (else P214 refuses it)
+    r = run_skillc("build", "repo", "--out", "out", "--no-site", "--config", "skills.toml", cwd=tmp_path,
                    env={"SKILLC_CACHE_DIR": str(tmp_path / "cache")})
     assert r.returncode == 0, r.stderr
     for args in (["search", "out", "colouring"], ["select", "out", "ansi colouring"]):

@@ -668,6 +668,7 @@ def _run_build(opts: BuildOptions, progress: Progress | None = None, fresh_cache
                 "external": cfg.external,  # Plan Cascade detection rules, for api/index/select.json
                 "notes": [],  # warnings an emitter has for the user (memory entries --keep-going skipped)
                 "redactions": redactions,
+                "diagnostics": [],  # (repository, Diagnostic) an emitter found (R130: a site page shown as text)
             }
             memory = tuple(Path(p) for p in opts.memory)
             ctx = EmitContext(resolution, staging_dir, as_of, memory, cache_root / "emit" if cache_root else None,
@@ -684,6 +685,7 @@ def _run_build(opts: BuildOptions, progress: Progress | None = None, fresh_cache
                 if emitter_name == OVERLAPPED:  # now wait for the skills' files
                     _wait_artifacts(options)
                     lap("emit skills")
+            diagnostics.extend(options["diagnostics"])  # type: ignore[arg-type]
             produced = {p for art in _wait_artifacts(options).values() for p, _, _ in art.bundle_files()}
             staging.prune(produced)
             manifest = write_manifest(ctx)

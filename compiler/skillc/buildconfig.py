@@ -27,6 +27,7 @@ from typing import Any, Callable, Mapping, Sequence
 from . import secrets
 from .config import ConfigFile, find_lint_config, is_config_file, lint_config, quiet_is_dir
 from .errors import ConfigError
+from .jsonio import load_json
 from .lint import LintConfig
 from .resolve_types import DEFAULT_INVENTORY_THRESHOLD, DEFAULT_MAX_INJECTION_BYTES, Repository, Tier
 
@@ -629,7 +630,7 @@ def _read_json(path: Path, schema: str) -> _JsonFile:
     except (OSError, UnicodeDecodeError) as exc:
         raise ConfigError(f"{path}: cannot read: {exc}") from None
     try:
-        data = json.loads(text)
+        data = load_json(text)
     except json.JSONDecodeError as exc:
         raise ConfigError(f"{path}:{exc.lineno}: invalid JSON: {exc.msg}") from None
     jf = _JsonFile(path, data, json_lines(text))

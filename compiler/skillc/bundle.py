@@ -23,7 +23,6 @@ from __future__ import annotations
 import difflib
 import functools
 import hashlib
-import json
 import math
 import os
 import re
@@ -41,6 +40,7 @@ from .fetch import get as http_get
 from .index import ArgumentTypeError, ArgumentValueError, BundleError, HashMismatch
 from .index.adk import AdkMatch, SelectionPolicy
 from .index.tokenize import tokenize
+from .jsonio import load_json
 from .layout import MANIFEST_KIND, MANIFEST_VERSION, SELECT_VERSION
 from .resolve_types import Collection
 
@@ -383,7 +383,7 @@ class Bundle:
     # -- raw access -------------------------------------------------------------------------------
     def _json_bytes(self, route: str, data: bytes) -> Any:
         try:
-            return json.loads(data)
+            return load_json(data)
         except (UnicodeDecodeError, ValueError):
             if _looks_like_html(data):
                 raise BundleError(f"{self._t.describe(route)}: HTML where a bundle file was expected",
@@ -484,7 +484,7 @@ class Bundle:
         if data is self._skills_raw:
             return
         try:
-            doc = json.loads(data)
+            doc = load_json(data)
             skills = [SkillInfo.from_wire(d) for d in doc["skills"]]
         except (ValueError, KeyError, TypeError, UnicodeDecodeError, RecursionError):
             raise BundleError(f"{self._t.describe('skills')}: not a Meerkat skills list") from None

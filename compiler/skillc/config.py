@@ -7,6 +7,7 @@ import difflib
 import hashlib
 import os
 import re
+import sys
 import tomllib
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -84,6 +85,18 @@ class ConfigFile:
 _TOML_AT = re.compile(r"\s*\(at line (\d+), column (\d+)\)$")
 
 
+def _toml_limit(text: str, exc: BaseException) -> str:
+    """``line: message`` for an integer over Python's int-string conversion limit or nesting that
+    exhausts the stack (tomllib raises ValueError or RecursionError, not TOMLDecodeError)."""
+    if isinstance(exc, RecursionError):
+        return "1: invalid TOML: nested too deeply"
+    limit = sys.get_int_max_str_digits()
+    digits = re.search(r"[0-9_]{%d,}" % (limit + 1), text) if limit else None
+    line = text.count("\n", 0, digits.start()) + 1 if digits else 1
+    length = len(digits.group(0).replace("_", "")) if digits else 0
+    return f"{line}: invalid TOML: an integer of {length:,} digits (the limit is {limit:,})"
+
+
 def read_config_file(path: Path) -> ConfigFile:
     try:
         raw = path.read_bytes()
@@ -112,6 +125,8 @@ def read_config_file(path: Path) -> ConfigFile:
         else:
             where = str(path)
         raise ConfigError(f"{where}: invalid TOML: {message}") from None
+    except (ValueError, RecursionError) as exc:  # (what tomllib lets through from int() or its recursion)
+        raise ConfigError(f"{path}:{_toml_limit(text, exc)}") from None
     if path.name == "pyproject.toml":
         tool = data.get("tool", {})
         data = tool.get("skillc", {}) if isinstance(tool, dict) else None

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import math
+import sys
 from typing import Any
 
 
@@ -28,3 +30,46 @@ def json_bytes(obj: Any, *, pretty: bool = False) -> bytes:
         else:
             rows.append(f"  {compact_json(key)}: {compact_json(value)}")
     return ("{\n" + ",\n".join(rows) + "\n}\n").encode("utf-8")
+
+
+NESTED_TOO_DEEPLY = "nested too deeply"  # (load_json's message for a RecursionError)
+
+
+def _int(text: str) -> int:
+    if len(text.lstrip("-")) > sys.get_int_max_str_digits() > 0:
+        raise _Refused(text, f"an integer of {len(text.lstrip('-')):,} digits (the limit is "
+                             f"{sys.get_int_max_str_digits():,})")
+    return int(text)
+
+
+def _float(text: str) -> float:
+    value = float(text)
+    if math.isinf(value):
+        raise _Refused(text, f"a number out of range ({text[:20]}{'…' if len(text) > 20 else ''})")
+    return value
+
+
+def _constant(text: str) -> float:
+    raise _Refused(text, f"{text} is not JSON")
+
+
+class _Refused(ValueError):
+    def __init__(self, text: str, message: str) -> None:
+        super().__init__(message)
+        self.text, self.message = text, message
+
+
+def load_json(data: str | bytes | bytearray) -> Any:
+    """``json.loads`` for text that may be hostile (memory files, imported stores, remote registries,
+    configuration): what Python's decoder accepts but no file skillc writes could hold, or what
+    breaks it, is a ``json.JSONDecodeError`` like any syntax error (callers already report those with
+    their file and line): an integer over Python's int-string conversion limit (a ValueError that
+    was an internal error), a float that overflows to infinity and ``NaN``/``Infinity`` (written back
+    they would make invalid JSON), nesting deep enough to exhaust the stack (RecursionError)."""
+    text = data if isinstance(data, str) else bytes(data).decode(json.detect_encoding(bytes(data)), "surrogatepass")
+    try:
+        return json.loads(text, parse_int=_int, parse_float=_float, parse_constant=_constant)
+    except _Refused as exc:
+        raise json.JSONDecodeError(exc.message, text, max(0, text.find(exc.text))) from None
+    except RecursionError:
+        raise json.JSONDecodeError(NESTED_TOO_DEEPLY, text, 0) from None

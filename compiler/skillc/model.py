@@ -14,6 +14,8 @@ import urllib.parse
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
+from .activecontent import runs_as_document
+
 # Frontmatter keys that are fields of Meerkat's wire descriptor; every other top-level key goes into
 # its flat string `metadata` map (skillc.emit.common.wire_metadata; lint F414).
 WIRE_FRONTMATTER_KEYS = frozenset({"name", "description", "metadata", "requires_capabilities"})
@@ -32,10 +34,36 @@ _BAD_CHARS = re.compile(r'[\x00-\x1f\x7f-\x9f%\\:*?"<>|#]')
 MAX_NAME_BYTES = 255 - len(".json")  # the bundle stores skills/<quote(id)> and skills/<quote(id)>.json
 
 
+_SURROGATE = re.compile("[\ud800-\udfff]")  # a byte of a name that is not UTF-8 (read with surrogateescape)
+
+
+def shown_path(path: str) -> str:
+    """``path`` printable: undecodable bytes as ``\\xff``, controls escaped."""
+    raw = path.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+    return _BAD_CHARS.sub(lambda m: m.group() if m.group() not in _CONTROLS else repr(m.group())[1:-1], raw)
+
+
+_CONTROLS = frozenset(chr(c) for c in (*range(0x20), *range(0x7F, 0xA0)))
+
+
+def file_name_problem(path: str) -> str | None:
+    """Why a skill's file cannot be published under its path, or None.  Every path is written into
+    JSON, the manifest, the discovery index, zips and URLs: a name that is not UTF-8 text has no
+    JSON form at all, and a control character is not allowed in XML 1.0 and breaks terminals and logs."""
+    if _SURROGATE.search(path):
+        return "its name is not UTF-8 text"
+    bad = next((c for c in path if c in _CONTROLS), None)
+    return f"its name holds the control character U+{ord(bad):04X}" if bad else None
+
+
 def id_problem(skill_id: str) -> str | None:
     """Why ``skill_id`` is unsafe as a URL segment or a file name, or None when it is safe."""
     if not skill_id:
         return "the ID is empty"
+    if _SURROGATE.search(skill_id):
+        return "a folder name is not UTF-8 text"
+    if runs_as_document(skill_id):  # (api/skills/<id> would be served as a page: see activecontent)
+        return "it ends with an extension a static host serves as a page (.html, .svg, .xml…)"
     if not unicodedata.is_normalized("NFC", skill_id):
         return "it is not NFC-normalised (macOS would store a different name)"
     for seg in skill_id.split("/"):

@@ -65,6 +65,31 @@ def die_with_parent(parent: int, forked_by_caller: bool = True) -> None:
         signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT, signal.SIGTERM})
 
 
+def child_dies_with_build() -> Callable[[], None] | None:
+    """A ``preexec_fn`` for ``subprocess``: the program (mkdocs, git) is killed when this process
+    dies, ``kill -9`` included, instead of running on re-parented and still writing into the
+    staging folder.  Linux's ``PR_SET_PDEATHSIG`` (the function is looked up here, before the fork:
+    the child may only call it); None elsewhere.  It stays in this process's group, so a Ctrl-C on
+    the terminal reaches it too.  Call it from the thread that waits for the program (the signal
+    comes when the forking *thread* ends)."""
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        import ctypes
+
+        prctl = ctypes.CDLL(None, use_errno=True).prctl
+    except (OSError, AttributeError):
+        return None
+    parent = os.getpid()
+
+    def preexec() -> None:
+        prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+        if os.getppid() != parent:  # the build died before that took effect
+            os._exit(1)
+
+    return preexec
+
+
 @contextlib.contextmanager
 def signals_held() -> Iterator[None]:
     """SIGINT and SIGTERM held (blocked) meanwhile; they are delivered at the end.

@@ -728,7 +728,38 @@ def _parse_text(original: str, digest: str, size: int, ctx: _Ctx, kind: ItemKind
                            f"frontmatter must be a YAML mapping of keys to values, found {a_type_name(data)}"))
         return finish()
     frontmatter = Frontmatter(data, keys, scalars, 1, close + 1)
+    for path, char, in_key in _escaped_controls(data):
+        pos = frontmatter.value_position(*path) if path else Position(2, 1)
+        where = ".".join(str(p) for p in path)
+        where = (f"a key of {where}" if where else "a key") if in_key else where
+        diags.append(_diag(ctx, "P214", Severity.ERROR, pos.line, pos.column,
+                           f"control character U+{ord(char):04X} written as an escape in {where} "
+                           f"(not allowed in XML 1.0 and most readers)"))
     return finish()
+
+
+# What YAML does not accept written raw (its reader's NON_PRINTABLE: C0 but tab and line breaks,
+# DEL, C1 but NEL, surrogates, U+FFFE/FFFF), it accepts as a double-quoted escape ("\x01"): decoded,
+# such a character would reach every published format, where XML 1.0 cannot hold it at all.
+_NON_PRINTABLE = yaml.reader.Reader.NON_PRINTABLE
+
+
+def _escaped_controls(data: Any, path: tuple = ()) -> Iterator[tuple[tuple, str, bool]]:
+    """(key path, character, in a key) for the first such character of each string, key or value, below ``data``."""
+    stack = [(path, data)]
+    while stack:
+        where, value = stack.pop()
+        if isinstance(value, str):
+            m = _NON_PRINTABLE.search(value)
+            if m:
+                yield where, m.group(), False
+        elif isinstance(value, dict):
+            for k, v in value.items():
+                if isinstance(k, str) and _NON_PRINTABLE.search(k):
+                    yield where, _NON_PRINTABLE.search(k).group(), True
+                stack.append(((*where, k), v))
+        elif isinstance(value, list):
+            stack.extend(((*where, i), v) for i, v in enumerate(value))
 
 
 def _type_name(value: Any) -> str:

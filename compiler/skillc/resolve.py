@@ -19,7 +19,7 @@ from . import secrets
 from .flatnames import FlatNames, assign_flat_names
 
 # (id_problem lives in the model, which sources and the bundle reader import; re-exported here)
-from .model import SKILL_REF_ID, Diagnostic, Severity, id_problem, path_key
+from .model import SKILL_REF_ID, Diagnostic, Severity, file_name_problem, id_problem, path_key, shown_path
 from .resolve_types import Collection, Resolution, Shadowing, SourceListing, SourceSkill
 
 _SKILL_REF_ID = re.compile(SKILL_REF_ID)
@@ -107,6 +107,12 @@ def resolve(listings: Sequence[SourceListing], *, settings: Mapping[str, object]
                                f"(priority {lose.repository.priority}): {why}"))
 
     for skill in winners:
+        for f in skill.files[1:]:
+            problem = file_name_problem(f.path)
+            if problem:
+                diags.append(_diag("R131", Severity.ERROR, skill, f"file '{shown_path(f.path)}' of skill "
+                                   f"{secrets.redact(skill.id)[0]!r} cannot be published: {problem}; rename it"))
+                break
         problem = id_problem(skill.id)
         if problem:
             diags.append(_diag("R104", Severity.ERROR, skill, f"skill ID {secrets.redact(skill.id)[0]!r} is not "

@@ -35,6 +35,7 @@ from ..archive import (
 from ..config import anchored, find_lint_config, lint_config, read_config_file
 from ..errors import SkillcError
 from ..exports import Target
+from ..jsonio import load_json
 from ..lint import LintConfig, lint_root
 from ..model import Diagnostic, ItemKind, Severity
 from ..report import shell_word, shown, shown_payload
@@ -291,7 +292,7 @@ def _export_from_bundle(api: Path, ids: Sequence[str], tmp: Path) -> dict[str, l
         if not doc_file.is_file():
             raise SkillcError(f"skill {skill_id!r} is not in the bundle {api}")
         try:
-            doc = json.loads(doc_file.read_text("utf-8"))
+            doc = load_json(doc_file.read_text("utf-8"))
             text = skill_text(doc)
         except (ValueError, KeyError, TypeError) as exc:
             raise SkillcError(f"{doc_file}: not a wire skill document ({exc})") from None

@@ -264,7 +264,9 @@ def show(bundle, memory_id, namespace, category, mtype, text, status, offset, li
         if as_json:
             click.echo(json.dumps(e, ensure_ascii=False, sort_keys=True, indent=1))
             return
-        kind = e["type"] + (", " + e["category"] if e.get("category") else "")
+        from ..memory.model import category_of
+
+        kind = e["type"] + (", " + category_of(e) if category_of(e) else "")
         lines = [f"{badge(e)} {e['id']}  ({kind}, {e['namespace']}, {e.get('status')})", "", e["content"], "",
                  f"Importance: {e['importance']:.2f} (effective {e['effective_importance']:.2f}) {stars(e['effective_importance'])}",
                  f"Keywords: {', '.join(e['keywords']) or '-'}", f"Accessed: {e['access_count']} times",

@@ -8,7 +8,7 @@ after all of them, from the files found under ``ctx.out``.
 
 What each emitter reads from ``ctx.options`` (set by ``skillc.build``): ``artifacts`` (per-skill
 outputs, filled by ``skills``), ``staging`` and ``cache`` (incremental reuse), ``site`` (bool),
-``lint_status`` / ``lint_summary``, ``epoch`` (zip timestamps), ``config_hash``.
+``lint_summary``, ``epoch`` (zip timestamps), ``config_hash``.
 """
 
 from __future__ import annotations

@@ -53,9 +53,13 @@ def emit_site(ctx: EmitContext) -> None:
         from ..site import emit_mkdocs_site
 
         return emit_mkdocs_site(ctx)
+    from ..site.model import lint_verdicts
+
     res = ctx.resolution
     artifacts = ctx.options.get("artifacts") or {}
-    lint = ctx.options.get("lint_status") or {}
+    # (what the build records: its lint summary; the page read a "lint_status" it never set, so
+    # every skill showed "ok")
+    lint = lint_verdicts(ctx.options.get("lint_summary") or {})
     shadowed: dict[str, list] = {}
     for sh in res.shadowed:
         shadowed.setdefault(sh.id, []).append(sh)
@@ -63,7 +67,7 @@ def emit_site(ctx: EmitContext) -> None:
     for s in res.skills:
         art = artifacts.get(s.id)
         files = art.files if art is not None else [(f.path, f.sha256, f.size) for f in s.files]
-        verdict, warnings = lint.get(s.id, ("ok", 0))
+        verdict, warnings = lint.get((s.repository.name, s.id), ("ok", 0))
         rows.append({
             "id": s.id, "url": quote(f"api/files/{s.id}/SKILL.md", safe="/"), "description": s.description,
             "repository": s.repository.name, "tier": s.repository.tier.value, "priority": s.repository.priority,

@@ -37,6 +37,8 @@ from dataclasses import dataclass
 from json.encoder import encode_basestring  # json.dumps(ensure_ascii=False)'s string quoting
 
 from .. import secrets
+from ..activecontent import REASON as ACTIVE_REASON
+from ..activecontent import runs_as_document
 from ..archive import (
     CREDENTIAL_NAMES,
     JUNK_PREFIXES,
@@ -372,8 +374,11 @@ def render_skill(ctx: EmitContext, staging: Staging, skill: SourceSkill) -> Skil
             if reason is not None:
                 withheld.append((f.path, reason))
                 continue
-        staging.write(f"api/files/{skill.id}/{f.path}", data)
-        published.append((f.path, f.sha256, f.size))
+        if not main and runs_as_document(f.path):  # (never a page of the site's origin: see activecontent)
+            withheld.append((f.path, ACTIVE_REASON))
+        else:
+            staging.write(f"api/files/{skill.id}/{f.path}", data)
+            published.append((f.path, f.sha256, f.size))
         carried.take("SKILL.md" if main else f.path, f.size)
         if main:
             zipped.append(("SKILL.md", data, executable))
@@ -388,8 +393,10 @@ def render_skill(ctx: EmitContext, staging: Staging, skill: SourceSkill) -> Skil
     if ctx.options.get("archives", True):
         rooted = _write_zip(staging, f"api/discovery/{skill.id}.zip", zipped, epoch)
     files = tuple(published)
+    # (the index lists the files a client can also fetch one by one: not those kept in the zip only)
+    zip_only = {path for path, reason in withheld if reason == ACTIVE_REASON}
     return SkillArtifacts(skill.id, (doc_rel, sha256_hex(doc), len(doc)), files, archive, tuple(withheld),
-                          descriptor, "", rooted, tuple(sorted(name for name, _, _ in zipped)))
+                          descriptor, "", rooted, tuple(sorted(name for name, _, _ in zipped if name not in zip_only)))
 
 
 def _write_zip(staging: Staging, rel: str, members: list[tuple[str, bytes, bool]], epoch: int) -> tuple[str, str, int]:

@@ -10,6 +10,7 @@
 
 from __future__ import annotations
 
+from ..render._templates import xml_chars
 from ..render.meerkat import DEFAULT_INVENTORY_THRESHOLD, render_inventory
 from ..resolve_types import EmitContext
 from .common import compact_json, json_bytes, wire_descriptor, write
@@ -35,4 +36,4 @@ def emit_lists(ctx: EmitContext) -> None:
 def emit_inventory(ctx: EmitContext) -> None:
     threshold = ctx.resolution.settings.get("inventory_threshold", DEFAULT_INVENTORY_THRESHOLD)
     text = render_inventory(ctx.resolution.skills, ctx.resolution.collections, int(threshold))  # type: ignore[arg-type]
-    write(ctx.out, "api/inventory.xml", text.encode("utf-8"))
+    write(ctx.out, "api/inventory.xml", xml_chars(text).encode("utf-8"))

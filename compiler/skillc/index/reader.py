@@ -19,6 +19,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..jsonio import load_json
 from . import BundleError, HashMismatch
 from .adk import AdkCandidate, AdkMatch, SelectionPolicy, f32, normalise, rank
 from .bm25 import DICTIONARY, FORMAT, HEADER, VERSION
@@ -134,7 +135,7 @@ class SearchIndex:
                    **kw) -> SearchIndex:
         raw = header_bytes if header_bytes is not None else fetch(HEADER)
         try:
-            header = json.loads(raw)
+            header = load_json(raw)
         except (UnicodeDecodeError, json.JSONDecodeError) as exc:
             raise BundleError(f"{source}/{HEADER}: not a search index header (invalid JSON: {exc})",
                               hint="the file is corrupted or truncated; rebuild the bundle") from None

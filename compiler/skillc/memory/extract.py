@@ -21,6 +21,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from typing import Any
 
+from ..jsonio import load_json
 from .model import EntryError, MemoryEntry, entry_from_dict
 
 IMPORTANCE = 0.95
@@ -52,7 +53,7 @@ def messages(text: str) -> Iterator[Message]:
             if not raw.strip():
                 continue
             try:
-                obj = json.loads(raw)
+                obj = load_json(raw)
             except json.JSONDecodeError as exc:
                 raise ValueError(f"line {n}: malformed JSON line: {exc.msg} (column {exc.colno})") from None
             if not isinstance(obj, dict):

@@ -40,6 +40,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import SkillcError
+from ..jsonio import load_json
 from ..secrets import redact as redact_text
 from .model import CATEGORIES, EntryError, MemoryEntry, entry_from_dict
 
@@ -280,7 +281,7 @@ def _json_list(value: Any) -> list[Any]:
     if value in (None, ""):
         return []
     try:
-        data = json.loads(value) if isinstance(value, str) else value
+        data = load_json(value) if isinstance(value, str) else value
     except json.JSONDecodeError:
         return [value] if isinstance(value, str) else []
     return data if isinstance(data, list) else []
@@ -382,7 +383,7 @@ def _talkcody(path: Path) -> Iterator[tuple[str, Any]]:
             continue
         where = f"memories {r['id']}"
         try:
-            meta = json.loads(r["metadata"] or "{}")
+            meta = load_json(r["metadata"] or "{}")
         except json.JSONDecodeError as exc:
             yield where, {"__error__": f"metadata is not JSON: {exc.msg}"}
             continue
@@ -468,14 +469,14 @@ def _json(path: Path) -> Any:
     except UnicodeDecodeError:
         raise ImportProblem(f"{path}: not UTF-8 text (nor a SQLite database)") from None
     try:
-        doc = json.loads(text)
+        doc = load_json(text)
     except json.JSONDecodeError as exc:
         raise ImportProblem(f"{path}:{exc.lineno}: malformed JSON: {exc.msg} (column {exc.colno})") from None
     except RecursionError:
         raise ImportProblem(f"{path}: JSON nested too deeply") from None
     if isinstance(doc, str):  # one published example is JSON-encoded twice
         try:
-            doc = json.loads(doc)
+            doc = load_json(doc)
         except json.JSONDecodeError:
             pass
     return doc

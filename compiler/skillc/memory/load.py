@@ -23,6 +23,7 @@ from typing import Any
 import yaml
 
 from ..discover import path_key
+from ..jsonio import load_json
 from ..parse import YAML_LOADER
 from ..secrets import redact as redact_text
 from .model import EntryError, MemoryEntry, content_hash, derived_id, entry_from_dict
@@ -208,7 +209,7 @@ def _jsonl_items(text: str, shown: str) -> Iterator[Any]:
         if not stripped or stripped.startswith("//"):
             continue
         try:
-            data = json.loads(stripped)
+            data = load_json(stripped)
         except json.JSONDecodeError as exc:
             yield Problem(shown, number, f"malformed JSON line: {exc.msg} (column {exc.colno})")
             continue

@@ -236,6 +236,14 @@ def _keyword(k: str) -> str:
     return k if secrets.scan(k) else k.lower()
 
 
+def category_of(entry: Mapping[str, Any]) -> str | None:
+    """The category a memory is filed under (an entry as published): a semantic memory written
+    without one is a fact, as its badge and the prompt show it (seed 000); None for the other types."""
+    if entry.get("type") != "semantic":
+        return None
+    return entry.get("category") or "fact"
+
+
 @functools.lru_cache(maxsize=65536)
 def epoch(iso_text: str) -> float:
     """Seconds since the epoch of a ``YYYY-MM-DDTHH:MM:SSZ`` time (the form ``parse_time`` writes)."""

@@ -32,10 +32,12 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 from ..discover import path_key
 from ..errors import SkillcError
-from .model import BADGES, epoch
+from ..jsonio import load_json
+from .model import BADGES, category_of, epoch
 from .render import SkillMemoryConfig, skill_block
 from .text import Idf, cosine, terms, tokens
 
@@ -68,14 +70,24 @@ def _fetch(url: str) -> bytes | None:
     return None if resp.status in (404, 410) else resp.body
 
 
+def _snapshot_urls(base: str) -> list[str]:
+    """Where a snapshot can be below ``base`` (no trailing slash): only the layouts its last segment
+    allows (an API base ``…/api`` has ``memory/snapshot.json``, never ``api/memory/…`` again)."""
+    last = urlsplit(base).path.rstrip("/").rsplit("/", 1)[-1]
+    if last == "memory":
+        return [f"{base}/snapshot.json"]
+    if last == "api":
+        return [f"{base}/memory/snapshot.json"]
+    return [f"{base}/api/memory/snapshot.json", f"{base}/memory/snapshot.json", f"{base}/snapshot.json"]
+
+
 def _locate(path_or_url: str | Path) -> tuple[bytes, Any, str]:
     """(snapshot.json bytes, sqlite locator (Path | url | None), where)."""
     text = str(path_or_url)
     if text.startswith(("http://", "https://")):
         base = text.rstrip("/")
         # a bundle's root, its API base (…/api, what `skillc search` takes) or a snapshot folder
-        tries = [base] if base.endswith(".json") else [f"{base}/api/memory/snapshot.json",
-                                                        f"{base}/memory/snapshot.json", f"{base}/snapshot.json"]
+        tries = [base] if base.endswith(".json") else _snapshot_urls(base)
         for url in tries:
             data = _fetch(url)
             if data is not None:
@@ -116,7 +128,7 @@ class MemoryIndex:
         """A bundle folder or URL (``api/memory/snapshot.json``), a snapshot folder, or a snapshot.json."""
         data, locator, where = _locate(path_or_url)
         try:
-            doc = json.loads(data)
+            doc = load_json(data)
         except (json.JSONDecodeError, UnicodeDecodeError) as exc:
             raise SkillcError(f"{where}: not valid JSON: {exc}") from None
         if not isinstance(doc, dict):
@@ -178,7 +190,7 @@ class MemoryIndex:
     def _keep(self, e: Mapping[str, Any], namespace: str | None, category: str | None, type: str | None,
               min_importance: float) -> bool:
         return (e["effective_importance"] >= min_importance and self._ns_match(e["namespace"], namespace)
-                and (not category or e.get("category") == category) and (not type or e["type"] == type))
+                and (not category or category_of(e) == category) and (not type or e["type"] == type))
 
     # -------------------------------------------------------------- search
 
@@ -309,7 +321,7 @@ class MemoryIndex:
             pool = [e for e in self.doc["entries"] if e["status"] == status]
         needle = " ".join(text.lower().split()) if text else None
         out = [e for e in pool if self._ns_match(e["namespace"], namespace)
-               and (not category or e.get("category") == category) and (not type or e["type"] == type)
+               and (not category or category_of(e) == category) and (not type or e["type"] == type)
                and (needle is None or needle in " ".join(e["content"].lower().split())
                     or any(needle in k for k in e["keywords"]))]
         out.sort(key=lambda e: (-e["effective_importance"], path_key(e["id"])))
@@ -325,7 +337,7 @@ class MemoryIndex:
         pool = list(self.entries if entries is None else entries)
         counts = {"memories": len(pool)}
         for cat in BADGES:
-            counts[cat] = sum(1 for e in pool if e.get("category") == cat)
+            counts[cat] = sum(1 for e in pool if category_of(e) == cat)
         return counts
 
     def skill_block(self, skill_id: str, intent: str | None = None,
@@ -356,7 +368,7 @@ class MemoryIndex:
 def badge(entry: Mapping[str, Any]) -> str:
     if entry["type"] != "semantic":
         return {"episodic": "[EPIS]", "procedural": "[PROC]"}.get(entry["type"], "")
-    return BADGES.get(entry.get("category") or "fact", "[FACT]")
+    return BADGES.get(category_of(entry) or "fact", "[FACT]")
 
 
 def stars(importance: float) -> str:

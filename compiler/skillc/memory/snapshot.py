@@ -36,7 +36,7 @@ from ..jsonio import compact_json, json_bytes
 from ..resources import template_dir
 from .consolidate import consolidate
 from .load import Problem
-from .model import SNAPSHOT_FORMAT, SNAPSHOT_VERSION, MemoryEntry, epoch, iso, normalize_text
+from .model import SNAPSHOT_FORMAT, SNAPSHOT_VERSION, MemoryEntry, category_of, epoch, iso, normalize_text
 from .redact import Redaction, redact_entries
 from .render import SkillMemoryConfig, prompt_section, skill_block
 from .settings import MemorySettings
@@ -73,8 +73,9 @@ def prepare(entries: Iterable[MemoryEntry], *, settings: MemorySettings, as_of: 
     for e in kept:
         by_ns[e["namespace"]] = by_ns.get(e["namespace"], 0) + 1
         by_type[e["type"]] = by_type.get(e["type"], 0) + 1
-        if e.get("category"):
-            by_cat[e["category"]] = by_cat.get(e["category"], 0) + 1
+        cat = category_of(e)  # (a semantic memory without one is a fact: counted as the prompt shows it)
+        if cat:
+            by_cat[cat] = by_cat.get(cat, 0) + 1
     audit_sorted = sorted(audit, key=lambda r: (path_key(r.entry), r.field, r.kind))
     doc = {
         "format": SNAPSHOT_FORMAT,

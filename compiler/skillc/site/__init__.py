@@ -5,7 +5,8 @@ bundle's root (``index.html``, ``skills/<id>/``, ``collections/…``, ``provenan
     site_model(ctx)            what to show (``model.py``, pure)
     project_files(model)       mkdocs.yml + docs/**.md as text (``pages.py``, pure; templates in ``site/``)
     write_project(files, dir)  the mkdocs project on disk, with ``site/overrides`` and ``site/assets``
-    run_mkdocs(project, dir)   ``python -m mkdocs build`` in a child process (deterministic environment)
+    run_mkdocs(project, dir)   ``mkdocs build`` in a child process (deterministic environment), each
+                               page rendered within a time and depth bound (``bounded.py``)
     install(site_dir, out)     the built site moved into the bundle (sitemaps dropped: no site URL)
 
 An unchanged site is not rebuilt: ``site_key`` hashes the generated project, the theme files and
@@ -38,6 +39,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from ..errors import BuildError, writing
+from ..parallel import child_dies_with_build
 from ..resolve_types import EmitContext
 from .incremental import files_below
 
@@ -80,13 +82,15 @@ def mkdocs_env(epoch: int, base: Mapping[str, str] | None = None) -> dict[str, s
 
 
 def run_mkdocs(config: Path, site_dir: Path, epoch: int = 0, dirty: bool = False) -> None:
-    """``mkdocs build`` of ``config`` into ``site_dir`` in a child process; BuildError on failure.
-    ``dirty``: render only the pages whose source is newer than their output (``incremental``)."""
-    cmd = [sys.executable, "-m", "mkdocs", "build", "--dirty" if dirty else "--clean", "--config-file", str(config),
+    """``mkdocs build`` of ``config`` into ``site_dir`` in a child process, each page rendered within
+    bounds (``bounded``: mkdocs' own command); BuildError on failure.  ``dirty``: render only the pages
+    whose source is newer than their output (``incremental``)."""
+    cmd = [sys.executable, "-m", "skillc.site.bounded", "build", "--dirty" if dirty else "--clean",
+           "--config-file", str(config),
            "--site-dir", str(site_dir)]
     try:
         proc = subprocess.run(cmd, cwd=config.parent, env=mkdocs_env(epoch), capture_output=True, text=True,
-                              errors="replace", check=False)
+                              errors="replace", check=False, preexec_fn=child_dies_with_build())
     except OSError as exc:
         raise BuildError(f"cannot run mkdocs for the docs site: {exc}", hint=SITE_EXTRA_HINT) from None
     if proc.returncode != 0:
@@ -221,6 +225,7 @@ def site_url(env: Mapping[str, str] | None = None) -> str:
 
 
 def build_site(ctx: EmitContext, options: Mapping[str, object] | None = None) -> list[str]:
+    from .bounded import read_log, read_record, report_fallbacks, write_record
     from .model import site_model
     from .pages import project_files
 
@@ -231,6 +236,7 @@ def build_site(ctx: EmitContext, options: Mapping[str, object] | None = None) ->
     staging = ctx.options.get("staging")
     reused = reuse(key, getattr(staging, "current_dir", None), ctx.out)
     if reused is not None:
+        report_fallbacks(ctx, read_record(ctx.out))
         return reused
     if ctx.cache_dir is not None and not os.environ.get("SKILLC_SITE_CLEAN"):
         return build_incremental(files, key, epoch, ctx, getattr(staging, "current_dir", None))
@@ -238,8 +244,11 @@ def build_site(ctx: EmitContext, options: Mapping[str, object] | None = None) ->
     try:
         config = write_project(files, work / "project")
         run_mkdocs(config, work / "site", epoch)
+        fallbacks = read_log(config.parent)
         _drop(work / "site")
+        write_record(work / "site", fallbacks)
         _record(work / "site", key)
+        report_fallbacks(ctx, fallbacks)
         return install(work / "site", ctx.out)
     finally:
         if not os.environ.get("SKILLC_SITE_KEEP"):
@@ -251,6 +260,7 @@ def build_incremental(files: Mapping[str, str], key: str, epoch: int, ctx: EmitC
     """``incremental``: the kept project brought up to date, ``mkdocs build --dirty`` (clean when
     the frame changed), the result copied into the staging folder."""
     from . import incremental
+    from .bounded import FALLBACK_RECORD, forget, read_log, report_fallbacks, write_record
     from .pages import PAGES_LIST, PUBLISHED_LIST
 
     folder = incremental.state_dir(ctx.cache_dir, current or bundle_path(ctx.out))
@@ -267,12 +277,17 @@ def build_incremental(files: Mapping[str, str], key: str, epoch: int, ctx: EmitC
         else:
             theme = frozenset("overrides/" + p for p in _relative_files(_data("overrides"))) | frozenset(
                 "docs/assets/" + p for p in _relative_files(_data("assets")))
-            incremental.drop_outputs(site, incremental.sync(files, project, theme))
+            removed, changed = incremental.sync(files, project, theme)
+            incremental.drop_outputs(site, removed)
+            forget(project, removed + changed)
         previous = None if clean else _installed_from(folder, current)
         for name in (incremental.FRAME_KEY, incremental.INSTALLED):  # (a build that dies: the next is clean)
             (folder / name).unlink(missing_ok=True)
         started = time.time_ns()
         run_mkdocs(project / "mkdocs.yml", site, epoch, dirty=not clean)
+        fallbacks = read_log(project)
+        (site / FALLBACK_RECORD).unlink(missing_ok=True)
+        write_record(site, fallbacks)
         _record(site, key)
         (folder / incremental.FRAME_KEY).write_text(frame)
         clash = [n for n in sorted(os.listdir(site)) if n in RESERVED or (ctx.out / n).exists()]
@@ -280,6 +295,7 @@ def build_incremental(files: Mapping[str, str], key: str, epoch: int, ctx: EmitC
             raise BuildError(f"the docs site would overwrite {', '.join(clash)} in the bundle")
         names = incremental.copy_site(site, ctx.out, dropped, previous, started)
         (folder / incremental.INSTALLED).write_text(key)
+        report_fallbacks(ctx, fallbacks)
         return names
 
 

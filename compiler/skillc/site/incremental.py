@@ -51,10 +51,11 @@ def locked(folder: Path) -> Iterator[None]:
             fcntl.flock(lock, fcntl.LOCK_UN)
 
 
-def sync(files: Mapping[str, str], project: Path, theme: frozenset[str]) -> list[str]:
+def sync(files: Mapping[str, str], project: Path, theme: frozenset[str]) -> tuple[list[str], list[str]]:
     """Write the files whose text changed (an unchanged file keeps its modification time, so mkdocs
     skips its page) and delete the generated ones no longer generated (``theme``: the theme's own
-    files, copied in by a clean build); returns the deleted paths."""
+    files, copied in by a clean build); returns the deleted paths and the written ones."""
+    changed: list[str] = []
     removed = sorted(rel for rel in _listing(project) if rel not in files and rel not in theme)
     for rel in removed:
         (project / rel).unlink()
@@ -67,7 +68,8 @@ def sync(files: Mapping[str, str], project: Path, theme: frozenset[str]) -> list
         except OSError:
             path.parent.mkdir(parents=True, exist_ok=True)
         path.write_bytes(data)
-    return removed
+        changed.append(rel)
+    return removed, changed
 
 
 def files_below(folder: Path) -> list[str]:

@@ -160,10 +160,25 @@ def _provenance(skill: SourceSkill, ctx: EmitContext, main_file: str) -> Provena
                       view_url=view_url(repo.location, commit, path) if git else "")
 
 
+def lint_verdict(severities: list[str]) -> tuple[str, int]:
+    """A published skill's lint column, from the severities of its findings: ``(ok | warning, warnings)``."""
+    warnings = sum(1 for sev in severities if sev == "warning")  # (a published skill has no error)
+    return ("warning" if warnings else "ok", warnings)
+
+
+def lint_verdicts(summary: Mapping[str, Any]) -> dict[tuple[str, str], tuple[str, int]]:
+    """``lint_verdict`` of every skill the build's ``lint_summary`` has findings for, by (repository, ID):
+    a skill's findings are its published copy's, the winner's repository only."""
+    severities: dict[tuple[str, str], list[str]] = {}
+    for r in summary.get("diagnostics", ()):
+        if r.get("skill"):
+            severities.setdefault((r.get("repository", ""), r["skill"]), []).append(r["severity"])
+    return {key: lint_verdict(sevs) for key, sevs in severities.items()}
+
+
 def _skill_info(skill: SourceSkill, ctx: EmitContext, shadows, diags, memory_notes, flat_name: str) -> SkillInfo:
     art = (ctx.options.get("artifacts") or {}).get(skill.id)
-    warnings = sum(1 for d in diags if d.severity == "warning")  # (a published skill has no error)
-    lint = ("warning" if warnings else "ok", warnings)
+    lint = lint_verdict([d.severity for d in diags])
     if art is not None:
         files = tuple(FileInfo(p, n) for p, _, n in art.files)
         withheld, archive = tuple(art.withheld), (art.archive[0] if art.archive else None)

@@ -34,6 +34,7 @@ from pathlib import Path
 
 from ..lint import LintConfig
 from ..model import Diagnostic, Severity
+from ..parallel import child_dies_with_build
 from ..resolve_types import Repository, SourceInput, SourceListing
 from .base import ReadItem, SourceError
 from .filesystem import declared, display, list_directory, skills_root_of
@@ -164,7 +165,8 @@ class GitSource:
         stdin = {"input": input_text} if input_text is not None else {"stdin": subprocess.DEVNULL}
         try:
             proc = subprocess.run(["git", *args], cwd=cwd or self.checkout, env=self._env(), capture_output=True,
-                                  text=True, timeout=GIT_TIMEOUT, **stdin)
+                                  text=True, timeout=GIT_TIMEOUT,
+                                  preexec_fn=child_dies_with_build(), **stdin)
         except subprocess.TimeoutExpired:
             raise _TimedOut(f"repository {self.repository.name!r}: git {args[0]} timed out after "
                               f"{GIT_TIMEOUT} s ({display(self.repository)})") from None

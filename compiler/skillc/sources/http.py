@@ -39,6 +39,7 @@ from ..cache import diagnostics_in, diagnostics_out
 from ..discover import path_key
 from ..fetch import DEADLINE, MAX_BYTES, FetchError, shown
 from ..fetch import get as http_get
+from ..jsonio import NESTED_TOO_DEEPLY, load_json
 from ..layout import MANIFEST_KIND
 from ..lint import LintConfig, read_item
 from ..model import Diagnostic, DiscoveredItem, ItemKind, Severity, id_problem
@@ -106,13 +107,15 @@ def _json(repo: Repository, url: str, body: bytes, headers: dict[str, str]) -> A
         raise SourceError(f"repository {repo.name!r}: {shown(url)} answered HTML, not JSON; is the url the API root "
                           "(for a skillc bundle: https://host/api)?")
     try:
-        value = json.loads(body.decode("utf-8"))
+        value = load_json(body.decode("utf-8"))
         if "\\ud" in body.decode("utf-8") or "\\uD" in body.decode("utf-8"):
             # a \\ud800 escape decodes to a lone surrogate, which no file or UTF-8 text can hold
             json.dumps(value, ensure_ascii=False).encode("utf-8")
         return value
-    except RecursionError:
-        raise SourceError(f"repository {repo.name!r}: {shown(url)} answered JSON nested too deep") from None
+    except json.JSONDecodeError as exc:
+        if exc.msg == NESTED_TOO_DEEPLY:
+            raise SourceError(f"repository {repo.name!r}: {shown(url)} answered JSON nested too deep") from None
+        raise SourceError(f"repository {repo.name!r}: {shown(url)} did not answer valid JSON ({exc})") from None
     except UnicodeEncodeError:
         raise SourceError(f"repository {repo.name!r}: {shown(url)} answered text that is not Unicode (a lone "
                           "surrogate escape)") from None

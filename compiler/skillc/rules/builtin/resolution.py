@@ -141,3 +141,27 @@ declare(
     good="python/pytest/SKILL.md and js/jest/SKILL.md (flat names pytest, jest)",
     severity=Severity.WARNING, scope="resolve",
 )
+declare(
+    "R130", "site-page-not-rendered", "A skill's site page could not be rendered within bounds; it shows its body as plain text.",
+    rationale="""
+        Each page of the docs site is rendered within a time and depth bound (ten seconds, a
+        recursion limit below mkdocs' own): Python-Markdown recurses once per nesting level and
+        parses runs of `[` in quadratic time, so one hostile body could fail the whole site or
+        stall it for minutes. A page that cannot be rendered in bounds keeps its header and shows
+        the body as an escaped code block; the rest of the bundle is published as usual.
+    """,
+    bad="a body of a list nested 250 levels deep, or of 24,000 `[` characters",
+    good="a body of ordinary Markdown (nesting a few levels deep)",
+    severity=Severity.WARNING, scope="resolve",
+)
+declare(
+    "R131", "unpublishable-file-name", "A skill's file has a name that is not UTF-8 text or holds a control character.",
+    rationale="""
+        Every file's path is written into the skill's JSON document, the manifest, the discovery
+        index, its zip and URLs. A name that is not UTF-8 text (bytes a Latin-1 system wrote) has no
+        JSON or XML form, and a control character breaks XML 1.0, terminals and logs: the skill is
+        not published (with `--keep-going` it is listed as excluded). Rename the file.
+    """,
+    bad="references/notes\\x01.md", good="references/notes.md",
+    severity=Severity.ERROR, scope="resolve",
+)

@@ -30,9 +30,9 @@ from pathlib import Path
 
 
 def floor(corpus: Path) -> float:
-    from skillc.discover import DiscoveryOptions, discover
+    from skillc.discover.walk import DiscoveryOptions, discover
     from skillc.index.tokenize import tokenize
-    from skillc.parse import parse_document
+    from skillc.parse.document import parse_document
 
     t0 = time.perf_counter()
     disc = discover(corpus, DiscoveryOptions(lightweight=False, conventions=False))

@@ -1,4 +1,4 @@
-"""Docs site (mkdocs + material, ``skillc.site``): what it adds to ``skillc build``.
+"""Docs site (mkdocs + material, ``skillc.emit.docsite``): what it adds to ``skillc build``.
 
 Default (part of ``benchmarks/run.py``): the pure stages only, which take seconds — building the
 page model and the Markdown of every page, and, as the baseline, the floor perf.md §4 names:
@@ -57,9 +57,9 @@ def run(corpus: Path, workdir: Path, full: bool | None = None) -> list[tuple[str
     import markdown
 
     from skillc.build import BuildOptions, run_build
+    from skillc.emit.docsite.model import site_model
+    from skillc.emit.docsite.pages import project_files
     from skillc.resolve_types import EmitContext
-    from skillc.site.model import site_model
-    from skillc.site.pages import project_files
 
     full = os.environ.get("SKILLC_BENCH_SITE") == "1" if full is None else full
     rows: list[tuple[str, str]] = []
@@ -74,13 +74,13 @@ def run(corpus: Path, workdir: Path, full: bool | None = None) -> list[tuple[str
     t_gen = time.perf_counter() - t0
     docs = [text for path, text in files.items() if path.endswith(".md")]
     md = markdown.Markdown(extensions=["toc", "tables", "fenced_code", "admonition", "sane_lists",
-                                       "skillc.site.markdown_safe"])
+                                       "skillc.emit.docsite.markdown_safe"])
     t0 = time.perf_counter()
     for text in docs:
         md.reset().convert(text.split("\n---\n", 1)[-1] if text.startswith("---\n") else text)
     t_floor = time.perf_counter() - t0
     rows += [("skills", f"{n:,}"), ("pages generated", f"{len(docs):,}"),
-             ("model + page Markdown (skillc.site)", f"{t_gen:.2f} s"),
+             ("model + page Markdown (skillc.emit.docsite)", f"{t_gen:.2f} s"),
              ("baseline: Python-Markdown floor, same pages", f"{t_floor:.2f} s ({1000 * t_floor / len(docs):.1f} ms/page)")]
     if not full:
         rows.append(("full mkdocs build", "skipped (pass --site or SKILLC_BENCH_SITE=1)"))

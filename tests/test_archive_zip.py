@@ -11,9 +11,9 @@ import pytest
 
 from conftest import run_skillc, write_skill
 from skillc.archive import ArchiveError, Limits, check_zip, extract_zip, write_skill_zip
-from skillc.lint import LintConfig
 from skillc.resolve_types import Repository, Tier
 from skillc.sources import open_source
+from skillc.validate.lint import LintConfig
 
 
 def one_skill(root: Path, rel: str = "tools/pdf"):

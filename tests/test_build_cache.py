@@ -10,7 +10,7 @@ import pytest
 
 from skillc.cache import BuildCache
 from skillc.model import ItemKind
-from skillc.parse import parse_document
+from skillc.parse.document import parse_document
 
 DOCS = {
     "plain": "---\nname: a\ndescription: Does a.\n---\n# A\n\nBody.\n",

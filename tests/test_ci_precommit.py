@@ -40,7 +40,7 @@ def test_hook_definition():
     # `files` filter that would keep references/ or scripts/ out.
     assert "files" not in hook and hook["types"] == ["file"]
     # ... but for the folders discovery never reads (a committed bundle holds copies of the skills)
-    from skillc.discover import SKIP_DIRS
+    from skillc.discover.walk import SKIP_DIRS
 
     exclude = re.compile(hook["exclude"])
     for folder in SKIP_DIRS:

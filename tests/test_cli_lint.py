@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from conftest import run_skillc, write_skill
-from skillc.report import gh_escape_data, gh_escape_property, render_github
+from skillc.validate.report import gh_escape_data, gh_escape_property, render_github
 
 
 def snapshot(root: Path) -> dict:

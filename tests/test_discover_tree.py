@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 
 from conftest import skillc_command, write_skill
-from skillc.discover import DiscoveryOptions, discover, path_key
-from skillc.lint import lint_root
+from skillc.discover.walk import DiscoveryOptions, discover, path_key
 from skillc.model import ItemKind, Severity
+from skillc.validate.lint import lint_root
 
 
 def paths(disc) -> list[str]:

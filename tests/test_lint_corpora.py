@@ -33,9 +33,9 @@ from pathlib import Path
 
 import pytest
 
-from skillc.lint import LintConfig, lint_root
 from skillc.model import ItemKind, Severity
-from skillc.rules.registry import RULES
+from skillc.validate.lint import LintConfig, lint_root
+from skillc.validate.rules.registry import RULES
 
 # corpus: (skills, other files linted (convention/lightweight), error counts by code)
 EXPECTED = {

@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 
 from conftest import run_skillc
 from skillc import __version__
-from skillc.report import printable
+from skillc.validate.report import printable
 
 GOLDEN = Path(__file__).parent / "golden"
 TREE = GOLDEN / "lint-tree"

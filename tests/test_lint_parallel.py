@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 
 from conftest import run_skillc, write_skill
-from skillc.discover import discover
-from skillc.lint import PARALLEL_MIN_ITEMS, _document_from_record, _document_record, read_item
+from skillc.discover.walk import discover
+from skillc.validate.lint import PARALLEL_MIN_ITEMS, _document_from_record, _document_record, read_item
 
 GHP = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"  # a well-formed GitHub token, split to stay out of scanners
 
@@ -94,8 +94,8 @@ def test_summary_documents_give_the_same_report(big_repo: Path, monkeypatch):
     summaries: the collection rules must report exactly what they do on whole documents."""
     from dataclasses import replace
 
-    from skillc.lint import LintConfig, collection_keys, lint_root
-    from skillc.rules.registry import LintSettings
+    from skillc.validate.lint import LintConfig, collection_keys, lint_root
+    from skillc.validate.rules.registry import LintSettings
 
     config = LintConfig(select=("ALL",), settings=replace(LintSettings(), description_budget=2_000))
     for jobs in ("1", "2"):
@@ -125,14 +125,14 @@ def test_summary_documents_give_the_same_report(big_repo: Path, monkeypatch):
 
 
 def config_rules(config):
-    from skillc.lint import active_rules
+    from skillc.validate.lint import active_rules
 
     return active_rules(config)
 
 
 def test_discovery_listing_is_what_rules_would_list(big_repo: Path):
     """Rules read a skill's files from discovery's listing; it must equal listing the folder."""
-    from skillc.rules.builtin.content import _list_skill
+    from skillc.validate.rules.builtin.content import _list_skill
 
     disc = discover(big_repo)
     listed = [item for item in disc.items if item.listing is not None]
@@ -143,13 +143,13 @@ def test_discovery_listing_is_what_rules_would_list(big_repo: Path):
         assert (frozenset(files) | frozenset(links), frozenset(dirs) | {""}, frozenset(links)) == \
             (own.files, own.dirs, own.links), item.path
     # an exclusion prunes the walk: rules then list the folders themselves
-    from skillc.discover import DiscoveryOptions
+    from skillc.discover.walk import DiscoveryOptions
 
     assert all(i.listing is None for i in discover(big_repo, DiscoveryOptions(exclude=("**/nothing",))).items)
 
 
 def test_discovery_listing_of_nested_skills_and_links(tmp_path: Path):
-    from skillc.rules.builtin.content import _list_skill
+    from skillc.validate.rules.builtin.content import _list_skill
 
     outer = tmp_path / "outer"
     write_skill(tmp_path, "outer")
@@ -205,7 +205,7 @@ def _wait_for_other_threads(seconds: float = 10) -> None:
 
 
 def test_a_dead_worker_fails_the_lint_instead_of_hanging(big_repo: Path, monkeypatch):
-    import skillc.lint as lint
+    import skillc.validate.lint as lint
 
     parent = os.getpid()
     real = lint._check_chunk
@@ -230,7 +230,7 @@ def test_a_dead_worker_fails_the_lint_instead_of_hanging(big_repo: Path, monkeyp
 _DIES_WHILE_SENDING = """
 import os, sys
 from multiprocessing import connection
-import skillc.lint as lint
+import skillc.validate.lint as lint
 from skillc.errors import SkillcError
 
 parent = os.getpid()
@@ -253,7 +253,7 @@ except SkillcError as exc:
 
 _DIES_HOLDING_THE_CLAIM_LOCK = """
 import os, sys
-import skillc.lint as lint
+import skillc.validate.lint as lint
 from skillc.errors import SkillcError
 
 parent = os.getpid()

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from conftest import run_skillc
-from skillc.lint import read_item
 from skillc.model import DiscoveredItem, ItemKind
+from skillc.validate.lint import read_item
 
 
 def item(rel: str) -> DiscoveredItem:

@@ -12,11 +12,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from skillc.lint import read_item
 from skillc.model import DiscoveredItem, ItemKind, Position, Severity
-from skillc.parse import _FENCE_LINE, MAX_FILE_BYTES, _closing_fence, parse_document
-from skillc.rules.loader import load_all
-from skillc.rules.registry import RULES
+from skillc.parse.document import _FENCE_LINE, MAX_FILE_BYTES, _closing_fence, parse_document
+from skillc.validate.lint import read_item
+from skillc.validate.rules.loader import load_all
+from skillc.validate.rules.registry import RULES
 
 load_all()
 
@@ -322,7 +322,7 @@ def test_deep_nesting_is_refused_quickly_and_safely(kind):
         "blockmap": "b'---\\n' + b''.join(b' ' * i + b'k:\\n' for i in range(600)) + b'---\\n'",
         "mixed": f"b'---\\na:\\n' + b'- [' * {n} + b'\\n---\\n'",
     }[kind]
-    code = ("from skillc.parse import parse_document\n"
+    code = ("from skillc.parse.document import parse_document\n"
             f"doc = parse_document({make}, 'SKILL.md')\n"
             "print(','.join(d.code for d in doc.diagnostics))\n")
     proc = subprocess.run([sys.executable, "-c", code], check=False, capture_output=True, text=True, timeout=120)
@@ -369,7 +369,7 @@ def test_a_value_its_constructor_refuses_is_reported_where_it_is_written(value, 
 
 def test_a_binary_value_is_not_called_text():
     """`!!binary` builds bytes, which messages named "text": "'model' must be text, found text"."""
-    from skillc.parse import a_type_name
+    from skillc.parse.document import a_type_name
 
     doc = parse("---\nname: s\nversion: !!binary aGVsbG8=\n---\n")
     assert doc.frontmatter.data["version"] == b"hello"

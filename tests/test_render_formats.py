@@ -4,9 +4,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from skillc.render import adk
-from skillc.render.plan_cascade import CascadeSkill, body_content, extract_key_content, format_skills, title
-from skillc.render.skills_ref import PromptSkill, to_prompt
+from skillc.emit.render import adk
+from skillc.emit.render.plan_cascade import (
+    CascadeSkill,
+    body_content,
+    extract_key_content,
+    format_skills,
+    title,
+)
+from skillc.emit.render.skills_ref import PromptSkill, to_prompt
 
 GOLDEN = Path(__file__).parent / "golden_render"
 

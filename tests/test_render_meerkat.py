@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from skillc.render.meerkat import (
+from skillc.emit.render.meerkat import (
     browse_result,
     load_result,
     parse_skill_ref,

@@ -5,10 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 
 from conftest import write_skill
-from skillc.lint import LintConfig
-from skillc.resolve import browse, collection_description, id_problem, query, resolve
+from skillc.resolve.precedence import browse, collection_description, id_problem, query, resolve
 from skillc.resolve_types import Repository, Tier
 from skillc.sources import open_source
+from skillc.validate.lint import LintConfig
 
 SEED_IDS = ["extraction/email-extractor", "extraction/fiction-extractor", "extraction/medical/diagnosis",
             "extraction/medical/imaging/ct-scan", "formatting/markdown-output", "pdf-processing"]
@@ -125,7 +125,7 @@ def test_a_name_shared_by_many_skills_is_named_briefly(tmp_path):
     messages = {d.message for d in resolve([listing]).diagnostics if d.code == "R102"}
     assert messages == {"the name 'same' is used by 8 skills: 'c0/same', 'c1/same', 'c2/same', 'c3/same', "
                         "'c4/same' and 3 more"}
-    from skillc.lint import lint_root
+    from skillc.validate.lint import lint_root
 
     c801 = sorted(d.message for d in lint_root(tmp_path / "a").diagnostics if d.code == "C801")
     assert c801[0] == ("skill name 'same' is also used by c0/same/SKILL.md, c1/same/SKILL.md, c2/same/SKILL.md, "

@@ -16,10 +16,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from conftest import write_skill
-from skillc.lint import LintConfig, lint_root
-from skillc.rules.builtin.frontmatter import _split_tools_nested, split_tools
-from skillc.rules.loader import by_code_order
-from skillc.rules.registry import LintSettings
+from skillc.validate.lint import LintConfig, lint_root
+from skillc.validate.rules.builtin.frontmatter import _split_tools_nested, split_tools
+from skillc.validate.rules.loader import by_code_order
+from skillc.validate.rules.registry import LintSettings
 
 DESC = "Does the thing. Use when the user asks for the thing."
 
@@ -210,10 +210,10 @@ def test_every_rule_has_a_case():
 def test_rules_that_name_their_keys_find_nothing_without_them(corpora: Path):
     """A rule declared with ``keys=`` is skipped on files without those keys: on real skills, with
     the gate bypassed, it must indeed find nothing there (the declaration is the rule's truth)."""
-    from skillc.discover import discover
-    from skillc.lint import read_item
-    from skillc.rules.loader import load_all
-    from skillc.rules.registry import RuleContext
+    from skillc.discover.walk import discover
+    from skillc.validate.lint import read_item
+    from skillc.validate.rules.loader import load_all
+    from skillc.validate.rules.registry import RuleContext
 
     gated = [r for r in load_all().values() if r.keys is not None and r.scope == "document"]
     assert {"F408", "M601", "S313", "T502"} <= {r.code for r in gated}

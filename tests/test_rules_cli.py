@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 from conftest import PROJECT, run_skillc
-from skillc.rules.loader import by_code_order
+from skillc.validate.rules.loader import by_code_order
 
 
 def test_docs_rules_md_is_generated_from_the_registry():

@@ -10,9 +10,9 @@ import pytest
 import yaml
 
 from conftest import PROJECT, write_skill
-from skillc.lint import LintConfig, lint_root
-from skillc.rules.builtin import schema
-from skillc.rules.loader import by_code_order
+from skillc.validate.lint import LintConfig, lint_root
+from skillc.validate.rules.builtin import schema
+from skillc.validate.rules.loader import by_code_order
 
 SCHEMAS = ["skill-frontmatter.schema.json", "skill-frontmatter-spec.schema.json", "lightweight-skill.schema.json"]
 BASE = {"name": "demo", "description": "Does the thing. Use when the user asks for the thing."}

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from conftest import run_skillc, write_skill
-from skillc.select import DetectRule, LexicalCandidate, ProjectFiles, detect, for_phase, select
+from skillc.index.select import DetectRule, LexicalCandidate, ProjectFiles, detect, for_phase, select
 
 # research §3.1, the rules that matter for the worked examples
 RULES = {
@@ -114,7 +114,7 @@ def test_a_file_name_the_system_refuses_is_not_there(tmp_path):
 
 
 def test_a_cut_inside_a_character_still_matches_the_file(tmp_path):
-    from skillc.select import MAX_DETECT_FILE_BYTES
+    from skillc.index.select import MAX_DETECT_FILE_BYTES
 
     (tmp_path / "big.txt").write_bytes(b"NEEDLE\n" + b"a" * (MAX_DETECT_FILE_BYTES - 8) + "é".encode() + b"tail\n")
     rule = DetectRule("big", "big", "s", "user", 150, ("big.txt",), ("NEEDLE",))

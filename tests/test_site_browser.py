@@ -36,7 +36,7 @@ def _need_site_tools() -> None:
     if CHROMIUM is None:
         pytest.skip("chromium is not installed (tests/setup_system.sh installs it with apt)")
     pytest.importorskip("websocket", reason="websocket-client is in the test extra")
-    from skillc.site import available
+    from skillc.emit.docsite import available
 
     if not available():
         pytest.skip("mkdocs + mkdocs-material are not installed (pip install 'skillc[site]')")

@@ -1,4 +1,4 @@
-"""The docs site `skillc build` writes (mkdocs + material, skillc.site): pages, safety, determinism,
+"""The docs site `skillc build` writes (mkdocs + material, skillc.emit.docsite): pages, safety, determinism,
 and the minimal fallback page."""
 
 from __future__ import annotations
@@ -13,11 +13,11 @@ import pytest
 
 from conftest import run_skillc, write_skill
 from site_fixture import make_site_repos
-from skillc.site.pages import md
+from skillc.emit.docsite.pages import md
 
 markdown = pytest.importorskip("markdown")
 
-EXTENSIONS = ["toc", "tables", "fenced_code", "admonition", "sane_lists", "skillc.site.markdown_safe"]
+EXTENSIONS = ["toc", "tables", "fenced_code", "admonition", "sane_lists", "skillc.emit.docsite.markdown_safe"]
 
 
 def render(text: str) -> str:
@@ -25,7 +25,7 @@ def render(text: str) -> str:
 
 
 def needs_mkdocs() -> None:
-    from skillc.site import available
+    from skillc.emit.docsite import available
 
     if not available():
         pytest.skip("mkdocs + mkdocs-material are not installed (pip install 'skillc[site]')")
@@ -177,7 +177,7 @@ def test_paged_lists_render_as_tables(tmp_path: Path, monkeypatch):
     """Past PAGE_SIZE skills the "All skills" pages keep their table (a blank line before it)."""
     needs_mkdocs()
     from skillc.build import BuildOptions, run_build
-    from skillc.site import pages
+    from skillc.emit.docsite import pages
 
     monkeypatch.setattr(pages, "PAGE_SIZE", 2)
     monkeypatch.setattr(pages, "HOME_LIMIT", 2)
@@ -389,7 +389,7 @@ def test_a_title_is_text_never_markup(tmp_path: Path, monkeypatch):
     import dataclasses
 
     from skillc.build import BuildOptions, run_build
-    from skillc.site import model as site_model_module
+    from skillc.emit.docsite import model as site_model_module
 
     evil = "</title><script>alert(1)</script> &amp; \"q\" 'q'"
     real = site_model_module.site_model

@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 
 from conftest import run_skillc, write_skill
-from skillc.lint import LintConfig
 from skillc.resolve_types import Repository, Tier
 from skillc.sources import SourceError, open_source
+from skillc.validate.lint import LintConfig
 
 
 def fs_repo(path: Path, **kw) -> Repository:

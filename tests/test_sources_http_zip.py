@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from skillc.lint import LintConfig
 from skillc.resolve_types import Repository, Tier
 from skillc.sources import SourceError, open_source
+from skillc.validate.lint import LintConfig
 
 SKILLS = {
     "extraction/email": {"id": "extraction/email", "name": "email", "description": "Extract from emails",

@@ -8,8 +8,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from skillc.rules.builtin.content import code_spans
 from skillc.textscan import contains
+from skillc.validate.rules.builtin.content import code_spans
 
 # Few characters, so needles occur, nearly occur and repeat their first character many times
 # (more than the probes tried one by one before the plain search).

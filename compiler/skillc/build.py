@@ -39,15 +39,15 @@ from typing import TYPE_CHECKING
 from . import secrets
 from .archive import read_source_date_epoch
 from .cache import BuildCache, default_cache_root, diagnostics_in, diagnostics_out, key_of, tag_cache_root
-from .discover import SKIP_DIRS, path_key
+from .discover.walk import SKIP_DIRS, path_key
 from .errors import BuildError, SkillcError
-from .lint import LintConfig, active_rules, check_collection, check_document, finalize
 from .locks import release, try_lock
 from .model import Diagnostic, DiscoveredItem, Document, ItemKind, Severity
 from .parallel import default_jobs, fork_map
 from .paths import inside as _inside
 from .resolve_types import EmitContext, Resolution, SourceSkill
 from .secrets import SECRET_RULE
+from .validate.lint import LintConfig, active_rules, check_collection, check_document, finalize
 
 if TYPE_CHECKING:
     from .emit.staging import Staging
@@ -314,7 +314,7 @@ class Reader:
         self.progress = progress  # (label, total) -> advance: sources report the skills they read
 
     def __call__(self, root: str, item: DiscoveredItem, st: os.stat_result | None = None) -> Document:
-        from .lint import read_item
+        from .validate.lint import read_item
 
         skill = item.skill_dir if item.kind is ItemKind.SKILL else item.path
         try:
@@ -335,7 +335,7 @@ def lint_skills(skills: Sequence[SourceSkill], reader: Reader, config: LintConfi
     likely secret in its SKILL.md that B707 was not there to report (a profile or selection without
     it, `secret-scan = false`, an ignore); supporting files with one are withheld at emit instead."""
     from .config import anchored
-    from .rules.registry import RuleContext
+    from .validate.rules.registry import RuleContext
 
     rules = active_rules(config)
     b707 = config.settings.secret_scan and any(r.code == SECRET_RULE for r in rules)
@@ -527,7 +527,7 @@ def _run_build(opts: BuildOptions, progress: Progress | None = None, fresh_cache
     from .emit import EMITTERS
     from .emit.manifest import write_manifest
     from .emit.skills import bundle_collisions
-    from .resolve import resolve, winners_of
+    from .resolve.precedence import resolve, winners_of
     from .sources import open_source
 
     t0 = time.perf_counter()
@@ -781,7 +781,7 @@ def _with_excluded_shadowing(resolution: Resolution, listings, failing: Mapping[
     """``resolution`` with the shadowing rows (and R101 lines) of the IDs left out: a broken winning
     copy withholds the valid copy it shadows, and the manifest and the site say so.  An excluded
     ID is shown redacted (it may be excluded for holding a secret)."""
-    from .resolve import resolve
+    from .resolve.precedence import resolve
 
     full = resolve(listings, settings=settings)
     said = {(d.code, d.path, d.message) for _, d in diagnostics}

@@ -27,8 +27,8 @@ from typing import Any, Callable, Mapping, Sequence
 from . import secrets
 from .config import ConfigFile, find_lint_config, is_config_file, lint_config, quiet_is_dir
 from .errors import ConfigError
-from .lint import LintConfig
 from .resolve_types import DEFAULT_INVENTORY_THRESHOLD, DEFAULT_MAX_INJECTION_BYTES, Repository, Tier
+from .validate.lint import LintConfig
 
 DEFAULT_REFRESH_SECONDS = 300
 REPOSITORY_TYPES = ("filesystem", "git", "zip", "http")

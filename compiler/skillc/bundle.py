@@ -545,7 +545,7 @@ class Bundle:
         """Every collection (``/skill-collections``, a wire route: HTTP revalidates it after ``ttl``),
         in path byte order.  A server without the route (non-2xx) gets them derived from the skills
         list, as Meerkat's HTTP source does (research/frameworks.md §1.5)."""
-        from .resolve import derive_collections
+        from .resolve.precedence import derive_collections
 
         route = "skill-collections"
         try:
@@ -568,7 +568,7 @@ class Bundle:
     @_answer
     def browse(self, path: str | None = None, query: str | None = None) -> dict:
         """Meerkat's ``browse_skills`` result: a listing of ``path`` or, with ``query``, a search."""
-        from .render.meerkat import browse_data
+        from .emit.render.meerkat import browse_data
 
         for name, value in (("path", path), ("query", query)):
             _check_type(name, value, (str, type(None)), "a string or None")
@@ -620,7 +620,7 @@ class Bundle:
     @_answer
     def select_data(self) -> dict:
         if self._select is None:
-            from .select import select_data_problem
+            from .index.select import select_data_problem
 
             route = INDEX + "select.json"
             doc = self._json_bytes(route, self._verified(route))
@@ -659,7 +659,7 @@ class Bundle:
                mode: str = "cli", top_k: int = 3, min_score: float = 1.0, max_skills: int | None = None):
         """Seed 000's two-phase selection: Plan Cascade detection in ``project`` (if given), then
         adk-rust's lexical matches for ``message`` in the remaining slots.  Returns ``Selected``s."""
-        from . import select as sel
+        from .index import select as sel
         from .index.adk import rank
 
         _check_type("message", message, (str,), "a string")
@@ -713,7 +713,7 @@ class Bundle:
     @_answer
     def render_inventory(self, threshold: int | None = None) -> str:
         """Meerkat's ``<available_skills>`` block (flat up to the bundle's ``inventory_threshold``)."""
-        from .render.meerkat import render_inventory
+        from .emit.render.meerkat import render_inventory
 
         _check_type("threshold", threshold, (int, type(None)), "an int or None")
         if threshold is None:
@@ -725,7 +725,7 @@ class Bundle:
     @_answer
     def render_injection(self, ids: str | Iterable[str], max_bytes: int | None = None) -> str:
         """Meerkat ``<skill id>`` blocks for ``ids``, joined by a blank line (as Meerkat prepends them)."""
-        from .render.meerkat import render_injection
+        from .emit.render.meerkat import render_injection
 
         _check_type("max_bytes", max_bytes, (int, type(None)), "an int or None")
         ids = [ids] if isinstance(ids, str) else list(ids)
@@ -735,7 +735,7 @@ class Bundle:
     @_answer
     def load_skill(self, skill_id: str) -> dict:
         """Meerkat's ``load_skill`` tool result: ``{"id","name","body","byte_size"}``."""
-        from .render.meerkat import load_data
+        from .emit.render.meerkat import load_data
 
         doc = self.get(skill_id)
         return load_data(skill_id, doc.name, doc.body, self._setting("max_injection_bytes", 32768))
@@ -758,7 +758,7 @@ class Bundle:
     @_answer
     def to_prompt(self, ids: str | Iterable[str] | None = None) -> str:
         """skills-ref ``to-prompt`` XML of the given skills (all by default)."""
-        from .render.skills_ref import PromptSkill, to_prompt
+        from .emit.render.skills_ref import PromptSkill, to_prompt
 
         ids = [ids] if isinstance(ids, str) else ids  # one ID, as render_injection takes it (not its letters)
         infos = self.skills() if ids is None else [self._info(i) for i in ids]
@@ -767,7 +767,7 @@ class Bundle:
     @_answer
     def render_adk(self, ids: str | Iterable[str], max_chars: int = 2000, *, instruction: bool = False) -> str:
         """adk-rust ``[skill:name]`` blocks (or, with ``instruction``, its system-instruction variant)."""
-        from .render import adk
+        from .emit.render import adk
 
         _check_type("max_chars", max_chars, (int,), "an int")
         ids = [ids] if isinstance(ids, str) else list(ids)
@@ -783,7 +783,7 @@ class Bundle:
         """Plan Cascade cuts its content from the whole SKILL.md (the lines after the closing ``---``,
         blank ones included): read from the bundle's copy, else (withheld, or a bundle that does not
         publish it) from the wire body, whose leading newlines Meerkat's parser dropped."""
-        from .render.plan_cascade import body_content, extract_key_content
+        from .emit.render.plan_cascade import body_content, extract_key_content
 
         # (Plan Cascade reads the file with Python's read_text: universal newlines, so no "\r")
         try:
@@ -795,8 +795,8 @@ class Bundle:
     @_answer
     def render_plan_cascade(self, ids_or_selected: str | Iterable, max_content_lines: int | None = None) -> str:
         """Plan Cascade's "## Framework-Specific Best Practices" block for skills (IDs or ``Selected``)."""
-        from .render.plan_cascade import CascadeSkill, format_skills
-        from .select import DetectRule, Selected
+        from .emit.render.plan_cascade import CascadeSkill, format_skills
+        from .index.select import DetectRule, Selected
 
         if isinstance(ids_or_selected, (str, Selected)):  # one skill (not an ID's letters: "unknown skill ID 's'")
             ids_or_selected = [ids_or_selected]

@@ -98,7 +98,7 @@ def main(argv: list[str] | None = None) -> None:
     except click.exceptions.Exit as exc:
         sys.exit(exc.exit_code)
     except SkillcError as exc:
-        from .report import terminal_safe  # (messages quote names that may come from remote data)
+        from .validate.report import terminal_safe  # (messages quote names that may come from remote data)
 
         click.echo(f"skillc: error: {terminal_safe(str(exc))}", err=True)
         if exc.hint:

@@ -34,14 +34,14 @@ from ..archive import (
 )
 from ..config import anchored, find_lint_config, lint_config, read_config_file
 from ..errors import SkillcError
-from ..lint import LintConfig, lint_root
 from ..model import Diagnostic, ItemKind, Severity
-from ..report import shell_word
-from ..resolve import id_problem
+from ..resolve.precedence import id_problem
 from ..resolve_types import Repository, SourceSkill, Tier
-from ..rules.loader import load_all
-from ..rules.registry import PROFILES
 from ..secrets import SECRET_RULE
+from ..validate.lint import LintConfig, lint_root
+from ..validate.report import shell_word
+from ..validate.rules.loader import load_all
+from ..validate.rules.registry import PROFILES
 
 IMPORT_PROFILE = "recommended"  # the profile `skillc import` lints with by default
 
@@ -292,7 +292,7 @@ def _export_from_bundle(api: Path, ids: Sequence[str], tmp: Path) -> dict[str, l
 
 def _resolution_for(source: str, config_cwd: Path, cache_dir: Path, cfg: LintConfig):
     from ..buildconfig import load_build_config
-    from ..resolve import resolve
+    from ..resolve.precedence import resolve
     from ..sources import open_source
 
     path = Path(source)
@@ -404,7 +404,7 @@ def export(source: str, ids: tuple[str, ...], output: Path, cache_dir: Path | No
 
 def _layout(listing) -> list[str]:
     """The skill folders of an archive; ArchiveError unless each top-level folder has SKILL.md directly inside."""
-    from ..resolve import id_problem
+    from ..resolve.precedence import id_problem
 
     loose = sorted(e.name for e in listing.entries if "/" not in e.name)
     if loose:

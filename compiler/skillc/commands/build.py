@@ -101,10 +101,10 @@ def build(paths, config_path, out, no_site, memory, keep_going, force, emit, no_
         return
     for note in result.notes:
         click.echo(f"warning: {note}", err=True)
-    from ..discover import path_key
+    from ..discover.walk import path_key
     from ..model import plural
-    from ..report import one_line, shell_word
     from ..secrets import redact
+    from ..validate.report import one_line, shell_word
 
     for skill_id in sorted(result.excluded, key=path_key):  # (--keep-going) each left-out skill, and why
         shown_id, reason = redact(skill_id)[0], redact(result.excluded[skill_id])[0]
@@ -128,7 +128,7 @@ def build(paths, config_path, out, no_site, memory, keep_going, force, emit, no_
 def _diagnostic_line(repository: str, d: Diagnostic) -> str:
     """``repository:path:line:col: CODE message`` (without the parts a diagnostic does not have: a
     repository-wide one has no path, one about several repositories no repository)."""
-    from ..report import (
+    from ..validate.report import (
         one_line,  # (a remote registry's IDs are data: no control character reaches the terminal)
     )
 

@@ -30,14 +30,14 @@ from ..config import (
     quiet_is_file,
     read_config_file,
 )
-from ..discover import CONVENTION_UPPER, RESOURCE_DIRS, SKILL_FILE_NAMES, excluded_by
+from ..discover.walk import CONVENTION_UPPER, RESOURCE_DIRS, SKILL_FILE_NAMES, excluded_by
 from ..errors import SkillcError
-from ..lint import LintConfig, LintResult, lint_root
 from ..model import Diagnostic, Severity
 from ..paths import inside as _inside
-from ..report import FORMATS, one_line, render_github, render_json, render_sarif, render_text
-from ..rules.loader import selects_a_rule
-from ..rules.registry import PROFILES
+from ..validate.lint import LintConfig, LintResult, lint_root
+from ..validate.report import FORMATS, one_line, render_github, render_json, render_sarif, render_text
+from ..validate.rules.loader import selects_a_rule
+from ..validate.rules.registry import PROFILES
 
 
 @dataclass(frozen=True, slots=True)
@@ -238,7 +238,7 @@ def lint(paths, config_path, profile, fmt, output, strict, select, extend_select
         if tgt.only is not None:
             _note_unmatched(tgt, result, cfg)
         if fix or diff:
-            from ..fix import fix_item, write_fix, written_path
+            from ..validate.fix import fix_item, write_fix, written_path
 
             root_fixes = [f for f in (fix_item(Path(result.root), li, cfg) for li in result.items) if f]
             if fix and root_fixes:

@@ -22,7 +22,7 @@ MAX_TRANSCRIPT_BYTES = 256 * 1024 * 1024
 
 
 def _print_problems(problems) -> None:
-    from ..report import one_line
+    from ..validate.report import one_line
 
     # (as the error line after them: a file name's escape sequence or undecodable byte shown as \xNN)
     for p in problems:
@@ -213,7 +213,7 @@ def search(bundle, query, namespace, category, mtype, top_k, min_importance, as_
     """
     from ..memory.pipeline import parse_as_of
     from ..memory.recall import badge
-    from ..report import one_line
+    from ..validate.report import one_line
 
     index = _index(bundle)
     hits = index.search(query, namespace=namespace, category=category, type=mtype, top_k=top_k,
@@ -253,7 +253,7 @@ def show(bundle, memory_id, namespace, category, mtype, text, status, offset, li
     The last line counts them per category: `23 memories │ 5 pref │ 8 conv │ 6 patn │ 3 warn │ 1 fact`.
     """
     from ..memory.recall import badge, stars
-    from ..report import one_line, terminal_safe
+    from ..validate.report import one_line, terminal_safe
 
     # (a snapshot from a bundle or a URL is data: its text is shown, never run by the terminal)
     index = _index(bundle)

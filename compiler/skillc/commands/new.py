@@ -8,10 +8,10 @@ from pathlib import Path
 
 import click
 
-from ..discover import RESOURCE_DIRS, SKILL_FILE_NAMES, SKIP_DIRS
+from ..discover.walk import RESOURCE_DIRS, SKILL_FILE_NAMES, SKIP_DIRS
 from ..errors import SkillcError
 from ..model import NAME_RE
-from ..resolve import id_problem
+from ..resolve.precedence import id_problem
 
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
 _SURROGATE = re.compile("[\ud800-\udfff]")  # (how Python holds an argument's bytes that are not UTF-8)
@@ -99,7 +99,7 @@ def new(skill_id: str, description: str | None) -> None:
     hidden = _hidden_by(folder, parts)
     if hidden:
         click.echo(f"note: {hidden}, so linting or building the repository will not see this skill", err=True)
-    from ..report import shell_word
+    from ..validate.report import shell_word
 
     click.echo(f"next: edit the description and steps, then run `skillc lint {shell_word(folder.as_posix())}`")
 

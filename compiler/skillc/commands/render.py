@@ -8,7 +8,7 @@ import click
 
 from ..errors import SkillcError
 from ..index import reads_bundle
-from ..report import echo_block
+from ..validate.report import echo_block
 
 FORMATS = ("meerkat", "skills-ref", "adk", "adk-instruction", "plan-cascade")
 _VALUED = ("--format", "--max-chars")  # the options that take a value

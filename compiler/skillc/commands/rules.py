@@ -8,8 +8,8 @@ import json
 import click
 
 from ..errors import SkillcError
-from ..rules.loader import by_code_order, rule_by_code_or_name
-from ..rules.registry import PROFILES, Rule
+from ..validate.rules.loader import by_code_order, rule_by_code_or_name
+from ..validate.rules.registry import PROFILES, Rule
 
 
 def _table(rules: list[Rule]) -> str:

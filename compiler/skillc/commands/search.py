@@ -32,7 +32,7 @@ def search(bundle: str, query: str, top_k: int, as_json: bool) -> None:
     if not results:
         click.echo("no match", err=True)
         return
-    from ..report import one_line
+    from ..validate.report import one_line
 
     # One line per skill, and nothing of the bundle's data (a registry's, untrusted) drives the
     # terminal: a description's line breaks are spaces, its control characters shown as \xNN.

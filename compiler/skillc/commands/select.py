@@ -7,8 +7,8 @@ import json
 import click
 
 from ..index import reads_bundle
-from ..report import echo_block
-from ..select import DETECT_MODES, PHASES
+from ..index.select import DETECT_MODES, PHASES
+from ..validate.report import echo_block
 
 
 @click.command("select")
@@ -62,7 +62,9 @@ def select(bundle: str, message: str, project: str, phase: str | None, detect_mo
         return
     if not chosen:
         click.echo("no skill selected", err=True)
-    from ..report import one_line  # (IDs and repository names are the bundle's data: never terminal controls)
+    from ..validate.report import (
+        one_line,  # (IDs and repository names are the bundle's data: never terminal controls)
+    )
 
     for c in chosen:
         parts = [c.reason] + ([f"score {c.score:.6g}"] if c.score is not None else [])

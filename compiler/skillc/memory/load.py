@@ -22,8 +22,8 @@ from typing import Any
 
 import yaml
 
-from ..discover import path_key
-from ..parse import YAML_LOADER
+from ..discover.walk import path_key
+from ..parse.document import YAML_LOADER
 from ..secrets import redact as redact_text
 from .model import EntryError, MemoryEntry, content_hash, derived_id, entry_from_dict
 

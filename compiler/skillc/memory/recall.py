@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..discover import path_key
+from ..discover.walk import path_key
 from ..errors import SkillcError
 from .model import BADGES, epoch
 from .render import SkillMemoryConfig, skill_block

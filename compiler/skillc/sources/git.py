@@ -32,9 +32,9 @@ import time
 import urllib.parse
 from pathlib import Path
 
-from ..lint import LintConfig
 from ..model import Diagnostic, Severity
 from ..resolve_types import Repository, SourceInput, SourceListing
+from ..validate.lint import LintConfig
 from .base import ReadItem, SourceError
 from .filesystem import declared, display, list_directory, skills_root_of
 

@@ -56,7 +56,7 @@ def _size(root: Path, skip: tuple[str, ...] = ("api", ".well-known", "_routing")
 def run(corpus: Path, workdir: Path, full: bool | None = None) -> list[tuple[str, str]]:
     import markdown
 
-    from skillc.build import BuildOptions, run_build
+    from skillc.build.pipeline import BuildOptions, run_build
     from skillc.emit.docsite.model import site_model
     from skillc.emit.docsite.pages import project_files
     from skillc.resolve_types import EmitContext

@@ -476,7 +476,7 @@ def test_a_forced_import_that_fails_half_way_puts_everything_back(tmp_path, monk
 
     from click.testing import CliRunner
 
-    from skillc.cli import cli
+    from skillc.cli.main import cli
 
     def build(zf):
         for n in "ab":
@@ -555,7 +555,7 @@ def test_a_signal_during_a_forced_import_waits_for_the_renames(tmp_path, monkeyp
 
     from click.testing import CliRunner
 
-    from skillc.cli import _terminated, cli
+    from skillc.cli.main import _terminated, cli
 
     def build(zf):
         for n in ("a", "b", "c"):

@@ -55,8 +55,8 @@ def test_zip_members_modes_and_compression(tmp_path: Path):
 
 def test_a_file_changed_after_listing_fails_the_build_cleanly(tmp_path: Path):
     """What render publishes is checked against the hash the file was listed (and manifested) with."""
-    from skillc.build import BuildOptions
-    from skillc.buildconfig import load_build_config
+    from skillc.build.pipeline import BuildOptions
+    from skillc.config.build import load_build_config
     from skillc.emit.skills import render_skill
     from skillc.emit.staging import Staging
     from skillc.errors import BuildError

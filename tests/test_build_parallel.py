@@ -48,7 +48,7 @@ def test_a_finished_build_leaves_no_descriptor_for_later_workers_to_close(tmp_pa
     # at once and the pool replaced them forever (a hang seen when tests shared a process).
     from conftest import write_skill
     from skillc import parallel
-    from skillc.build import BuildOptions, run_build
+    from skillc.build.pipeline import BuildOptions, run_build
 
     write_skill(tmp_path / "repo", "one")
     run_build(BuildOptions(paths=(str(tmp_path / "repo"),), out=str(tmp_path / "out"), site=False,

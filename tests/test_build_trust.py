@@ -162,7 +162,7 @@ def test_deterministic_whatever_the_order_time_zone_and_locale(tmp_path: Path, m
         def __iter__(self):
             return iter(self.entries)
 
-    from skillc.build import BuildOptions, run_build
+    from skillc.build.pipeline import BuildOptions, run_build
 
     monkeypatch.setattr(os, "scandir", Shuffled)
     run_build(BuildOptions(paths=("repo",), out="out", cwd=c, cache_dir=c / "cache",

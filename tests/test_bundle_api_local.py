@@ -10,7 +10,7 @@ import pytest
 
 from conftest import run_skillc, write_skill
 from skillc import Bundle
-from skillc.bundle import UnknownSkill
+from skillc.bundle.reader import UnknownSkill
 from skillc.errors import SkillcError
 from skillc.index import BundleError
 

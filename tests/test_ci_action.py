@@ -15,7 +15,7 @@ import pytest
 import yaml
 
 from conftest import write_skill
-from skillc.commands.lint import lint as lint_command
+from skillc.cli.lint import lint as lint_command
 
 PROJECT = Path(__file__).resolve().parent.parent
 ACTION = yaml.safe_load((PROJECT / "action.yml").read_text("utf-8"))

@@ -487,8 +487,8 @@ def test_hostile_tree_gets_a_verdict_for_every_file(repo: Path):
 
 
 def test_internal_error_is_one_line_with_a_hint(repo: Path, monkeypatch, capsys):
-    import skillc.commands.lint as cmd
-    from skillc.cli import main
+    import skillc.cli.lint as cmd
+    from skillc.cli.main import main
 
     def boom(*a, **k):
         raise RuntimeError("simulated bug")
@@ -524,7 +524,7 @@ def test_usage_names_the_argument_as_the_help_and_errors_do(tmp_path: Path):
 
 def test_only_serve_keeps_the_cyclic_collector():
     """`skillc` runs batch commands without the cyclic GC (cli.run); `serve` runs until stopped and keeps it."""
-    from skillc.cli import _command_name
+    from skillc.cli.main import _command_name
 
     assert _command_name(["--debug", "serve", "dist"]) == "serve"
     assert _command_name(["lint", "serve"]) == "lint"  # a folder named serve is not the command
@@ -549,7 +549,7 @@ def test_sigterm_is_reported_as_terminated_whichever_way_click_wraps_it(monkeypa
     ``from None`` before (pyproject allows 8.1.0).  Either way a killed run exits 143, not 130."""
     import click
 
-    from skillc import cli
+    from skillc.cli import main as cli
 
     def main(*args, **kwargs):
         try:

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from conftest import run_skillc, write_skill
-from skillc.buildconfig import expand_env, json_lines, load_build_config
+from skillc.config.build import expand_env, json_lines, load_build_config
 from skillc.errors import ConfigError
 from skillc.resolve_types import Tier
 
@@ -326,7 +326,7 @@ def test_a_configuration_with_nothing_to_build_is_an_error(tmp_path: Path):
 
 
 def test_top_level_keys_match_the_schema():
-    from skillc.config import TOP_LEVEL_KEYS
+    from skillc.config.files import TOP_LEVEL_KEYS
 
     schema = json.loads((Path(__file__).resolve().parents[1] / "schemas" / "skills-toml.schema.json").read_text())
     assert set(TOP_LEVEL_KEYS) == set(schema["properties"]) | {"lint", "memory"}
@@ -538,7 +538,7 @@ def test_toml_bom_crlf_and_bad_bytes(tmp_path, proj):
 
 def test_lint_and_memory_errors_name_the_line_in_their_own_table(tmp_path, proj):
     """`profile` in a [search] table (Meerkat's) above [lint] was named as the wrong line."""
-    from skillc.config import read_config_file
+    from skillc.config.files import read_config_file
     from skillc.memory.settings import settings_from_config
 
     (proj / "skills.toml").write_text('enabled = true\n[search]\nprofile = "fast"\n' + REPO +

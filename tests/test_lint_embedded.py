@@ -34,8 +34,8 @@ def test_embedded_skills_have_real_bodies_and_a_nested_collection():
 
 
 def test_embedded_skills_use_real_commands_and_flags():
-    from skillc.cli import COMMANDS
-    from skillc.commands.lint import lint
+    from skillc.cli.lint import lint
+    from skillc.cli.main import COMMANDS
 
     flags = {o for p in lint.params for o in getattr(p, "opts", [])}
     import re
@@ -155,7 +155,7 @@ def _toml_blocks(text: str) -> list[str]:
 def test_embedded_skills_toml_snippets_are_valid_configuration(tmp_path: Path):
     """Every ```toml block of the embedded skills loads: a [lint] table as lint reads it, a
     [[repositories]] list as a build reads it (an agent copies them as they are)."""
-    from skillc.buildconfig import load_build_config
+    from skillc.config.build import load_build_config
 
     blocks = [(s, b) for s in sorted((PROJECT / "skills").rglob("*.md")) for b in _toml_blocks(s.read_text("utf-8"))]
     assert len(blocks) >= 3

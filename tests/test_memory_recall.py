@@ -177,7 +177,7 @@ def test_every_memory_option_is_explained_by_help() -> None:
     --status, --offset and --json with no word of what they do."""
     import click
 
-    from skillc.commands.memory import memory
+    from skillc.cli.memory import memory
 
     missing = [f"{name} {opt.opts[0]}" for name, cmd in memory.commands.items() for opt in cmd.params
                if isinstance(opt, click.Option) and not opt.hidden and not opt.help]

@@ -99,7 +99,7 @@ def test_a_rebuild_swapped_in_mid_request_never_labels_bytes_with_the_other_gene
     import gzip
     import hashlib
 
-    from skillc import serve
+    from skillc.bundle import serve
 
     old, new = b'{"body":"' + b"A" * 400 + b'"}', b'{"body":"' + b"B" * 400 + b'"}'
     _tiny_bundle(tmp_path / "live", old)
@@ -127,7 +127,7 @@ def test_a_silent_client_is_dropped_and_never_holds_the_others(tmp_path: Path):
     import threading
     import time
 
-    from skillc import serve
+    from skillc.bundle import serve
 
     assert serve.Handler.timeout and serve.Handler.timeout <= 120  # (the default had none: held for ever)
     _tiny_bundle(tmp_path / "b", b"{}")
@@ -151,8 +151,8 @@ def test_a_silent_client_is_dropped_and_never_holds_the_others(tmp_path: Path):
 def test_host_ipv6_loopback_and_hints(tmp_path: Path):
     import socket
 
-    from skillc import serve
-    from skillc.commands.serve import _loopback
+    from skillc.bundle import serve
+    from skillc.cli.serve import _loopback
     from skillc.errors import SkillcError
 
     _tiny_bundle(tmp_path / "b", b"{}")

@@ -176,7 +176,7 @@ def test_heading_anchors_are_githubs(built: Path):
 def test_paged_lists_render_as_tables(tmp_path: Path, monkeypatch):
     """Past PAGE_SIZE skills the "All skills" pages keep their table (a blank line before it)."""
     needs_mkdocs()
-    from skillc.build import BuildOptions, run_build
+    from skillc.build.pipeline import BuildOptions, run_build
     from skillc.emit.docsite import pages
 
     monkeypatch.setattr(pages, "PAGE_SIZE", 2)
@@ -388,7 +388,7 @@ def test_a_title_is_text_never_markup(tmp_path: Path, monkeypatch):
     needs_mkdocs()
     import dataclasses
 
-    from skillc.build import BuildOptions, run_build
+    from skillc.build.pipeline import BuildOptions, run_build
     from skillc.emit.docsite import model as site_model_module
 
     evil = "</title><script>alert(1)</script> &amp; \"q\" 'q'"

@@ -223,7 +223,7 @@ def test_git_token_never_written_or_printed(tmp_path, remote):
 
 def test_git_through_the_cli_config(tmp_path, remote):
     """A skills.toml git repository is read by load_build_config + open_source end to end."""
-    from skillc.buildconfig import load_build_config
+    from skillc.config.build import load_build_config
 
     _, bare = remote
     proj = tmp_path / "proj"
@@ -395,7 +395,7 @@ def test_credentials_in_a_git_url_reach_git_only_in_its_environment(tmp_path, re
 def test_a_relative_git_url_resolves_against_the_configuration_files_folder(tmp_path, remote):
     """`url = "../remote.git"` is a local path like `path`: read from the config's folder, not from
     the cache folder git runs in; scp-like and scheme urls are left alone."""
-    from skillc.buildconfig import load_build_config
+    from skillc.config.build import load_build_config
 
     _, bare = remote
     proj = tmp_path / "proj"

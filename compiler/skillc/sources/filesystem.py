@@ -11,7 +11,7 @@ from dataclasses import replace
 from pathlib import Path, PurePosixPath
 
 from ..cache import BuildCache, stat_settled, stat_signature
-from ..config import anchored
+from ..config.files import anchored
 from ..discover.walk import SKIP_DIRS, discover, path_key
 from ..model import Diagnostic, ItemKind, Severity
 from ..resolve_types import Repository, SkillFile, SourceInput, SourceListing, SourceSkill

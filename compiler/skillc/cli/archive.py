@@ -32,7 +32,7 @@ from ..archive import (
     source_date_epoch,
     write_zip,
 )
-from ..config import anchored, find_lint_config, lint_config, read_config_file
+from ..config.files import anchored, find_lint_config, lint_config, read_config_file
 from ..errors import SkillcError
 from ..model import Diagnostic, ItemKind, Severity
 from ..resolve.precedence import id_problem
@@ -291,7 +291,7 @@ def _export_from_bundle(api: Path, ids: Sequence[str], tmp: Path) -> dict[str, l
 
 
 def _resolution_for(source: str, config_cwd: Path, cache_dir: Path, cfg: LintConfig):
-    from ..buildconfig import load_build_config
+    from ..config.build import load_build_config
     from ..resolve.precedence import resolve
     from ..sources import open_source
 
@@ -463,7 +463,7 @@ def import_(archive: Path, into: Path, force: bool, profile: str, config_path: s
             warnings = _stage_and_swap(archive, listing, folders, into, work, cfg)
     except BaseException:
         if created:  # (DIR did not exist before: removed if it is still empty; another import may use it)
-            from ..build import WORK_DIR
+            from ..build.pipeline import WORK_DIR
 
             for folder in (into / WORK_DIR, into):
                 try:
@@ -492,13 +492,13 @@ class _ImportLock:
     built).  Leftovers of killed imports are removed first; the work folder goes when it is empty."""
 
     def __init__(self, into: Path) -> None:
-        from ..build import WORK_DIR
+        from ..build.pipeline import WORK_DIR
 
         self.into, self.work = into, into / WORK_DIR
         self.fd: int | None = None
 
     def __enter__(self) -> Path:
-        from ..build import clean_stale
+        from ..build.pipeline import clean_stale
         from ..locks import try_lock
 
         if self.work.is_symlink() or (self.work.exists() and not self.work.is_dir()):

@@ -47,7 +47,7 @@ def build(paths, config_path, out, no_site, memory, keep_going, force, emit, no_
     Exit status: 0 built, 1 the inputs fail (lint errors, unsafe IDs, unreachable repository,
     refused output folder, another build running), 2 usage or configuration error.
     """
-    from ..build import BuildOptions, run_build
+    from ..build.pipeline import BuildOptions, run_build
 
     opts = BuildOptions(paths=tuple(paths), config=config_path, out=out, site=not no_site, memory=tuple(memory),
                         keep_going=keep_going, force=force, emit=tuple(emit), use_cache=not no_cache)

@@ -71,7 +71,7 @@ def render(bundle: str, inventory: bool, inject: tuple[str, ...], to_prompt: boo
       skillc render dist --inject a --format plan-cascade  Plan Cascade best-practices Markdown
       skillc render dist --to-prompt                       skills-ref to-prompt XML
     """
-    from ..bundle import Bundle
+    from ..bundle.reader import Bundle
 
     ids = _given_order(click.get_current_context().meta.get("render.args", []), list(inject) + list(more_ids))
     modes = [m for m, on in (("inventory", inventory), ("inject", bool(inject)), ("to-prompt", to_prompt)) if on]

@@ -36,21 +36,21 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from . import secrets
-from .archive import read_source_date_epoch
-from .cache import BuildCache, default_cache_root, diagnostics_in, diagnostics_out, key_of, tag_cache_root
-from .discover.walk import SKIP_DIRS, path_key
-from .errors import BuildError, SkillcError
-from .locks import release, try_lock
-from .model import Diagnostic, DiscoveredItem, Document, ItemKind, Severity
-from .parallel import default_jobs, fork_map
-from .paths import inside as _inside
-from .resolve_types import EmitContext, Resolution, SourceSkill
-from .secrets import SECRET_RULE
-from .validate.lint import LintConfig, active_rules, check_collection, check_document, finalize
+from .. import secrets
+from ..archive import read_source_date_epoch
+from ..cache import BuildCache, default_cache_root, diagnostics_in, diagnostics_out, key_of, tag_cache_root
+from ..discover.walk import SKIP_DIRS, path_key
+from ..errors import BuildError, SkillcError
+from ..locks import release, try_lock
+from ..model import Diagnostic, DiscoveredItem, Document, ItemKind, Severity
+from ..parallel import default_jobs, fork_map
+from ..paths import inside as _inside
+from ..resolve_types import EmitContext, Resolution, SourceSkill
+from ..secrets import SECRET_RULE
+from ..validate.lint import LintConfig, active_rules, check_collection, check_document, finalize
 
 if TYPE_CHECKING:
-    from .emit.staging import Staging
+    from ..emit.staging import Staging
 
 WORK_DIR = ".skillc-build"  # beside the output: staging, previous generation, lock
 
@@ -146,7 +146,7 @@ def check_output(out: Path, repo_paths: Sequence[tuple[str, Path]], force: bool,
                              hint="choose an --out of its own, e.g. dist")
     if not out.is_dir():
         return None
-    from .emit.manifest import read_manifest
+    from ..emit.manifest import read_manifest
 
     manifest = read_manifest(out)
     if manifest is None and not force and any(True for _ in os.scandir(out)):
@@ -158,7 +158,7 @@ def check_output(out: Path, repo_paths: Sequence[tuple[str, Path]], force: bool,
 def check_cache(cache_root: Path, repo_paths: Sequence[tuple[str, Path]]) -> None:
     """Refuse a cache folder that holds an input repository (``SKILLC_CACHE_DIR`` set to the skills
     folder): its ``CACHEDIR.TAG`` would make every later walk of the repository skip the skills."""
-    from .cache import own_cache
+    from ..cache import own_cache
 
     real_cache = os.path.realpath(cache_root)
     for name, repo in repo_paths:
@@ -258,8 +258,8 @@ _MANAGED = ("api/skills/", "api/files/", "api/archives/")
 def prepare_staging(work: Path, name: str, current: Path, current_manifest: dict | None = None) -> tuple[Path, Staging]:
     """A staging folder: the previous generation recycled when it is a sound bundle, else empty.
     ``current_manifest``: the visible bundle's (``check_output`` read it)."""
-    from .emit.manifest import manifest_entries, read_manifest
-    from .emit.staging import Staging
+    from ..emit.manifest import manifest_entries, read_manifest
+    from ..emit.staging import Staging
 
     staging = work / f"{name}.tmp-{os.getpid()}"
     prev = work / f"{name}.prev"
@@ -314,7 +314,7 @@ class Reader:
         self.progress = progress  # (label, total) -> advance: sources report the skills they read
 
     def __call__(self, root: str, item: DiscoveredItem, st: os.stat_result | None = None) -> Document:
-        from .validate.lint import read_item
+        from ..validate.lint import read_item
 
         skill = item.skill_dir if item.kind is ItemKind.SKILL else item.path
         try:
@@ -334,8 +334,8 @@ def lint_skills(skills: Sequence[SourceSkill], reader: Reader, config: LintConfi
     ``blocked`` receives why a skill must not be published whatever the configuration selects: a
     likely secret in its SKILL.md that B707 was not there to report (a profile or selection without
     it, `secret-scan = false`, an ignore); supporting files with one are withheld at emit instead."""
-    from .config import anchored
-    from .validate.rules.registry import RuleContext
+    from ..config.files import anchored
+    from ..validate.rules.registry import RuleContext
 
     rules = active_rules(config)
     b707 = config.settings.secret_scan and any(r.code == SECRET_RULE for r in rules)
@@ -523,12 +523,12 @@ def run_build(opts: BuildOptions, progress: Progress | None = None) -> BuildResu
 
 
 def _run_build(opts: BuildOptions, progress: Progress | None = None, fresh_cache: bool = False) -> BuildResult:
-    from .buildconfig import load_build_config
-    from .emit import EMITTERS
-    from .emit.manifest import write_manifest
-    from .emit.skills import bundle_collisions
-    from .resolve.precedence import resolve, winners_of
-    from .sources import open_source
+    from ..config.build import load_build_config
+    from ..emit import EMITTERS
+    from ..emit.manifest import write_manifest
+    from ..emit.skills import bundle_collisions
+    from ..resolve.precedence import resolve, winners_of
+    from ..sources import open_source
 
     t0 = time.perf_counter()
     timings: dict[str, float] = {}
@@ -567,7 +567,7 @@ def _run_build(opts: BuildOptions, progress: Progress | None = None, fresh_cache
         # 1. sources (parse through the cache)
         reader = Reader(cache, progress)
         listings = []
-        from .sources.git import one_commit_per_checkout
+        from ..sources.git import one_commit_per_checkout
 
         with one_commit_per_checkout(cfg.repositories, source_cache):  # (one url and branch: one commit)
             for repo in cfg.repositories:
@@ -781,7 +781,7 @@ def _with_excluded_shadowing(resolution: Resolution, listings, failing: Mapping[
     """``resolution`` with the shadowing rows (and R101 lines) of the IDs left out: a broken winning
     copy withholds the valid copy it shadows, and the manifest and the site say so.  An excluded
     ID is shown redacted (it may be excluded for holding a secret)."""
-    from .resolve.precedence import resolve
+    from ..resolve.precedence import resolve
 
     full = resolve(listings, settings=settings)
     said = {(d.code, d.path, d.message) for _, d in diagnostics}

@@ -12,11 +12,11 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from .discover.walk import DiscoveryOptions
-from .errors import ConfigError
-from .validate.lint import LintConfig
-from .validate.rules.loader import selects_a_rule
-from .validate.rules.registry import PROFILES, LintSettings
+from ..discover.walk import DiscoveryOptions
+from ..errors import ConfigError
+from ..validate.lint import LintConfig
+from ..validate.rules.loader import selects_a_rule
+from ..validate.rules.registry import PROFILES, LintSettings
 
 CONFIG_NAMES = ("skills.toml", ".rkat/skills.toml", "pyproject.toml")
 # The top-level keys skillc reads: schemas/skills-toml.schema.json's properties, and the [lint] and

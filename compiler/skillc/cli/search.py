@@ -23,7 +23,7 @@ def search(bundle: str, query: str, top_k: int, as_json: bool) -> None:
     index `skillc build` wrote to api/index/; nothing is re-parsed.  Exit 1 when the bundle or its
     index is missing or corrupted, 2 for an empty query.
     """
-    from ..bundle import Bundle
+    from ..bundle.reader import Bundle
 
     results = Bundle.open(bundle).search(query, top_k)
     if as_json:

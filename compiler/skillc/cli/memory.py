@@ -145,7 +145,7 @@ def freeze(paths, out, config_path, skills_root, as_of, min_importance, max_per_
     retention.minImportance or beyond retention.maxMemoriesPerNamespace are listed in `pruned` with
     the reason; secrets are redacted and audited. Every problem is printed with file and line.
     """
-    from ..config import find_config, read_config_file
+    from ..config.files import find_config, read_config_file
     from ..memory.pipeline import MemoryInputError, opted_in_skills, parse_as_of
     from ..memory.pipeline import freeze as run_freeze
     from ..memory.settings import settings_from_config, with_overrides

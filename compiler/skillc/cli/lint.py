@@ -21,7 +21,7 @@ from pathlib import Path
 
 import click
 
-from ..config import (
+from ..config.files import (
     anchored,
     find_lint_config,
     lint_config,

@@ -37,8 +37,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from urllib.parse import quote, unquote, urlsplit
 
-from .emit.manifest import MANIFEST, manifest_entries, read_manifest
-from .errors import SkillcError
+from ..emit.manifest import MANIFEST, manifest_entries, read_manifest
+from ..errors import SkillcError
 
 JSON = "application/json"
 JSON_UTF8 = "application/json; charset=utf-8"

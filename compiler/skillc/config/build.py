@@ -24,11 +24,11 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any, Callable, Mapping, Sequence
 
-from . import secrets
-from .config import ConfigFile, find_lint_config, is_config_file, lint_config, quiet_is_dir
-from .errors import ConfigError
-from .resolve_types import DEFAULT_INVENTORY_THRESHOLD, DEFAULT_MAX_INJECTION_BYTES, Repository, Tier
-from .validate.lint import LintConfig
+from .. import secrets
+from ..errors import ConfigError
+from ..resolve_types import DEFAULT_INVENTORY_THRESHOLD, DEFAULT_MAX_INJECTION_BYTES, Repository, Tier
+from ..validate.lint import LintConfig
+from .files import ConfigFile, find_lint_config, is_config_file, lint_config, quiet_is_dir
 
 DEFAULT_REFRESH_SECONDS = 300
 REPOSITORY_TYPES = ("filesystem", "git", "zip", "http")
@@ -193,7 +193,7 @@ def load_build_config(paths: Sequence[str], config_path: str | None, *, cwd: Pat
     if not repositories and not files and not json_files:
         include_embedded = True  # no paths, no configuration: the embedded repository alone
     if include_embedded:
-        from .resources import embedded_skills
+        from ..resources import embedded_skills
 
         repositories.append(Repository("embedded", "embedded", str(embedded_skills()), Tier.BUILTIN,
                                        Tier.BUILTIN.default_priority))
@@ -245,7 +245,7 @@ def _with_order(repo: Repository, order: int) -> Repository:
 
 
 def _read_toml(path: Path) -> ConfigFile:
-    from .config import read_config_file
+    from .files import read_config_file
 
     if path.name == "pyproject.toml":
         raise ConfigError(f"{path}: a build configuration is a skills.toml (pyproject.toml holds only [tool.skillc.lint])")
@@ -261,7 +261,7 @@ class _Parsed:
 
 def _load_schema(name: str, _cache: dict[str, Any] = {}) -> Any:  # noqa: B006 - a module-level memo
     if name not in _cache:
-        from .resources import schema_path
+        from ..resources import schema_path
 
         _cache[name] = json.loads(schema_path(name).read_text("utf-8"))
     return _cache[name]

@@ -1,6 +1,6 @@
 """The ``skillc`` command line.
 
-Commands live in ``skillc.commands.<name>`` and are imported only when run, so ``skillc lint`` in a
+Commands live in ``skillc.cli.<name>`` and are imported only when run, so ``skillc lint`` in a
 pre-commit hook does not pay for the build, search or memory stages.  Exit codes: 0 success, 1 the
 inputs fail (lint errors, a failed build), 2 usage or internal error.
 """
@@ -17,23 +17,23 @@ import sys
 
 import click
 
-from .errors import SkillcError
-from .version import __version__
+from ..errors import SkillcError
+from ..version import __version__
 
 COMMANDS: dict[str, tuple[str, str]] = {
     # name: (module, one-line help shown in `skillc --help`)
-    "lint": ("skillc.commands.lint", "Check skills, convention files and frontmatter against the rules."),
-    "rules": ("skillc.commands.rules", "List the lint rules, or explain one."),
-    "build": ("skillc.commands.build", "Compile skill repositories into a static bundle."),
-    "serve": ("skillc.commands.serve", "Serve a bundle over HTTP (site at /, API at /api)."),
-    "search": ("skillc.commands.search", "Search a bundle's skills (BM25)."),
-    "select": ("skillc.commands.select", "Select the skills for a message (detection + lexical scorer)."),
-    "render": ("skillc.commands.render", "Render a bundle's skills in a framework's prompt format."),
-    "pack": ("skillc.commands.archive", "Pack one skill directory into a zip archive."),
-    "export": ("skillc.commands.archive", "Export skills from a source into a zip archive."),
-    "import": ("skillc.commands.archive", "Import skills from a zip archive, safely."),
-    "memory": ("skillc.commands.memory", "Import, consolidate, freeze and search agent memories."),
-    "new": ("skillc.commands.new", "Create a new skill from the template."),
+    "lint": ("skillc.cli.lint", "Check skills, convention files and frontmatter against the rules."),
+    "rules": ("skillc.cli.rules", "List the lint rules, or explain one."),
+    "build": ("skillc.cli.build", "Compile skill repositories into a static bundle."),
+    "serve": ("skillc.cli.serve", "Serve a bundle over HTTP (site at /, API at /api)."),
+    "search": ("skillc.cli.search", "Search a bundle's skills (BM25)."),
+    "select": ("skillc.cli.select", "Select the skills for a message (detection + lexical scorer)."),
+    "render": ("skillc.cli.render", "Render a bundle's skills in a framework's prompt format."),
+    "pack": ("skillc.cli.archive", "Pack one skill directory into a zip archive."),
+    "export": ("skillc.cli.archive", "Export skills from a source into a zip archive."),
+    "import": ("skillc.cli.archive", "Import skills from a zip archive, safely."),
+    "memory": ("skillc.cli.memory", "Import, consolidate, freeze and search agent memories."),
+    "new": ("skillc.cli.new", "Create a new skill from the template."),
 }
 
 
@@ -98,7 +98,7 @@ def main(argv: list[str] | None = None) -> None:
     except click.exceptions.Exit as exc:
         sys.exit(exc.exit_code)
     except SkillcError as exc:
-        from .validate.report import terminal_safe  # (messages quote names that may come from remote data)
+        from ..validate.report import terminal_safe  # (messages quote names that may come from remote data)
 
         click.echo(f"skillc: error: {terminal_safe(str(exc))}", err=True)
         if exc.hint:

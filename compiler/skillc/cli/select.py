@@ -39,7 +39,7 @@ def select(bundle: str, message: str, project: str, phase: str | None, detect_mo
     slots: adk-rust's scorer (name 4.0, description 2.5, tags 2.0, body 1.0 per query token, over
     the square root of the unique body tokens), priority breaking ties.
     """
-    from ..bundle import Bundle
+    from ..bundle.reader import Bundle
 
     b = Bundle.open(bundle)
     chosen = b.select(message, project=project, phase=phase, mode=detect_mode, top_k=top_k, min_score=min_score)

@@ -35,14 +35,14 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote, urlsplit
 
-from .errors import SkillcError
-from .fetch import FetchError, shown
-from .fetch import get as http_get
-from .index import ArgumentTypeError, ArgumentValueError, BundleError, HashMismatch
-from .index.adk import AdkMatch, SelectionPolicy
-from .index.tokenize import tokenize
-from .layout import MANIFEST_KIND, MANIFEST_VERSION, SELECT_VERSION
-from .resolve_types import Collection
+from ..errors import SkillcError
+from ..fetch import FetchError, shown
+from ..fetch import get as http_get
+from ..index import ArgumentTypeError, ArgumentValueError, BundleError, HashMismatch
+from ..index.adk import AdkMatch, SelectionPolicy
+from ..index.tokenize import tokenize
+from ..layout import MANIFEST_KIND, MANIFEST_VERSION, SELECT_VERSION
+from ..resolve_types import Collection
 
 __all__ = ["Bundle", "BundleError", "SkillDoc", "SkillInfo", "UnknownSkill"]
 
@@ -486,7 +486,7 @@ class Bundle:
             skills = [SkillInfo.from_wire(d) for d in doc["skills"]]
         except (ValueError, KeyError, TypeError, UnicodeDecodeError, RecursionError):
             raise BundleError(f"{self._t.describe('skills')}: not a Meerkat skills list") from None
-        from .model import id_problem
+        from ..model import id_problem
 
         for info in skills:  # an ID names files and URLs (skill_location): never one that leaves the bundle
             problem = id_problem(info.id)
@@ -545,7 +545,7 @@ class Bundle:
         """Every collection (``/skill-collections``, a wire route: HTTP revalidates it after ``ttl``),
         in path byte order.  A server without the route (non-2xx) gets them derived from the skills
         list, as Meerkat's HTTP source does (research/frameworks.md §1.5)."""
-        from .resolve.precedence import derive_collections
+        from ..resolve.precedence import derive_collections
 
         route = "skill-collections"
         try:
@@ -568,7 +568,7 @@ class Bundle:
     @_answer
     def browse(self, path: str | None = None, query: str | None = None) -> dict:
         """Meerkat's ``browse_skills`` result: a listing of ``path`` or, with ``query``, a search."""
-        from .emit.render.meerkat import browse_data
+        from ..emit.render.meerkat import browse_data
 
         for name, value in (("path", path), ("query", query)):
             _check_type(name, value, (str, type(None)), "a string or None")
@@ -579,7 +579,7 @@ class Bundle:
     def index(self):
         """The bundle's BM25 index (``skillc.index.reader.SearchIndex``), opened on first use."""
         if self._index is None:
-            from .index.reader import SearchIndex
+            from ..index.reader import SearchIndex
 
             header = self._verified(INDEX + "search.json")
             self._index = SearchIndex.from_fetch(lambda name: self._index_file(name), header_bytes=header,
@@ -620,7 +620,7 @@ class Bundle:
     @_answer
     def select_data(self) -> dict:
         if self._select is None:
-            from .index.select import select_data_problem
+            from ..index.select import select_data_problem
 
             route = INDEX + "select.json"
             doc = self._json_bytes(route, self._verified(route))
@@ -659,8 +659,8 @@ class Bundle:
                mode: str = "cli", top_k: int = 3, min_score: float = 1.0, max_skills: int | None = None):
         """Seed 000's two-phase selection: Plan Cascade detection in ``project`` (if given), then
         adk-rust's lexical matches for ``message`` in the remaining slots.  Returns ``Selected``s."""
-        from .index import select as sel
-        from .index.adk import rank
+        from ..index import select as sel
+        from ..index.adk import rank
 
         _check_type("message", message, (str,), "a string")
         _check_type("project", project, (str, os.PathLike, type(None)), "a path or None")
@@ -713,7 +713,7 @@ class Bundle:
     @_answer
     def render_inventory(self, threshold: int | None = None) -> str:
         """Meerkat's ``<available_skills>`` block (flat up to the bundle's ``inventory_threshold``)."""
-        from .emit.render.meerkat import render_inventory
+        from ..emit.render.meerkat import render_inventory
 
         _check_type("threshold", threshold, (int, type(None)), "an int or None")
         if threshold is None:
@@ -725,7 +725,7 @@ class Bundle:
     @_answer
     def render_injection(self, ids: str | Iterable[str], max_bytes: int | None = None) -> str:
         """Meerkat ``<skill id>`` blocks for ``ids``, joined by a blank line (as Meerkat prepends them)."""
-        from .emit.render.meerkat import render_injection
+        from ..emit.render.meerkat import render_injection
 
         _check_type("max_bytes", max_bytes, (int, type(None)), "an int or None")
         ids = [ids] if isinstance(ids, str) else list(ids)
@@ -735,7 +735,7 @@ class Bundle:
     @_answer
     def load_skill(self, skill_id: str) -> dict:
         """Meerkat's ``load_skill`` tool result: ``{"id","name","body","byte_size"}``."""
-        from .emit.render.meerkat import load_data
+        from ..emit.render.meerkat import load_data
 
         doc = self.get(skill_id)
         return load_data(skill_id, doc.name, doc.body, self._setting("max_injection_bytes", 32768))
@@ -758,7 +758,7 @@ class Bundle:
     @_answer
     def to_prompt(self, ids: str | Iterable[str] | None = None) -> str:
         """skills-ref ``to-prompt`` XML of the given skills (all by default)."""
-        from .emit.render.skills_ref import PromptSkill, to_prompt
+        from ..emit.render.skills_ref import PromptSkill, to_prompt
 
         ids = [ids] if isinstance(ids, str) else ids  # one ID, as render_injection takes it (not its letters)
         infos = self.skills() if ids is None else [self._info(i) for i in ids]
@@ -767,7 +767,7 @@ class Bundle:
     @_answer
     def render_adk(self, ids: str | Iterable[str], max_chars: int = 2000, *, instruction: bool = False) -> str:
         """adk-rust ``[skill:name]`` blocks (or, with ``instruction``, its system-instruction variant)."""
-        from .emit.render import adk
+        from ..emit.render import adk
 
         _check_type("max_chars", max_chars, (int,), "an int")
         ids = [ids] if isinstance(ids, str) else list(ids)
@@ -783,7 +783,7 @@ class Bundle:
         """Plan Cascade cuts its content from the whole SKILL.md (the lines after the closing ``---``,
         blank ones included): read from the bundle's copy, else (withheld, or a bundle that does not
         publish it) from the wire body, whose leading newlines Meerkat's parser dropped."""
-        from .emit.render.plan_cascade import body_content, extract_key_content
+        from ..emit.render.plan_cascade import body_content, extract_key_content
 
         # (Plan Cascade reads the file with Python's read_text: universal newlines, so no "\r")
         try:
@@ -795,8 +795,8 @@ class Bundle:
     @_answer
     def render_plan_cascade(self, ids_or_selected: str | Iterable, max_content_lines: int | None = None) -> str:
         """Plan Cascade's "## Framework-Specific Best Practices" block for skills (IDs or ``Selected``)."""
-        from .emit.render.plan_cascade import CascadeSkill, format_skills
-        from .index.select import DetectRule, Selected
+        from ..emit.render.plan_cascade import CascadeSkill, format_skills
+        from ..index.select import DetectRule, Selected
 
         if isinstance(ids_or_selected, (str, Selected)):  # one skill (not an ID's letters: "unknown skill ID 's'")
             ids_or_selected = [ids_or_selected]
@@ -833,7 +833,7 @@ class Bundle:
         use: ``bundle.memory.search("…")``."""
         if self._memory is None:
             try:
-                from .memory.recall import MemoryIndex
+                from ..memory.recall import MemoryIndex
             except ImportError:
                 raise SkillcError("this skillc has no memory support") from None
             where = (str(self._t.api / "memory") if isinstance(self._t, _Local)

@@ -27,7 +27,7 @@ def serve(directory: Path, host: str, port: int, quiet: bool) -> None:
     """
     import signal
 
-    from ..serve import make_server, url_of
+    from ..bundle.serve import make_server, url_of
 
     def stop(signum, frame):  # SIGTERM exits as cleanly as Ctrl-C
         raise KeyboardInterrupt

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from conftest import run_skillc
-from test_bundle_api_local import make_repo
+from unit.bundle.test_bundle_api_local import make_repo
 
 
 def _files(root: Path) -> dict[str, bytes]:

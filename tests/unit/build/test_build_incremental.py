@@ -13,12 +13,13 @@ import time
 import zipfile
 from pathlib import Path
 
+from test_build_trust import assert_same_tree, build_json
+
 from bundle_contract import build_env, make_sample_repo
 from conftest import run_skillc, write_skill
 from skillc.cache import RACY_NS, BuildCache
 from skillc.jsonio import json_bytes
 from skillc.model import ItemKind
-from test_build_trust import assert_same_tree, build_json
 
 SECOND = 1_000_000_000
 

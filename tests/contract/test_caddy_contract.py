@@ -11,6 +11,7 @@ import time
 from pathlib import Path
 
 import pytest
+from test_nginx_contract import free_port
 
 from bundle_contract import (
     build_env,
@@ -24,7 +25,6 @@ from bundle_contract import (
 )
 from conftest import run_skillc
 from skillc.emit.routing import render_routing
-from test_nginx_contract import free_port
 
 pytestmark = pytest.mark.caddy
 

@@ -42,7 +42,7 @@ def test_code_spans_pair_backtick_runs_as_the_definition_does(text: str) -> None
 
 def test_code_spans_on_the_corpora_bodies() -> None:
     """Every real SKILL.md of two corpora: the same spans as the definition."""
-    corpora = Path(__file__).resolve().parents[2] / "shared" / "corpora"
+    corpora = Path(__file__).resolve().parents[4] / "shared" / "corpora"
     files = sorted(corpora.glob("openclaw__skills/**/SKILL.md"))[:800] + sorted(corpora.glob("anthropics__skills/**/*.md"))
     if not files:
         pytest.skip("the shared corpora are not beside the project")

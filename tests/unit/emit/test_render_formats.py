@@ -14,7 +14,7 @@ from skillc.emit.render.plan_cascade import (
 )
 from skillc.emit.render.skills_ref import PromptSkill, to_prompt
 
-GOLDEN = Path(__file__).parent / "golden_render"
+GOLDEN = Path(__file__).parents[2] / "golden_render"
 
 
 def golden(name: str) -> str:

@@ -22,7 +22,7 @@ import pytest
 from conftest import run_skillc, skillc_command, write_skill
 from skillc import Bundle
 from skillc.index import BundleError
-from test_bundle_api_local import make_repo
+from unit.bundle.test_bundle_api_local import make_repo
 
 
 @pytest.fixture(scope="module")

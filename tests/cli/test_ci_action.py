@@ -17,7 +17,7 @@ import yaml
 from conftest import write_skill
 from skillc.cli.lint import lint as lint_command
 
-PROJECT = Path(__file__).resolve().parent.parent
+PROJECT = Path(__file__).resolve().parents[2]
 ACTION = yaml.safe_load((PROJECT / "action.yml").read_text("utf-8"))
 EXPR = re.compile(r"\$\{\{\s*(.+?)\s*\}\}")
 

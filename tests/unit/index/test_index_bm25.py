@@ -19,7 +19,7 @@ from skillc.index.adk import score_text
 from skillc.index.bm25 import IndexDoc, build
 from skillc.index.reader import SearchIndex
 
-PROJECT = Path(__file__).resolve().parent.parent
+PROJECT = Path(__file__).resolve().parents[3]
 JS_READER = PROJECT / "templates" / "js" / "skillc-index.js"
 WORDS = ["deploy", "build", "test", "review", "release", "docker", "python", "rust", "pdf", "table", "extract", "merge", "search", "index", "cache", "query", "schema", "lint", "commit", "branch", "secret", "token", "audit", "chart", "report", "email", "слово", "数据", "处理", "café"]
 

@@ -328,7 +328,7 @@ def test_a_configuration_with_nothing_to_build_is_an_error(tmp_path: Path):
 def test_top_level_keys_match_the_schema():
     from skillc.config.files import TOP_LEVEL_KEYS
 
-    schema = json.loads((Path(__file__).resolve().parents[1] / "schemas" / "skills-toml.schema.json").read_text())
+    schema = json.loads((Path(__file__).resolve().parents[3] / "schemas" / "skills-toml.schema.json").read_text())
     assert set(TOP_LEVEL_KEYS) == set(schema["properties"]) | {"lint", "memory"}
 
 

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-PROJECT = Path(__file__).resolve().parent.parent
+PROJECT = Path(__file__).resolve().parents[2]
 HOOKS = PROJECT / ".pre-commit-hooks.yaml"
 
 

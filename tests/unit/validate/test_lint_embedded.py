@@ -9,7 +9,7 @@ import pytest
 
 from conftest import run_skillc
 
-PROJECT = Path(__file__).resolve().parent.parent
+PROJECT = Path(__file__).resolve().parents[3]
 
 
 def test_embedded_skills_pass_the_spec_profile_strictly():

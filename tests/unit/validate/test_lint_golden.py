@@ -22,9 +22,9 @@ from conftest import run_skillc
 from skillc import __version__
 from skillc.validate.report import printable
 
-GOLDEN = Path(__file__).parent / "golden"
+GOLDEN = Path(__file__).parents[2] / "golden"
 TREE = GOLDEN / "lint-tree"
-DATA = Path(__file__).parent / "data"
+DATA = Path(__file__).parents[2] / "data"
 SELECT = ("--select", "D1,P2,S3")
 UPDATE = bool(os.environ.get("SKILLC_UPDATE_GOLDEN"))
 

@@ -18,7 +18,7 @@ from skillc.emit.render.meerkat import (
 )
 from skillc.resolve_types import Collection
 
-GOLDEN = Path(__file__).parent / "golden_render"
+GOLDEN = Path(__file__).parents[2] / "golden_render"
 
 
 @dataclass(frozen=True)

@@ -26,7 +26,7 @@ from pathlib import Path
 
 from bench_lint import REAL_DEFAULT, _skillc, _walk, floor
 
-from skillc.rules.registry import by_code_order
+from skillc.validate.rules.loader import by_code_order
 
 PROJECT = Path(__file__).resolve().parents[1]
 AGNIX = PROJECT / ".clients" / "agnix" / "bin" / "agnix"

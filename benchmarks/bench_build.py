@@ -30,9 +30,9 @@ from pathlib import Path
 
 
 def floor(corpus: Path) -> float:
-    from skillc.discover import DiscoveryOptions, discover
+    from skillc.discover.walk import DiscoveryOptions, discover
     from skillc.index.tokenize import tokenize
-    from skillc.parse import parse_document
+    from skillc.parse.document import parse_document
 
     t0 = time.perf_counter()
     disc = discover(corpus, DiscoveryOptions(lightweight=False, conventions=False))
@@ -75,7 +75,7 @@ def write_floor(bundle: Path, dest: Path) -> tuple[float, int, int]:
 
 
 def _build(corpus: Path, out: Path, cache: Path):
-    from skillc.build import BuildOptions, run_build
+    from skillc.build.pipeline import BuildOptions, run_build
 
     os.sync()  # the previous build's writeback is not charged to this one (it varied the timings ±50 %)
     t0 = time.perf_counter()

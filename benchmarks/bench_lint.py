@@ -39,8 +39,8 @@ from pathlib import Path
 
 import yaml
 
-from skillc.discover import discover
-from skillc.lint import (
+from skillc.discover.walk import discover
+from skillc.validate.lint import (
     LintConfig,
     active_rules,
     check_collection,
@@ -49,7 +49,7 @@ from skillc.lint import (
     lint_root,
     read_item,
 )
-from skillc.rules.registry import RuleContext
+from skillc.validate.rules.registry import RuleContext
 
 FENCE = re.compile(rb"^---[ \t]*\r?$", re.MULTILINE)
 REPEAT = 3

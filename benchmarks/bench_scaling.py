@@ -46,9 +46,9 @@ def secret_scan(n: int) -> float:
 
 def collisions(workdir: Path, n: int) -> float:
     from skillc.emit.skills import bundle_collisions
-    from skillc.lint import LintConfig
     from skillc.resolve_types import Repository, Tier
     from skillc.sources import open_source
+    from skillc.validate.lint import LintConfig
 
     root = workdir / f"nest-{n}"
     _skill(root / "pack", "pack")
@@ -63,7 +63,7 @@ def collisions(workdir: Path, n: int) -> float:
 
 
 def shared_name(workdir: Path, n: int) -> float:
-    from skillc.lint import lint_root
+    from skillc.validate.lint import lint_root
 
     root = workdir / f"names-{n}"
     for i in range(n):

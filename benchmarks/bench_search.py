@@ -13,13 +13,13 @@ import statistics
 import time
 from pathlib import Path
 
-from skillc.discover import path_key
+from skillc.discover.walk import path_key
 from skillc.index.bm25 import FIELD_WEIGHTS, IndexDoc, build, tokenize_doc
 from skillc.index.emit import skill_tags
 from skillc.index.reader import SearchIndex
 from skillc.index.tokenize import tokenize
 from skillc.model import ItemKind
-from skillc.parse import parse_document
+from skillc.parse.document import parse_document
 
 QUERIES = 1000
 WARMUP = 50

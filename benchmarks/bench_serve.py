@@ -68,7 +68,7 @@ def _bundle(corpus: Path, work: Path) -> tuple[Path, list[str]]:
 
 def _serve(variant: str, root: str, port: int) -> None:
     """The server process (``bench_serve.py --serve VARIANT ROOT PORT``)."""
-    from skillc import serve
+    from skillc.bundle import serve
 
     root_path = Path(root)
     if variant == "after":
@@ -88,7 +88,7 @@ def _serve(variant: str, root: str, port: int) -> None:
 
 
 def _wsgi(bundle):
-    from skillc.serve import FileBody, Request, answer
+    from skillc.bundle.serve import FileBody, Request, answer
 
     def app(environ, start_response):
         reply = answer(bundle, Request(environ["REQUEST_METHOD"], environ.get("REQUEST_URI") or environ["PATH_INFO"],

@@ -1,4 +1,4 @@
-"""Docs site (mkdocs + material, ``skillc.site``): what it adds to ``skillc build``.
+"""Docs site (mkdocs + material, ``skillc.emit.docsite``): what it adds to ``skillc build``.
 
 Default (part of ``benchmarks/run.py``): the pure stages only, which take seconds — building the
 page model and the Markdown of every page, and, as the baseline, the render floor (issue 21):
@@ -57,10 +57,10 @@ def _size(root: Path, skip: tuple[str, ...] = ("api", ".well-known", "_routing")
 
 
 def run(corpus: Path, workdir: Path, full: bool | None = None) -> list[tuple[str, str]]:
-    from skillc.build import BuildOptions, run_build
+    from skillc.build.pipeline import BuildOptions, run_build
+    from skillc.emit.docsite.model import site_model
+    from skillc.emit.docsite.pages import project_files
     from skillc.resolve_types import EmitContext
-    from skillc.site.model import site_model
-    from skillc.site.pages import project_files
 
     full = os.environ.get("SKILLC_BENCH_SITE") == "1" if full is None else full
     rows: list[tuple[str, str]] = []
@@ -76,7 +76,7 @@ def run(corpus: Path, workdir: Path, full: bool | None = None) -> list[tuple[str
     docs = [text for path, text in files.items() if path.endswith(".md")]
     t_floor = _render_floor(docs)
     rows += [("skills", f"{n:,}"), ("pages generated", f"{len(docs):,}"),
-             ("model + page Markdown (skillc.site)", f"{t_gen:.2f} s"),
+             ("model + page Markdown (skillc.emit.docsite)", f"{t_gen:.2f} s"),
              ("baseline: Python-Markdown floor, same pages", f"{t_floor:.2f} s ({1000 * t_floor / len(docs):.1f} ms/page)")]
     if not full:
         rows.append(("full mkdocs build", "skipped (pass --site or SKILLC_BENCH_SITE=1)"))
@@ -103,7 +103,7 @@ def _render_floor(docs: list[str]) -> float:
     """Python-Markdown with the site's extensions plus a minimal Jinja2 page, for every page."""
     import jinja2
 
-    from skillc.site.markdown_config import markdown
+    from skillc.emit.docsite.markdown_config import markdown
 
     page = jinja2.Environment(autoescape=False).from_string(
         "<!doctype html><html><head><title>{{ title|e }}</title></head><body><nav>{{ nav }}</nav>"

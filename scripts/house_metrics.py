@@ -157,6 +157,59 @@ def cycle_edges(edges: list[ImportEdge], component: list[str]) -> list[ImportEdg
     return [e for e in edges if e.source in members and e.target in members]
 
 
+# The layers of compiler/skillc, bottom first (issue 18): a module may import its own unit (the
+# top-level module or package it belongs to) and any unit of a lower layer, never one of its own
+# layer or above, so no import runs backwards up the pipeline. docs/ARCHITECTURE.md maps them.
+LAYERS: tuple[tuple[str, ...], ...] = (
+    # shared types and helpers every stage may use (the bottom)
+    ("activecontent",),  # what a static host runs as a page: the model's ID rules read it
+    ("errors", "version", "formatting", "paths", "jsonio", "textscan", "secrets", "resources", "layout",
+     "fetch", "model"),
+    ("instructions",),  # seed 000's IDs of lightweight and convention files: resolve_types reads them
+    ("parallel", "resolve_types", "flatnames"),
+    ("locks",),
+    # the stages, in pipeline order, with what they lean on in between
+    ("discover",),
+    ("parse",),
+    ("validate",),
+    ("config",),   # reads lint settings into validate's LintConfig
+    ("cache",),    # parse, lint, render and search-index records: read by sources, index, emit, build
+    ("archive",),  # zip reading and writing: the emitter, memory, sources and import use it
+    ("resolve",),
+    ("index",),
+    ("memory",),   # an emitter of its own (api/memory/), and the docs site searches it
+    ("gate",),     # the publishing gate: strict redaction before emit, the last check of every byte
+    ("emit",),
+    ("exports",),  # export targets (folders, marketplace, well-known) built from emit's archives
+    ("sources",),  # repositories read with lint, cache, config; a remote bundle with emit's rules
+    ("build",),
+    ("bundle",),   # readers of a built bundle: Bundle, the server
+    ("mcp_server",),  # agents read a bundle over MCP
+    ("cli",),
+    ("skillc", "__main__"),  # the package's lazy facade and `python -m skillc`
+)
+
+
+def unit_of(module: str) -> str:
+    """The layer unit of a dotted module: ``skillc.emit.render.adk`` -> ``emit``; ``skillc`` -> ``skillc``."""
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 else parts[0]
+
+
+def layer_violations(edges: list[ImportEdge], layers: tuple[tuple[str, ...], ...] = LAYERS) -> list[str]:
+    """Each import of a unit that is not below the importer's own layer (other than its own unit),
+    and each unit missing from ``layers``, as text naming module, line and target."""
+    rank = {unit: level for level, units in enumerate(layers) for unit in units}
+    found = []
+    for e in edges:
+        source, target = unit_of(e.source), unit_of(e.target)
+        if source not in rank or target not in rank:
+            found.append(f"{e.source}:{e.line}: {source if source not in rank else target} is in no layer")
+        elif source != target and rank[target] >= rank[source]:
+            found.append(f"{e.source}:{e.line} imports {e.target} ({target} is not below {source})")
+    return sorted(set(found))
+
+
 def long_functions(modules: dict[str, Path] | None = None, limit: int = LONG_FUNCTION) -> list[LongFunction]:
     """Functions (methods and nested functions too) longer than ``limit`` lines, longest first."""
     modules = module_files() if modules is None else modules
@@ -192,6 +245,7 @@ def metrics() -> dict:
         "import_cycles": [
             {"modules": c, "imports": [f"{e.source}:{e.line} -> {e.target}" for e in cycle_edges(edges, c)]}
             for c in cycles],
+        "layer_violations": layer_violations(edges),
         "functions_over_80_lines": [{"function": f.qualname, "lines": f.lines} for f in long_functions(modules)],
         "readme_bytes": (PROJECT / "README.md").stat().st_size,
         "function_level_imports": sum(1 for n, inside in _all_imports(modules) if inside),
@@ -213,6 +267,9 @@ def _print(report: dict) -> None:
         print("  " + " <-> ".join(cycle["modules"]))
         for edge in cycle["imports"]:
             print(f"      {edge}")
+    print(f"imports against the layers: {len(report['layer_violations'])}")
+    for violation in report["layer_violations"]:
+        print(f"  {violation}")
     print(f"functions over {LONG_FUNCTION} lines: {len(report['functions_over_80_lines'])}")
     for func in report["functions_over_80_lines"]:
         print(f"  {func['lines']:4d}  {func['function']}")

@@ -58,6 +58,38 @@ def test_the_graph_sees_every_import_a_cycle_can_hide_in(tmp_path):
     assert any(e.source == "pkg.b" and e.target == "pkg.a" and e.function_level for e in edges)
 
 
+def test_no_import_runs_backwards_up_the_pipeline():
+    """Each module imports only its own package and the packages below it in the declared layers
+    (shared types, discover, parse, validate, config, cache, archive, resolve, index, memory, emit,
+    sources, build, bundle, cli): a reader of a stage never has to read a later one."""
+    edges = house_metrics.import_graph()
+    assert not house_metrics.layer_violations(edges), "\n".join(house_metrics.layer_violations(edges))
+    units = {house_metrics.unit_of(m) for m in house_metrics.module_files()}
+    assert {"discover", "parse", "validate", "resolve", "index", "emit", "build", "bundle", "config",
+            "cli", "memory"} <= units
+
+
+def test_the_layer_check_sees_a_backward_import(tmp_path):
+    """A stage importing a later one (in a function too) or a package missing from the order is
+    reported; an import within a package or down the layers is not."""
+    pkg = tmp_path / "skillc"
+    for folder in ("parse", "emit", "extra"):
+        (pkg / folder).mkdir(parents=True)
+        (pkg / folder / "__init__.py").write_text("")
+    (pkg / "__init__.py").write_text("")
+    (pkg / "model.py").write_text("X = 1\n")
+    (pkg / "parse" / "document.py").write_text("from ..model import X\ndef f():\n    from ..emit import site\n")
+    (pkg / "emit" / "site.py").write_text("from ..parse import document\nfrom . import common\n")
+    (pkg / "emit" / "common.py").write_text("")
+    (pkg / "extra" / "thing.py").write_text("from ..model import X\n")
+    edges = house_metrics.import_graph(house_metrics.module_files(tmp_path, "skillc"))
+    layers = (("model",), ("parse",), ("emit",))
+    assert house_metrics.layer_violations(edges, layers) == [
+        "skillc.extra.thing:1: extra is in no layer",
+        "skillc.parse.document:3 imports skillc.emit.site (emit is not below parse)",
+    ]
+
+
 def _docs_tools_missing() -> str | None:
     for module in ("mkdocs", "material", "mkdocs_click"):
         if importlib.util.find_spec(module) is None:

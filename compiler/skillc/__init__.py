@@ -10,7 +10,7 @@ __all__ = ["__version__", "Bundle"]
 def __getattr__(name: str):
     # The consumer API is imported lazily so `skillc lint` starts fast.
     if name == "Bundle":
-        from .bundle import Bundle
+        from .bundle.reader import Bundle
 
         return Bundle
     raise AttributeError(name)

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Iterable, Mapping, Sequence
 
-from .discover import SKIP_DIRS
+from .discover.walk import SKIP_DIRS
 from .errors import SkillcError, writing
 from .resolve_types import SourceSkill
 

@@ -42,7 +42,7 @@ from typing import Any
 
 from .errors import writing
 from .model import Diagnostic, Document, Frontmatter, ItemKind, Severity
-from .parse import parse_document
+from .parse.document import parse_document
 from .version import __version__
 
 FORMAT = 27  # (27: P214 for control characters written as YAML escapes, R131, R104 for names that are not UTF-8 or end .html/.svg/.xml…, such files of a skill in its zip only; 26: lint verdicts block a credential hidden by YAML escapes; the publishing gate's verdicts; 25: a Plan Cascade rule without a priority is priority 0; 24: a folder laid out as a git repository is withheld; 23: a .git file is withheld from the bundle; 22: code spans end at a list item, heading, quote or table row; 21: a secret behind a bold Markdown label (`**Client Secret**: …`) is found and withheld; M60x see the skill-memory reader's line layout; 20: links masked as CommonMark reads code spans, comments and definitions; bad dates placed at the value; unbalanced allowed-tools; no quoting fix for a null; 19: extend-select adds to a select; 18: the secret scan finds keys next to non-ASCII letters and values in escaped quotes, lint messages show secrets redacted: a cached lint verdict or withheld list would keep publishing them; 17: no archive for a skill folder named __MACOSX; 16: YAML errors at the key, quote or bracket to fix, a tab opening a block scalar read as text; 15: positions in the file's lines after NEL, U+2028, U+2029; 14: credential names in any case; 13: archive entry limits; 12: names import refuses are withheld; 11: a skill.md listed first in its discovery entry; 10: fixtures under assets/ listed with their skill; 6: the wire body without the blank lines after the frontmatter; 7: the frontmatter's last line break; 8: list items' positions; 9: the wire body from the closing line's dashes)
@@ -71,7 +71,7 @@ _CACHE_LAYOUT = frozenset({"records", "sources", "emit", "site"})  # what skillc
 def own_cache(root: Path) -> bool:
     """``root`` is skillc's cache folder, or may become it: absent, empty, tagged, or holding only
     what skillc keeps there."""
-    from .discover import CACHE_TAG
+    from .discover.walk import CACHE_TAG
 
     try:
         return not root.exists() or (root / CACHE_TAG).is_file() or \
@@ -84,7 +84,7 @@ def tag_cache_root(root: Path) -> None:
     """Create ``root`` with a ``CACHEDIR.TAG`` in it: backup tools leave it out, and discovery never
     reads it as a repository (a cache inside the project would otherwise publish the checkouts of
     the git sources in it)."""
-    from .discover import CACHE_TAG, CACHE_TAG_SIGNATURE
+    from .discover.walk import CACHE_TAG, CACHE_TAG_SIGNATURE
 
     tag = root / CACHE_TAG
     if tag.is_file() or not own_cache(root):  # (anything else may be someone's data: never tagged)
@@ -321,7 +321,7 @@ class BuildCache:
 
         With ``st`` (the file's ``stat``) and a settled stat record for it, the file is not even
         read: the record gives its hash, and the parse record its text."""
-        from .parse import MAX_FILE_BYTES
+        from .parse.document import MAX_FILE_BYTES
 
         full = os.path.join(root, path)
         if st is not None and stat_module.S_ISREG(st.st_mode) and st.st_size <= MAX_FILE_BYTES:

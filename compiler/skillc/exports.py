@@ -47,7 +47,7 @@ from .emit.wellknown import (
 )
 from .errors import SkillcError
 from .model import ItemKind
-from .parse import parse_document
+from .parse.document import parse_document
 
 
 class Target(str, enum.Enum):

@@ -36,7 +36,7 @@ from pathlib import Path
 from typing import Any
 
 from . import secrets
-from .parse import parse_document
+from .parse.document import parse_document
 from .resolve_types import Resolution, SkillFile, SourceSkill
 
 __all__ = ["AuditEntry", "BundleLeak", "decoding_leak", "gate_resolution", "bundle_leaks", "check_bundle",
@@ -234,8 +234,8 @@ class BundleLeak:
 def check_bundle(out: Path, manifest: Mapping[str, Any], cache: Any = None) -> None:
     """BuildError (the build fails, the previous bundle stays) when any byte of the staged bundle
     holds a likely credential, as a client reads it.  Each clean file's hash is remembered."""
-    from .emit.manifest import MANIFEST
     from .errors import BuildError
+    from .layout import MANIFEST
 
     files = [(f["path"], f"{f['sha256']}:{f['size']}") for f in manifest.get("files", ())]
     files.append((MANIFEST, ""))  # (written from the audit itself: scanned at every build)

@@ -7,6 +7,13 @@ from __future__ import annotations
 MANIFEST_KIND = "skillc-bundle"  # api/manifest.json's "kind"
 MANIFEST_VERSION = 1  # api/manifest.json's "manifest_version"
 SELECT_VERSION = 1  # api/index/select.json's "version"
+MANIFEST = "api/manifest.json"  # every published file, its digest and size
+# Claude Code plugin manifests, found by discovery and checked by lint (skillc.validate.manifests)
+MANIFEST_DIR = ".claude-plugin"
+MARKETPLACE = "marketplace.json"
+PLUGIN = "plugin.json"
+MANIFEST_NAMES = (MARKETPLACE, PLUGIN)
 WORK_DIR = ".skillc-build"  # beside the output: staging, previous generation, lock, the site's kept state
 
-__all__ = ["MANIFEST_KIND", "MANIFEST_VERSION", "SELECT_VERSION", "WORK_DIR"]
+__all__ = ["MANIFEST_KIND", "MANIFEST_VERSION", "SELECT_VERSION", "WORK_DIR", "MANIFEST", "MANIFEST_DIR",
+           "MARKETPLACE", "PLUGIN", "MANIFEST_NAMES"]

@@ -238,7 +238,7 @@ class Discovery:
     diagnostics: tuple[Diagnostic, ...]
     collection_docs: Mapping[str, str] = field(default_factory=dict)  # dir → COLLECTION.md text
     # Claude Code plugin manifests (`.claude-plugin/marketplace.json`, `…/plugin.json`), root-relative
-    # posix paths in byte order: linted by the manifest stage (skillc.manifests), never published.
+    # posix paths in byte order: linted by the manifest stage (skillc.validate.manifests), never published.
     manifests: tuple[str, ...] = ()
 
 

@@ -18,13 +18,12 @@ from pathlib import Path
 from typing import Any
 
 from .. import secrets
-from ..layout import MANIFEST_KIND, MANIFEST_VERSION
+from ..layout import MANIFEST, MANIFEST_KIND, MANIFEST_VERSION
 from ..resolve_types import EmitContext
 from ..version import __version__
 from .common import pretty_json_rows, shown_location, write
 from .wellknown import legacy_known
 
-MANIFEST = "api/manifest.json"
 KIND = MANIFEST_KIND  # (the name sources.http and older code import)
 WIRE_FORMAT = "meerkat-skills-api/2.0"
 

@@ -17,9 +17,9 @@ from urllib.parse import quote
 from ..formatting import human_size
 from ..resolve_types import EmitContext
 from ..resources import template_dir, template_environment
-from ..site import SITE_EXTRA_HINT
 from ..version import __version__
 from .common import write
+from .docsite import SITE_EXTRA_HINT
 
 
 @cache
@@ -31,7 +31,7 @@ def site_engine(env: dict | None = None) -> str:
     """``mkdocs`` when mkdocs and material are importable (the ``site`` extra), else ``minimal``;
     ``$SKILLC_SITE`` (``mkdocs`` or ``minimal``) forces one."""
     from ..errors import ConfigError
-    from ..site import SITE_EXTRA_HINT, available
+    from .docsite import SITE_EXTRA_HINT, available
 
     wanted = (env if env is not None else os.environ).get("SKILLC_SITE", "").strip().lower()
     if wanted not in ("", "mkdocs", "minimal"):
@@ -50,10 +50,10 @@ def emit_site(ctx: EmitContext) -> None:
     if not ctx.options.get("site", True):
         return
     if site_engine() == "mkdocs":  # the full docs site (skillc.site); else the minimal page below
-        from ..site import emit_mkdocs_site
+        from .docsite import emit_mkdocs_site
 
         return emit_mkdocs_site(ctx)
-    from ..site.model import lint_verdicts
+    from .docsite.model import lint_verdicts
 
     res = ctx.resolution
     artifacts = ctx.options.get("artifacts") or {}

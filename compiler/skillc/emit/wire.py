@@ -10,10 +10,10 @@
 
 from __future__ import annotations
 
-from ..render._templates import xml_chars
-from ..render.meerkat import DEFAULT_INVENTORY_THRESHOLD, render_inventory
 from ..resolve_types import EmitContext
 from .common import compact_json, json_bytes, wire_descriptor, write
+from .render._templates import xml_chars
+from .render.meerkat import DEFAULT_INVENTORY_THRESHOLD, render_inventory
 
 
 def emit_lists(ctx: EmitContext) -> None:

@@ -21,8 +21,8 @@ from ..errors import writing
 from ..layout import SELECT_VERSION
 from ..resolve_types import EmitContext, SourceSkill
 from ..resources import template_dir
-from ..select import DEFAULT_MAX_SKILLS_PER_STORY, DetectRule
 from .bm25 import IndexDoc, Postings, analyze, build, dump_json, update_postings
+from .select import DEFAULT_MAX_SKILLS_PER_STORY, DetectRule
 
 INDEX_DIR = "api/index"
 SELECT_FILE = "select.json"

@@ -27,7 +27,7 @@ from urllib.parse import quote, unquote
 import yaml
 
 from ..flatnames import assign_flat_names
-from ..parse import parse_document
+from ..parse.document import parse_document
 
 SCHEME = "skill://"
 SKILL_FILE = "SKILL.md"

@@ -33,8 +33,8 @@ from mcp_types import (
 from pydantic import Field
 
 from ..bundle import UnknownSkill
+from ..emit.render.meerkat import browse_result, tool_json
 from ..errors import SkillcError
-from ..render.meerkat import browse_result, tool_json
 from ..version import __version__
 from .catalog import SKILL_FILE, ServedFile, locate, uri_path
 from .extension import SkillsExtension, advertise_on_handshake, ttl_fields

@@ -32,7 +32,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from ..discover import path_key
+from ..discover.walk import path_key
 from .model import MemoryEntry, content_hash, epoch
 from .settings import MemorySettings
 from .text import Idf, cosine, prefix_terms, terms, tokens

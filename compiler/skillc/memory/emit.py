@@ -18,8 +18,8 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from ..config import read_config_file
-from ..discover import path_key
+from ..config.files import read_config_file
+from ..discover.walk import path_key
 from ..resolve_types import EmitContext
 from .load import memory_files
 from .pipeline import freeze

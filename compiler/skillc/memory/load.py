@@ -22,9 +22,9 @@ from typing import Any
 
 import yaml
 
-from ..discover import path_key
+from ..discover.walk import path_key
 from ..jsonio import load_json
-from ..parse import YAML_LOADER
+from ..parse.document import YAML_LOADER
 from ..secrets import redact as redact_text
 from .model import EntryError, MemoryEntry, content_hash, derived_id, entry_from_dict
 

@@ -9,10 +9,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..archive import MAX_SOURCE_DATE_EPOCH, read_source_date_epoch
-from ..discover import discover
+from ..discover.walk import discover
 from ..errors import BuildError, SkillcError
-from ..lint import read_item
 from ..model import ItemKind
+from ..validate.lint import read_item
 from .load import LoadResult, Problem, load_paths
 from .model import MemoryEntry, iso
 from .render import skill_memory_config

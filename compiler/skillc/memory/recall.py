@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from ..discover import path_key
+from ..discover.walk import path_key
 from ..errors import SkillcError
 from ..jsonio import load_json
 from .model import BADGES, category_of, epoch

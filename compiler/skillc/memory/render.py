@@ -30,7 +30,7 @@ from typing import Any
 
 import jinja2
 
-from ..discover import path_key
+from ..discover.walk import path_key
 from ..resources import template_dir, template_environment
 from .model import BADGES, epoch
 

@@ -28,7 +28,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, fields, replace
 from typing import Any
 
-from ..config import ConfigFile
+from ..config.files import ConfigFile
 from ..errors import ConfigError
 from .model import TYPES
 

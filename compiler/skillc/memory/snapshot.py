@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
-from ..discover import path_key
+from ..discover.walk import path_key
 from ..jsonio import compact_json, json_bytes
 from ..resources import template_dir
 from .consolidate import consolidate

@@ -14,8 +14,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..lint import LintConfig
 from ..resolve_types import Repository, SourceListing
+from ..validate.lint import LintConfig
 from .base import ReadItem, Source, SourceError
 
 

@@ -11,11 +11,11 @@ from dataclasses import replace
 from pathlib import Path, PurePosixPath
 
 from ..cache import BuildCache, stat_settled, stat_signature
-from ..config import anchored
-from ..discover import SKIP_DIRS, discover, path_key
-from ..lint import LintConfig, read_item
+from ..config.files import anchored
+from ..discover.walk import SKIP_DIRS, discover, path_key
 from ..model import Diagnostic, ItemKind, Severity
 from ..resolve_types import Repository, SkillFile, SourceInput, SourceListing, SourceSkill
+from ..validate.lint import LintConfig, read_item
 from .base import ReadItem, SourceError
 
 SKIP_FILES = frozenset({".DS_Store", "Thumbs.db", "desktop.ini"})

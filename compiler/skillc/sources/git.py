@@ -32,10 +32,10 @@ import time
 import urllib.parse
 from pathlib import Path
 
-from ..lint import LintConfig
 from ..model import Diagnostic, Severity
 from ..parallel import child_dies_with_build
 from ..resolve_types import Repository, SourceInput, SourceListing
+from ..validate.lint import LintConfig
 from .base import ReadItem, SourceError
 from .filesystem import declared, display, list_directory, skills_root_of
 

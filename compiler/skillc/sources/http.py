@@ -36,15 +36,15 @@ import yaml
 
 from ..cache import FORMAT as CACHE_FORMAT
 from ..cache import diagnostics_in, diagnostics_out
-from ..discover import path_key
+from ..discover.walk import path_key
 from ..fetch import DEADLINE, MAX_BYTES, FetchError, shown
 from ..fetch import get as http_get
 from ..jsonio import NESTED_TOO_DEEPLY, load_json
 from ..layout import MANIFEST_KIND
-from ..lint import LintConfig, read_item
 from ..model import Diagnostic, DiscoveredItem, ItemKind, Severity, id_problem
 from ..paths import inside
 from ..resolve_types import Repository, SkillFile, SourceInput, SourceListing, SourceSkill
+from ..validate.lint import LintConfig, read_item
 from ..version import __version__
 from .base import ReadItem, SourceError
 from .filesystem import display, hash_file, id_selected, skill_files

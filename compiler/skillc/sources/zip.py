@@ -16,8 +16,8 @@ import urllib.parse
 from pathlib import Path
 
 from ..archive import ArchiveError, check_zip, extract_zip
-from ..lint import LintConfig
 from ..resolve_types import Repository, SourceInput, SourceListing
+from ..validate.lint import LintConfig
 from .base import ReadItem, SourceError
 from .filesystem import declared, display, list_directory, skills_root_of
 

@@ -1,0 +1,853 @@
+"""``skillc build``: configuration → sources → lint → resolve → emit → manifest → atomic swap.
+
+Guarantees (tested in ``tests/test_build_*.py``):
+
+* **Deterministic**: the same inputs give a byte-identical bundle whatever the directory order, time
+  zone or locale; zip times come from ``SOURCE_DATE_EPOCH`` (else 1980-01-01).
+* **Atomic**: the bundle is written into a staging folder beside ``--out`` (under
+  ``<parent>/.skillc-build/``, a folder discovery skips) and swapped in with one rename
+  (``renameat2(RENAME_EXCHANGE)`` where the kernel has it).  A failed or killed build leaves the
+  previous bundle as it was; its leftovers are removed by the next build.
+* **Locked**: ``<parent>/.skillc-build/<name>.lock`` (``flock``) stops two builds writing one output.
+* **Incremental**: the content-addressed cache (``skillc.cache``) skips parsing, linting and
+  rendering unchanged skills; the generation a build swaps out is kept as ``<name>.prev`` and
+  recycled as the next build's staging folder, so an unchanged file is not even copied.
+* **Safe output**: an output folder inside an input repository (unless discovery skips it, like
+  ``dist/``), holding an input, or holding something other than a skillc bundle (without
+  ``--force``) is refused before anything is written.
+"""
+
+from __future__ import annotations
+
+import bisect
+import contextlib
+import ctypes
+import ctypes.util
+import errno
+import gc
+import hashlib
+import os
+import shutil
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from .. import gate, secrets
+from ..archive import read_source_date_epoch
+from ..cache import BuildCache, default_cache_root, diagnostics_in, diagnostics_out, key_of, tag_cache_root
+from ..discover.walk import SKIP_DIRS, path_key
+from ..errors import BuildError, SkillcError
+from ..layout import WORK_DIR
+from ..locks import release, try_lock
+from ..model import Diagnostic, DiscoveredItem, Document, ItemKind, Severity
+from ..parallel import default_jobs, fork_map
+from ..paths import inside as _inside
+from ..resolve_types import EmitContext, Resolution, SourceSkill
+from ..secrets import SECRET_RULE
+from ..validate.lint import LintConfig, active_rules, check_collection, check_document, finalize
+
+if TYPE_CHECKING:
+    from ..emit.staging import Staging
+
+
+
+@dataclass(frozen=True)
+class BuildOptions:
+    paths: tuple[str, ...] = ()
+    config: str | None = None
+    out: str = "dist"
+    site: bool = True
+    memory: tuple[str, ...] = ()
+    keep_going: bool = False
+    force: bool = False
+    emit: tuple[str, ...] = ()
+    cache_dir: Path | None = None  # None: default_cache_root(); use_cache=False disables it
+    use_cache: bool = True
+    jobs: int = 0  # worker processes for lint and render (0: $SKILLC_JOBS, else the CPU count)
+    cwd: Path = field(default_factory=Path.cwd)
+    env: Mapping[str, str] = field(default_factory=lambda: dict(os.environ))
+    home: Path = field(default_factory=Path.home)
+
+
+@dataclass
+class BuildResult:
+    out: Path
+    resolution: Resolution
+    diagnostics: list[tuple[str, Diagnostic]]  # (repository, diagnostic), lint + resolution
+    stats: dict[str, int]
+    files: int
+    bytes: int
+    seconds: float
+    excluded: dict[str, str]
+    timings: dict[str, float] = field(default_factory=dict)  # seconds per stage (benchmarks; not in --json)
+    notes: list[str] = field(default_factory=list)  # warnings about the build itself (the cache), printed
+    excluded_from: dict[str, str] = field(default_factory=dict)  # excluded ID -> the repository whose copy failed
+
+    def summary(self) -> dict[str, object]:
+        errors = sum(1 for _, d in self.diagnostics if d.severity is Severity.ERROR)
+        warnings = sum(1 for _, d in self.diagnostics if d.severity is Severity.WARNING)
+        return {
+            "out": str(self.out),
+            "skills": len(self.resolution.skills),
+            "collections": len(self.resolution.collections),
+            "shadowed": len(self.resolution.shadowed),
+            "excluded": [_redact(i) for i in sorted(self.excluded, key=path_key)],
+            "excluded_reasons": {_redact(i): _redact(why) for i, why in self.excluded.items()},  # (as "failed")
+            "excluded_from": {_redact(i): repo for i, repo in self.excluded_from.items()},  # (whose copy failed)
+            "errors": errors,
+            "warnings": warnings,
+            "files": self.files,
+            "bytes": self.bytes,
+            "seconds": round(self.seconds, 3),
+            "notes": list(self.notes),
+            **self.stats,
+        }
+
+
+Progress = Callable[[str, int], Callable[[int], None] | None]  # (label, total) -> advance(n)
+
+
+
+
+# --- output folder checks ------------------------------------------------------------------------
+
+def check_output(out: Path, repo_paths: Sequence[tuple[str, Path]], force: bool,
+                 keep: Sequence[tuple[str, Path]] = ()) -> dict | None:
+    """Refuse an output folder that would read or destroy an input, or hold a stranger's files.
+    ``keep``: folders never replaced, ``--force`` or not (the home folder, the current folder):
+    an output holding one of them is refused.  Returns the manifest of the bundle already there
+    (None when there is none)."""
+    real_out = os.path.realpath(out)
+    if out.exists() and not out.is_dir():
+        raise BuildError(f"output {out} exists and is not a folder", hint="choose another --out")
+    for name, repo in repo_paths:
+        real_repo = os.path.realpath(repo)
+        if _inside(real_repo, real_out):
+            raise BuildError(f"output folder {out} contains input repository {name!r} ({repo}); "
+                             "building would replace it", hint="choose an --out outside the repository")
+        if _inside(real_out, real_repo):
+            rel = Path(os.path.relpath(real_out, real_repo)).parts
+            if not any(part in SKIP_DIRS for part in rel):
+                raise BuildError(
+                    f"output folder {out} is inside input repository {name!r} ({repo}): the next build "
+                    "would read the bundle as skills",
+                    hint=f"choose an --out outside it, or a folder discovery skips ({', '.join(sorted(SKIP_DIRS))})")
+    for what, folder in keep:
+        # (`--out ~` typed for a fake HOME, `--out .`, `--out /`: a swap would delete the folder whole,
+        # and --force only vouches that the output holds nothing the user wants)
+        if _inside(os.path.realpath(folder), real_out):
+            held = "is" if os.path.realpath(folder) == real_out else "holds"
+            raise BuildError(f"output folder {out} {held} {what} ({folder}); a build replaces its output "
+                             "whole, so it never writes there, --force or not",
+                             hint="choose an --out of its own, e.g. dist")
+    if not out.is_dir():
+        return None
+    from ..emit.manifest import read_manifest
+
+    manifest = read_manifest(out)
+    if manifest is None and not force and any(True for _ in os.scandir(out)):
+        raise BuildError(f"output folder {out} is not empty and holds no skillc bundle (no api/manifest.json); "
+                         "refusing to replace it", hint="use --force to replace it, or choose another --out")
+    return manifest
+
+
+def check_cache(cache_root: Path, repo_paths: Sequence[tuple[str, Path]]) -> None:
+    """Refuse a cache folder that holds an input repository (``SKILLC_CACHE_DIR`` set to the skills
+    folder): its ``CACHEDIR.TAG`` would make every later walk of the repository skip the skills."""
+    from ..cache import own_cache
+
+    real_cache = os.path.realpath(cache_root)
+    for name, repo in repo_paths:
+        real_repo = os.path.realpath(repo)
+        if _inside(real_repo, real_cache):
+            raise BuildError(f"cache folder {cache_root} holds input repository {name!r} ({repo}); "
+                             "the cache is tagged as one (CACHEDIR.TAG), and lint and build skip such folders",
+                             hint="point SKILLC_CACHE_DIR at a folder of its own, e.g. .skillc-cache")
+        if _inside(real_cache, real_repo) and not own_cache(cache_root):
+            raise BuildError(f"cache folder {cache_root} is inside input repository {name!r} ({repo}) and holds "
+                             "other files, so it cannot be tagged as a cache: the next build would read it as skills",
+                             hint="point SKILLC_CACHE_DIR at a new folder of its own, e.g. .skillc-cache")
+
+
+# --- lock, staging, swap -------------------------------------------------------------------------
+
+class BuildLock:
+    def __init__(self, work: Path, name: str) -> None:
+        self.path = work / f"{name}.lock"
+        self.fd: int | None = None
+
+    def __enter__(self) -> BuildLock:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        if not try_lock(fd):
+            holder = os.pread(fd, 64, 0).decode("ascii", "replace").strip() or "?"
+            os.close(fd)
+            raise BuildError(f"another skillc build (pid {holder}) is writing this output; lock {self.path}",
+                             hint="wait for it to finish; the lock is released when that process exits")
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
+        self.fd = fd
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.fd is not None:
+            os.ftruncate(self.fd, 0)
+            release(self.fd)
+            self.fd = None
+
+
+_RENAME_EXCHANGE = 2
+
+
+def _exchange(a: Path, b: Path) -> bool:
+    """Atomically swap two paths (Linux renameat2); False when the system cannot."""
+    if not sys.platform.startswith("linux"):
+        return False
+    try:
+        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
+        fn = libc.renameat2
+    except (OSError, AttributeError):
+        return False
+    fn.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_uint]
+    at_fdcwd = -100
+    rc = fn(at_fdcwd, os.fsencode(a), at_fdcwd, os.fsencode(b), _RENAME_EXCHANGE)
+    if rc != 0:
+        err = ctypes.get_errno()
+        if err in (errno.ENOSYS, errno.EINVAL, errno.ENOTSUP if hasattr(errno, "ENOTSUP") else errno.EINVAL):
+            return False
+        raise OSError(err, os.strerror(err), str(a))
+    return True
+
+
+def swap_in(staging: Path, out: Path, prev: Path, keep_previous: bool) -> None:
+    """Make ``staging`` the bundle at ``out``; the old bundle becomes ``prev`` (or is deleted)."""
+    if prev.exists() or prev.is_symlink():
+        _remove(prev)
+    if not out.exists():
+        os.rename(staging, out)
+        return
+    if _exchange(staging, out):
+        old = staging
+    else:  # two renames: a crash in between leaves the bundle at `prev`, never a half-written one
+        os.rename(out, prev)
+        os.rename(staging, out)
+        old = prev
+    if keep_previous:
+        if old != prev:
+            os.rename(old, prev)
+    else:
+        shutil.rmtree(old)
+
+
+def clean_stale(work: Path, name: str) -> None:
+    """Remove the staging folders of builds that died (we hold the lock, so none is live)."""
+    if not work.is_dir():
+        return
+    for entry in os.scandir(work):
+        if entry.name.startswith(f"{name}.tmp-"):
+            shutil.rmtree(entry.path, ignore_errors=True)
+
+
+_MANAGED = ("api/skills/", "api/files/", "api/archives/", "api/discovery/")
+
+
+def prepare_staging(work: Path, name: str, current: Path, current_manifest: dict | None = None) -> tuple[Path, Staging]:
+    """A staging folder: the previous generation recycled when it is a sound bundle, else empty.
+    ``current_manifest``: the visible bundle's (``check_output`` read it)."""
+    from ..emit.manifest import manifest_entries, read_manifest
+    from ..emit.staging import Staging
+
+    staging = work / f"{name}.tmp-{os.getpid()}"
+    prev = work / f"{name}.prev"
+    recycled: dict = {}
+    renamed = False
+    if prev.is_symlink():  # never a build's own (an older build swapped a linked --out here): not followed
+        prev.unlink()
+    if prev.is_dir():
+        doc = read_manifest(prev)
+        if doc is not None:
+            os.rename(prev, staging)
+            renamed = True
+            entries = manifest_entries(doc)
+            # Keep only the per-skill files (reused by hash); everything else is produced afresh.
+            for entry in os.scandir(staging):
+                if entry.name != "api":
+                    _remove(Path(entry.path))
+            for entry in os.scandir(staging / "api") if (staging / "api").is_dir() else ():
+                if f"api/{entry.name}/" not in _MANAGED:
+                    _remove(Path(entry.path))
+            (staging / "api" / "skills" / "index.html").unlink(missing_ok=True)
+            recycled = {p: e for p, e in entries.items() if p.startswith(_MANAGED) and p != "api/skills/index.html"}
+        else:
+            shutil.rmtree(prev)
+    if not renamed:
+        staging.mkdir(parents=True)
+    # The visible bundle's manifest is read only if a file is not in the recycled generation (the
+    # first rebuild after a full one, or after a change): in a steady rebuild it is never needed.
+    return staging, Staging(staging, recycled, current if current_manifest is not None else None,
+                            load_current=lambda: manifest_entries(current_manifest))
+
+
+def _remove(path: Path) -> None:
+    if path.is_dir() and not path.is_symlink():
+        shutil.rmtree(path)
+    else:
+        path.unlink(missing_ok=True)
+
+
+# --- lint ----------------------------------------------------------------------------------------
+
+class Reader:
+    """The ``read`` callback sources call: cached parse, and where each document came from.
+
+    A source that passes the file's ``stat`` (``st=``) lets the cache skip reading an unchanged
+    file; ``file_digest(path, stat)`` hashes supporting files through the same stat cache."""
+
+    def __init__(self, cache: BuildCache, progress: Progress | None = None) -> None:
+        self.cache = cache
+        self.origin: dict[int, tuple[str, DiscoveredItem]] = {}
+        self.file_digest = cache.file_digest
+        self.progress = progress  # (label, total) -> advance: sources report the skills they read
+
+    def __call__(self, root: str, item: DiscoveredItem, st: os.stat_result | None = None) -> Document:
+        from ..validate.lint import read_item
+
+        skill = item.skill_dir if item.kind is ItemKind.SKILL else item.path
+        try:
+            doc = self.cache.read_document(root, item.path, item.kind, skill, st)
+        except OSError:
+            doc = read_item(root, item)  # the D105 diagnostic
+        self.origin[id(doc)] = (root, item)
+        return doc
+
+
+def lint_skills(skills: Sequence[SourceSkill], reader: Reader, config: LintConfig, cache: BuildCache,
+                jobs: int = 1, progress: Progress | None = None,
+                blocked: dict[int, str] | None = None) -> dict[int, list[Diagnostic]]:
+    """Document rules per skill (cached by the skill's files and the lint configuration), then the
+    collection rules over all of them.  Keyed by ``id(skill)``.
+
+    ``blocked`` receives why a skill must not be published whatever the configuration selects: a
+    likely secret in its SKILL.md that B707 was not there to report (a profile or selection without
+    it, `secret-scan = false`, an ignore); supporting files with one are withheld at emit instead."""
+    from ..config.files import anchored
+    from ..validate.rules.registry import RuleContext
+
+    rules = active_rules(config)
+    b707 = config.settings.secret_scan and any(r.code == SECRET_RULE for r in rules)
+    out: dict[int, list[Diagnostic]] = {}
+    contexts: list[tuple[str, SourceSkill, RuleContext]] = []
+    todo: list[tuple[SourceSkill, RuleContext, str]] = []
+    roots: dict[str, Path] = {}  # one Path per repository root, not one per skill
+    # Per repository root: the configuration (a local repository's paths are matched by its globs
+    # from the configuration file's folder, as `skillc lint` does) and its hash, computed once.
+    configs: dict[str, tuple[LintConfig, str]] = {}
+    config_at: dict[Path, LintConfig] = {}  # the same, by the contexts' root
+
+    def config_of(root: str, skill: SourceSkill) -> tuple[LintConfig, str]:
+        found = configs.get(root)
+        if found is None:
+            cfg = anchored(config, root) if skill.repository.type == "filesystem" else config
+            found = configs[root] = (cfg, key_of("lint-config", repr(canonical(lint_identity(cfg)))))
+        return found
+
+    located: list[tuple[SourceSkill, str, DiscoveredItem, Document]] = []
+    skill_dirs: dict[str, list[str]] = {}  # root -> the skill folders in it (for nested skills), sorted
+    for skill in skills:
+        origin = reader.origin.get(id(skill.document))
+        doc = skill.document
+        if origin is None:  # a source that parsed by itself (http): lint it from where it is
+            src = Path(skill.files[0].source_path)
+            root = str(src.parent)
+            item = DiscoveredItem(ItemKind.SKILL, src.name, "", src.name)
+            doc = replace(doc, path=src.name)
+        else:
+            root, item = origin
+        located.append((skill, root, item, doc))
+        skill_dirs.setdefault(root, []).append(item.skill_dir)
+    for dirs in skill_dirs.values():
+        dirs.sort()
+    for skill, root, item, doc in located:
+        root_path = roots.get(root)
+        if root_path is None:
+            root_path = roots[root] = Path(root)
+        # A skill at the repository's root is checked (S308) against the name it is published under,
+        # which its files do not show, not its folder's: a zip's extraction folder is named after the
+        # archive's hash, a git checkout after its URL and ref, an http mirror after the ID.
+        root_name = "" if item.skill_dir else skill.id.rsplit("/", 1)[-1]
+        ctx = RuleContext(item, doc, root_path, config.settings, config.profile, root_name)
+        contexts.append((root, skill, ctx))
+        root_config, config_key = config_of(root, skill)
+        config_at[root_path] = root_config
+        # The rules see the skill's files as the build publishes them, so what they read is what the
+        # cache key covers (a *.pyc, an empty folder or a dangling link is never published, and never
+        # decides a build): the files with their hashes, and the folders of nested skills.
+        nested = _nested_dirs(skill_dirs[root], item.skill_dir)
+        key = key_of("lint", config_key, item.path, tuple((f.path, f.sha256) for f in skill.files), nested,
+                     root_name)
+        rec = cache.get("lint", key)
+        if rec is not None:
+            cache.stats.lint_cached += 1
+            out[id(skill)] = list(diagnostics_in(rec[0]))
+            if rec[1] and blocked is not None:
+                blocked[id(skill)] = rec[1]
+        else:
+            published = DiscoveredItem(item.kind, item.path, item.skill_dir, item.file_name, item.aliases,
+                                       _published_listing(skill, nested))
+            todo.append((skill, RuleContext(published, doc, root_path, config.settings, config.profile, root_name),
+                         key))
+
+    def check(entry: tuple[SourceSkill, RuleContext, str]) -> tuple[list[Diagnostic], str]:
+        _, ctx, _ = entry
+        cfg = config_at[ctx.root]
+        diags = finalize([*ctx.document.diagnostics, *check_document(ctx, rules)], cfg)
+        unpublishable = ""
+        if not b707 or cfg.ignored_at(SECRET_RULE, ctx.item.path):
+            found = secrets.scan(ctx.document.text)
+            if found:
+                unpublishable = (f"{ctx.item.file_name} holds a likely secret ({found[0].kind}) at line "
+                                 f"{found[0].line}; never published")
+        return diags, unpublishable or gate.decoding_leak(ctx.document)
+
+    advance = progress("Linting skills", len(todo)) if progress is not None else None
+    for (skill, _, key), (diags, unpublishable) in zip(todo, fork_map(check, todo, jobs, advance)):
+        cache.stats.linted += 1
+        cache.put("lint", key, (diagnostics_out(diags), unpublishable))
+        out[id(skill)] = diags
+        if unpublishable and blocked is not None:
+            blocked[id(skill)] = unpublishable
+    # Collection rules (duplicate names, description budget…) run per repository, like `skillc lint`
+    # (two repositories reading one folder, with other globs or tiers, are two groups).
+    groups: dict[tuple[str, str], list[tuple[SourceSkill, RuleContext]]] = {}
+    for root, skill, ctx in contexts:
+        groups.setdefault((skill.repository.name, root), []).append((skill, ctx))
+    for (_, root), group in groups.items():
+        by_path = {ctx.item.path: skill for skill, ctx in group}
+        for d in finalize(check_collection([c for _, c in group], rules), configs[root][0]):
+            skill = by_path.get(d.path)
+            if skill is not None:
+                out.setdefault(id(skill), []).append(d)
+    return out
+
+
+def _nested_dirs(sorted_dirs: list[str], skill_dir: str) -> tuple[str, ...]:
+    """The folders of the skills below ``skill_dir`` (relative to it), from every skill folder of its
+    repository, sorted."""
+    prefix = f"{skill_dir}/" if skill_dir else ""
+    i = bisect.bisect_left(sorted_dirs, prefix)
+    if prefix and (i == len(sorted_dirs) or not sorted_dirs[i].startswith(prefix)):
+        return ()  # (the usual case: no skill inside this one)
+    out = []
+    for d in sorted_dirs[bisect.bisect_left(sorted_dirs, prefix):]:  # (those starting with it sort together)
+        if not d.startswith(prefix):
+            break
+        if d != skill_dir:
+            out.append(d[len(prefix):])
+    return tuple(out)
+
+
+def _published_listing(skill: SourceSkill, nested: tuple[str, ...]) -> tuple[tuple[str, ...], ...]:
+    """``DiscoveredItem.listing`` (files, folders, links) of what the build publishes of ``skill``:
+    SKILL.md and its supporting files, their folders, and the folders of nested skills."""
+    files = [f.path for f in skill.files]
+    dirs: set[str] = set()
+    # (a nested skill's folder is listed, not entered, as discovery lists it: the ones inside it are its own)
+    outer = [n for i, n in enumerate(nested) if not any(n.startswith(m + "/") for m in nested[:i])]
+    for path in [*files[1:], *(f"{n}/x" for n in outer)]:
+        d = path.rpartition("/")[0]
+        while d and d not in dirs:
+            dirs.add(d)
+            d = d.rpartition("/")[0]
+    return tuple(sorted(files, key=path_key)), tuple(sorted(dirs, key=path_key)), ()
+
+
+# --- the build -----------------------------------------------------------------------------------
+
+
+def lint_identity(config: LintConfig) -> LintConfig:
+    """What of a lint configuration decides the results: not the path of the file it came from (a
+    checkout moved to another folder builds the same bundle, and reuses its cache)."""
+    return replace(config, source=None)
+
+
+def canonical(obj: object) -> object:
+    """A repr-stable form (sets sorted, dataclasses as tuples) so hashes agree across processes."""
+    import dataclasses
+    import enum
+
+    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
+        return (type(obj).__name__, tuple((f.name, canonical(getattr(obj, f.name))) for f in dataclasses.fields(obj)))
+    if isinstance(obj, enum.Enum):
+        return obj.value
+    if isinstance(obj, (set, frozenset)):
+        return tuple(sorted((canonical(v) for v in obj), key=repr))
+    if isinstance(obj, Mapping):
+        return tuple(sorted(((repr(k), canonical(v)) for k, v in obj.items())))
+    if isinstance(obj, (list, tuple)):
+        return tuple(canonical(v) for v in obj)
+    return obj
+
+
+def _config_hash(cfg: object, extra: object) -> str:
+    return hashlib.sha256(repr(canonical((cfg, extra))).encode("utf-8", "surrogateescape")).hexdigest()
+
+
+def run_build(opts: BuildOptions, progress: Progress | None = None) -> BuildResult:
+    """Build the bundle (see the module docstring).  The cyclic garbage collector is paused meanwhile:
+    a build holds millions of small acyclic objects (cache records, documents), which its full
+    collections would traverse again and again (a third of a 10,000-skill rebuild); reference
+    counting still frees them."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        try:
+            return _run_build(opts, progress)
+        except (SkillcError, OSError):
+            raise
+        except Exception as exc:  # noqa: BLE001 - re-raised below unless the cache was to blame
+            if not opts.use_cache:
+                raise
+            # A cache record of the wrong shape (edited by hand, or left by a broken build) must not
+            # break every later build: build again reading nothing from the cache, and replace it.
+            note = f"the build cache was unusable ({type(exc).__name__}: {exc}); built without it and replaced it"
+            result = _run_build(opts, progress, fresh_cache=True)
+            result.notes.insert(0, note)
+            return result
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
+def _run_build(opts: BuildOptions, progress: Progress | None = None, fresh_cache: bool = False) -> BuildResult:
+    from ..config.build import load_build_config
+    from ..emit import EMITTERS
+    from ..emit.manifest import write_manifest
+    from ..emit.skills import bundle_collisions
+    from ..resolve.precedence import resolve, winners_of
+    from ..sources import open_source
+
+    t0 = time.perf_counter()
+    timings: dict[str, float] = {}
+    lap = _Lap(timings)
+    epoch = read_source_date_epoch(opts.env)
+    as_of = float(epoch) if epoch is not None else time.time()
+    cfg = load_build_config(opts.paths, opts.config, cwd=opts.cwd, home=opts.home, env=opts.env)
+    out = Path(opts.out)
+    if not out.is_absolute():
+        out = opts.cwd / out
+    out = Path(os.path.abspath(out))
+    if out.is_symlink():  # (a deploy folder linked elsewhere) swap the folder it points to, keep the link
+        out = Path(os.path.realpath(out))
+    local = [(r.name, (Path(r.location) if Path(r.location).is_absolute() else opts.cwd / r.location))
+             for r in cfg.repositories if r.type in ("filesystem", "embedded")]
+    current_manifest = check_output(out, local, opts.force,
+                                    keep=(("your home folder", opts.home), ("the current folder", opts.cwd)))
+
+    cache_root = (opts.cache_dir or default_cache_root(opts.env)) if opts.use_cache else None
+    inputs = (cfg.settings(), lint_identity(cfg.lint),
+              tuple((r.name, r.type, r.tier, r.priority, r.order) for r in cfg.repositories))
+    config_hash = _config_hash(inputs, (opts.site, opts.emit))  # (the manifest's: what was asked)
+    # What the cached records depend on: not whether the site or whoosh is emitted (a cache shared by
+    # `--no-site` pull-request builds and site builds on main was discarded at every switch).
+    records_hash = _config_hash(inputs, ())
+    if cache_root is not None:
+        check_cache(Path(cache_root), local)
+        tag_cache_root(cache_root)
+    cache = BuildCache(cache_root / "records" if cache_root else None, salt=records_hash, fresh=fresh_cache)
+    lap("config+cache load")
+    work = out.parent / WORK_DIR
+    name = out.name
+    jobs = opts.jobs or default_jobs(dict(opts.env))
+    with BuildLock(work, name), _sources_folder(cache_root, opts.env) as source_cache:
+        clean_stale(work, name)
+        # 1. sources (parse through the cache)
+        reader = Reader(cache, progress)
+        listings = []
+        from ..sources.git import one_commit_per_checkout
+
+        with one_commit_per_checkout(cfg.repositories, source_cache):  # (one url and branch: one commit)
+            for repo in cfg.repositories:
+                listings.append(open_source(repo, cache_dir=source_cache, lint=cfg.lint).skills(reader))
+        lap("sources")
+        # 2. lint every offered skill
+        all_skills = [s for lst in listings for s in lst.skills]
+        blocked: dict[int, str] = {}
+        per_skill = lint_skills(all_skills, reader, cfg.lint, cache, jobs, progress, blocked)
+        lap("lint")
+        diagnostics: list[tuple[str, Diagnostic]] = []
+        for lst in listings:  # (the listings' own diagnostics come back through resolve)
+            repo_name = lst.input.repository
+            for s in lst.skills:
+                diagnostics.extend((repo_name, d) for d in per_skill.get(id(s), ()))
+        failing: dict[str, str] = {}
+        # Only the copy that would be published can fail the build: a broken copy that a valid one of
+        # higher precedence shadows is reported, and the valid one is published (overriding a broken
+        # upstream skill is what precedence is for).
+        winning = winners_of(listings)
+        publish = {id(s) for s in winning.values()}
+        for lst in listings:
+            for s in lst.skills:
+                if id(s) not in publish:
+                    continue
+                errs = [d for d in per_skill.get(id(s), ()) if d.severity is Severity.ERROR]
+                if errs:
+                    failing.setdefault(s.id, "lint errors: " + ", ".join(sorted({d.code for d in errs})))
+                elif id(s) in blocked:
+                    failing.setdefault(s.id, blocked[id(s)])
+        # 3. resolve (R1xx: shadowing, unsafe or colliding IDs)
+        settings = cfg.settings()
+        resolution = resolve(_without(listings, failing), settings=settings)
+        res_errors: dict[str, str] = {}
+        repository_of = _repository_lookup(listings, resolution)
+        said = _said_by_lint(resolution, per_skill)
+        for d in finalize(resolution.diagnostics, cfg.lint):
+            if said(d):
+                continue
+            diagnostics.append((repository_of(d), d))
+            if d.severity is Severity.ERROR and d.skill:
+                res_errors.setdefault(d.skill, f"{d.code}: {d.message}")
+        # A secret in an ID would be in every URL and list of the bundle: never published, whatever
+        # the lint configuration selects (B707 reports it in lint).
+        for s in resolution.skills:
+            found = secrets.scan(s.id)
+            if found:
+                res_errors.setdefault(s.id, f"its ID holds a likely secret ({found[0].kind}); rename the folder")
+        # Two skills that would write the same bundle path (from different repositories): one would
+        # silently overwrite the other's file, so neither is published, whatever lint selects.
+        by_id = {s.id: s for s in resolution.skills}
+        for skill_id, other, path in bundle_collisions(resolution.skills):
+            skill = by_id[skill_id]
+            whose = f"skill {other!r}" if other else "the bundle's own file"
+            message = f"skill {skill_id!r} would write {path}, where {whose} is; rename a folder"
+            diagnostics.append((skill.repository.name, Diagnostic("R110", Severity.ERROR, skill.document.path, 0, 0,
+                                                                   message, skill_id)))
+            res_errors.setdefault(skill_id, f"R110: {message}")
+            if other:  # (both are left out: each gets its line)
+                message = f"skill {other!r} would have {path} overwritten by skill {skill_id!r}; rename a folder"
+                diagnostics.append((by_id[other].repository.name, Diagnostic(
+                    "R110", Severity.ERROR, by_id[other].document.path, 0, 0, message, other)))
+                res_errors.setdefault(other, f"R110: {message}")
+        if res_errors:
+            failing.update(res_errors)
+            resolution = resolve(_without(listings, failing), settings=settings)
+        if failing and not opts.keep_going:
+            raise BuildError(_failure_message(failing, diagnostics), hint="fix them, or pass --keep-going to "
+                             "publish the valid skills and list the others in the manifest",
+                             diagnostics=tuple((r, _redacted(d)) for r, d in diagnostics
+                                               if d.severity is Severity.ERROR),
+                             failed={_redact(k): _redact(failing[k]) for k in sorted(failing, key=path_key)})
+        resolution = replace(resolution, excluded=tuple(sorted(failing, key=path_key)))
+        if failing:  # (--keep-going) an excluded ID's shadowing is recorded all the same
+            resolution = _with_excluded_shadowing(resolution, listings, failing, settings, diagnostics)
+        lap("resolve")
+        # (the publishing gate: published text redacted strictly, the audit for the manifest)
+        resolution, redactions = gate.gate_resolution(resolution, source_cache / "redacted", cache)
+        # 4. emit into a staging folder, with the modes of published files whatever the user's umask
+        # (0600 files under umask 077 could not be served by a web server running as another user;
+        # 0664 under 002 would make one bundle's modes depend on who built it)
+        user_umask = os.umask(0o022)
+        try:
+            staging_dir, staging = prepare_staging(work, name, out, current_manifest)
+        except BaseException:
+            os.umask(user_umask)
+            raise
+        lap("staging")
+        options: dict[str, object] = {}
+        try:
+            options = {
+                "site": opts.site, "emit": opts.emit, "epoch": epoch or 0, "source_date_epoch": epoch,
+                "config_hash": config_hash, "records_hash": records_hash, "cwd": str(opts.cwd), "cache": cache,
+                "config_files": _shown_config_files(cfg.config_files, opts.cwd),
+                "staging": staging, "artifacts": {},
+                "lint_summary": _lint_summary(cfg.lint, len(all_skills), diagnostics),
+                "excluded_reasons": failing, "jobs": jobs, "keep_going": opts.keep_going,
+                "external": cfg.external,  # Plan Cascade detection rules, for api/index/select.json
+                "notes": [],  # warnings an emitter has for the user (memory entries --keep-going skipped)
+                "redactions": redactions,
+                "diagnostics": [],  # (repository, Diagnostic) an emitter found (R130: a site page shown as text)
+            }
+            memory = tuple(Path(p) for p in opts.memory)
+            ctx = EmitContext(resolution, staging_dir, as_of, memory, cache_root / "emit" if cache_root else None,
+                              options)
+            for emitter_name, fn in sorted(EMITTERS, key=_emit_order):
+                advance = None
+                if emitter_name == "skills" and progress is not None:
+                    advance = progress("Publishing skills", len(resolution.skills))
+                if advance is not None:
+                    options["progress"] = advance
+                fn(ctx)
+                options.pop("progress", None)
+                lap(f"emit {emitter_name}")
+                if emitter_name == OVERLAPPED:  # now wait for the skills' files
+                    _wait_artifacts(options)
+                    lap("emit skills")
+            diagnostics.extend(options["diagnostics"])  # type: ignore[arg-type]
+            produced = {p for art in _wait_artifacts(options).values() for p, _, _ in art.bundle_files()}
+            staging.prune(produced)
+            manifest = write_manifest(ctx)
+            gate.check_bundle(staging_dir, manifest, cache)  # (every output byte, as a client reads it)
+            lap("manifest")
+            # 5. swap
+            force_replace = out.is_dir() and opts.force and current_manifest is None
+            swap_in(staging_dir, out, work / f"{name}.prev", keep_previous=not force_replace)
+            lap("swap")
+        except BaseException:
+            pending = options.get("artifacts")
+            if hasattr(pending, "cancel"):
+                pending.cancel()  # type: ignore[union-attr]
+            shutil.rmtree(staging_dir, ignore_errors=True)
+            raise
+        finally:
+            os.umask(user_umask)  # (the user's again: the cache keeps what their umask gives)
+        cache.save()  # (after the swap: a cache that cannot be written never fails a published build)
+        lap("cache save")
+    files = manifest["files"]
+    shown = [(r, _redacted(d)) for r, d in diagnostics]
+    notes = [*options.get("notes", ())]  # type: ignore[misc]
+    if cache.save_error:
+        notes.append(f"the build cache could not be saved ({cache.save_error}); the next build starts without it")
+    excluded_from = {i: winning[i].repository.name for i in failing if i in winning}
+    return BuildResult(out, resolution, shown, cache.stats.as_dict(), len(files) + 1,
+                       sum(f["size"] for f in files), time.perf_counter() - t0, failing, timings, notes,
+                       excluded_from)
+
+
+@contextlib.contextmanager
+def _sources_folder(cache_root: Path | None, env: Mapping[str, str]) -> Iterator[Path]:
+    """Where git, zip and http sources fetch to: ``<cache>/sources``, or without a cache a temporary
+    folder removed when the build ends (nothing stays behind outside the output)."""
+    if cache_root is not None:
+        yield cache_root / "sources"
+        return
+    tmp = tempfile.mkdtemp(prefix="skillc-sources-", dir=env.get("TMPDIR") or None)
+    try:
+        yield Path(tmp)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+# The search index needs only the resolution and the cache, not the skills' bundle files: it is
+# computed while the forked workers write those (``emit_skills`` returns before they finish, and the
+# artifacts wait for them when first read, so any emitter that reads them is still right).
+OVERLAPPED = "index"
+
+
+def _emit_order(emitter: tuple[str, object]) -> int:
+    return {"skills": 0, OVERLAPPED: 1}.get(emitter[0], 2)  # (a stable sort keeps the others' order)
+
+
+def _wait_artifacts(options: Mapping[str, object]) -> Mapping:
+    artifacts = options.get("artifacts") or {}
+    wait = getattr(artifacts, "wait", None)
+    return wait() if wait is not None else artifacts  # type: ignore[return-value]
+
+
+class _Lap:
+    """``lap(name)`` records the seconds since the previous lap under ``name``."""
+
+    def __init__(self, into: dict[str, float]) -> None:
+        self.into, self.last = into, time.perf_counter()
+
+    def __call__(self, name: str) -> None:
+        now = time.perf_counter()
+        self.into[name] = self.into.get(name, 0.0) + now - self.last
+        self.last = now
+
+
+def _shown_config_files(files, cwd: Path) -> tuple[tuple[str, str], ...]:
+    out = []
+    for path, digest in files:
+        rel = os.path.relpath(path, cwd) if os.path.isabs(path) else path
+        out.append((Path(rel).as_posix() if not rel.startswith("..") else path, digest))
+    return tuple(out)
+
+
+def _repository_lookup(listings, resolution) -> Callable[[Diagnostic], str]:
+    """``repository_of(d)``: the repository a resolution diagnostic is about (the listing that
+    reported it, else the winner whose skill it names: R1xx rules look at winners); "" when none."""
+    reported = {(x.code, x.path, x.message): lst.input.repository for lst in listings for x in lst.diagnostics}
+    winners = {s.id: s for s in resolution.skills}
+
+    def repository_of(d: Diagnostic) -> str:
+        found = reported.get((d.code, d.path, d.message))
+        if found is not None:
+            return found
+        winner = winners.get(d.skill) if d.skill else None
+        return winner.repository.name if winner is not None and winner.document.path == d.path else ""
+
+    return repository_of
+
+
+def _with_excluded_shadowing(resolution: Resolution, listings, failing: Mapping[str, str], settings,
+                             diagnostics: list[tuple[str, Diagnostic]]) -> Resolution:
+    """``resolution`` with the shadowing rows (and R101 lines) of the IDs left out: a broken winning
+    copy withholds the valid copy it shadows, and the manifest and the site say so.  An excluded
+    ID is shown redacted (it may be excluded for holding a secret)."""
+    from ..resolve.precedence import resolve
+
+    full = resolve(listings, settings=settings)
+    said = {(d.code, d.path, d.message) for _, d in diagnostics}
+    for d in full.diagnostics:
+        if d.code == "R101" and d.skill in failing and (d.code, d.path, d.message) not in said:
+            diagnostics.append((next((r.winner for r in full.shadowed if r.id == d.skill), ""), d))
+    shadowed = tuple(replace(r, id=_redact(r.id)) if r.id in failing else r for r in full.shadowed)
+    return replace(resolution, shadowed=shadowed)
+
+
+def _said_by_lint(resolution, per_skill: Mapping[int, list[Diagnostic]]) -> Callable[[Diagnostic], bool]:
+    """Whether a resolution diagnostic repeats what lint already reported for the same skill: an R102
+    (a name under several IDs) whose skills all come from one repository, where lint's C801 (with
+    the line of the name) said it.  A clash across repositories is R102's alone."""
+    winners = {s.id: s for s in resolution.skills}
+    repositories: dict[str, set[str]] = {}
+    for s in resolution.skills:
+        repositories.setdefault(s.name, set()).add(s.repository.name)
+
+    def said(d: Diagnostic) -> bool:
+        skill = winners.get(d.skill) if d.code == "R102" and d.skill else None
+        return (skill is not None and len(repositories[skill.name]) == 1
+                and any(x.code == "C801" for x in per_skill.get(id(skill), ())))
+
+    return said
+
+
+def _without(listings, failing: Mapping[str, str]):
+    if not failing:
+        return listings
+    return [replace(lst, skills=tuple(s for s in lst.skills if s.id not in failing)) for lst in listings]
+
+
+def _redact(text: str) -> str:
+    return secrets.redact(text)[0]
+
+
+def _redacted(d: Diagnostic) -> Diagnostic:
+    """``d`` as printed and published: a likely secret in a path or an ID (a folder named after a
+    token) is redacted like one in a file (messages name paths and IDs too)."""
+    if not secrets.scan(f"{d.path}\n{d.skill or ''}\n{d.message}"):
+        return d
+    return replace(d, path=_redact(d.path), skill=_redact(d.skill) if d.skill else d.skill, message=_redact(d.message))
+
+
+def _failure_message(failing: Mapping[str, str], diagnostics) -> str:
+    ids = sorted(failing, key=path_key)
+    shown = "; ".join(f"{_redact(i)} ({_redact(failing[i])})" for i in ids[:10])
+    more = f"; and {len(ids) - 10} more" if len(ids) > 10 else ""
+    return f"{len(ids)} skill{'s' if len(ids) != 1 else ''} failed: {shown}{more}"
+
+
+def _lint_summary(config: LintConfig, skills: int, diagnostics) -> dict[str, object]:
+    rows = sorted(
+        ({"repository": repo, **_redacted(d).to_json()} for repo, d in diagnostics if d.severity is not Severity.INFO),
+        key=lambda r: (r["repository"].encode(), r["path"].encode(), r["line"], r["column"], r["code"], r["message"]))
+    return {
+        "profile": config.profile,
+        "skills": skills,
+        "errors": sum(1 for r in rows if r["severity"] == "error"),
+        "warnings": sum(1 for r in rows if r["severity"] == "warning"),
+        "diagnostics": rows,
+    }

@@ -1,1 +1,0 @@
-"""One module per CLI command; ``skillc.cli`` imports them lazily."""

@@ -1,0 +1,393 @@
+"""Discovery: find skills, lightweight skill files and convention files in a directory tree.
+
+The walk never follows a symbolic link.  A link that resolves inside the root is recorded as an
+alias of its target (so the target is linted once); a link that dangles, loops or leaves the root
+is a diagnostic.  Results are sorted by the byte order of their relative paths, whatever order
+the filesystem returns.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import os
+import posixpath
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..layout import MANIFEST_DIR, MANIFEST_NAMES
+
+# (path_key lives in the model, where every stage reads it; re-exported here for its old import path)
+from ..model import Diagnostic, DiscoveredItem, Discovery, ItemKind, Severity, path_key
+
+# Seed 000's IGNORED_DIRS (its skill discovery walk), and .skillc-build: a build's lock, staging and
+# previous bundle (skillc.build).
+SKIP_DIRS = frozenset(
+    {".git", ".hg", ".svn", "target", "node_modules", ".next", "dist", "build", "coverage", "__pycache__",
+     ".plan-cascade", ".skillc-build"}
+)
+CONVENTION_FILES = ("CLAUDE.md", "AGENTS.md", "AGENT.md", "SKILLS.md", "COPILOT.md", "GEMINI.md", "SOUL.md")
+CONVENTION_UPPER = {n.upper(): n for n in CONVENTION_FILES}
+# Inside a skill these folders hold resources: a SKILL.md there is a fixture or template, not a skill.
+RESOURCE_DIRS = frozenset({"assets", "references", "scripts"})
+# adk-rust skips lightweight files under these components (case-insensitive).
+_LIGHTWEIGHT_EXCLUDED = frozenset({"references", "agents", "scripts"})
+MAX_COLLECTION_BYTES = 64 * 1024  # COLLECTION.md is one line of prose; never read a huge one whole
+SKILL_FILE_NAMES = ("SKILL.md", "skill.md", "Skill.md")
+# The Cache Directory Tagging Specification (bford.info/cachedir): a folder holding this file, starting
+# with the signature, is a cache.  skillc tags its own (SKILLC_CACHE_DIR may be inside a repository).
+CACHE_TAG = "CACHEDIR.TAG"
+CACHE_TAG_SIGNATURE = b"Signature: 8a477f597d28d172789f06886806bc55"
+
+
+def is_tagged_cache(folder: str | os.PathLike[str]) -> bool:
+    try:
+        with open(os.path.join(folder, CACHE_TAG), "rb") as fh:
+            return fh.read(len(CACHE_TAG_SIGNATURE)) == CACHE_TAG_SIGNATURE
+    except OSError:
+        return False
+
+
+def is_bundle(folder: str | os.PathLike[str]) -> bool:
+    """A published bundle (``skillc build --out site``): its ``api/files/`` hold copies of the skills,
+    which a walk of the repository would lint again (every name a C801 duplicate of its source)."""
+    return (os.path.isfile(os.path.join(folder, "api", "manifest.json"))
+            and os.path.isfile(os.path.join(folder, ".well-known", "agent-skills", "index.json")))
+
+
+MAX_LISTED_FILES = 2000  # files listed per skill folder (rules see at most this many)
+
+
+@dataclass(frozen=True, slots=True)
+class DiscoveryOptions:
+    lightweight: bool = True  # .skills/*.md and .claude/skills/*.md
+    conventions: bool = True  # CLAUDE.md, AGENTS.md, …
+    exclude: tuple[str, ...] = ()  # fnmatch globs on relative posix paths (a dir excludes its subtree)
+    # The globs are relative to the configuration file's folder: the walked root's path from there,
+    # or that folder's path from the root (see ``config_relative``).
+    exclude_base: str = ""
+    exclude_strip: str = ""
+    skip_dirs: frozenset[str] = field(default=SKIP_DIRS)
+    # Walk only towards these relative directories ("" is the root): a directory is entered when it
+    # is one of them or an ancestor of one.  Used to lint single files (pre-commit passes file names)
+    # without walking the whole repository.  None walks everything.
+    only_dirs: frozenset[str] | None = None
+    manifests: bool = True  # .claude-plugin/marketplace.json and plugin.json (skillc.validate.manifests)
+
+
+def config_relative(path: str, base: str, strip: str) -> str | None:
+    """``path`` (relative to a linted or built root) as the configuration file's globs see it:
+    ``base`` is the root's path from the file's folder (``skills`` for ``skillc lint skills``),
+    ``strip`` the folder's path from the root (the file sits below the root: a path outside its
+    folder is seen as ``../…``, as its globs write it)."""
+    if strip:
+        path = posixpath.relpath(path or ".", strip)
+        if path == ".":
+            path = ""
+    if base:
+        path = f"{base}/{path}" if path else base
+    return path
+
+
+def _excluded(rel: str, patterns: tuple[str, ...], base: str = "", strip: str = "") -> bool:
+    path = config_relative(rel, base, strip) if base or strip else rel
+    return path is not None and any(fnmatch.fnmatchcase(path, p) or fnmatch.fnmatchcase(path + "/", p)
+                                    for p in patterns)
+
+
+def excluded_by(options: DiscoveryOptions, rel: str) -> bool:
+    """Whether ``rel`` (relative to the walked root), or a folder above it, matches one of the
+    ``exclude`` globs: the walk never reaches it."""
+    return bool(options.exclude) and any(
+        _excluded(p, options.exclude, options.exclude_base, options.exclude_strip) for p in _ancestors([rel]) if p)
+
+
+def _lightweight_dir(rel_parts: tuple[str, ...]) -> bool:
+    """True when a file with these parent parts lies under .skills/ or .claude/skills/."""
+    for i, part in enumerate(rel_parts):
+        if part == ".skills":
+            rest = rel_parts[i + 1 :]
+            break
+        if part == ".claude" and i + 1 < len(rel_parts) and rel_parts[i + 1] == "skills":
+            rest = rel_parts[i + 2 :]
+            break
+    else:
+        return False
+    return not any(p.lower() in _LIGHTWEIGHT_EXCLUDED for p in rest)
+
+
+def _ancestors(rels: Iterable[str]) -> frozenset[str]:
+    """``["a/b"]`` → ``{"", "a", "a/b"}``: the directories a walk passes through to reach each of
+    ``rels`` (going up from each only until a folder already known: selections share their parents)."""
+    out: set[str] = set()
+    for rel in rels:
+        while rel not in out:
+            out.add(rel)
+            if not rel:
+                break
+            rel = rel.rpartition("/")[0]
+    return frozenset(out)
+
+
+def _skill_listing(listings: dict[str, tuple[list[str], list[str], list[str], bool]],
+                   skill_dir: str) -> tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]] | None:
+    """A skill folder's (files, folders, links) from the walk's listings; a nested skill's folder is
+    listed as a folder but not entered.  None when the folder holds MAX_LISTED_FILES or more (rules
+    then list it themselves, and stop there)."""
+    top = listings.get(skill_dir)
+    if top is None:
+        return None
+    if not top[1] and not top[2] and len(top[0]) < MAX_LISTED_FILES:  # the common case: a flat folder
+        return tuple(sorted(top[0])), (), ()
+    files: list[str] = []
+    dirs: list[str] = []
+    links: list[str] = []
+    stack = [""]
+    while stack:
+        rel = stack.pop()
+        listed = listings.get(f"{skill_dir}/{rel}" if skill_dir and rel else rel or skill_dir)
+        if listed is None:
+            return None
+        names, subdirs, linked, has_skill_file = listed
+        if rel and has_skill_file and rel.partition("/")[0] not in RESOURCE_DIRS:
+            continue  # a nested skill: its files are its own (a SKILL.md under assets/ is a fixture: listed)
+        prefix = f"{rel}/" if rel else ""
+        files.extend(prefix + n for n in names)
+        links.extend(prefix + n for n in linked)
+        for d in subdirs:
+            dirs.append(prefix + d)
+            stack.append(prefix + d)
+        if len(files) + len(links) >= MAX_LISTED_FILES:
+            return None
+    return tuple(sorted(files)), tuple(sorted(dirs)), tuple(sorted(links))
+
+
+def discover(root: str | os.PathLike[str], options: DiscoveryOptions = DiscoveryOptions(),
+             on_item: Callable[[DiscoveredItem], None] | None = None) -> Discovery:
+    """Walk ``root`` and return what it holds, sorted by relative path bytes.
+
+    ``on_item`` is called with each item as soon as it is complete (a skill once its folder has been
+    walked, with its listing), in walk order, so a caller can start on it while the walk goes on.
+    Only the returned items carry their ``aliases`` (known at the end)."""
+    root_path = Path(root)
+    root_abs = os.path.realpath(root_path)
+    diagnostics: list[Diagnostic] = []
+    items: dict[str, DiscoveredItem] = {}
+    collection_docs: dict[str, str] = {}
+    manifests: list[str] = []
+    dir_links: list[tuple[str, str]] = []  # (link rel path, target rel path)
+    file_links: list[tuple[str, str]] = []
+
+    def diag(code: str, severity: Severity, rel: str, message: str) -> None:
+        diagnostics.append(Diagnostic(code, severity, rel, 0, 0, message))
+
+    def rel_of(abs_path: str) -> str:
+        rel = os.path.relpath(abs_path, root_abs)
+        return "" if rel == "." else rel.replace(os.sep, "/")
+
+    def check_link(abs_path: str, rel: str) -> str | None:
+        """Classify a symlink; return the target's relative path when it stays inside the root."""
+        try:
+            target = os.path.realpath(abs_path, strict=True)
+        except OSError as exc:
+            if "loop" in str(exc).lower() or getattr(exc, "errno", None) == 40:
+                diag("D103", Severity.ERROR, rel, f"symbolic link loop: {rel} -> {os.readlink(abs_path)}")
+            else:
+                diag("D102", Severity.ERROR, rel, f"dangling symbolic link: {rel} -> {os.readlink(abs_path)}")
+            return None
+        if target != root_abs and not target.startswith(root_abs + os.sep):
+            diag(
+                "D104",
+                Severity.ERROR,
+                rel,
+                f"symbolic link leaves the repository: {rel} -> {os.readlink(abs_path)} (not followed)",
+            )
+            return None
+        return rel_of(target)
+
+    if not root_path.is_dir():
+        kind = "does not exist" if not root_path.exists() else "is not a directory"
+        diag("D105", Severity.ERROR, "", f"{root} {kind}")
+        return Discovery(root_abs, (), tuple(diagnostics))
+
+    wanted = None if options.only_dirs is None else _ancestors(options.only_dirs)
+    exclude, skip_dirs = options.exclude, options.skip_dirs
+    # The folders inside skills as listed: dir → (files, subfolders, symbolic links, holds a SKILL.md).
+    # Only a whole, unfiltered walk lists skills completely (exclusions and `only_dirs` prune it).
+    listings: dict[str, tuple[list[str], list[str], list[str], bool]] | None = (
+        {} if wanted is None and not exclude and skip_dirs == SKIP_DIRS else None)
+
+    # Iterative walk: (absolute dir, relative posix path, parts, inside a skill, inside a skill's resource dir)
+    stack: list[tuple[str, str, tuple[str, ...], bool, bool]] = [(root_abs, "", (), False, False)]
+    # Skills whose folders are still being walked: (stack size when the skill's folder was taken
+    # off the stack, item path).  The walk is depth first, so a folder's subtree is done when the
+    # stack is back to that size.
+    walking: list[tuple[int, str]] = []
+    # The folders walked: a link to one never walked (node_modules/, an exclude, a file selection)
+    # is an alias of something this run does not lint, and D106 must not say it is linted.
+    walked: set[str] = set()
+
+    def complete(rel: str) -> None:
+        item = items[rel]
+        if item.kind is ItemKind.SKILL:
+            listing = _skill_listing(listings, item.skill_dir) if listings is not None else None
+            if listing is not None:
+                item = items[rel] = DiscoveredItem(item.kind, item.path, item.skill_dir, item.file_name, (), listing)
+        if on_item is not None:
+            on_item(item)
+
+    while stack:
+        while walking and len(stack) <= walking[-1][0]:
+            complete(walking.pop()[1])
+        dir_abs, dir_rel, parts, in_skill, in_resource = stack.pop()
+        try:
+            with os.scandir(dir_abs) as it:
+                entries = list(it)
+        except OSError as exc:
+            diag("D105", Severity.ERROR, dir_rel or ".", f"cannot read directory: {exc.strerror or exc}")
+            continue
+        if dir_rel and any(e.name == CACHE_TAG for e in entries) and is_tagged_cache(dir_abs):
+            continue  # a cache (skillc's own, with the checkouts of git sources inside): never an input
+        if dir_rel and wanted is None and any(e.name == ".well-known" for e in entries) and is_bundle(dir_abs):
+            continue  # a bundle built into the repository (`--out site`); a file named in it is still linted
+        walked.add(dir_rel)
+        files: dict[str, os.DirEntry] = {}
+        subdirs: list[os.DirEntry] = []
+        links: list[str] = []
+        prefix = f"{dir_rel}/" if dir_rel else ""
+        for entry in entries:
+            name = entry.name
+            if exclude and _excluded(prefix + name, exclude, options.exclude_base, options.exclude_strip):
+                continue
+            try:
+                # The type comes from the directory listing (d_type): no stat call per entry.
+                if entry.is_symlink():
+                    links.append(name)
+                    if name in skip_dirs:
+                        continue
+                    rel = prefix + name
+                    target_rel = check_link(entry.path, rel)
+                    if target_rel is None:
+                        continue
+                    if os.path.isdir(entry.path):
+                        dir_links.append((rel, target_rel))
+                    else:
+                        file_links.append((rel, target_rel))
+                        files[name] = entry
+                    continue
+                if entry.is_dir(follow_symlinks=False):
+                    # (a folder on the way to a selected item is entered even if it is one walks skip:
+                    # a file named on the command line is linted wherever it is)
+                    if prefix + name in wanted if wanted is not None else name not in skip_dirs:
+                        subdirs.append(entry)
+                elif entry.is_file(follow_symlinks=False):
+                    files[name] = entry
+                elif name.lower() == "skill.md":
+                    # A FIFO, socket or device named SKILL.md: never read (a FIFO would block the run),
+                    # but said, not skipped in silence ("Checked 0 files" and a pass).
+                    diag("D105", Severity.ERROR, prefix + name, "cannot read: not a regular file")
+            except OSError as exc:
+                diag("D105", Severity.ERROR, prefix + name, f"cannot read: {exc.strerror or exc}")
+
+        skill_file = None
+        if "SKILL.md" in files:
+            skill_file = "SKILL.md"
+        else:
+            variants = sorted(n for n in files if n.lower() == "skill.md")
+            if variants:
+                skill_file = variants[0]
+        # A SKILL.md under a skill's assets/, references/ or scripts/ is a fixture or template, not a skill.
+        is_skill = skill_file is not None and not in_resource
+        if is_skill:
+            rel = f"{dir_rel}/{skill_file}" if dir_rel else skill_file
+            entry = files[skill_file]
+            if entry.is_symlink():
+                target = dict(file_links)[rel]
+                if os.path.basename(target).lower() == "skill.md" and target != rel:
+                    # SKILL.md is a link to another skill's file: this directory is an alias.
+                    target_dir = target.rsplit("/", 1)[0] if "/" in target else ""
+                    dir_links.append((dir_rel, target_dir))
+                    is_skill = False
+            if is_skill:
+                items[rel] = DiscoveredItem(ItemKind.SKILL, rel, dir_rel, skill_file)
+                walking.append((len(stack), rel))
+        if "COLLECTION.md" in files and dir_rel and not files["COLLECTION.md"].is_symlink():
+            try:
+                with open(files["COLLECTION.md"].path, "rb") as fh:
+                    collection_docs[dir_rel] = fh.read(MAX_COLLECTION_BYTES).decode("utf-8").strip()
+            except OSError as exc:
+                diag("D105", Severity.WARNING, f"{dir_rel}/COLLECTION.md", f"cannot read: {exc.strerror or exc}")
+            except UnicodeDecodeError:
+                diag("D105", Severity.WARNING, f"{dir_rel}/COLLECTION.md", "cannot read: not valid UTF-8 text")
+
+        if parts and parts[-1] == MANIFEST_DIR and options.manifests:
+            manifests.extend(prefix + n for n in MANIFEST_NAMES if n in files and not files[n].is_symlink())
+        inside = in_skill or is_skill
+        if inside and listings is not None:
+            listings[dir_rel] = ([n for n, e in files.items() if not e.is_symlink()], [e.name for e in subdirs],
+                                 links, any(e.name in SKILL_FILE_NAMES for e in entries))
+        for name, entry in files.items():
+            if entry.is_symlink() or name == skill_file:
+                continue
+            rel = f"{dir_rel}/{name}" if dir_rel else name
+            if options.conventions and name.upper() in CONVENTION_UPPER and (name.upper() != "SOUL.MD" or not dir_rel):
+                items[rel] = DiscoveredItem(ItemKind.CONVENTION, rel, dir_rel, name)
+                complete(rel)
+                continue
+            if (
+                options.lightweight
+                and not inside
+                and name.endswith(".md")
+                and name.lower() != "skill.md"
+                and _lightweight_dir(parts)
+            ):
+                items[rel] = DiscoveredItem(ItemKind.LIGHTWEIGHT, rel, dir_rel, name)
+                complete(rel)
+        for entry in subdirs:
+            rel = f"{dir_rel}/{entry.name}" if dir_rel else entry.name
+            resource = in_resource or (is_skill and entry.name in RESOURCE_DIRS)
+            stack.append((entry.path, rel, parts + (entry.name,), inside, resource))
+
+    while walking:
+        complete(walking.pop()[1])
+
+    # Attach aliases: a linked directory aliases every skill at or below its target.
+    aliases: dict[str, list[str]] = {}
+    by_dir = {item.skill_dir: item.path for item in items.values() if item.kind is ItemKind.SKILL}
+    for link_rel, target_rel in sorted(dir_links, key=lambda p: path_key(p[0])):
+        hits = [
+            (d, p)
+            for d, p in by_dir.items()
+            if d == target_rel or not target_rel or d.startswith(target_rel + "/")
+        ]
+        for skill_dir, path in hits:
+            suffix = skill_dir[len(target_rel) :].lstrip("/") if target_rel else skill_dir
+            aliases.setdefault(path, []).append(f"{link_rel}/{suffix}" if suffix else link_rel)
+        said = f"{link_rel} is an alias of {target_rel or '.'} (linted once, at its target)"
+        if not hits and target_rel not in walked:
+            said = (f"{link_rel} is an alias of {target_rel}, which is not linted: a folder walks skip or exclude, "
+                    "or not among the paths named (lint it by its own path)")
+        diagnostics.append(Diagnostic("D106", Severity.INFO, link_rel, 0, 0, said))
+    final = []
+    for path in sorted(items, key=path_key):
+        item = items[path]
+        if path in aliases:
+            item = DiscoveredItem(item.kind, item.path, item.skill_dir, item.file_name,
+                                  tuple(sorted(aliases[path], key=path_key)), item.listing)
+        final.append(item)
+    for item in final:
+        if item.kind is ItemKind.SKILL and item.file_name != "SKILL.md":
+            diagnostics.append(
+                Diagnostic(
+                    "D101",
+                    Severity.WARNING,
+                    item.path,
+                    0,
+                    0,
+                    f"skill file is named {item.file_name!r}; the specification requires 'SKILL.md'",
+                    skill=item.skill_dir,
+                )
+            )
+    diagnostics.sort(key=Diagnostic.sort_key)
+    return Discovery(root_abs, tuple(final), tuple(diagnostics), dict(sorted(collection_docs.items())),
+                     tuple(sorted(manifests, key=path_key)))

@@ -1,0 +1,332 @@
+"""The team docs site: an mkdocs + mkdocs-material project generated from the build, built into the
+bundle's root (``index.html``, ``skills/<id>/``, ``collections/…``, ``provenance/``, ``lint/``,
+``memory/``, ``search/``, ``assets/``).
+
+    site_model(ctx)            what to show (``model.py``, pure)
+    project_files(model)       mkdocs.yml + docs/**.md as text (``pages.py``, pure; templates in ``site/``)
+    write_project(files, dir)  the mkdocs project on disk, with ``site/overrides`` and ``site/assets``
+    run_mkdocs(project, dir)   ``mkdocs build`` in a child process (deterministic environment), each
+                               page rendered within a time and depth bound (``bounded.py``)
+    install(site_dir, out)     the built site moved into the bundle (sitemaps dropped: no site URL)
+
+An unchanged site is not rebuilt: ``site_key`` hashes the generated project, the theme files and
+the tool versions; when the visible bundle's ``assets/skillc/site.json`` holds the same key, its
+site files are hard-linked into the staging folder (never written through: builds replace files).
+
+``emit_mkdocs_site(ctx)`` runs them all; ``skillc.emit.site.emit_site`` calls it when mkdocs and
+material are importable (``pip install 'skillc[site]'``), else writes the minimal page.
+
+The project is written to a temporary sibling of the staging folder (``<staging>.site-*``, removed
+afterwards and swept by the next build if the process dies), so nothing lands outside the build's
+own folders.  mkdocs runs in a child process: it never sees the build's monkeypatches, log handlers
+or environment, and its clock is pinned (``SOURCE_DATE_EPOCH``, ``TZ=UTC``) so the same inputs give
+a byte-identical site.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Mapping
+from pathlib import Path
+
+from ...errors import BuildError, writing
+from ...parallel import child_dies_with_build
+from ...resolve_types import EmitContext
+from .incremental import files_below
+
+SITE_EXTRA_HINT = "pip install 'skillc[site]'"
+# Built by mkdocs but meaningless in a bundle: no site_url is known, and the search plugin is off.
+DROPPED = ("sitemap.xml", "sitemap.xml.gz", "assets/javascripts/lunr", "assets/javascripts/workers")
+SITE_RECORD = "assets/skillc/site.json"  # the key the site was built from, and its files (for reuse)
+RESERVED = frozenset({"api", ".well-known", "_routing", "_redirects", "_headers"})
+
+
+def available() -> bool:
+    """mkdocs and mkdocs-material are importable (the ``site`` extra)."""
+    return all(importlib.util.find_spec(m) is not None for m in ("mkdocs", "material"))
+
+
+def _data(name: str) -> Path:
+    from ...resources import data_dir
+
+    return data_dir("site") / name
+
+
+def write_project(files: Mapping[str, str], dest: Path) -> Path:
+    """Write the generated files below ``dest`` with the theme overrides and assets; returns mkdocs.yml."""
+    for rel in sorted(files):
+        path = dest / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with writing(path):
+            path.write_text(files[rel], encoding="utf-8", newline="\n")
+    shutil.copytree(_data("overrides"), dest / "overrides", dirs_exist_ok=True)
+    shutil.copytree(_data("assets"), dest / "docs" / "assets", dirs_exist_ok=True)
+    return dest / "mkdocs.yml"
+
+
+def mkdocs_env(epoch: int, base: Mapping[str, str] | None = None) -> dict[str, str]:
+    env = dict(os.environ if base is None else base)
+    env.update({"SOURCE_DATE_EPOCH": str(epoch), "TZ": "UTC", "LC_ALL": "C.UTF-8", "LANG": "C.UTF-8",
+                "PYTHONHASHSEED": "0", "PYTHONDONTWRITEBYTECODE": "1"})
+    env.pop("PYTHONWARNINGS", None)
+    return env
+
+
+def run_mkdocs(config: Path, site_dir: Path, epoch: int = 0, dirty: bool = False) -> None:
+    """``mkdocs build`` of ``config`` into ``site_dir`` in a child process, each page rendered within
+    bounds (``bounded``: mkdocs' own command); BuildError on failure.  ``dirty``: render only the pages
+    whose source is newer than their output (``incremental``)."""
+    cmd = [sys.executable, "-m", "skillc.emit.docsite.bounded", "build", "--dirty" if dirty else "--clean",
+           "--config-file", str(config),
+           "--site-dir", str(site_dir)]
+    try:
+        proc = subprocess.run(cmd, cwd=config.parent, env=mkdocs_env(epoch), capture_output=True, text=True,
+                              errors="replace", check=False, preexec_fn=child_dies_with_build())
+    except OSError as exc:
+        raise BuildError(f"cannot run mkdocs for the docs site: {exc}", hint=SITE_EXTRA_HINT) from None
+    if proc.returncode != 0:
+        lines = [ln for ln in (proc.stderr or proc.stdout).splitlines() if ln.strip()]
+        errors = [ln for ln in lines if "ERROR" in ln or "Error" in ln] or lines
+        detail = errors[-1].strip() if errors else f"exit status {proc.returncode}"
+        environment = any(m in detail for m in ("No space left on device", "Read-only file system",
+                                                    "Permission denied", "Disk quota exceeded"))
+        where = f" into {site_dir}" if environment else ""  # (its own message seldom names the file)
+        raise BuildError(f"mkdocs could not build the docs site{where}: {detail}",
+                         hint="check the free space and permissions of the output's folder; the previous bundle is "
+                              "untouched" if environment else
+                         "rebuild with --no-site to skip it, or report the skill text that breaks it")
+
+
+def dropped(rel: str) -> bool:
+    """A file mkdocs builds that the bundle leaves out (``DROPPED``, source maps)."""
+    return rel.endswith(".map") and rel.startswith("assets/") or any(
+        rel == d or rel.startswith(d + "/") for d in DROPPED)
+
+
+def _drop(site_dir: Path) -> None:
+    for rel in DROPPED:
+        path = site_dir / rel
+        if path.is_dir():
+            shutil.rmtree(path)
+        elif path.exists():
+            path.unlink()
+    for path in files_below(site_dir / "assets"):
+        if path.endswith(".map"):  # source maps of material's minified files: 1 MB nobody needs
+            os.unlink(path)
+
+
+def install(site_dir: Path, out: Path) -> list[str]:
+    """Move the built site into the bundle folder ``out``; returns the top-level names installed."""
+    names = sorted(os.listdir(site_dir))
+    clash = [n for n in names if n in RESERVED or (out / n).exists() or (out / n).is_symlink()]
+    if clash:
+        raise BuildError(f"the docs site would overwrite {', '.join(clash)} in the bundle")
+    for name in names:
+        os.rename(site_dir / name, out / name)
+    return names
+
+
+def theme_key(epoch: int) -> str:
+    """What every page depends on besides the generated project: theme files, tool versions, clock."""
+    return site_key({}, epoch)
+
+
+def site_key(files: Mapping[str, str], epoch: int) -> str:
+    """What the built site depends on: the generated project, the theme files, the tool versions."""
+    from importlib.metadata import version
+
+    from ...version import __version__
+
+    h = hashlib.sha256()
+    for dist in ("mkdocs", "mkdocs-material", "markdown"):
+        try:
+            h.update(f"{dist}={version(dist)}\n".encode())
+        except ImportError:  # PackageNotFoundError
+            h.update(f"{dist}=?\n".encode())
+    h.update(f"skillc={__version__}\nepoch={epoch}\n".encode())
+    for rel in sorted(files):
+        h.update(rel.encode() + b"\0" + files[rel].encode("utf-8", "surrogateescape") + b"\0")
+    for folder in ("overrides", "assets"):
+        base = _data(folder)
+        for path in sorted(files_below(base)):
+            h.update(os.path.relpath(path, base).encode() + b"\0")
+            with open(path, "rb") as fh:
+                h.update(hashlib.sha256(fh.read()).digest())
+    return h.hexdigest()
+
+
+def reuse(key: str, current: Path | None, out: Path) -> list[str] | None:
+    """Hard-link an unchanged site from the visible bundle (its ``SITE_RECORD`` has the same key);
+    None when there is nothing to reuse.  Linked files are never written (a build replaces files)."""
+    if current is None:
+        return None
+    try:
+        record = json.loads((current / SITE_RECORD).read_bytes())
+    except (OSError, ValueError):
+        return None
+    if not isinstance(record, dict) or record.get("key") != key or not isinstance(record.get("files"), list):
+        return None
+    linked: list[Path] = []
+    try:
+        for rel in record["files"]:
+            parts = rel.split("/") if isinstance(rel, str) else [""]
+            if parts[0] in RESERVED or any(p in ("", ".", "..") for p in parts):
+                raise OSError(f"bad path {rel!r}")
+            dest = out / rel
+            dest.parent.mkdir(parents=True, exist_ok=True)
+            os.link(current / rel, dest, follow_symlinks=False)
+            linked.append(dest)
+    except OSError:
+        for dest in linked:
+            dest.unlink(missing_ok=True)
+        return None
+    return sorted({rel.split("/")[0] for rel in record["files"]})
+
+
+def _record(site_dir: Path, key: str) -> None:
+    files = sorted(rel for rel in (os.path.relpath(p, site_dir).replace(os.sep, "/") for p in files_below(site_dir))
+                   if not dropped(rel) and rel != SITE_RECORD)
+    files.append(SITE_RECORD)
+    path = site_dir / SITE_RECORD
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(json.dumps({"key": key, "files": sorted(files, key=str.encode)}, ensure_ascii=False,
+                                sort_keys=True).encode() + b"\n")
+
+
+def site_url(env: Mapping[str, str] | None = None) -> str:
+    """``$SKILLC_SITE_URL``, the address the site is served at (``https://acme.github.io/skills/``),
+    with a trailing ``/``; "" when unset.  Only the 404 page needs it: it is served at any missing
+    path, so its links cannot be relative, and mkdocs writes them from the root (``/assets/…``)
+    unless it knows the site's path.  (No script can find the path instead: the CSP forbids inline
+    scripts, and a script file is itself at a URL the page cannot resolve.)"""
+    from urllib.parse import urlsplit
+
+    from ...errors import ConfigError
+
+    value = (env if env is not None else os.environ).get("SKILLC_SITE_URL", "").strip()
+    if not value:
+        return ""
+    parts = urlsplit(value)
+    # Printed into the 404 page's href and src attributes as written: no quote, bracket, space.
+    unsafe = any(c in "\"'<>`\\" or c.isspace() or not c.isprintable() or not c.isascii() for c in value)
+    if parts.scheme not in ("http", "https") or not parts.netloc or parts.query or parts.fragment or unsafe:
+        raise ConfigError(f"SKILLC_SITE_URL must be an http(s) URL without query, fragment, quotes or spaces, "
+                          f"not {value!r}", hint="for example SKILLC_SITE_URL=https://acme.github.io/skills/")
+    return value if value.endswith("/") else value + "/"
+
+
+def build_site(ctx: EmitContext, options: Mapping[str, object] | None = None) -> list[str]:
+    from .bounded import read_log, read_record, report_fallbacks, write_record
+    from .model import site_model
+    from .pages import project_files
+
+    options = {"site_url": site_url(), **(options or {})}
+    files = project_files(site_model(ctx), options)
+    epoch = int(ctx.options.get("source_date_epoch") or ctx.options.get("epoch") or 0)
+    key = site_key(files, epoch)
+    staging = ctx.options.get("staging")
+    reused = reuse(key, getattr(staging, "current_dir", None), ctx.out)
+    if reused is not None:
+        report_fallbacks(ctx, read_record(ctx.out))
+        return reused
+    if ctx.cache_dir is not None and not os.environ.get("SKILLC_SITE_CLEAN"):
+        return build_incremental(files, key, epoch, ctx, getattr(staging, "current_dir", None))
+    work = Path(tempfile.mkdtemp(prefix=f"{ctx.out.name}.site-", dir=ctx.out.parent))
+    try:
+        config = write_project(files, work / "project")
+        run_mkdocs(config, work / "site", epoch)
+        fallbacks = read_log(config.parent)
+        _drop(work / "site")
+        write_record(work / "site", fallbacks)
+        _record(work / "site", key)
+        report_fallbacks(ctx, fallbacks)
+        return install(work / "site", ctx.out)
+    finally:
+        if not os.environ.get("SKILLC_SITE_KEEP"):
+            shutil.rmtree(work, ignore_errors=True)
+
+
+def build_incremental(files: Mapping[str, str], key: str, epoch: int, ctx: EmitContext,
+                      current: Path | None) -> list[str]:
+    """``incremental``: the kept project brought up to date, ``mkdocs build --dirty`` (clean when
+    the frame changed), the result copied into the staging folder."""
+    from . import incremental
+    from .bounded import FALLBACK_RECORD, forget, read_log, report_fallbacks, write_record
+    from .pages import PAGES_LIST, PUBLISHED_LIST
+
+    folder = incremental.state_dir(ctx.cache_dir, current or bundle_path(ctx.out))
+    frame = incremental.frame_key(files, theme_key(epoch), ("mkdocs.yml", PUBLISHED_LIST, PAGES_LIST))
+    with incremental.locked(folder):
+        project, site = folder / "project", folder / "site"
+        try:
+            clean = (folder / incremental.FRAME_KEY).read_text() != frame or not site.is_dir()
+        except OSError:
+            clean = True
+        if clean:
+            incremental.reset(folder)
+            write_project(files, project)
+        else:
+            theme = frozenset("overrides/" + p for p in _relative_files(_data("overrides"))) | frozenset(
+                "docs/assets/" + p for p in _relative_files(_data("assets")))
+            removed, changed = incremental.sync(files, project, theme)
+            incremental.drop_outputs(site, removed)
+            forget(project, removed + changed)
+        previous = None if clean else _installed_from(folder, current)
+        for name in (incremental.FRAME_KEY, incremental.INSTALLED):  # (a build that dies: the next is clean)
+            (folder / name).unlink(missing_ok=True)
+        started = time.time_ns()
+        run_mkdocs(project / "mkdocs.yml", site, epoch, dirty=not clean)
+        fallbacks = read_log(project)
+        (site / FALLBACK_RECORD).unlink(missing_ok=True)
+        write_record(site, fallbacks)
+        _record(site, key)
+        (folder / incremental.FRAME_KEY).write_text(frame)
+        clash = [n for n in sorted(os.listdir(site)) if n in RESERVED or (ctx.out / n).exists()]
+        if clash:
+            raise BuildError(f"the docs site would overwrite {', '.join(clash)} in the bundle")
+        names = incremental.copy_site(site, ctx.out, dropped, previous, started)
+        (folder / incremental.INSTALLED).write_text(key)
+        report_fallbacks(ctx, fallbacks)
+        return names
+
+
+def _installed_from(folder: Path, current: Path | None) -> Path | None:
+    """The visible bundle when its site was copied from this kept output (same site key)."""
+    from . import incremental
+
+    try:
+        installed = (folder / incremental.INSTALLED).read_text()
+        record = json.loads((current / SITE_RECORD).read_bytes()) if current is not None else None
+    except (OSError, ValueError):
+        return None
+    return current if isinstance(record, dict) and record.get("key") == installed else None
+
+
+def bundle_path(staging: Path) -> Path:
+    """The bundle a staging folder becomes (``<out>/../.skillc-build/<name>.tmp-<pid>`` → ``<out>``),
+    so the first build and the next ones keep their state in one place."""
+    from ...layout import WORK_DIR
+
+    name = re.sub(r"\.tmp-\d+$", "", staging.name)
+    parent = staging.parent.parent if staging.parent.name == WORK_DIR else staging.parent
+    return parent / name
+
+
+def _relative_files(folder: Path) -> list[str]:
+    return [os.path.relpath(p, folder).replace(os.sep, "/") for p in files_below(folder)]
+
+
+def emit_mkdocs_site(ctx: EmitContext) -> None:
+    build_site(ctx)
+
+
+__all__ = ["available", "build_site", "emit_mkdocs_site", "install", "run_mkdocs", "write_project"]

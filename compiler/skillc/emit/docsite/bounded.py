@@ -1,0 +1,197 @@
+"""Bounded rendering of the site's pages: one hostile skill body never fails or stalls the site.
+
+Python-Markdown recurses once per nesting level (a 250-level nested list raised RecursionError,
+and mkdocs then failed the whole site, ``--keep-going`` or not) and parses a run of ``[`` in
+quadratic time (24,000 of them took 80 s, 64 KB minutes).  mkdocs runs as
+``python -m skillc.emit.docsite.bounded build …``: mkdocs' own command, with each page's rendering
+(``Page.render``) bounded:
+
+* **time**: ``PAGE_SECONDS`` of wall-clock time (an interval timer raises in the rendering, which
+  runs in mkdocs' main thread);
+* **depth**: ``RENDER_FRAMES`` stack frames above mkdocs' own (the recursion limit while the page
+  renders; the RecursionError is caught for that page only).
+
+A page that cannot be rendered within them is rendered again from a plain version
+(``fallback_markdown``): a skill page keeps its header and shows its body as a fenced code block
+(escaped, never parsed as Markdown); another page shows its whole Markdown so.  Each such page is
+appended to ``FALLBACK_LOG`` in the project folder; the build moves the list into the site
+(``FALLBACK_RECORD``, so a rebuild that reuses the site reports them again) and reports each one as
+an R130 warning naming the skill.  Pages are rendered once: the bound costs one timer per page.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import signal
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from ...model import Diagnostic, Severity
+from ...resolve_types import EmitContext
+
+PAGE_SECONDS = 10.0  # a page of any corpus renders in well under a second; the quadratic cases take minutes
+# Frames a page's rendering may use above the caller's: Python-Markdown takes a few per nesting level
+# (a list 10 deep needs well under 100); the 250-level list hit Python's limit only after seconds.
+RENDER_FRAMES = 400
+FALLBACK_LOG = "skillc-fallbacks.jsonl"  # beside mkdocs.yml: one line per page rendered as plain text
+FALLBACK_RECORD = "assets/skillc/fallbacks.json"  # in the built site: the pages shown as plain text
+_BODY_START = "\n## SKILL.md\n\n"  # (site/pages/skill.md.j2: the body comes last, under this heading,
+_BODY_END = "\n[skillc-files]: "  # and is followed by the reference pages.body_markdown writes)
+
+
+@dataclass(frozen=True)
+class Fallback:
+    """A page rendered as plain text: ``doc`` below ``docs/``, and why its Markdown was not used."""
+
+    doc: str
+    reason: str
+
+
+class PageTimeout(Exception):
+    """A page's rendering ran over ``PAGE_SECONDS``."""
+
+
+def fence(text: str) -> str:
+    """``text`` as a fenced code block: a fence longer than any run of ``~`` in it, so it cannot close early."""
+    longest = max((len(run) for run in re.findall(r"~+", text)), default=0)
+    marker = "~" * max(3, longest + 1)
+    body = text if text.endswith("\n") else text + "\n"
+    return f"{marker} text\n{body}{marker}\n"
+
+
+def _notice(reason: str) -> str:
+    return (f"!!! warning \"Shown as plain text\"\n    skillc could not render this page within its bounds "
+            f"({reason}); its text is shown as written.\n\n")
+
+
+def fallback_markdown(markdown: str, reason: str) -> str:
+    """The page's plain version (Markdown after its front matter): a skill page's body fenced below
+    its header, else the whole page fenced."""
+    start, end = markdown.rfind(_BODY_START), markdown.rfind(_BODY_END)
+    if 0 <= start < end:
+        head, body = markdown[:start + len(_BODY_START)], markdown[start + len(_BODY_START):end]
+        return head + _notice(reason) + fence(body)
+    return _notice(reason) + fence(markdown)
+
+
+def _raise_timeout(signum, frame) -> None:  # noqa: ARG001  (a signal handler's signature)
+    raise PageTimeout
+
+
+def _depth() -> int:
+    frame, depth = sys._getframe(1), 0
+    while frame is not None:
+        frame, depth = frame.f_back, depth + 1
+    return depth
+
+
+def _bounded(render, log: Path, seconds: float):
+    """``Page.render`` within the bounds; a page that cannot be is rendered from its plain version."""
+
+    def render_page(page, config, files) -> None:
+        previous = signal.signal(signal.SIGALRM, _raise_timeout)
+        limit = sys.getrecursionlimit()
+        try:
+            sys.setrecursionlimit(_depth() + RENDER_FRAMES)
+            signal.setitimer(signal.ITIMER_REAL, seconds)
+            try:
+                render(page, config, files)
+                return
+            except PageTimeout:
+                reason = f"over {seconds:g} s"
+            except RecursionError:
+                reason = "nested too deeply (RecursionError)"
+            finally:
+                signal.setitimer(signal.ITIMER_REAL, 0)
+        finally:
+            sys.setrecursionlimit(limit)
+            signal.signal(signal.SIGALRM, previous)
+        page.markdown = fallback_markdown(page.markdown or "", reason)
+        render(page, config, files)  # (fenced code: linear, and nothing in it is parsed)
+        with log.open("a", encoding="utf-8") as fh:
+            fh.write(json.dumps({"doc": page.file.src_uri, "reason": reason}, ensure_ascii=False) + "\n")
+
+    return render_page
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    """``python -m skillc.emit.docsite.bounded build …``: mkdocs' command line, each page rendered within bounds."""
+    from mkdocs.__main__ import cli
+    from mkdocs.structure.pages import Page
+
+    args = list(sys.argv[1:] if argv is None else argv)
+    config = Path(args[args.index("--config-file") + 1]) if "--config-file" in args else Path("mkdocs.yml")
+    Page.render = _bounded(Page.render, config.parent / FALLBACK_LOG, PAGE_SECONDS)
+    cli.main(args=args, prog_name="mkdocs")
+
+
+def read_log(project: Path) -> tuple[Fallback, ...]:
+    """The pages the bounded mkdocs rendered as plain text, in byte order of their paths."""
+    try:
+        lines = (project / FALLBACK_LOG).read_text(encoding="utf-8").splitlines()
+    except OSError:
+        return ()
+    rows = {}
+    for line in lines:
+        row = json.loads(line)
+        rows[str(row["doc"])] = str(row["reason"])
+    return tuple(Fallback(doc, rows[doc]) for doc in sorted(rows, key=str.encode))
+
+
+def forget(project: Path, docs: Sequence[str]) -> None:
+    """Drop from the log the pages of ``docs`` (project paths, ``docs/…``): a build ``--dirty`` renders
+    them again and logs them anew if they still fall back; the others keep their line."""
+    gone = {d[len("docs/"):] for d in docs if d.startswith("docs/")}
+    try:
+        lines = (project / FALLBACK_LOG).read_text(encoding="utf-8").splitlines()
+    except OSError:
+        return
+    kept = [ln for ln in lines if str(json.loads(ln)["doc"]) not in gone]
+    (project / FALLBACK_LOG).write_text("".join(ln + "\n" for ln in kept), encoding="utf-8")
+
+
+def write_record(site_dir: Path, fallbacks: Sequence[Fallback]) -> None:
+    """``FALLBACK_RECORD`` in the built site (only when a page fell back: other sites are unchanged)."""
+    if not fallbacks:
+        return
+    path = site_dir / FALLBACK_RECORD
+    path.parent.mkdir(parents=True, exist_ok=True)
+    rows = [{"doc": f.doc, "reason": f.reason} for f in fallbacks]
+    path.write_bytes(json.dumps(rows, ensure_ascii=False, sort_keys=True, indent=1).encode() + b"\n")
+
+
+def read_record(site_dir: Path) -> tuple[Fallback, ...]:
+    """The fallbacks of a site reused from the previous bundle (none when it has no record)."""
+    try:
+        rows = json.loads((site_dir / FALLBACK_RECORD).read_bytes())
+        return tuple(Fallback(str(r["doc"]), str(r["reason"])) for r in rows)
+    except (OSError, ValueError, TypeError, KeyError):
+        return ()
+
+
+def report_fallbacks(ctx: EmitContext, fallbacks: Sequence[Fallback]) -> None:
+    """Each page shown as plain text, for the build to print: an R130 warning on the skill's
+    SKILL.md (a skill page), else a note naming the page."""
+    from .pages import skill_doc
+
+    by_doc = {skill_doc(s.id): s for s in ctx.resolution.skills}
+    diagnostics, notes = ctx.options.get("diagnostics"), ctx.options.get("notes")
+    for f in fallbacks:
+        skill = by_doc.get(f.doc)
+        if skill is not None and isinstance(diagnostics, list):
+            message = (f"skill {skill.id!r}: its site page could not be rendered within bounds ({f.reason}); "
+                       f"the page shows its body as plain text")
+            diagnostics.append((skill.repository.name, Diagnostic(
+                "R130", Severity.WARNING, skill.document.path, skill.document.body_line, 0, message, skill.id)))
+        elif isinstance(notes, list):
+            notes.append(f"site page {f.doc} could not be rendered within bounds ({f.reason}); shown as plain text")
+
+
+if __name__ == "__main__":
+    main()
+
+__all__ = ["FALLBACK_LOG", "FALLBACK_RECORD", "Fallback", "fallback_markdown", "fence", "main", "read_log",
+           "read_record", "report_fallbacks", "write_record"]

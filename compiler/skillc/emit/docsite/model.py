@@ -1,0 +1,280 @@
+"""What the docs site shows, computed from an ``EmitContext`` (pure: no I/O but reading the memory
+snapshot another emitter wrote).
+
+``site_model(ctx) -> SiteModel``: one ``SkillInfo`` per published skill (provenance, lint, sizes,
+files, diagnostics, memory notes), the collections with their direct skills, the shadowing table,
+the lint report and the memory snapshot.  Text from skills and memories is kept as it is (the page
+renderer escapes it) except for secrets, which are redacted again here so the site never holds a
+copy the rest of the bundle does not.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ... import secrets
+from ...discover.walk import path_key
+from ...index.emit import skill_tags
+from ...resolve_types import EmitContext, SourceSkill
+from ...version import __version__
+from .provenance import Provenance, TextPage, repository_label, site_location, text_pages, view_url
+
+MEMORY_SNAPSHOT = "api/memory/snapshot.json"
+CATEGORIES = (  # seed 000 §6.4.2: filter label, badge, category value
+    ("preference", "Preferences", "[PREF]"),
+    ("convention", "Conventions", "[CONV]"),
+    ("pattern", "Patterns", "[PATN]"),
+    ("correction", "Corrections", "[WARN]"),
+    ("fact", "Facts", "[FACT]"),
+)
+
+
+@dataclass(frozen=True)
+class FileInfo:
+    path: str  # relative to the skill folder
+    size: int
+
+
+@dataclass(frozen=True)
+class ShadowInfo:
+    repository: str
+    priority: int
+    location: str
+
+
+@dataclass(frozen=True)
+class DiagnosticInfo:
+    severity: str
+    code: str
+    path: str
+    line: int
+    message: str
+
+
+@dataclass(frozen=True)
+class SkillInfo:
+    id: str
+    name: str
+    description: str
+    collection: str  # "" at the top
+    repository: str
+    repository_type: str
+    location: str
+    tier: str
+    priority: int
+    shadowed: tuple[ShadowInfo, ...]
+    lint: str  # ok | warning
+    warnings: int
+    diagnostics: tuple[DiagnosticInfo, ...]
+    files: tuple[FileInfo, ...]
+    withheld: tuple[tuple[str, str], ...]
+    archive: str | None  # bundle path of the zip
+    size: int  # bytes of the published files
+    body: str
+    body_lines: int
+    body_tokens: int  # ceil(characters / 4), the usual estimate
+    metadata: tuple[tuple[str, str], ...]  # frontmatter keys other than name/description, as text
+    memory: tuple[Mapping[str, Any], ...] = ()  # active notes in namespace skill/<id> or skill/<name>
+    flat_name: str = ""  # its name for flat readers (npx skills --skill NAME, skills/<name>/, plugins)
+    tags: tuple[str, ...] = ()
+    texts: tuple[TextPage, ...] = ()  # supporting text files, each a page of its own
+    provenance: Provenance | None = None
+
+    @property
+    def main_file(self) -> str:
+        """The published name of the skill's SKILL.md (``skill.md`` for a skill stored so): always first."""
+        return self.files[0].path if self.files else "SKILL.md"
+
+
+@dataclass(frozen=True)
+class CollectionInfo:
+    path: str
+    description: str
+    count: int  # skills at or below
+    children: tuple[str, ...]  # direct sub-collections
+    skills: tuple[str, ...]  # IDs directly in it
+
+
+@dataclass(frozen=True)
+class InputInfo:
+    repository: str
+    type: str
+    location: str
+    resolved: str | None
+
+
+@dataclass(frozen=True)
+class MemoryInfo:
+    as_of: str
+    entries: tuple[Mapping[str, Any], ...]  # active and superseded, sorted as in the snapshot
+    pruned: int
+    redactions: int
+    counts: Mapping[str, int]  # per badge category (active semantic entries), plus "total"
+
+
+@dataclass(frozen=True)
+class SiteModel:
+    version: str
+    skills: tuple[SkillInfo, ...]  # by ID bytes
+    collections: tuple[CollectionInfo, ...]  # by path bytes
+    top_skills: tuple[str, ...]  # IDs outside any collection
+    inputs: tuple[InputInfo, ...]
+    shadowing: tuple[Mapping[str, Any], ...]
+    lint_profile: str
+    lint_errors: int  # every finding of every linted copy: excluded and shadowed ones too
+    lint_warnings: int
+    linted: int  # skills linted (every repository's copy)
+    published_warnings: int  # the published skills' own warnings (what their pages show)
+    lint_rows: tuple[Mapping[str, Any], ...]
+    excluded: tuple[tuple[str, str], ...]
+    memory: MemoryInfo | None
+    extra: Mapping[str, Any] = field(default_factory=dict)
+
+
+def redacted(text: str) -> str:
+    return secrets.redact(text)[0] if text else text
+
+
+def _meta_text(value: Any) -> str:
+    if isinstance(value, str):
+        return value
+    return json.dumps(value, ensure_ascii=False, sort_keys=True, default=str)
+
+
+def collection_of(skill_id: str) -> str:
+    return skill_id.rsplit("/", 1)[0] if "/" in skill_id else ""
+
+
+def _provenance(skill: SourceSkill, ctx: EmitContext, main_file: str) -> Provenance:
+    repo, cwd = skill.repository, ctx.options.get("cwd")
+    commit = next((i.resolved or "" for i in ctx.resolution.inputs if i.repository == repo.name), "")
+    path = "/".join(p for p in (repo.skills_root.strip("/"), skill.id, main_file) if p)
+    location = site_location(repo.type, repo.location, cwd, repo.config_file)
+    git = repo.type == "git"
+    return Provenance(location=location, commit=commit if git else "", path=path,
+                      view_url=view_url(repo.location, commit, path) if git else "")
+
+
+def lint_verdict(severities: list[str]) -> tuple[str, int]:
+    """A published skill's lint column, from the severities of its findings: ``(ok | warning, warnings)``."""
+    warnings = sum(1 for sev in severities if sev == "warning")  # (a published skill has no error)
+    return ("warning" if warnings else "ok", warnings)
+
+
+def lint_verdicts(summary: Mapping[str, Any]) -> dict[tuple[str, str], tuple[str, int]]:
+    """``lint_verdict`` of every skill the build's ``lint_summary`` has findings for, by (repository, ID):
+    a skill's findings are its published copy's, the winner's repository only."""
+    severities: dict[tuple[str, str], list[str]] = {}
+    for r in summary.get("diagnostics", ()):
+        if r.get("skill"):
+            severities.setdefault((r.get("repository", ""), r["skill"]), []).append(r["severity"])
+    return {key: lint_verdict(sevs) for key, sevs in severities.items()}
+
+
+def _skill_info(skill: SourceSkill, ctx: EmitContext, shadows, diags, memory_notes, flat_name: str) -> SkillInfo:
+    art = (ctx.options.get("artifacts") or {}).get(skill.id)
+    lint = lint_verdict([d.severity for d in diags])
+    if art is not None:
+        files = tuple(FileInfo(p, n) for p, _, n in art.files)
+        withheld, archive = tuple(art.withheld), (art.archive[0] if art.archive else None)
+    else:
+        files, withheld, archive = tuple(FileInfo(f.path, f.size) for f in skill.files), (), None
+    body = redacted(skill.document.body)
+    meta = tuple((str(k), redacted(_meta_text(v))) for k, v in sorted(skill.document.meta.items(), key=lambda kv: str(kv[0]))
+                 if k not in ("name", "description"))
+    repo, cwd = skill.repository, ctx.options.get("cwd")
+    main = files[0].path if files else "SKILL.md"
+    return SkillInfo(
+        id=skill.id, name=redacted(skill.name), description=redacted(skill.description),
+        collection=collection_of(skill.id), repository=repository_label(repo.name, cwd), repository_type=repo.type,
+        location=site_location(repo.type, repo.location, cwd, repo.config_file), tier=repo.tier.value,
+        priority=repo.priority, shadowed=shadows, lint=lint[0], warnings=lint[1], diagnostics=diags,
+        files=files, withheld=withheld, archive=archive, size=sum(f.size for f in files), body=body,
+        body_lines=body.count("\n") + (1 if body and not body.endswith("\n") else 0),
+        body_tokens=math.ceil(len(body) / 4), metadata=meta, memory=memory_notes, flat_name=flat_name,
+        tags=tuple(redacted(t) for t in skill_tags(skill)),
+        texts=text_pages(ctx.out / "api" / "files" / skill.id, [f.path for f in files[1:]]),
+        provenance=_provenance(skill, ctx, main))
+
+
+def read_memory(out: Path) -> MemoryInfo | None:
+    path = out / MEMORY_SNAPSHOT
+    if not path.is_file():
+        return None
+    doc = json.loads(path.read_bytes())
+    entries = tuple(doc.get("entries", ()))
+    counts = {c: 0 for c, _, _ in CATEGORIES}
+    active = [e for e in entries if e.get("status", "active") == "active"]
+    for e in active:
+        if e.get("type") == "semantic":
+            cat = e.get("category") or "fact"
+            counts[cat] = counts.get(cat, 0) + 1
+    counts["total"] = len(active)
+    return MemoryInfo(as_of=str(doc.get("as_of", "")), entries=entries, pruned=len(doc.get("pruned", ())),
+                      redactions=len(doc.get("redactions", ())), counts=counts)
+
+
+def site_model(ctx: EmitContext) -> SiteModel:
+    res = ctx.resolution
+    cwd = ctx.options.get("cwd")
+    kinds = {i.repository: i.type for i in res.inputs}
+    shadows: dict[str, list[ShadowInfo]] = {}
+    for sh in res.shadowed:
+        shadows.setdefault(sh.id, []).append(ShadowInfo(
+            repository_label(sh.loser, cwd), sh.loser_priority, site_location(kinds.get(sh.loser, ""), sh.loser_source, cwd)))
+    summary = ctx.options.get("lint_summary") or {}
+    rows = tuple(summary.get("diagnostics", ()))
+    # A skill's findings are its published copy's: the winner's repository only (a shadowed copy of
+    # the same ID has its own), lint and resolution (R1xx) alike.
+    per_skill: dict[tuple[str, str], list[DiagnosticInfo]] = {}
+    for r in rows:
+        if r.get("skill"):
+            per_skill.setdefault((r.get("repository", ""), r["skill"]), []).append(DiagnosticInfo(
+                r["severity"], r["code"], r["path"], r["line"], redacted(r["message"])))
+    memory = read_memory(ctx.out)
+    notes: dict[str, list] = {}
+    if memory is not None:
+        for e in memory.entries:
+            ns = str(e.get("namespace", ""))
+            if ns.startswith("skill/") and e.get("status", "active") == "active":
+                notes.setdefault(ns[len("skill/"):], []).append(e)
+    flat = res.flat_names  # (the resolve stage's one mapping: skillc.flatnames)
+    skills = tuple(
+        _skill_info(s, ctx, tuple(shadows.get(s.id, ())), tuple(per_skill.get((s.repository.name, s.id), ())),
+                    tuple(notes.get(s.id, ()) or notes.get(s.name, ())), flat.get(s.id, ""))
+        for s in res.skills)
+    paths = {c.path for c in res.collections}
+    children: dict[str, list[str]] = {p: [] for p in paths}
+    direct: dict[str, list[str]] = {p: [] for p in paths}
+    top: list[str] = []
+    for p in sorted(paths, key=path_key):
+        parent = collection_of(p)
+        if parent in children:
+            children[parent].append(p)
+    for s in skills:
+        direct.get(s.collection, top).append(s.id)
+    collections = tuple(
+        CollectionInfo(c.path, redacted(c.description), c.count, tuple(children[c.path]), tuple(direct[c.path]))
+        for c in sorted(res.collections, key=lambda c: path_key(c.path)))
+    inputs = tuple(InputInfo(repository_label(i.repository, cwd), i.type, site_location(i.type, i.location, cwd),
+                             i.resolved) for i in res.inputs)
+    published = {s.id for s in res.skills}
+    shadowing = tuple({"id": s.id, "published": s.id in published, "winner": repository_label(s.winner, cwd),
+                       "winner_priority": s.winner_priority, "loser": repository_label(s.loser, cwd),
+                       "loser_priority": s.loser_priority,
+                       "loser_source": site_location(kinds.get(s.loser, ""), s.loser_source, cwd)} for s in res.shadowed)
+    reasons = ctx.options.get("excluded_reasons") or {}
+    return SiteModel(
+        version=__version__, skills=skills, collections=collections, top_skills=tuple(top), inputs=inputs,
+        shadowing=shadowing, lint_profile=str(summary.get("profile", "")),
+        lint_errors=int(summary.get("errors", 0)), lint_warnings=int(summary.get("warnings", 0)),
+        linted=int(summary.get("skills", 0)), published_warnings=sum(s.warnings for s in skills),
+        lint_rows=tuple({**r, "message": redacted(r["message"]), "repository": repository_label(r.get("repository", ""), cwd)}
+                        for r in rows),
+        excluded=tuple((redacted(e), redacted(str(reasons.get(e, "lint errors")))) for e in res.excluded),
+        memory=memory)

@@ -1,0 +1,1 @@
+"""Stage 4, resolve: precedence among repositories, shadowing, collections."""

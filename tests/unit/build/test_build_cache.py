@@ -1,0 +1,76 @@
+"""The build cache's parse records: a document read back from the cache is the document the parser made."""
+
+from __future__ import annotations
+
+import json
+import pickle
+from pathlib import Path
+
+import pytest
+
+from skillc.cache import BuildCache
+from skillc.model import ItemKind
+from skillc.parse.document import parse_document
+
+DOCS = {
+    "plain": "---\nname: a\ndescription: Does a.\n---\n# A\n\nBody.\n",
+    "nested": ("---\nname: b\ndescription: >-\n  Folded\n  text.\nmetadata:\n  version: '1.0'\n  owners: [ana, bo]\n"
+               "  limits: {cpu: 2}\ntags:\n  - x\n  - 'y'\nallowed-tools: Read Grep\n---\nBody.\n"),
+    "bom-crlf": "\ufeff---\r\nname: c\r\ndescription: \"Quoted: yes\"\r\n---\r\nBody\r\n",
+    "dates-and-types": "---\nname: d\ndescription: D.\ncreated: 2024-01-02\nstable: yes\ncount: 3\nempty:\n---\n",
+    "broken-yaml": "---\nname: [unclosed\n---\nBody.\n",
+    "no-frontmatter": "# Just Markdown\n",
+}
+
+
+@pytest.mark.parametrize("name", sorted(DOCS))
+def test_cached_document_equals_parsed_document(tmp_path: Path, name: str):
+    raw = DOCS[name].encode("utf-8")
+    (tmp_path / "s").mkdir()
+    (tmp_path / "s/SKILL.md").write_bytes(raw)
+    parsed = parse_document(raw, "s/SKILL.md", ItemKind.SKILL, "s")
+
+    first = BuildCache(tmp_path / "cache")
+    assert first.read_document(str(tmp_path), "s/SKILL.md", ItemKind.SKILL, "s") == parsed
+    first.save()
+    second = BuildCache(tmp_path / "cache")
+    doc = second.read_document(str(tmp_path), "s/SKILL.md", ItemKind.SKILL, "s")
+    assert (first.stats.parsed, second.stats.cached) == (1, 1)
+
+    assert doc == parsed
+    for field in ("path", "kind", "sha256", "size", "text", "body", "body_line", "diagnostics"):
+        assert getattr(doc, field) == getattr(parsed, field), field
+    assert (doc.frontmatter is None) == (parsed.frontmatter is None)
+    if parsed.frontmatter is not None:
+        a, b = parsed.frontmatter, doc.frontmatter
+        assert b.data == a.data and (b.start_line, b.end_line) == (a.start_line, a.end_line)
+        assert dict(b.keys.items()) == dict(a.keys.items())
+        assert dict(b.scalars.items()) == dict(a.scalars.items())
+        for path in a.keys:  # what rules ask for
+            assert b.position(*path) == a.position(*path) and b.value_position(*path) == a.value_position(*path)
+        # still picklable (documents go to worker processes)
+        assert dict(pickle.loads(pickle.dumps(b.scalars)).items()) == dict(a.scalars.items())
+
+
+def test_site_and_no_site_builds_share_the_cache(tmp_path: Path):
+    """Pull-request builds with `--no-site` and site builds on main share one cache: switching parses
+    and renders nothing again, and the bundle is the one a build without cache makes."""
+    import filecmp
+
+    from conftest import run_skillc, write_skill
+
+    for i in range(3):
+        write_skill(tmp_path / "repo", f"s{i}")
+    env = {"SKILLC_CACHE_DIR": str(tmp_path / "cache"), "SOURCE_DATE_EPOCH": "1700000000"}
+    stats = []
+    for args in (("--no-site",), (), ("--no-site",)):
+        r = run_skillc("build", "repo", "--out", "out", "--json", *args, cwd=tmp_path, env=env)
+        assert r.returncode == 0, r.stderr
+        stats.append({k: v for k, v in json.loads(r.stdout).items() if k in ("parsed", "rendered")})
+    assert stats == [{"parsed": 3, "rendered": 3}, {"parsed": 0, "rendered": 0}, {"parsed": 0, "rendered": 0}]
+    r = run_skillc("build", "repo", "--out", "fresh", "--no-site", "--no-cache", cwd=tmp_path, env=env)
+    assert r.returncode == 0, r.stderr
+    out, fresh = tmp_path / "out", tmp_path / "fresh"
+    files = sorted(p.relative_to(out).as_posix() for p in out.rglob("*") if p.is_file())
+    assert files == sorted(p.relative_to(fresh).as_posix() for p in fresh.rglob("*") if p.is_file())
+    assert all(filecmp.cmp(out / f, fresh / f, shallow=False) for f in files)

@@ -1,0 +1,219 @@
+"""The docs site as a catalog (issue 21; issue 19 item 4): provenance people can follow, install
+commands for this registry, supporting files as pages, the lint report split, page sizes, and the
+catalog data the filters and the search snippets read."""
+
+from __future__ import annotations
+
+import html
+import json
+import os
+import re
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from conftest import run_skillc, write_skill
+from site_fixture import make_site_repos
+from skillc.emit.docsite.provenance import language_of, local_location, view_url
+
+
+def needs_mkdocs() -> None:
+    from skillc.emit.docsite import available
+
+    if not available():
+        pytest.skip("mkdocs + mkdocs-material are not installed (pip install 'skillc[site]')")
+
+
+def git(*args: str, cwd: Path) -> str:
+    env = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t",
+           "GIT_COMMITTER_EMAIL": "t@t"}
+    return subprocess.run(["git", *args], cwd=cwd, env=env, check=True, capture_output=True, text=True).stdout.strip()
+
+
+def site_pages(out: Path) -> dict[str, str]:
+    return {p.relative_to(out).as_posix(): p.read_text(encoding="utf-8") for p in out.rglob("*.html")
+            if p.is_file() and not p.relative_to(out).as_posix().startswith("api/")}
+
+
+def article(page: str) -> str:
+    return page[page.index("<article"):page.index("</article>")]
+
+
+# --- provenance ---------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("url, expected", [
+    ("https://github.com/acme/skills.git", "https://github.com/acme/skills/blob/abc123/skills/pdf/SKILL.md"),
+    ("git@github.com:acme/skills.git", "https://github.com/acme/skills/blob/abc123/skills/pdf/SKILL.md"),
+    ("https://gitlab.com/acme/team/skills", "https://gitlab.com/acme/team/skills/-/blob/abc123/skills/pdf/SKILL.md"),
+    ("ssh://git@codeberg.org/acme/skills.git", "https://codeberg.org/acme/skills/src/commit/abc123/skills/pdf/SKILL.md"),
+    ("https://git.internal.example/acme/skills.git", ""),  # an unknown forge: no guessed link
+    ("/srv/git/skills.git", ""),  # a local repository
+])
+def test_view_source_links_name_the_file_at_its_commit(url: str, expected: str):
+    assert view_url(url, "abc123", "skills/pdf/SKILL.md") == expected
+    assert view_url(url, "", "skills/pdf/SKILL.md") == ""  # no commit resolved: no link
+
+
+def test_local_paths_are_relative_to_their_configuration_never_absolute():
+    assert local_location("/home/ci/work/corpora/anthropics", "/home/ci/work/proj/skills.toml:12", None) \
+        == "../corpora/anthropics"
+    assert local_location("/home/ci/work/proj/skills", None, "/home/ci/work/proj") == "skills"
+    assert local_location("/elsewhere/skills", None, "/home/ci/work/proj") == "../../../../elsewhere/skills"
+    assert local_location("team", "/x/skills.toml:1", "/y") == "team"
+
+
+def test_languages_come_from_pygments():
+    assert language_of("references/API.md") == "markdown"
+    assert language_of("scripts/run.py") == "python"
+    assert language_of("scripts/deploy.sh") == "bash"
+    assert language_of("notes.unknown-ext") == "text"
+
+
+def test_a_site_built_from_paths_outside_the_build_folder_names_no_path_of_the_machine(tmp_path: Path):
+    needs_mkdocs()
+    repos = make_site_repos(tmp_path / "elsewhere")
+    build_dir = tmp_path / "proj"
+    build_dir.mkdir()
+    r = run_skillc("build", str(repos["team"]), str(repos["vendor"]), "--out", "out", cwd=build_dir,
+                   env={"SKILLC_CACHE_DIR": str(tmp_path / "cache"), "SOURCE_DATE_EPOCH": "1700000000"})
+    assert r.returncode == 0, r.stderr
+    pages = site_pages(build_dir / "out")
+    leaks = [rel for rel, text in pages.items() if str(tmp_path) in text]
+    assert leaks == []
+    skill = article(pages["skills/extraction/email/index.html"])
+    assert "../elsewhere/team" in skill and "../elsewhere/vendor" in skill  # location and what it shadows
+
+
+def test_a_git_source_shows_its_commit_and_path(tmp_path: Path):
+    needs_mkdocs()
+    work = tmp_path / "work"
+    write_skill(work, "skills/tools/pdf", description="Read PDFs. Use when a PDF is given.")
+    git("init", "-q", "-b", "main", cwd=work)
+    git("add", ".", cwd=work)
+    git("commit", "-q", "-m", "one", cwd=work)
+    commit = git("rev-parse", "HEAD", cwd=work)
+    (tmp_path / "skills.toml").write_text(
+        '[[repositories]]\nname = "upstream"\ntype = "git"\nurl = "work"\ngit_ref = "main"\nskills_root = "skills"\n')
+    r = run_skillc("build", "--out", "out", cwd=tmp_path,
+                   env={"SKILLC_CACHE_DIR": str(tmp_path / "cache"), "SOURCE_DATE_EPOCH": "1700000000"})
+    assert r.returncode == 0, r.stderr
+    page = article((tmp_path / "out/skills/tools/pdf/index.html").read_text())
+    assert commit in page and "skills/tools/pdf/SKILL.md" in page
+    assert str(tmp_path) not in page
+
+
+# --- install commands (issue 19 item 4) ---------------------------------------------------------
+
+def test_install_commands_name_this_registry_and_each_skills_flat_name(tmp_path: Path):
+    needs_mkdocs()
+    make_site_repos(tmp_path)
+    write_skill(tmp_path / "team", "python/testing", description="Test Python. Use when testing Python.")
+    write_skill(tmp_path / "team", "js/testing", description="Test JS. Use when testing JavaScript.")
+    r = run_skillc("build", "team", "--out", "out", cwd=tmp_path,
+                   env={"SKILLC_CACHE_DIR": str(tmp_path / "cache"), "SOURCE_DATE_EPOCH": "1700000000",
+                        "SKILLC_SITE_URL": "https://acme.example/skills"})
+    assert r.returncode == 0, r.stderr
+    out = tmp_path / "out"
+    home = article((out / "index.html").read_text())
+    assert "npx skills add https://acme.example/skills/ --skill '*'" in html.unescape(re.sub(r"<[^>]+>", "", home))
+    for skill_id, flat in (("extraction/email", "email"), ("python/testing", "python-testing"),
+                           ("js/testing", "js-testing")):
+        text = re.sub(r"<[^>]+>", "", article((out / f"skills/{skill_id}/index.html").read_text()))
+        assert f"npx skills add https://acme.example/skills/ --skill {flat}\n" in text, skill_id
+        assert "curl -fLO https://acme.example/skills/api/archives/" in text
+        assert "SKILLC_SITE_URL" not in text  # (the placeholder note is for builds without it)
+
+
+# --- supporting files, lint split, page sizes, catalog data -------------------------------------
+
+def test_references_are_pages_of_the_site_and_stay_inert(tmp_path: Path):
+    needs_mkdocs()
+    make_site_repos(tmp_path)
+    refs = tmp_path / "team/hostile/references"
+    (refs / "REFERENCE.md").write_text("---\ntemplate: ../../evil.html\n---\n# Reference\n\n<script>window.__pwned=1</script>\n\n"
+                                       "1. Run:\n\n   ```bash\n   make\n   ```\n\nBack to [the skill](../SKILL.md).\n")
+    (refs / "tool.py").write_text("def main():\n    return '<script>'\n")
+    r = run_skillc("build", "team", "--out", "out", cwd=tmp_path,
+                   env={"SKILLC_CACHE_DIR": str(tmp_path / "cache"), "SOURCE_DATE_EPOCH": "1700000000"})
+    assert r.returncode == 0, r.stderr
+    out = tmp_path / "out/skills/hostile/_files/references"
+    ref = article((out / "REFERENCE.md/index.html").read_text())
+    assert "<script" not in ref and "&lt;script&gt;" in ref
+    assert re.search(r"<li>\s*<p>Run:</p>\s*<div class=\"language-bash highlight\">", ref)  # the fence in the list
+    assert "template: ../../evil.html" in ref  # its front matter is text, never the page's settings
+    tool = article((out / "tool.py/index.html").read_text())
+    assert '<span class="k">def</span>' in tool and "&lt;script&gt;" in tool
+    skill = article((tmp_path / "out/skills/hostile/index.html").read_text())
+    assert 'href="_files/references/tool.py/"' in skill
+
+
+def test_pages_stay_small_when_the_catalog_is_large(tmp_path: Path):
+    """300 skills in one collection: every page under 50 KB; the filters' data in chunks."""
+    needs_mkdocs()
+    for i in range(300):
+        write_skill(tmp_path / "big", f"pack/skill-{i:03d}",
+                    description=f"Skill number {i} does a thing at length. " * 4 + "Use when asked.")
+    r = run_skillc("build", "big", "--out", "out", cwd=tmp_path,
+                   env={"SKILLC_CACHE_DIR": str(tmp_path / "cache"), "SOURCE_DATE_EPOCH": "1700000000"})
+    assert r.returncode == 0, r.stderr
+    out = tmp_path / "out"
+    sizes = {rel: len(text.encode()) for rel, text in site_pages(out).items()}
+    assert max(sizes.values()) < 50_000, max(sizes.items(), key=lambda kv: kv[1])
+    assert "collections/pack/~6/index.html" in sizes  # the collection's skills, paged
+    head = json.loads((out / "assets/skillc/catalog/index.json").read_text())
+    assert head["total"] == 300 and len(head["chunks"]) == 2
+    rows = json.loads((out / "assets/skillc/catalog/000.json").read_text())["skills"]
+    assert rows[0][:2] == ["pack/skill-000", "skill-000"] and len(rows) == head["chunk_size"]
+
+
+# --- incremental site builds --------------------------------------------------------------------
+
+def test_one_changed_skill_renders_only_its_pages_and_matches_a_clean_build(tmp_path: Path):
+    needs_mkdocs()
+    import time
+
+    make_site_repos(tmp_path)
+    env = {"SKILLC_CACHE_DIR": str(tmp_path / "cache"), "SOURCE_DATE_EPOCH": "1700000000"}
+    assert run_skillc("build", "team", "vendor", "--out", "out", cwd=tmp_path, env=env).returncode == 0
+    kept = next((tmp_path / "cache/emit/site").iterdir()) / "site"
+    before = {p: p.stat().st_mtime_ns for p in kept.rglob("*.html")}
+    time.sleep(0.05)
+    skill = tmp_path / "team/deploy-helper/SKILL.md"
+    # (the same length: the cards on the lists show each skill's size and token estimate)
+    skill.write_text(skill.read_text().replace("Roll out the release", "Roll out the RELEASE"))
+    r = run_skillc("build", "team", "vendor", "--out", "out", cwd=tmp_path, env=env)
+    assert r.returncode == 0, r.stderr
+    rendered = sorted(p.relative_to(kept).as_posix() for p, t in before.items() if p.stat().st_mtime_ns != t)
+    # The changed skill's page and the 404 page (mkdocs writes it every time); nothing else shows the body.
+    assert rendered == ["404.html", "skills/deploy-helper/index.html"], rendered
+    assert "Roll out the RELEASE" in (tmp_path / "out/skills/deploy-helper/index.html").read_text()
+    # Byte for byte what a clean build of the same inputs writes.
+    clean = tmp_path / "clean"
+    clean.mkdir()
+    for name in ("team", "vendor"):
+        subprocess.run(["cp", "-r", str(tmp_path / name), str(clean / name)], check=True)
+    r = run_skillc("build", "team", "vendor", "--out", "out", cwd=clean,
+                   env={**env, "SKILLC_CACHE_DIR": str(clean / "cache")})
+    assert r.returncode == 0, r.stderr
+    a, b = site_pages(tmp_path / "out"), site_pages(clean / "out")
+    assert sorted(a) == sorted(b) and [k for k in a if a[k] != b[k]] == []
+    # A changed description reaches the lists that show it (home, catalog, collection), and only them.
+    before = {p: p.stat().st_mtime_ns for p in kept.rglob("*.html")}
+    skill.write_text(skill.read_text().replace("Deploy services to production.", "Deploy services with Argo!!."))
+    assert run_skillc("build", "team", "vendor", "--out", "out", cwd=tmp_path, env=env).returncode == 0
+    rendered = sorted(p.relative_to(kept).as_posix() for p, t in before.items() if p.stat().st_mtime_ns != t)
+    assert rendered == ["404.html", "all/index.html", "collections/index.html", "index.html",
+                        "skills/deploy-helper/index.html"], rendered
+    assert "Deploy services with Argo!!." in (tmp_path / "out/index.html").read_text()
+
+
+@pytest.mark.parametrize("value", ["plain", 'a "q" \\ b', "tab\there", "line\nbreak", "\x00\x07\x7f\x85\u2028\u2029",
+                                   "\ufeff\ud7ff\U0001F600 é 中", "'single' : # - [ ] { } & * ! | > % @ `"])
+def test_front_matter_reads_back_exactly_what_was_written(value: str):
+    import yaml
+
+    from skillc.emit.docsite.pages import front_matter
+
+    text = front_matter(skillc_title=value)
+    assert yaml.safe_load(text.strip().strip("-"))["skillc_title"] == value

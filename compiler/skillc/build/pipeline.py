@@ -46,7 +46,7 @@ from ..locks import release, try_lock
 from ..model import Diagnostic, DiscoveredItem, Document, ItemKind, Severity
 from ..parallel import default_jobs, fork_map
 from ..paths import inside as _inside
-from ..resolve_types import EmitContext, Resolution, SourceSkill
+from ..resolve_types import EmitCollected, EmitContext, EmitOptions, Resolution, SourceSkill
 from ..secrets import SECRET_RULE
 from ..validate.lint import LintConfig, active_rules, check_collection, check_document, finalize
 
@@ -656,37 +656,30 @@ def _run_build(opts: BuildOptions, progress: Progress | None = None, fresh_cache
             os.umask(user_umask)
             raise
         lap("staging")
-        options: dict[str, object] = {}
+        collected = EmitCollected()
         try:
-            options = {
-                "site": opts.site, "emit": opts.emit, "epoch": epoch or 0, "source_date_epoch": epoch,
-                "config_hash": config_hash, "records_hash": records_hash, "cwd": str(opts.cwd), "cache": cache,
-                "config_files": _shown_config_files(cfg.config_files, opts.cwd),
-                "staging": staging, "artifacts": {},
-                "lint_summary": _lint_summary(cfg.lint, len(all_skills), diagnostics),
-                "excluded_reasons": failing, "jobs": jobs, "keep_going": opts.keep_going,
-                "external": cfg.external,  # Plan Cascade detection rules, for api/index/select.json
-                "notes": [],  # warnings an emitter has for the user (memory entries --keep-going skipped)
-                "redactions": redactions,
-                "diagnostics": [],  # (repository, Diagnostic) an emitter found (R130: a site page shown as text)
-            }
+            options = EmitOptions(
+                site=opts.site, emit=tuple(opts.emit), epoch=epoch or 0, source_date_epoch=epoch,
+                config_hash=config_hash, records_hash=records_hash, cwd=str(opts.cwd), cache=cache,
+                config_files=_shown_config_files(cfg.config_files, opts.cwd), staging=staging,
+                lint_summary=_lint_summary(cfg.lint, len(all_skills), diagnostics), excluded_reasons=failing,
+                jobs=jobs, keep_going=opts.keep_going,
+                external=cfg.external,  # Plan Cascade detection rules, for api/index/select.json
+                redactions=tuple(redactions))
             memory = tuple(Path(p) for p in opts.memory)
             ctx = EmitContext(resolution, staging_dir, as_of, memory, cache_root / "emit" if cache_root else None,
-                              options)
+                              options, collected)
             for emitter_name, fn in sorted(EMITTERS, key=_emit_order):
                 advance = None
                 if emitter_name == "skills" and progress is not None:
                     advance = progress("Publishing skills", len(resolution.skills))
-                if advance is not None:
-                    options["progress"] = advance
-                fn(ctx)
-                options.pop("progress", None)
+                fn(replace(ctx, options=replace(options, progress=advance)) if advance is not None else ctx)
                 lap(f"emit {emitter_name}")
                 if emitter_name == OVERLAPPED:  # now wait for the skills' files
-                    _wait_artifacts(options)
+                    _wait_artifacts(collected)
                     lap("emit skills")
-            diagnostics.extend(options["diagnostics"])  # type: ignore[arg-type]
-            produced = {p for art in _wait_artifacts(options).values() for p, _, _ in art.bundle_files()}
+            diagnostics.extend(collected.diagnostics)
+            produced = {p for art in _wait_artifacts(collected).values() for p, _, _ in art.bundle_files()}
             staging.prune(produced)
             manifest = write_manifest(ctx)
             gate.check_bundle(staging_dir, manifest, cache)  # (every output byte, as a client reads it)
@@ -696,7 +689,7 @@ def _run_build(opts: BuildOptions, progress: Progress | None = None, fresh_cache
             swap_in(staging_dir, out, work / f"{name}.prev", keep_previous=not force_replace)
             lap("swap")
         except BaseException:
-            pending = options.get("artifacts")
+            pending = collected.artifacts
             if hasattr(pending, "cancel"):
                 pending.cancel()  # type: ignore[union-attr]
             shutil.rmtree(staging_dir, ignore_errors=True)
@@ -707,7 +700,7 @@ def _run_build(opts: BuildOptions, progress: Progress | None = None, fresh_cache
         lap("cache save")
     files = manifest["files"]
     shown = [(r, _redacted(d)) for r, d in diagnostics]
-    notes = [*options.get("notes", ())]  # type: ignore[misc]
+    notes = [*collected.notes]
     if cache.save_error:
         notes.append(f"the build cache could not be saved ({cache.save_error}); the next build starts without it")
     excluded_from = {i: winning[i].repository.name for i in failing if i in winning}
@@ -740,8 +733,8 @@ def _emit_order(emitter: tuple[str, object]) -> int:
     return {"skills": 0, OVERLAPPED: 1}.get(emitter[0], 2)  # (a stable sort keeps the others' order)
 
 
-def _wait_artifacts(options: Mapping[str, object]) -> Mapping:
-    artifacts = options.get("artifacts") or {}
+def _wait_artifacts(collected: EmitCollected) -> Mapping:
+    artifacts = collected.artifacts
     wait = getattr(artifacts, "wait", None)
     return wait() if wait is not None else artifacts  # type: ignore[return-value]
 

@@ -178,16 +178,15 @@ def report_fallbacks(ctx: EmitContext, fallbacks: Sequence[Fallback]) -> None:
     from .pages import skill_doc
 
     by_doc = {skill_doc(s.id): s for s in ctx.resolution.skills}
-    diagnostics, notes = ctx.options.get("diagnostics"), ctx.options.get("notes")
     for f in fallbacks:
         skill = by_doc.get(f.doc)
-        if skill is not None and isinstance(diagnostics, list):
+        if skill is not None:
             message = (f"skill {skill.id!r}: its site page could not be rendered within bounds ({f.reason}); "
                        f"the page shows its body as plain text")
-            diagnostics.append((skill.repository.name, Diagnostic(
+            ctx.collected.diagnostics.append((skill.repository.name, Diagnostic(
                 "R130", Severity.WARNING, skill.document.path, skill.document.body_line, 0, message, skill.id)))
-        elif isinstance(notes, list):
-            notes.append(f"site page {f.doc} could not be rendered within bounds ({f.reason}); shown as plain text")
+        else:
+            ctx.collected.notes.append(f"site page {f.doc} could not be rendered within bounds ({f.reason}); shown as plain text")
 
 
 if __name__ == "__main__":

@@ -50,6 +50,7 @@ from ..resolve_types import EmitCollected, EmitContext, EmitOptions, Resolution,
 from ..secrets import SECRET_RULE
 from ..validate.lint import LintConfig, active_rules, check_collection, check_document, finalize
 from ..validate.rules.loader import load_all as _load_rules
+from ..validate.rules.registry import RuleContext
 
 if TYPE_CHECKING:
     from ..emit.staging import Staging
@@ -337,29 +338,31 @@ def lint_skills(skills: Sequence[SourceSkill], reader: Reader, config: LintConfi
     ``blocked`` receives why a skill must not be published whatever the configuration selects: a
     likely secret in its SKILL.md that B707 was not there to report (a profile or selection without
     it, `secret-scan = false`, an ignore); supporting files with one are withheld at emit instead."""
-    from ..config.files import anchored
-    from ..validate.rules.registry import RuleContext
-
     rules = active_rules(config)
-    b707 = config.settings.secret_scan and any(r.code == SECRET_RULE for r in rules)
-    out: dict[int, list[Diagnostic]] = {}
-    contexts: list[tuple[str, SourceSkill, RuleContext]] = []
-    todo: list[tuple[SourceSkill, RuleContext, str]] = []
-    roots: dict[str, Path] = {}  # one Path per repository root, not one per skill
+    blocked = {} if blocked is None else blocked
+    work = _lint_work(_located(skills, reader), config, cache, blocked)
+    _check_documents(work, rules, config, cache, jobs, progress, blocked)
+    _check_collections(work, rules)
+    return work.out
+
+
+@dataclass
+class _LintWork:
+    """What ``lint_skills`` works through: every skill's rule context, the ones the cache does not
+    answer, each repository root's configuration, and the findings so far (``out``)."""
+
+    contexts: list[tuple[str, SourceSkill, RuleContext]] = field(default_factory=list)  # (root, skill, context)
+    todo: list[tuple[SourceSkill, RuleContext, str]] = field(default_factory=list)  # (skill, context, cache key)
     # Per repository root: the configuration (a local repository's paths are matched by its globs
     # from the configuration file's folder, as `skillc lint` does) and its hash, computed once.
-    configs: dict[str, tuple[LintConfig, str]] = {}
-    config_at: dict[Path, LintConfig] = {}  # the same, by the contexts' root
+    configs: dict[str, tuple[LintConfig, str]] = field(default_factory=dict)
+    config_at: dict[Path, LintConfig] = field(default_factory=dict)  # the same, by the contexts' root
+    out: dict[int, list[Diagnostic]] = field(default_factory=dict)
 
-    def config_of(root: str, skill: SourceSkill) -> tuple[LintConfig, str]:
-        found = configs.get(root)
-        if found is None:
-            cfg = anchored(config, root) if skill.repository.type == "filesystem" else config
-            found = configs[root] = (cfg, key_of("lint-config", repr(canonical(lint_identity(cfg)))))
-        return found
 
-    located: list[tuple[SourceSkill, str, DiscoveredItem, Document]] = []
-    skill_dirs: dict[str, list[str]] = {}  # root -> the skill folders in it (for nested skills), sorted
+def _located(skills: Sequence[SourceSkill], reader: Reader) -> list[tuple[SourceSkill, str, DiscoveredItem, Document]]:
+    """Each skill with the repository root and discovered item it was read from."""
+    located = []
     for skill in skills:
         origin = reader.origin.get(id(skill.document))
         doc = skill.document
@@ -371,21 +374,33 @@ def lint_skills(skills: Sequence[SourceSkill], reader: Reader, config: LintConfi
         else:
             root, item = origin
         located.append((skill, root, item, doc))
+    return located
+
+
+def _lint_work(located, config: LintConfig, cache: BuildCache, blocked: dict[int, str]) -> _LintWork:
+    """Every skill's rule context; the findings the cache holds, and the skills left to check."""
+    from ..config.files import anchored
+
+    work = _LintWork()
+    roots: dict[str, Path] = {}  # one Path per repository root, not one per skill
+    skill_dirs: dict[str, list[str]] = {}  # root -> the skill folders in it (for nested skills), sorted
+    for _, root, item, _ in located:
         skill_dirs.setdefault(root, []).append(item.skill_dir)
     for dirs in skill_dirs.values():
         dirs.sort()
     for skill, root, item, doc in located:
-        root_path = roots.get(root)
-        if root_path is None:
-            root_path = roots[root] = Path(root)
+        root_path = roots.setdefault(root, Path(root))
         # A skill at the repository's root is checked (S308) against the name it is published under,
         # which its files do not show, not its folder's: a zip's extraction folder is named after the
         # archive's hash, a git checkout after its URL and ref, an http mirror after the ID.
         root_name = "" if item.skill_dir else skill.id.rsplit("/", 1)[-1]
-        ctx = RuleContext(item, doc, root_path, config.settings, config.profile, root_name)
-        contexts.append((root, skill, ctx))
-        root_config, config_key = config_of(root, skill)
-        config_at[root_path] = root_config
+        work.contexts.append((root, skill, RuleContext(item, doc, root_path, config.settings, config.profile,
+                                                       root_name)))
+        if root not in work.configs:
+            cfg = anchored(config, root) if skill.repository.type == "filesystem" else config
+            work.configs[root] = (cfg, key_of("lint-config", repr(canonical(lint_identity(cfg)))))
+        root_config, config_key = work.configs[root]
+        work.config_at[root_path] = root_config
         # The rules see the skill's files as the build publishes them, so what they read is what the
         # cache key covers (a *.pyc, an empty folder or a dangling link is never published, and never
         # decides a build): the files with their hashes, and the folders of nested skills.
@@ -395,18 +410,26 @@ def lint_skills(skills: Sequence[SourceSkill], reader: Reader, config: LintConfi
         rec = cache.get("lint", key)
         if rec is not None:
             cache.stats.lint_cached += 1
-            out[id(skill)] = list(diagnostics_in(rec[0]))
-            if rec[1] and blocked is not None:
+            work.out[id(skill)] = list(diagnostics_in(rec[0]))
+            if rec[1]:
                 blocked[id(skill)] = rec[1]
         else:
             published = DiscoveredItem(item.kind, item.path, item.skill_dir, item.file_name, item.aliases,
                                        _published_listing(skill, nested))
-            todo.append((skill, RuleContext(published, doc, root_path, config.settings, config.profile, root_name),
-                         key))
+            work.todo.append((skill, RuleContext(published, doc, root_path, config.settings, config.profile,
+                                                 root_name), key))
+    return work
+
+
+def _check_documents(work: _LintWork, rules, config: LintConfig, cache: BuildCache, jobs: int,
+                     progress: Progress | None, blocked: dict[int, str]) -> None:
+    """The document rules over the skills the cache did not answer, in forked workers; each result
+    goes into the cache."""
+    b707 = config.settings.secret_scan and any(r.code == SECRET_RULE for r in rules)
 
     def check(entry: tuple[SourceSkill, RuleContext, str]) -> tuple[list[Diagnostic], str]:
         _, ctx, _ = entry
-        cfg = config_at[ctx.root]
+        cfg = work.config_at[ctx.root]
         diags = finalize([*ctx.document.diagnostics, *check_document(ctx, rules)], cfg)
         unpublishable = ""
         if not b707 or cfg.ignored_at(SECRET_RULE, ctx.item.path):
@@ -416,25 +439,27 @@ def lint_skills(skills: Sequence[SourceSkill], reader: Reader, config: LintConfi
                                  f"{found[0].line}; never published")
         return diags, unpublishable or gate.decoding_leak(ctx.document)
 
-    advance = progress("Linting skills", len(todo)) if progress is not None else None
-    for (skill, _, key), (diags, unpublishable) in zip(todo, fork_map(check, todo, jobs, advance)):
+    advance = progress("Linting skills", len(work.todo)) if progress is not None else None
+    for (skill, _, key), (diags, unpublishable) in zip(work.todo, fork_map(check, work.todo, jobs, advance)):
         cache.stats.linted += 1
         cache.put("lint", key, (diagnostics_out(diags), unpublishable))
-        out[id(skill)] = diags
-        if unpublishable and blocked is not None:
+        work.out[id(skill)] = diags
+        if unpublishable:
             blocked[id(skill)] = unpublishable
-    # Collection rules (duplicate names, description budget…) run per repository, like `skillc lint`
-    # (two repositories reading one folder, with other globs or tiers, are two groups).
+
+
+def _check_collections(work: _LintWork, rules) -> None:
+    """Collection rules (duplicate names, description budget…) run per repository, like `skillc lint`
+    (two repositories reading one folder, with other globs or tiers, are two groups)."""
     groups: dict[tuple[str, str], list[tuple[SourceSkill, RuleContext]]] = {}
-    for root, skill, ctx in contexts:
+    for root, skill, ctx in work.contexts:
         groups.setdefault((skill.repository.name, root), []).append((skill, ctx))
     for (_, root), group in groups.items():
         by_path = {ctx.item.path: skill for skill, ctx in group}
-        for d in finalize(check_collection([c for _, c in group], rules), configs[root][0]):
+        for d in finalize(check_collection([c for _, c in group], rules), work.configs[root][0]):
             skill = by_path.get(d.path)
             if skill is not None:
-                out.setdefault(id(skill), []).append(d)
-    return out
+                work.out.setdefault(id(skill), []).append(d)
 
 
 def _nested_dirs(sorted_dirs: list[str], skill_dir: str) -> tuple[str, ...]:

@@ -60,7 +60,7 @@ def run(corpus: Path, workdir: Path, full: bool | None = None) -> list[tuple[str
     from skillc.build.pipeline import BuildOptions, run_build
     from skillc.emit.docsite.model import site_model
     from skillc.emit.docsite.pages import project_files
-    from skillc.resolve_types import EmitContext
+    from skillc.resolve_types import EmitContext, EmitOptions
 
     full = os.environ.get("SKILLC_BENCH_SITE") == "1" if full is None else full
     rows: list[tuple[str, str]] = []
@@ -69,7 +69,7 @@ def run(corpus: Path, workdir: Path, full: bool | None = None) -> list[tuple[str
     result = run_build(BuildOptions(paths=(str(corpus),), out=str(bundle), site=False, keep_going=True,
                                     cache_dir=cache, env={"SOURCE_DATE_EPOCH": "1700000000"}))
     n = len(result.resolution.skills)
-    ctx = EmitContext(result.resolution, bundle, 1700000000.0, options={"cwd": str(corpus.parent)})
+    ctx = EmitContext(result.resolution, bundle, 1700000000.0, options=EmitOptions(cwd=str(corpus.parent)))
     t0 = time.perf_counter()
     files = project_files(site_model(ctx))
     t_gen = time.perf_counter() - t0

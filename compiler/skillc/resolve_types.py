@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass, field
-from typing import Mapping
+from typing import Any, Callable, Mapping
 
 from .instructions import instruction_description, instruction_name
 from .model import Diagnostic, Document, ItemKind
@@ -160,6 +160,53 @@ class Resolution:
 
 
 @dataclass(frozen=True, slots=True)
+class EmitOptions:
+    """What ``skillc build`` tells every emitter, set once before the first emitter runs.
+
+    A typed, frozen object rather than a dict: a misspelt or forgotten key used to read as its
+    default without a word (the minimal page lost its lint status that way).  The build's own types
+    (``BuildCache``, ``Staging``) live in layers above this module, so those fields are ``Any``.
+    """
+
+    site: bool = True  # write the docs page(s) (--no-site: False)
+    emit: tuple[str, ...] = ()  # extra outputs (--emit whoosh)
+    epoch: int = 0  # SOURCE_DATE_EPOCH, 0 when unset: zip timestamps and render keys
+    source_date_epoch: int | None = None  # SOURCE_DATE_EPOCH as given (None: unset)
+    config_hash: str = ""  # hash of the configuration files (api/manifest.json)
+    records_hash: str | None = None  # salt of the build cache's records (None: config_hash)
+    cwd: str | None = None  # the build's working folder: shown paths are made relative to it
+    cache: Any = None  # skillc.cache.BuildCache, or None: no records cache
+    config_files: tuple[tuple[str, str], ...] = ()  # (path as shown, sha256) of each config file read
+    staging: Any = None  # skillc.emit.staging.Staging of the build (None: write straight into out)
+    lint_summary: Mapping[str, Any] = field(default_factory=dict)  # api/manifest.json "lint"
+    excluded_reasons: Mapping[str, str] = field(default_factory=dict)  # ID left out -> why (--keep-going)
+    jobs: int = 1  # worker processes for the skills' files
+    keep_going: bool = False  # memory: skip or repair bad entries instead of failing
+    external: Any = None  # Plan Cascade's external-skills.json (BuildConfig.external)
+    redactions: tuple[Any, ...] = ()  # the publishing gate's audit (gate.Redaction), for the manifest
+    archives: bool = True  # write one zip per skill
+    progress: Callable[..., Any] | None = None  # the skills emitter's progress bar (one step a skill)
+
+    @property
+    def render_salt(self) -> str:
+        """What keys rendered skills in the cache besides their content: the records' salt."""
+        return self.config_hash if self.records_hash is None else self.records_hash
+
+
+@dataclass(slots=True)
+class EmitCollected:
+    """What emitters hand back to the build (mutable on purpose: the one place emitters write to).
+
+    ``artifacts``: each skill's published files, set by the skills emitter (a mapping that may wait
+    for the forked workers when first read); ``diagnostics``: (repository, Diagnostic) an emitter
+    found (R130); ``notes``: warnings for the user (memory entries --keep-going skipped)."""
+
+    artifacts: Mapping[str, Any] = field(default_factory=dict)
+    diagnostics: list[tuple[str, Diagnostic]] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True, slots=True)
 class EmitContext:
     """What every emitter gets.  Emitters write only below ``out`` (the build's staging directory).
 
@@ -173,7 +220,8 @@ class EmitContext:
     as_of: float  # build time (SOURCE_DATE_EPOCH or now), seconds since the epoch
     memory_paths: tuple["Path", ...] = ()  # --memory PATH… plus each repository's memory/ folder
     cache_dir: "Path | None" = None  # content-addressed cache (None: no caching)
-    options: Mapping[str, object] = field(default_factory=dict)  # e.g. {"emit": ("whoosh",), "site": True}
+    options: EmitOptions = field(default_factory=EmitOptions)
+    collected: EmitCollected = field(default_factory=EmitCollected)  # what emitters hand back
 
 
 from pathlib import Path  # noqa: E402  (for the string annotations above)

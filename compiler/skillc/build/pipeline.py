@@ -34,7 +34,7 @@ import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from .. import gate, secrets
 from ..archive import read_source_date_epoch
@@ -46,13 +46,17 @@ from ..locks import release, try_lock
 from ..model import Diagnostic, DiscoveredItem, Document, ItemKind, Severity
 from ..parallel import default_jobs, fork_map
 from ..paths import inside as _inside
-from ..resolve_types import EmitContext, Resolution, SourceSkill
+from ..resolve_types import EmitCollected, EmitContext, EmitOptions, Resolution, SourceSkill
 from ..secrets import SECRET_RULE
 from ..validate.lint import LintConfig, active_rules, check_collection, check_document, finalize
+from ..validate.rules.loader import load_all as _load_rules
+from ..validate.rules.registry import RuleContext
 
 if TYPE_CHECKING:
     from ..emit.staging import Staging
 
+# The stage diagnostic the build raises itself, through its declared rule (code and severity).
+_R110 = _load_rules()["R110"]
 
 
 @dataclass(frozen=True)
@@ -334,29 +338,31 @@ def lint_skills(skills: Sequence[SourceSkill], reader: Reader, config: LintConfi
     ``blocked`` receives why a skill must not be published whatever the configuration selects: a
     likely secret in its SKILL.md that B707 was not there to report (a profile or selection without
     it, `secret-scan = false`, an ignore); supporting files with one are withheld at emit instead."""
-    from ..config.files import anchored
-    from ..validate.rules.registry import RuleContext
-
     rules = active_rules(config)
-    b707 = config.settings.secret_scan and any(r.code == SECRET_RULE for r in rules)
-    out: dict[int, list[Diagnostic]] = {}
-    contexts: list[tuple[str, SourceSkill, RuleContext]] = []
-    todo: list[tuple[SourceSkill, RuleContext, str]] = []
-    roots: dict[str, Path] = {}  # one Path per repository root, not one per skill
+    blocked = {} if blocked is None else blocked
+    work = _lint_work(_located(skills, reader), config, cache, blocked)
+    _check_documents(work, rules, config, cache, jobs, progress, blocked)
+    _check_collections(work, rules)
+    return work.out
+
+
+@dataclass
+class _LintWork:
+    """What ``lint_skills`` works through: every skill's rule context, the ones the cache does not
+    answer, each repository root's configuration, and the findings so far (``out``)."""
+
+    contexts: list[tuple[str, SourceSkill, RuleContext]] = field(default_factory=list)  # (root, skill, context)
+    todo: list[tuple[SourceSkill, RuleContext, str]] = field(default_factory=list)  # (skill, context, cache key)
     # Per repository root: the configuration (a local repository's paths are matched by its globs
     # from the configuration file's folder, as `skillc lint` does) and its hash, computed once.
-    configs: dict[str, tuple[LintConfig, str]] = {}
-    config_at: dict[Path, LintConfig] = {}  # the same, by the contexts' root
+    configs: dict[str, tuple[LintConfig, str]] = field(default_factory=dict)
+    config_at: dict[Path, LintConfig] = field(default_factory=dict)  # the same, by the contexts' root
+    out: dict[int, list[Diagnostic]] = field(default_factory=dict)
 
-    def config_of(root: str, skill: SourceSkill) -> tuple[LintConfig, str]:
-        found = configs.get(root)
-        if found is None:
-            cfg = anchored(config, root) if skill.repository.type == "filesystem" else config
-            found = configs[root] = (cfg, key_of("lint-config", repr(canonical(lint_identity(cfg)))))
-        return found
 
-    located: list[tuple[SourceSkill, str, DiscoveredItem, Document]] = []
-    skill_dirs: dict[str, list[str]] = {}  # root -> the skill folders in it (for nested skills), sorted
+def _located(skills: Sequence[SourceSkill], reader: Reader) -> list[tuple[SourceSkill, str, DiscoveredItem, Document]]:
+    """Each skill with the repository root and discovered item it was read from."""
+    located = []
     for skill in skills:
         origin = reader.origin.get(id(skill.document))
         doc = skill.document
@@ -368,21 +374,33 @@ def lint_skills(skills: Sequence[SourceSkill], reader: Reader, config: LintConfi
         else:
             root, item = origin
         located.append((skill, root, item, doc))
+    return located
+
+
+def _lint_work(located, config: LintConfig, cache: BuildCache, blocked: dict[int, str]) -> _LintWork:
+    """Every skill's rule context; the findings the cache holds, and the skills left to check."""
+    from ..config.files import anchored
+
+    work = _LintWork()
+    roots: dict[str, Path] = {}  # one Path per repository root, not one per skill
+    skill_dirs: dict[str, list[str]] = {}  # root -> the skill folders in it (for nested skills), sorted
+    for _, root, item, _ in located:
         skill_dirs.setdefault(root, []).append(item.skill_dir)
     for dirs in skill_dirs.values():
         dirs.sort()
     for skill, root, item, doc in located:
-        root_path = roots.get(root)
-        if root_path is None:
-            root_path = roots[root] = Path(root)
+        root_path = roots.setdefault(root, Path(root))
         # A skill at the repository's root is checked (S308) against the name it is published under,
         # which its files do not show, not its folder's: a zip's extraction folder is named after the
         # archive's hash, a git checkout after its URL and ref, an http mirror after the ID.
         root_name = "" if item.skill_dir else skill.id.rsplit("/", 1)[-1]
-        ctx = RuleContext(item, doc, root_path, config.settings, config.profile, root_name)
-        contexts.append((root, skill, ctx))
-        root_config, config_key = config_of(root, skill)
-        config_at[root_path] = root_config
+        work.contexts.append((root, skill, RuleContext(item, doc, root_path, config.settings, config.profile,
+                                                       root_name)))
+        if root not in work.configs:
+            cfg = anchored(config, root) if skill.repository.type == "filesystem" else config
+            work.configs[root] = (cfg, key_of("lint-config", repr(canonical(lint_identity(cfg)))))
+        root_config, config_key = work.configs[root]
+        work.config_at[root_path] = root_config
         # The rules see the skill's files as the build publishes them, so what they read is what the
         # cache key covers (a *.pyc, an empty folder or a dangling link is never published, and never
         # decides a build): the files with their hashes, and the folders of nested skills.
@@ -392,18 +410,26 @@ def lint_skills(skills: Sequence[SourceSkill], reader: Reader, config: LintConfi
         rec = cache.get("lint", key)
         if rec is not None:
             cache.stats.lint_cached += 1
-            out[id(skill)] = list(diagnostics_in(rec[0]))
-            if rec[1] and blocked is not None:
+            work.out[id(skill)] = list(diagnostics_in(rec[0]))
+            if rec[1]:
                 blocked[id(skill)] = rec[1]
         else:
             published = DiscoveredItem(item.kind, item.path, item.skill_dir, item.file_name, item.aliases,
                                        _published_listing(skill, nested))
-            todo.append((skill, RuleContext(published, doc, root_path, config.settings, config.profile, root_name),
-                         key))
+            work.todo.append((skill, RuleContext(published, doc, root_path, config.settings, config.profile,
+                                                 root_name), key))
+    return work
+
+
+def _check_documents(work: _LintWork, rules, config: LintConfig, cache: BuildCache, jobs: int,
+                     progress: Progress | None, blocked: dict[int, str]) -> None:
+    """The document rules over the skills the cache did not answer, in forked workers; each result
+    goes into the cache."""
+    b707 = config.settings.secret_scan and any(r.code == SECRET_RULE for r in rules)
 
     def check(entry: tuple[SourceSkill, RuleContext, str]) -> tuple[list[Diagnostic], str]:
         _, ctx, _ = entry
-        cfg = config_at[ctx.root]
+        cfg = work.config_at[ctx.root]
         diags = finalize([*ctx.document.diagnostics, *check_document(ctx, rules)], cfg)
         unpublishable = ""
         if not b707 or cfg.ignored_at(SECRET_RULE, ctx.item.path):
@@ -413,25 +439,27 @@ def lint_skills(skills: Sequence[SourceSkill], reader: Reader, config: LintConfi
                                  f"{found[0].line}; never published")
         return diags, unpublishable or gate.decoding_leak(ctx.document)
 
-    advance = progress("Linting skills", len(todo)) if progress is not None else None
-    for (skill, _, key), (diags, unpublishable) in zip(todo, fork_map(check, todo, jobs, advance)):
+    advance = progress("Linting skills", len(work.todo)) if progress is not None else None
+    for (skill, _, key), (diags, unpublishable) in zip(work.todo, fork_map(check, work.todo, jobs, advance)):
         cache.stats.linted += 1
         cache.put("lint", key, (diagnostics_out(diags), unpublishable))
-        out[id(skill)] = diags
-        if unpublishable and blocked is not None:
+        work.out[id(skill)] = diags
+        if unpublishable:
             blocked[id(skill)] = unpublishable
-    # Collection rules (duplicate names, description budget…) run per repository, like `skillc lint`
-    # (two repositories reading one folder, with other globs or tiers, are two groups).
+
+
+def _check_collections(work: _LintWork, rules) -> None:
+    """Collection rules (duplicate names, description budget…) run per repository, like `skillc lint`
+    (two repositories reading one folder, with other globs or tiers, are two groups)."""
     groups: dict[tuple[str, str], list[tuple[SourceSkill, RuleContext]]] = {}
-    for root, skill, ctx in contexts:
+    for root, skill, ctx in work.contexts:
         groups.setdefault((skill.repository.name, root), []).append((skill, ctx))
     for (_, root), group in groups.items():
         by_path = {ctx.item.path: skill for skill, ctx in group}
-        for d in finalize(check_collection([c for _, c in group], rules), configs[root][0]):
+        for d in finalize(check_collection([c for _, c in group], rules), work.configs[root][0]):
             skill = by_path.get(d.path)
             if skill is not None:
-                out.setdefault(id(skill), []).append(d)
-    return out
+                work.out.setdefault(id(skill), []).append(d)
 
 
 def _nested_dirs(sorted_dirs: list[str], skill_dir: str) -> tuple[str, ...]:
@@ -523,34 +551,73 @@ def run_build(opts: BuildOptions, progress: Progress | None = None) -> BuildResu
 
 
 def _run_build(opts: BuildOptions, progress: Progress | None = None, fresh_cache: bool = False) -> BuildResult:
-    from ..config.build import load_build_config
-    from ..emit import EMITTERS
-    from ..emit.manifest import write_manifest
-    from ..emit.skills import bundle_collisions
-    from ..resolve.precedence import resolve, winners_of
-    from ..sources import open_source
-
+    """One call per stage: plan (configuration, output, cache) → sources (discover and parse) →
+    validate (lint) → resolve → the publishing gate → emit into staging and swap in."""
     t0 = time.perf_counter()
     timings: dict[str, float] = {}
     lap = _Lap(timings)
+    plan = _plan(opts, fresh_cache)
+    lap("config+cache load")
+    work, name = plan.out.parent / WORK_DIR, plan.out.name
+    with BuildLock(work, name), _sources_folder(plan.cache_root, opts.env) as source_cache:
+        clean_stale(work, name)
+        reader = Reader(plan.cache, progress)
+        listings = _read_sources(plan.cfg, source_cache, reader)
+        lap("sources")
+        checked = _validate(listings, reader, plan, progress)
+        lap("lint")
+        resolution = _resolve(listings, checked, plan, opts.keep_going)
+        lap("resolve")
+        # (the publishing gate: published text redacted strictly, the audit for the manifest)
+        resolution, redactions = gate.gate_resolution(resolution, source_cache / "redacted", plan.cache)
+        manifest, collected = _emit(resolution, tuple(redactions), checked, plan, opts, work, progress, lap)
+        plan.cache.save()  # (after the swap: a cache that cannot be written never fails a published build)
+        lap("cache save")
+    return _result(plan, resolution, checked, manifest, collected, time.perf_counter() - t0, timings)
+
+
+@dataclass(frozen=True)
+class _Plan:
+    """What the build decides before reading any skill: its configuration, where the bundle goes,
+    the cache and the hashes that key it."""
+
+    cfg: Any  # config.build.BuildConfig
+    out: Path  # the bundle folder, absolute (a symlinked one: the folder it points to)
+    current_manifest: dict | None  # the bundle there now (None: none, or not a skillc bundle)
+    cache_root: Path | None
+    cache: BuildCache
+    config_hash: str  # the manifest's: what was asked
+    records_hash: str  # the cache records': not whether the site or whoosh is emitted
+    epoch: int | None  # SOURCE_DATE_EPOCH
+    as_of: float  # build time
+    jobs: int
+
+
+@dataclass(frozen=True)
+class _Checked:
+    """The validate stage's verdicts, per skill (keyed by ``id(skill)``) and per published ID."""
+
+    all_skills: tuple[SourceSkill, ...]
+    per_skill: Mapping[int, list[Diagnostic]]
+    diagnostics: list[tuple[str, Diagnostic]]  # (repository, diagnostic): grows through resolve and emit
+    failing: dict[str, str]  # ID -> why it is not published: grows through resolve
+    winning: Mapping[str, SourceSkill]  # ID -> the copy that would be published
+
+
+def _plan(opts: BuildOptions, fresh_cache: bool) -> _Plan:
+    from ..config.build import load_build_config
+
     epoch = read_source_date_epoch(opts.env)
-    as_of = float(epoch) if epoch is not None else time.time()
     cfg = load_build_config(opts.paths, opts.config, cwd=opts.cwd, home=opts.home, env=opts.env)
-    out = Path(opts.out)
-    if not out.is_absolute():
-        out = opts.cwd / out
-    out = Path(os.path.abspath(out))
-    if out.is_symlink():  # (a deploy folder linked elsewhere) swap the folder it points to, keep the link
-        out = Path(os.path.realpath(out))
+    out = _output_folder(opts)
     local = [(r.name, (Path(r.location) if Path(r.location).is_absolute() else opts.cwd / r.location))
              for r in cfg.repositories if r.type in ("filesystem", "embedded")]
     current_manifest = check_output(out, local, opts.force,
                                     keep=(("your home folder", opts.home), ("the current folder", opts.cwd)))
-
     cache_root = (opts.cache_dir or default_cache_root(opts.env)) if opts.use_cache else None
     inputs = (cfg.settings(), lint_identity(cfg.lint),
               tuple((r.name, r.type, r.tier, r.priority, r.order) for r in cfg.repositories))
-    config_hash = _config_hash(inputs, (opts.site, opts.emit))  # (the manifest's: what was asked)
+    config_hash = _config_hash(inputs, (opts.site, opts.emit))
     # What the cached records depend on: not whether the site or whoosh is emitted (a cache shared by
     # `--no-site` pull-request builds and site builds on main was discarded at every switch).
     records_hash = _config_hash(inputs, ())
@@ -558,161 +625,205 @@ def _run_build(opts: BuildOptions, progress: Progress | None = None, fresh_cache
         check_cache(Path(cache_root), local)
         tag_cache_root(cache_root)
     cache = BuildCache(cache_root / "records" if cache_root else None, salt=records_hash, fresh=fresh_cache)
-    lap("config+cache load")
-    work = out.parent / WORK_DIR
-    name = out.name
-    jobs = opts.jobs or default_jobs(dict(opts.env))
-    with BuildLock(work, name), _sources_folder(cache_root, opts.env) as source_cache:
-        clean_stale(work, name)
-        # 1. sources (parse through the cache)
-        reader = Reader(cache, progress)
-        listings = []
-        from ..sources.git import one_commit_per_checkout
+    return _Plan(cfg, out, current_manifest, cache_root, cache, config_hash, records_hash, epoch,
+                 float(epoch) if epoch is not None else time.time(), opts.jobs or default_jobs(dict(opts.env)))
 
-        with one_commit_per_checkout(cfg.repositories, source_cache):  # (one url and branch: one commit)
-            for repo in cfg.repositories:
-                listings.append(open_source(repo, cache_dir=source_cache, lint=cfg.lint).skills(reader))
-        lap("sources")
-        # 2. lint every offered skill
-        all_skills = [s for lst in listings for s in lst.skills]
-        blocked: dict[int, str] = {}
-        per_skill = lint_skills(all_skills, reader, cfg.lint, cache, jobs, progress, blocked)
-        lap("lint")
-        diagnostics: list[tuple[str, Diagnostic]] = []
-        for lst in listings:  # (the listings' own diagnostics come back through resolve)
-            repo_name = lst.input.repository
-            for s in lst.skills:
-                diagnostics.extend((repo_name, d) for d in per_skill.get(id(s), ()))
-        failing: dict[str, str] = {}
-        # Only the copy that would be published can fail the build: a broken copy that a valid one of
-        # higher precedence shadows is reported, and the valid one is published (overriding a broken
-        # upstream skill is what precedence is for).
-        winning = winners_of(listings)
-        publish = {id(s) for s in winning.values()}
-        for lst in listings:
-            for s in lst.skills:
-                if id(s) not in publish:
-                    continue
-                errs = [d for d in per_skill.get(id(s), ()) if d.severity is Severity.ERROR]
-                if errs:
-                    failing.setdefault(s.id, "lint errors: " + ", ".join(sorted({d.code for d in errs})))
-                elif id(s) in blocked:
-                    failing.setdefault(s.id, blocked[id(s)])
-        # 3. resolve (R1xx: shadowing, unsafe or colliding IDs)
-        settings = cfg.settings()
+
+def _output_folder(opts: BuildOptions) -> Path:
+    out = Path(opts.out)
+    if not out.is_absolute():
+        out = opts.cwd / out
+    out = Path(os.path.abspath(out))
+    if out.is_symlink():  # (a deploy folder linked elsewhere) swap the folder it points to, keep the link
+        out = Path(os.path.realpath(out))
+    return out
+
+
+def _read_sources(cfg, source_cache: Path, reader: Reader) -> list:
+    """Discover and parse every repository (parsing through the cache): one listing each."""
+    from ..sources import open_source
+    from ..sources.git import one_commit_per_checkout
+
+    with one_commit_per_checkout(cfg.repositories, source_cache):  # (one url and branch: one commit)
+        return [open_source(repo, cache_dir=source_cache, lint=cfg.lint).skills(reader) for repo in cfg.repositories]
+
+
+def _validate(listings, reader: Reader, plan: _Plan, progress: Progress | None) -> _Checked:
+    """Lint every offered skill; the IDs whose published copy fails (errors, or a secret lint did not
+    report) go into ``failing``."""
+    from ..resolve.precedence import winners_of
+
+    all_skills = tuple(s for lst in listings for s in lst.skills)
+    blocked: dict[int, str] = {}
+    per_skill = lint_skills(all_skills, reader, plan.cfg.lint, plan.cache, plan.jobs, progress, blocked)
+    diagnostics: list[tuple[str, Diagnostic]] = []
+    for lst in listings:  # (the listings' own diagnostics come back through resolve)
+        repo_name = lst.input.repository
+        for s in lst.skills:
+            diagnostics.extend((repo_name, d) for d in per_skill.get(id(s), ()))
+    failing: dict[str, str] = {}
+    # Only the copy that would be published can fail the build: a broken copy that a valid one of
+    # higher precedence shadows is reported, and the valid one is published (overriding a broken
+    # upstream skill is what precedence is for).
+    winning = winners_of(listings)
+    publish = {id(s) for s in winning.values()}
+    for s in all_skills:
+        if id(s) not in publish:
+            continue
+        errs = [d for d in per_skill.get(id(s), ()) if d.severity is Severity.ERROR]
+        if errs:
+            failing.setdefault(s.id, "lint errors: " + ", ".join(sorted({d.code for d in errs})))
+        elif id(s) in blocked:
+            failing.setdefault(s.id, blocked[id(s)])
+    return _Checked(all_skills, per_skill, diagnostics, failing, winning)
+
+
+def _resolve(listings, checked: _Checked, plan: _Plan, keep_going: bool) -> Resolution:
+    """Resolve (R1xx: shadowing, unsafe or colliding IDs) without the failing skills; the IDs that
+    cannot be published fail too, and resolve runs again without them.  Without ``keep_going`` any
+    failure is a ``BuildError``."""
+    from ..resolve.precedence import resolve
+
+    settings = plan.cfg.settings()
+    diagnostics, failing = checked.diagnostics, checked.failing
+    resolution = resolve(_without(listings, failing), settings=settings)
+    res_errors = _resolution_errors(listings, resolution, checked, plan.cfg.lint)
+    if res_errors:
+        failing.update(res_errors)
         resolution = resolve(_without(listings, failing), settings=settings)
-        res_errors: dict[str, str] = {}
-        repository_of = _repository_lookup(listings, resolution)
-        said = _said_by_lint(resolution, per_skill)
-        for d in finalize(resolution.diagnostics, cfg.lint):
-            if said(d):
-                continue
-            diagnostics.append((repository_of(d), d))
-            if d.severity is Severity.ERROR and d.skill:
-                res_errors.setdefault(d.skill, f"{d.code}: {d.message}")
-        # A secret in an ID would be in every URL and list of the bundle: never published, whatever
-        # the lint configuration selects (B707 reports it in lint).
-        for s in resolution.skills:
-            found = secrets.scan(s.id)
-            if found:
-                res_errors.setdefault(s.id, f"its ID holds a likely secret ({found[0].kind}); rename the folder")
-        # Two skills that would write the same bundle path (from different repositories): one would
-        # silently overwrite the other's file, so neither is published, whatever lint selects.
-        by_id = {s.id: s for s in resolution.skills}
-        for skill_id, other, path in bundle_collisions(resolution.skills):
-            skill = by_id[skill_id]
-            whose = f"skill {other!r}" if other else "the bundle's own file"
-            message = f"skill {skill_id!r} would write {path}, where {whose} is; rename a folder"
-            diagnostics.append((skill.repository.name, Diagnostic("R110", Severity.ERROR, skill.document.path, 0, 0,
-                                                                   message, skill_id)))
-            res_errors.setdefault(skill_id, f"R110: {message}")
-            if other:  # (both are left out: each gets its line)
-                message = f"skill {other!r} would have {path} overwritten by skill {skill_id!r}; rename a folder"
-                diagnostics.append((by_id[other].repository.name, Diagnostic(
-                    "R110", Severity.ERROR, by_id[other].document.path, 0, 0, message, other)))
-                res_errors.setdefault(other, f"R110: {message}")
-        if res_errors:
-            failing.update(res_errors)
-            resolution = resolve(_without(listings, failing), settings=settings)
-        if failing and not opts.keep_going:
-            raise BuildError(_failure_message(failing, diagnostics), hint="fix them, or pass --keep-going to "
-                             "publish the valid skills and list the others in the manifest",
-                             diagnostics=tuple((r, _redacted(d)) for r, d in diagnostics
-                                               if d.severity is Severity.ERROR),
-                             failed={_redact(k): _redact(failing[k]) for k in sorted(failing, key=path_key)})
-        resolution = replace(resolution, excluded=tuple(sorted(failing, key=path_key)))
-        if failing:  # (--keep-going) an excluded ID's shadowing is recorded all the same
-            resolution = _with_excluded_shadowing(resolution, listings, failing, settings, diagnostics)
-        lap("resolve")
-        # (the publishing gate: published text redacted strictly, the audit for the manifest)
-        resolution, redactions = gate.gate_resolution(resolution, source_cache / "redacted", cache)
-        # 4. emit into a staging folder, with the modes of published files whatever the user's umask
-        # (0600 files under umask 077 could not be served by a web server running as another user;
-        # 0664 under 002 would make one bundle's modes depend on who built it)
-        user_umask = os.umask(0o022)
-        try:
-            staging_dir, staging = prepare_staging(work, name, out, current_manifest)
-        except BaseException:
-            os.umask(user_umask)
-            raise
-        lap("staging")
-        options: dict[str, object] = {}
-        try:
-            options = {
-                "site": opts.site, "emit": opts.emit, "epoch": epoch or 0, "source_date_epoch": epoch,
-                "config_hash": config_hash, "records_hash": records_hash, "cwd": str(opts.cwd), "cache": cache,
-                "config_files": _shown_config_files(cfg.config_files, opts.cwd),
-                "staging": staging, "artifacts": {},
-                "lint_summary": _lint_summary(cfg.lint, len(all_skills), diagnostics),
-                "excluded_reasons": failing, "jobs": jobs, "keep_going": opts.keep_going,
-                "external": cfg.external,  # Plan Cascade detection rules, for api/index/select.json
-                "notes": [],  # warnings an emitter has for the user (memory entries --keep-going skipped)
-                "redactions": redactions,
-                "diagnostics": [],  # (repository, Diagnostic) an emitter found (R130: a site page shown as text)
-            }
-            memory = tuple(Path(p) for p in opts.memory)
-            ctx = EmitContext(resolution, staging_dir, as_of, memory, cache_root / "emit" if cache_root else None,
-                              options)
-            for emitter_name, fn in sorted(EMITTERS, key=_emit_order):
-                advance = None
-                if emitter_name == "skills" and progress is not None:
-                    advance = progress("Publishing skills", len(resolution.skills))
-                if advance is not None:
-                    options["progress"] = advance
-                fn(ctx)
-                options.pop("progress", None)
-                lap(f"emit {emitter_name}")
-                if emitter_name == OVERLAPPED:  # now wait for the skills' files
-                    _wait_artifacts(options)
-                    lap("emit skills")
-            diagnostics.extend(options["diagnostics"])  # type: ignore[arg-type]
-            produced = {p for art in _wait_artifacts(options).values() for p, _, _ in art.bundle_files()}
-            staging.prune(produced)
-            manifest = write_manifest(ctx)
-            gate.check_bundle(staging_dir, manifest, cache)  # (every output byte, as a client reads it)
-            lap("manifest")
-            # 5. swap
-            force_replace = out.is_dir() and opts.force and current_manifest is None
-            swap_in(staging_dir, out, work / f"{name}.prev", keep_previous=not force_replace)
-            lap("swap")
-        except BaseException:
-            pending = options.get("artifacts")
-            if hasattr(pending, "cancel"):
-                pending.cancel()  # type: ignore[union-attr]
-            shutil.rmtree(staging_dir, ignore_errors=True)
-            raise
-        finally:
-            os.umask(user_umask)  # (the user's again: the cache keeps what their umask gives)
-        cache.save()  # (after the swap: a cache that cannot be written never fails a published build)
-        lap("cache save")
+    if failing and not keep_going:
+        raise BuildError(_failure_message(failing, diagnostics), hint="fix them, or pass --keep-going to "
+                         "publish the valid skills and list the others in the manifest",
+                         diagnostics=tuple((r, _redacted(d)) for r, d in diagnostics
+                                           if d.severity is Severity.ERROR),
+                         failed={_redact(k): _redact(failing[k]) for k in sorted(failing, key=path_key)})
+    resolution = replace(resolution, excluded=tuple(sorted(failing, key=path_key)))
+    if failing:  # (--keep-going) an excluded ID's shadowing is recorded all the same
+        resolution = _with_excluded_shadowing(resolution, listings, failing, settings, diagnostics)
+    return resolution
+
+
+def _resolution_errors(listings, resolution: Resolution, checked: _Checked, lint: LintConfig) -> dict[str, str]:
+    """Why each resolved ID cannot be published (resolve's errors, a secret in the ID, a bundle path
+    collision); the diagnostics go into ``checked.diagnostics``."""
+    res_errors: dict[str, str] = {}
+    repository_of = _repository_lookup(listings, resolution)
+    said = _said_by_lint(resolution, checked.per_skill)
+    for d in finalize(resolution.diagnostics, lint):
+        if said(d):
+            continue
+        checked.diagnostics.append((repository_of(d), d))
+        if d.severity is Severity.ERROR and d.skill:
+            res_errors.setdefault(d.skill, f"{d.code}: {d.message}")
+    # A secret in an ID would be in every URL and list of the bundle: never published, whatever
+    # the lint configuration selects (B707 reports it in lint).
+    for s in resolution.skills:
+        found = secrets.scan(s.id)
+        if found:
+            res_errors.setdefault(s.id, f"its ID holds a likely secret ({found[0].kind}); rename the folder")
+    _bundle_collisions(resolution, checked.diagnostics, res_errors)
+    return res_errors
+
+
+def _bundle_collisions(resolution: Resolution, diagnostics: list[tuple[str, Diagnostic]],
+                       res_errors: dict[str, str]) -> None:
+    """Two skills that would write the same bundle path (from different repositories): one would
+    silently overwrite the other's file, so neither is published, whatever lint selects (R110)."""
+    from ..emit.skills import bundle_collisions
+
+    by_id = {s.id: s for s in resolution.skills}
+    for skill_id, other, path in bundle_collisions(resolution.skills):
+        skill = by_id[skill_id]
+        whose = f"skill {other!r}" if other else "the bundle's own file"
+        message = f"skill {skill_id!r} would write {path}, where {whose} is; rename a folder"
+        diagnostics.append((skill.repository.name, Diagnostic(
+            _R110.code, _R110.severity, skill.document.path, 0, 0, message, skill_id)))
+        res_errors.setdefault(skill_id, f"{_R110.code}: {message}")
+        if other:  # (both are left out: each gets its line)
+            message = f"skill {other!r} would have {path} overwritten by skill {skill_id!r}; rename a folder"
+            diagnostics.append((by_id[other].repository.name, Diagnostic(
+                _R110.code, _R110.severity, by_id[other].document.path, 0, 0, message, other)))
+            res_errors.setdefault(other, f"{_R110.code}: {message}")
+
+
+def _emit(resolution: Resolution, redactions: tuple, checked: _Checked, plan: _Plan, opts: BuildOptions,
+          work: Path, progress: Progress | None, lap: _Lap) -> tuple[dict, EmitCollected]:
+    """Emit into a staging folder, write the manifest, check every byte, and swap it in; a failure
+    removes the staging folder and leaves the bundle as it was.  Published files get the modes of a
+    022 umask whatever the user's (0600 files under umask 077 could not be served by a web server
+    running as another user; 0664 under 002 would make one bundle's modes depend on who built it)."""
+    from ..emit.manifest import write_manifest
+
+    name = plan.out.name
+    user_umask = os.umask(0o022)
+    try:
+        staging_dir, staging = prepare_staging(work, name, plan.out, plan.current_manifest)
+    except BaseException:
+        os.umask(user_umask)
+        raise
+    lap("staging")
+    collected = EmitCollected()
+    try:
+        options = _emit_options(resolution, redactions, checked, plan, opts, staging)
+        ctx = EmitContext(resolution, staging_dir, plan.as_of, tuple(Path(p) for p in opts.memory),
+                          plan.cache_root / "emit" if plan.cache_root else None, options, collected)
+        _run_emitters(ctx, progress, lap)
+        checked.diagnostics.extend(collected.diagnostics)
+        produced = {p for art in _wait_artifacts(collected).values() for p, _, _ in art.bundle_files()}
+        staging.prune(produced)
+        manifest = write_manifest(ctx)
+        gate.check_bundle(staging_dir, manifest, plan.cache)  # (every output byte, as a client reads it)
+        lap("manifest")
+        force_replace = plan.out.is_dir() and opts.force and plan.current_manifest is None
+        swap_in(staging_dir, plan.out, work / f"{name}.prev", keep_previous=not force_replace)
+        lap("swap")
+    except BaseException:
+        pending = collected.artifacts
+        if hasattr(pending, "cancel"):
+            pending.cancel()  # type: ignore[union-attr]
+        shutil.rmtree(staging_dir, ignore_errors=True)
+        raise
+    finally:
+        os.umask(user_umask)  # (the user's again: the cache keeps what their umask gives)
+    return manifest, collected
+
+
+def _emit_options(resolution: Resolution, redactions: tuple, checked: _Checked, plan: _Plan, opts: BuildOptions,
+                  staging: Staging) -> EmitOptions:
+    return EmitOptions(
+        site=opts.site, emit=tuple(opts.emit), epoch=plan.epoch or 0, source_date_epoch=plan.epoch,
+        config_hash=plan.config_hash, records_hash=plan.records_hash, cwd=str(opts.cwd), cache=plan.cache,
+        config_files=_shown_config_files(plan.cfg.config_files, opts.cwd), staging=staging,
+        lint_summary=_lint_summary(plan.cfg.lint, len(checked.all_skills), checked.diagnostics),
+        excluded_reasons=checked.failing, jobs=plan.jobs, keep_going=opts.keep_going,
+        external=plan.cfg.external,  # Plan Cascade detection rules, for api/index/select.json
+        redactions=redactions)
+
+
+def _run_emitters(ctx: EmitContext, progress: Progress | None, lap: _Lap) -> None:
+    from ..emit import EMITTERS
+
+    for emitter_name, fn in sorted(EMITTERS, key=_emit_order):
+        advance = None
+        if emitter_name == "skills" and progress is not None:
+            advance = progress("Publishing skills", len(ctx.resolution.skills))
+        fn(replace(ctx, options=replace(ctx.options, progress=advance)) if advance is not None else ctx)
+        lap(f"emit {emitter_name}")
+        if emitter_name == OVERLAPPED:  # now wait for the skills' files
+            _wait_artifacts(ctx.collected)
+            lap("emit skills")
+
+
+def _result(plan: _Plan, resolution: Resolution, checked: _Checked, manifest: dict, collected: EmitCollected,
+            seconds: float, timings: dict[str, float]) -> BuildResult:
     files = manifest["files"]
-    shown = [(r, _redacted(d)) for r, d in diagnostics]
-    notes = [*options.get("notes", ())]  # type: ignore[misc]
-    if cache.save_error:
-        notes.append(f"the build cache could not be saved ({cache.save_error}); the next build starts without it")
-    excluded_from = {i: winning[i].repository.name for i in failing if i in winning}
-    return BuildResult(out, resolution, shown, cache.stats.as_dict(), len(files) + 1,
-                       sum(f["size"] for f in files), time.perf_counter() - t0, failing, timings, notes,
+    shown = [(r, _redacted(d)) for r, d in checked.diagnostics]
+    notes = [*collected.notes]
+    if plan.cache.save_error:
+        notes.append(f"the build cache could not be saved ({plan.cache.save_error}); the next build starts without it")
+    excluded_from = {i: checked.winning[i].repository.name for i in checked.failing if i in checked.winning}
+    return BuildResult(plan.out, resolution, shown, plan.cache.stats.as_dict(), len(files) + 1,
+                       sum(f["size"] for f in files), seconds, checked.failing, timings, notes,
                        excluded_from)
 
 
@@ -740,8 +851,8 @@ def _emit_order(emitter: tuple[str, object]) -> int:
     return {"skills": 0, OVERLAPPED: 1}.get(emitter[0], 2)  # (a stable sort keeps the others' order)
 
 
-def _wait_artifacts(options: Mapping[str, object]) -> Mapping:
-    artifacts = options.get("artifacts") or {}
+def _wait_artifacts(collected: EmitCollected) -> Mapping:
+    artifacts = collected.artifacts
     wait = getattr(artifacts, "wait", None)
     return wait() if wait is not None else artifacts  # type: ignore[return-value]
 

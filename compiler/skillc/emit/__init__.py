@@ -6,9 +6,11 @@ memory snapshot).  An emitter writes only below ``ctx.out``, deterministically, 
 file in place that it did not create in this build.  The manifest (``emit.manifest``) is written
 after all of them, from the files found under ``ctx.out``.
 
-What each emitter reads from ``ctx.options`` (set by ``skillc.build``): ``artifacts`` (per-skill
-outputs, filled by ``skills``), ``staging`` and ``cache`` (incremental reuse), ``site`` (bool),
-``lint_summary``, ``epoch`` (zip timestamps), ``config_hash``.
+Each emitter reads ``ctx.options`` (an ``EmitOptions``: frozen, typed, set by ``skillc.build``:
+``staging`` and ``cache`` for incremental reuse, ``site``, ``lint_summary``, ``epoch`` for zip
+timestamps, ``config_hash``, …) and writes what it hands back into ``ctx.collected`` (an
+``EmitCollected``: ``artifacts``, the per-skill outputs the ``skills`` emitter fills; ``diagnostics``;
+``notes``).
 """
 
 from __future__ import annotations

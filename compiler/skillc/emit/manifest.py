@@ -89,7 +89,7 @@ def file_entries(root: Path, known: Mapping[str, tuple[str, int]],
 
 def manifest_document(ctx: EmitContext) -> dict[str, Any]:
     res = ctx.resolution
-    artifacts = ctx.options.get("artifacts") or {}
+    artifacts = ctx.collected.artifacts
     known: dict[str, tuple[str, int]] = {}
     per_skill: dict[str, tuple[str, int]] = {}
     withheld = []
@@ -98,8 +98,8 @@ def manifest_document(ctx: EmitContext) -> dict[str, Any]:
             (per_skill if path.startswith(_PER_SKILL_PREFIXES) else known)[path] = (sha, size)
         withheld.extend({"id": art.id, "path": p, "reason": r} for p, r in art.withheld)
     known.update(legacy_known(ctx))
-    epoch = ctx.options.get("source_date_epoch")
-    cwd = ctx.options.get("cwd")
+    epoch = ctx.options.source_date_epoch
+    cwd = ctx.options.cwd
     kinds = {i.repository: i.type for i in res.inputs}
     return {
         "kind": KIND,
@@ -118,8 +118,8 @@ def manifest_document(ctx: EmitContext) -> dict[str, Any]:
              "resolved": i.resolved}
             for i in res.inputs
         ],
-        "config_files": [{"path": p, "sha256": h} for p, h in ctx.options.get("config_files", ())],
-        "config_hash": ctx.options.get("config_hash", ""),
+        "config_files": [{"path": p, "sha256": h} for p, h in ctx.options.config_files],
+        "config_hash": ctx.options.config_hash,
         "skills": len(res.skills),
         "collections": len(res.collections),
         # Each published skill's flat name (flatnames.py): its name in the discovery index and in
@@ -134,13 +134,13 @@ def manifest_document(ctx: EmitContext) -> dict[str, Any]:
             for s in res.shadowed
         ],
         "excluded": [{"id": secrets.redact(e)[0],
-                      "reason": secrets.redact(ctx.options.get("excluded_reasons", {}).get(e, "lint errors"))[0]}
+                      "reason": secrets.redact(ctx.options.excluded_reasons.get(e, "lint errors"))[0]}
                      for e in res.excluded],
         "withheld": sorted(withheld, key=lambda w: (w["id"].encode(), w["path"].encode())),
         # The publishing gate's audit: each credential redacted from a published file (never its value)
-        "redactions": [r.to_json() for r in ctx.options.get("redactions", ())],
-        "lint": ctx.options.get("lint_summary", {}),
-        "files": file_entries(ctx.out, known, per_skill if ctx.options.get("staging") is not None else None),
+        "redactions": [r.to_json() for r in ctx.options.redactions],
+        "lint": ctx.options.lint_summary,
+        "files": file_entries(ctx.out, known, per_skill if ctx.options.staging is not None else None),
         # Published files with the executable bit (the files rows hold no mode): what another build
         # reading this bundle over HTTP needs to keep scripts runnable, as the zip archives do.
         "executables": sorted((p for s in res.skills for f in s.files if f.executable

@@ -47,7 +47,7 @@ def site_engine(env: dict | None = None) -> str:
 
 
 def emit_site(ctx: EmitContext) -> None:
-    if not ctx.options.get("site", True):
+    if not ctx.options.site:
         return
     if site_engine() == "mkdocs":  # the full docs site (skillc.site); else the minimal page below
         from .docsite import emit_mkdocs_site
@@ -56,10 +56,10 @@ def emit_site(ctx: EmitContext) -> None:
     from .docsite.model import lint_verdicts
 
     res = ctx.resolution
-    artifacts = ctx.options.get("artifacts") or {}
+    artifacts = ctx.collected.artifacts
     # (what the build records: its lint summary; the page read a "lint_status" it never set, so
     # every skill showed "ok")
-    lint = lint_verdicts(ctx.options.get("lint_summary") or {})
+    lint = lint_verdicts(ctx.options.lint_summary)
     shadowed: dict[str, list] = {}
     for sh in res.shadowed:
         shadowed.setdefault(sh.id, []).append(sh)

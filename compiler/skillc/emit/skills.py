@@ -18,7 +18,7 @@ zipped from memory (the zip is written directly: the staging folder is private t
 
 What a skill produced is remembered in the render cache under a key covering everything it depends
 on, so an unchanged skill is not rendered again: its files are kept or hard-linked (see
-``staging``).  The records go into ``ctx.options["artifacts"]`` for the well-known index and the
+``staging``).  The records go into ``ctx.collected.artifacts`` for the well-known index and the
 manifest.
 """
 
@@ -341,7 +341,7 @@ def render_key(ctx: EmitContext, skill: SourceSkill) -> str:
 
     files = tuple((f.path, f.sha256, f.executable) for f in skill.files)
     return key_of("render", skill.id, skill.repository.name, skill.repository.tier.value, files,
-                  int(ctx.options.get("epoch", 0)), ctx.options.get("records_hash", ctx.options.get("config_hash", "")))
+                  ctx.options.epoch, ctx.options.render_salt)
 
 
 def render_skill(ctx: EmitContext, staging: Staging, skill: SourceSkill) -> SkillArtifacts:
@@ -385,12 +385,12 @@ def render_skill(ctx: EmitContext, staging: Staging, skill: SourceSkill) -> Skil
         elif not excluded(f.path):
             zipped.append((f.path, data, executable))
     archive = rooted = None
-    epoch = int(ctx.options.get("epoch", 0))  # type: ignore[call-overload]
+    epoch = ctx.options.epoch
     # (a skill folder named __MACOSX: import skips it as Finder's junk, so its archive would import empty)
-    if ctx.options.get("archives", True) and not f"{folder}/".startswith(JUNK_PREFIXES):
+    if ctx.options.archives and not f"{folder}/".startswith(JUNK_PREFIXES):
         archive = _write_zip(staging, f"api/archives/{skill.id}.zip",
                              [(f"{folder}/{name}", data, x) for name, data, x in zipped], epoch)
-    if ctx.options.get("archives", True):
+    if ctx.options.archives:
         rooted = _write_zip(staging, f"api/discovery/{skill.id}.zip", zipped, epoch)
     files = tuple(published)
     # (the index lists the files a client can also fetch one by one: not those kept in the zip only)
@@ -454,7 +454,7 @@ def _reused(cache, artifacts: dict, art: SkillArtifacts, progress) -> None:
 
 
 class PendingArtifacts(Mapping):
-    """``ctx.options["artifacts"]`` while the workers still write the skills' files: the first look
+    """``ctx.collected.artifacts`` while the workers still write the skills' files: the first look
     at it waits for them (so an emitter that reads the artifacts always sees all of them), and
     ``cancel()`` stops them (a build that fails meanwhile)."""
 
@@ -481,13 +481,13 @@ class PendingArtifacts(Mapping):
 
 
 def emit_skills(ctx: EmitContext) -> None:
-    """Write (or reuse) every skill's files; record them in ``ctx.options["artifacts"]``.  The
+    """Write (or reuse) every skill's files; record them in ``ctx.collected.artifacts``.  The
     forked workers may still be writing when this returns: the artifacts are then a
     ``PendingArtifacts`` that waits for them when first read."""
-    staging: Staging = ctx.options.get("staging") or Staging(ctx.out)
-    cache = ctx.options.get("cache")
+    staging: Staging = ctx.options.staging or Staging(ctx.out)
+    cache = ctx.options.cache
     artifacts: dict = {}
-    progress = ctx.options.get("progress")
+    progress = ctx.options.progress
     todo, reuse = [], []
     for skill in ctx.resolution.skills:
         key = render_key(ctx, skill)
@@ -510,7 +510,7 @@ def emit_skills(ctx: EmitContext) -> None:
     # (None: linked), while the build goes on with the search index.
     from ..parallel import fork_map_async
 
-    jobs = int(ctx.options.get("jobs", 1) or 1)  # type: ignore[call-overload]
+    jobs = ctx.options.jobs or 1
     if reuse:
         staging.current_entries()  # read once, before the workers fork
     work = reuse + [(skill, key, None) for skill, key in todo]
@@ -539,4 +539,4 @@ def emit_skills(ctx: EmitContext) -> None:
         # Deterministic order whatever was reused or rendered.
         return {s.id: artifacts[s.id] for s in ctx.resolution.skills}
 
-    ctx.options["artifacts"] = PendingArtifacts(finish, pending.cancel) if work else finish()  # type: ignore[index]
+    ctx.collected.artifacts = PendingArtifacts(finish, pending.cancel) if work else finish()

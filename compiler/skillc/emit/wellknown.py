@@ -103,7 +103,7 @@ def relative_url(index: str, target: str) -> str:
 
 def discovery_skills(ctx: EmitContext) -> list[DiscoverySkill]:
     """The build's skills with their discovery archive (``api/discovery/<id>.zip``), in ID order."""
-    artifacts = ctx.options.get("artifacts") or {}
+    artifacts = ctx.collected.artifacts
     names = ctx.resolution.flat_names
     out = []
     for skill in ctx.resolution.skills:
@@ -120,7 +120,7 @@ def discovery_skills(ctx: EmitContext) -> list[DiscoverySkill]:
 def legacy_known(ctx: EmitContext) -> dict[str, tuple[str, int]]:
     """``path -> (sha256, size)`` of the legacy tree's files, from the artifacts (for the manifest,
     which then need not read 40,000 files again)."""
-    artifacts = ctx.options.get("artifacts") or {}
+    artifacts = ctx.collected.artifacts
     out = {}
     for skill in discovery_skills(ctx):
         if skill.listable:
@@ -142,7 +142,7 @@ def emit_well_known(ctx: EmitContext) -> None:
     skills = discovery_skills(ctx)
     write(ctx.out, INDEX, agent_skills_index(skills, lambda s: relative_url(INDEX, s.archive)))
     write(ctx.out, LEGACY_INDEX, legacy_index(skills))
-    staging = ctx.options.get("staging")
+    staging = ctx.options.staging
 
     def place(skill: DiscoverySkill, path: str, dest: str) -> None:
         # The published file, as another name of it (no second copy on disk); SKILL.md is published
@@ -159,5 +159,5 @@ def emit_well_known(ctx: EmitContext) -> None:
 def _published_spelling(ctx: EmitContext, skill: DiscoverySkill, path: str) -> str:
     if path != "SKILL.md":
         return path
-    art = (ctx.options.get("artifacts") or {})[skill.id]
+    art = ctx.collected.artifacts[skill.id]
     return art.files[0][0]

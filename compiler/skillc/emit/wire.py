@@ -18,7 +18,7 @@ from .render.meerkat import DEFAULT_INVENTORY_THRESHOLD, render_inventory
 
 def emit_lists(ctx: EmitContext) -> None:
     res = ctx.resolution
-    artifacts = ctx.options.get("artifacts") or {}
+    artifacts = ctx.collected.artifacts
     rows = []
     for s in res.skills:  # each descriptor's JSON was made (or cached) with the skill's files
         art = artifacts.get(s.id)  # type: ignore[union-attr]

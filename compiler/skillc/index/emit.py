@@ -6,7 +6,7 @@ Registered in ``skillc.emit.EMITTERS``.  Writes only below ``ctx.out/api/index/`
 * ``select.json``: what ``skillc select`` needs besides the index — per-skill priority and source,
   Plan Cascade's detection rules mapped to skill IDs, and its settings;
 * ``skillc-index.js``: the dependency-free reader for browsers and node;
-* ``whoosh/`` with ``--emit whoosh`` (``ctx.options["emit"]``), from the same tokens.
+* ``whoosh/`` with ``--emit whoosh`` (``ctx.options.emit``), from the same tokens.
 """
 
 from __future__ import annotations
@@ -55,9 +55,7 @@ def _plain(value: Any) -> Any:
 
 def external_config(ctx: EmitContext) -> Mapping:
     """Plan Cascade's parsed ``external-skills.json`` (``BuildConfig.external``) as a mapping."""
-    value = ctx.options.get("external") or ctx.resolution.settings.get("external")
-    if value is None and ctx.options.get("config") is not None:  # the BuildConfig itself
-        value = getattr(ctx.options["config"], "external", None)
+    value = ctx.options.external or ctx.resolution.settings.get("external")
     return _plain(value) or {}
 
 
@@ -104,17 +102,17 @@ def select_data(ctx: EmitContext) -> dict:
 
 
 def _emits(ctx: EmitContext) -> tuple[str, ...]:
-    value = ctx.options.get("emit") or ()
+    value = ctx.options.emit
     return (value,) if isinstance(value, str) else tuple(value)
 
 
 def _built_files(ctx: EmitContext, docs: list[IndexDoc]) -> dict[str, bytes]:
-    """The index files, through the build cache (``ctx.options["cache"]``) when there is one: each
+    """The index files, through the build cache (``ctx.options.cache``) when there is one: each
     document's analysis is kept by its SKILL.md hash and fields, the whole index by all of those and
     the IDs, and the inverted postings by the IDs.  A rebuild tokenizes only the changed skills
     (nothing when none changed) and, when the skills are the same ones, updates the previous
     postings for the changed skills instead of inverting all of them again."""
-    cache = ctx.options.get("cache")
+    cache = ctx.options.cache
     if cache is None:
         return build(docs).files
     from ..cache import key_of

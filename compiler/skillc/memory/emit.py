@@ -8,7 +8,7 @@ there is at least one memory file)::
     api/memory/snapshot.json     api/memory/snapshot.sqlite     api/memory/prompt.md
     api/memory/skills/<quote(id, safe='')>.md    the <skill-memory> block of each opted-in skill
 
-``ctx.options["keep_going"]`` (when the build passes it) skips or repairs bad entries instead of
+``ctx.options.keep_going`` skips or repairs bad entries instead of
 failing the build.  The folder is created fresh (any recycled copy is unlinked first, never written
 through), and nothing is written elsewhere.
 """
@@ -45,7 +45,7 @@ def memory_inputs(ctx: EmitContext) -> list[Path]:
 
 
 def _settings(ctx: EmitContext) -> MemorySettings:
-    for entry in ctx.options.get("config_files", ()) or ():
+    for entry in ctx.options.config_files:
         path = Path(entry[0] if isinstance(entry, (tuple, list)) else entry)
         if path.is_file() and path.suffix == ".toml":
             cfg = read_config_file(path)
@@ -72,11 +72,9 @@ def emit_memory(ctx: EmitContext) -> None:
             shutil.rmtree(target)
         else:
             target.unlink()
-    report = freeze(paths, target, settings=settings, as_of=ctx.as_of, keep_going=bool(ctx.options.get("keep_going")),
+    report = freeze(paths, target, settings=settings, as_of=ctx.as_of, keep_going=ctx.options.keep_going,
                     skills=skills)
     # What --keep-going skipped or repaired is printed by the build (and in --json "notes"), as by
     # `skillc memory freeze`, besides snapshot.json's diagnostics.
-    notes = ctx.options.get("notes")
-    if isinstance(notes, list):
-        notes.extend(f"{p.path}:{p.line}: {p.message}" if p.line else f"{p.path}: {p.message}"
-                     for p in report.problems)
+    ctx.collected.notes.extend(f"{p.path}:{p.line}: {p.message}" if p.line else f"{p.path}: {p.message}"
+                               for p in report.problems)

@@ -231,9 +231,9 @@ def build_site(ctx: EmitContext, options: Mapping[str, object] | None = None) ->
 
     options = {"site_url": site_url(), **(options or {})}
     files = project_files(site_model(ctx), options)
-    epoch = int(ctx.options.get("source_date_epoch") or ctx.options.get("epoch") or 0)
+    epoch = int(ctx.options.source_date_epoch or ctx.options.epoch or 0)
     key = site_key(files, epoch)
-    staging = ctx.options.get("staging")
+    staging = ctx.options.staging
     reused = reuse(key, getattr(staging, "current_dir", None), ctx.out)
     if reused is not None:
         report_fallbacks(ctx, read_record(ctx.out))

@@ -29,8 +29,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from ...model import Diagnostic, Severity
+from ...model import Diagnostic
 from ...resolve_types import EmitContext
+from ...validate.rules.loader import load_all as _load_rules
+
+# The diagnostic a page shown as text raises, through its declared rule (code and severity).
+_R130 = _load_rules()["R130"]
 
 PAGE_SECONDS = 10.0  # a page of any corpus renders in well under a second; the quadratic cases take minutes
 # Frames a page's rendering may use above the caller's: Python-Markdown takes a few per nesting level
@@ -178,16 +182,15 @@ def report_fallbacks(ctx: EmitContext, fallbacks: Sequence[Fallback]) -> None:
     from .pages import skill_doc
 
     by_doc = {skill_doc(s.id): s for s in ctx.resolution.skills}
-    diagnostics, notes = ctx.options.get("diagnostics"), ctx.options.get("notes")
     for f in fallbacks:
         skill = by_doc.get(f.doc)
-        if skill is not None and isinstance(diagnostics, list):
+        if skill is not None:
             message = (f"skill {skill.id!r}: its site page could not be rendered within bounds ({f.reason}); "
                        f"the page shows its body as plain text")
-            diagnostics.append((skill.repository.name, Diagnostic(
-                "R130", Severity.WARNING, skill.document.path, skill.document.body_line, 0, message, skill.id)))
-        elif isinstance(notes, list):
-            notes.append(f"site page {f.doc} could not be rendered within bounds ({f.reason}); shown as plain text")
+            ctx.collected.diagnostics.append((skill.repository.name, Diagnostic(
+                _R130.code, _R130.severity, skill.document.path, skill.document.body_line, 0, message, skill.id)))
+        else:
+            ctx.collected.notes.append(f"site page {f.doc} could not be rendered within bounds ({f.reason}); shown as plain text")
 
 
 if __name__ == "__main__":

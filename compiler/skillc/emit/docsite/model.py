@@ -151,7 +151,7 @@ def collection_of(skill_id: str) -> str:
 
 
 def _provenance(skill: SourceSkill, ctx: EmitContext, main_file: str) -> Provenance:
-    repo, cwd = skill.repository, ctx.options.get("cwd")
+    repo, cwd = skill.repository, ctx.options.cwd
     commit = next((i.resolved or "" for i in ctx.resolution.inputs if i.repository == repo.name), "")
     path = "/".join(p for p in (repo.skills_root.strip("/"), skill.id, main_file) if p)
     location = site_location(repo.type, repo.location, cwd, repo.config_file)
@@ -177,7 +177,7 @@ def lint_verdicts(summary: Mapping[str, Any]) -> dict[tuple[str, str], tuple[str
 
 
 def _skill_info(skill: SourceSkill, ctx: EmitContext, shadows, diags, memory_notes, flat_name: str) -> SkillInfo:
-    art = (ctx.options.get("artifacts") or {}).get(skill.id)
+    art = ctx.collected.artifacts.get(skill.id)
     lint = lint_verdict([d.severity for d in diags])
     if art is not None:
         files = tuple(FileInfo(p, n) for p, _, n in art.files)
@@ -187,7 +187,7 @@ def _skill_info(skill: SourceSkill, ctx: EmitContext, shadows, diags, memory_not
     body = redacted(skill.document.body)
     meta = tuple((str(k), redacted(_meta_text(v))) for k, v in sorted(skill.document.meta.items(), key=lambda kv: str(kv[0]))
                  if k not in ("name", "description"))
-    repo, cwd = skill.repository, ctx.options.get("cwd")
+    repo, cwd = skill.repository, ctx.options.cwd
     main = files[0].path if files else "SKILL.md"
     return SkillInfo(
         id=skill.id, name=redacted(skill.name), description=redacted(skill.description),
@@ -221,13 +221,13 @@ def read_memory(out: Path) -> MemoryInfo | None:
 
 def site_model(ctx: EmitContext) -> SiteModel:
     res = ctx.resolution
-    cwd = ctx.options.get("cwd")
+    cwd = ctx.options.cwd
     kinds = {i.repository: i.type for i in res.inputs}
     shadows: dict[str, list[ShadowInfo]] = {}
     for sh in res.shadowed:
         shadows.setdefault(sh.id, []).append(ShadowInfo(
             repository_label(sh.loser, cwd), sh.loser_priority, site_location(kinds.get(sh.loser, ""), sh.loser_source, cwd)))
-    summary = ctx.options.get("lint_summary") or {}
+    summary = ctx.options.lint_summary
     rows = tuple(summary.get("diagnostics", ()))
     # A skill's findings are its published copy's: the winner's repository only (a shadowed copy of
     # the same ID has its own), lint and resolution (R1xx) alike.
@@ -268,7 +268,7 @@ def site_model(ctx: EmitContext) -> SiteModel:
                        "winner_priority": s.winner_priority, "loser": repository_label(s.loser, cwd),
                        "loser_priority": s.loser_priority,
                        "loser_source": site_location(kinds.get(s.loser, ""), s.loser_source, cwd)} for s in res.shadowed)
-    reasons = ctx.options.get("excluded_reasons") or {}
+    reasons = ctx.options.excluded_reasons
     return SiteModel(
         version=__version__, skills=skills, collections=collections, top_skills=tuple(top), inputs=inputs,
         shadowing=shadowing, lint_profile=str(summary.get("profile", "")),

@@ -320,7 +320,7 @@ def test_no_published_file_runs_script_on_a_static_host_without_headers(tmp_path
     import http.server  # noqa: F401  (the host under test: `python -m http.server`)
     import sys
 
-    from test_site_browser import Browser, _need_site_tools
+    from contract.test_site_browser import Browser, _need_site_tools
 
     _need_site_tools()
     _hostile_site_repository(tmp_path / "repo")

@@ -36,12 +36,14 @@ from dataclasses import dataclass, field
 from .tokenize import TOKENIZER_SPEC, tokenize
 
 FORMAT = "skillc-search-index"
-VERSION = 1
+VERSION = 2
 FIELD_WEIGHTS = {"name": 4, "description": 2, "tags": 2, "body": 1}
 FIELD_BITS = {"name": 1, "description": 2, "tags": 4, "body": 8}
 K1 = 1.2
 B = 0.75
-SHARD_BYTES = 256 * 1024
+SHARD_BYTES = 32 * 1024
+DOC_CHUNK = 50  # small: a page of 10 hits fetches up to 10 chunks
+DESCRIPTION_CHARS = 200  # the snippet a hit shows (as a card cuts it: site.pages.SUMMARY_CHARS)
 MAX_TF = 65_535
 HEADER = "search.json"
 DICTIONARY = "terms.bin"
@@ -188,6 +190,65 @@ def update_postings(postings: Postings, changes: Sequence[tuple[int, DocTerms, D
     return out
 
 
+def _file_entry(name: str, data: bytes) -> dict:
+    return {"file": name, "size": len(data), "sha256": _sha256(data)}
+
+
+def _doc_chunks(docs: Sequence[IndexDoc], files: dict[str, bytes]) -> list[dict]:
+    """The documents' IDs and names, ``DOC_CHUNK`` a file: a reader fetches only the chunks of the
+    hits it shows, so what a first query downloads does not grow with the corpus."""
+    entries = []
+    for start in range(0, len(docs), DOC_CHUNK):
+        part = docs[start: start + DOC_CHUNK]
+        data = dump_json({"ids": [d.id for d in part], "names": [d.name for d in part],
+                          "descriptions": [d.description[:DESCRIPTION_CHARS] for d in part]})
+        name = f"docs-{start // DOC_CHUNK:03d}.json"
+        files[name] = data
+        entries.append(_file_entry(name, data))
+    return entries
+
+
+def _shard_bytes(idf: array, term_off: array, post_off: array, docs: array, tfs: array, bits: array,
+                 blob: bytes) -> bytes:
+    """One shard: its terms' dictionary then their postings, each section aligned for typed arrays
+    (float64 first, then uint32, the documents' type, uint16, bytes)."""
+    return (_le(idf) + _le(term_off) + _le(post_off) + _le(docs) + _le(tfs) + bits.tobytes() + blob)
+
+
+def _term_shards(terms: list[str], postings: Postings, n_docs: int, shard_bytes: int,
+                 files: dict[str, bytes]) -> list[dict]:
+    """Cut the sorted terms into contiguous ranges of about ``shard_bytes``; each shard holds its
+    terms (idf, UTF-8 bytes) and their postings, so a query term costs one fetch of one shard, found
+    by the ``first`` term the header lists for each."""
+    code = doc_typecode(n_docs)
+    per_posting = (2 if code == "H" else 4) + 3
+    shards: list[dict] = []
+    first_term = first_posting = 0
+    while first_term < len(terms):
+        idf, term_off, post_off = array("d"), array("I", [0]), array("I", [0])
+        docs, tfs, bits, blob = array(code), array("H"), array("B"), bytearray()
+        end = first_term
+        while end < len(terms) and (end == first_term or len(bits) * per_posting + len(blob) + 16 * (
+                end - first_term) < shard_bytes):
+            d, tf, fb = postings[terms[end]]
+            idf.append(math.log(1.0 + (n_docs - len(d) + 0.5) / (len(d) + 0.5)))
+            blob += terms[end].encode("utf-8")
+            term_off.append(len(blob))
+            docs.extend(d)
+            tfs.extend(tf)
+            bits.extend(fb)
+            post_off.append(len(bits))
+            end += 1
+        data = _shard_bytes(idf, term_off, post_off, docs, tfs, bits, bytes(blob))
+        name = f"postings-{len(shards):03d}.bin"
+        files[name] = data
+        shards.append({**_file_entry(name, data), "first": terms[first_term], "first_term": first_term,
+                       "terms": end - first_term, "first_posting": first_posting, "count": len(bits)})
+        first_posting += len(bits)
+        first_term = end
+    return shards
+
+
 def build(docs: Sequence[IndexDoc], *, k1: float = K1, b: float = B, shard_bytes: int = SHARD_BYTES,
           keep_tokens: bool = False, analyzed: Sequence[DocTerms | None] | None = None,
           postings: Postings | None = None) -> BuiltIndex:
@@ -215,70 +276,16 @@ def build(docs: Sequence[IndexDoc], *, k1: float = K1, b: float = B, shard_bytes
 
     terms = sorted(postings)  # code point order == UTF-8 byte order
     avgdl = (sum(doc_lengths) / n_docs) if n_docs else 0.0
-    doc_code = doc_typecode(n_docs)
-    doc_type, doc_size = ("uint16", 2) if doc_code == "H" else ("uint32", 4)
-    per_posting = doc_size + 3
-
-    idf = array("d")
-    term_offsets = array("I", [0])
-    posting_offsets = array("I", [0])
-    blob = bytearray()
-    shards: list[dict] = []
     files: dict[str, bytes] = {}
-    cur_docs, cur_tf, cur_fields = array(doc_code), array("H"), array("B")
-    shard_first_term = 0
-    shard_first_posting = 0
-
-    def flush(next_term: int) -> None:
-        nonlocal cur_docs, cur_tf, cur_fields, shard_first_term, shard_first_posting
-        data = _le(cur_docs) + _le(cur_tf) + cur_fields.tobytes()
-        name = f"postings-{len(shards):03d}.bin"
-        files[name] = data
-        shards.append({"file": name, "first_term": shard_first_term, "first_posting": shard_first_posting,
-                       "count": len(cur_fields), "size": len(data), "sha256": _sha256(data)})
-        shard_first_term = next_term
-        shard_first_posting += len(cur_fields)
-        cur_docs, cur_tf, cur_fields = array(doc_code), array("H"), array("B")
-
-    for tid, term in enumerate(terms):
-        if tid > shard_first_term and len(cur_fields) * per_posting >= shard_bytes:
-            flush(tid)
-        d, tf, bits = postings[term]
-        df = len(d)
-        idf.append(math.log(1.0 + (n_docs - df + 0.5) / (df + 0.5)))
-        blob += term.encode("utf-8")
-        term_offsets.append(len(blob))
-        cur_docs.extend(d)
-        cur_tf.extend(tf)
-        cur_fields.extend(bits)
-        posting_offsets.append(posting_offsets[-1] + df)
-    if terms:
-        flush(len(terms))
-
+    shards = _term_shards(terms, postings, n_docs, shard_bytes, files)
     sections: dict[str, dict] = {}
     dictionary = bytearray()
-    for name, arr, type_ in (("idf", idf, "float64"), ("term_offsets", term_offsets, "uint32"),
-                             ("posting_offsets", posting_offsets, "uint32"), ("doc_lengths", doc_lengths, "uint32"),
-                             ("body_unique", array("I", body_unique), "uint32")):
-        sections[name] = {"offset": len(dictionary), "type": type_, "count": len(arr)}
-        dictionary += _le(arr)
-    id_blob, name_blob = bytearray(), bytearray()
-    id_off, name_off = array("I", [0]), array("I", [0])
-    for doc in docs:
-        id_blob += doc.id.encode("utf-8")
-        id_off.append(len(id_blob))
-        name_blob += doc.name.encode("utf-8")
-        name_off.append(len(name_blob))
-    for name, arr in (("doc_id_offsets", id_off), ("doc_name_offsets", name_off)):
+    for name, arr in (("doc_lengths", doc_lengths), ("body_unique", array("I", body_unique))):
         sections[name] = {"offset": len(dictionary), "type": "uint32", "count": len(arr)}
         dictionary += _le(arr)
-    for name, data in (("term_bytes", blob), ("doc_ids", id_blob), ("doc_names", name_blob)):
-        sections[name] = {"offset": len(dictionary), "type": "uint8", "count": len(data)}
-        dictionary += data
     files[DICTIONARY] = bytes(dictionary)
     tags = dump_json({"tags": [list(doc.tags) for doc in docs]})
     files[TAGS] = tags
-
     header = {
         "format": FORMAT,
         "version": VERSION,
@@ -288,11 +295,11 @@ def build(docs: Sequence[IndexDoc], *, k1: float = K1, b: float = B, shard_bytes
         "N": n_docs,
         "avgdl": avgdl,
         "terms": len(terms),
-        "postings": int(posting_offsets[-1]),
-        "doc_id_type": doc_type,
-        "tags": {"file": TAGS, "size": len(tags), "sha256": _sha256(tags)},
-        "dictionary": {"file": DICTIONARY, "size": len(dictionary), "sha256": _sha256(bytes(dictionary)),
-                       "sections": sections},
+        "postings": sum(s["count"] for s in shards),
+        "doc_id_type": "uint16" if doc_typecode(n_docs) == "H" else "uint32",
+        "tags": _file_entry(TAGS, tags),
+        "dictionary": {**_file_entry(DICTIONARY, bytes(dictionary)), "sections": sections},
+        "docs": {"chunk": DOC_CHUNK, "files": _doc_chunks(docs, files)},
         "shards": shards,
     }
     files[HEADER] = dump_json(header)

@@ -92,13 +92,17 @@
   /* Every hit of `q`, best first (the ranking of `skillc search`). */
   async function skillHits(q) {
     var idx = await index();
-    return idx.search(q, idx.N);
+    return idx.search(q, idx.N, { documents: false });  // IDs, names and snippets only for the hits shown
   }
   /* Hits [from, from + PAGE) of `hits` as list items, with their snippets. */
   async function page(hits, from, terms) {
     var slice = hits.slice(from, from + PAGE);
-    var rows = await Promise.all(slice.map(function (h) { return row(h.index).catch(function () { return null; }); }));
-    return slice.map(function (h, i) { return hitItem(h, rows[i], terms); });
+    var idx = await index();
+    var docs = await Promise.all(slice.map(function (h) { return idx.doc(h.index); }));
+    return slice.map(function (h, i) {
+      var d = docs[i];
+      return hitItem({ id: d.id, name: d.name, index: h.index }, [null, null, d.description], terms);
+    });
   }
   function termSet(q) {
     return new Set(SkillcIndex.tokenize(q));

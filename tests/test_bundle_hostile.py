@@ -39,7 +39,8 @@ def mutated(built: Path, tmp_path: Path, change: Callable[[Path, dict], None]) -
     header_path = api / "index/search.json"
     header = json.loads(header_path.read_text())
     change(api, header)
-    for meta in (header["dictionary"], header["tags"], *header["shards"], *header["docs"]["files"]):
+    for meta in (header["dictionary"], header["tags"], header["body_unique"], *header["shards"],
+                 *header["docs"]["files"]):
         data = (api / "index" / meta["file"]).read_bytes()
         meta["size"], meta["sha256"] = len(data), _sha(data)
     header_path.write_text(json.dumps(header))

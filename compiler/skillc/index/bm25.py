@@ -2,17 +2,19 @@
 
 Layout (``schemas/search-index.schema.json``; readers: ``reader.py`` and ``skillc-index.js``):
 
-* ``search.json`` — the header (small, so opening is fast): parameters, the dictionary file, the
-  tags file and the postings shards with their SHA-256 and size.
+* ``search.json`` — the header (small, so opening is fast): parameters, and each file below with
+  its SHA-256 and size; for each shard its first term, so a reader knows which shard holds a term.
+* ``terms.bin`` — ``doc_lengths`` (uint32 × N, weighted): all BM25 needs besides a term's shard.
+* ``unique.bin`` — uint32 × N, unique body tokens (adk-rust's normaliser), read only by selection.
 * ``tags.json`` — ``{"tags": [[tag, …] per document]}``, read only when a tag filter is used.
-* ``terms.bin`` — ``idf`` (float64 × V), ``term_offsets`` (uint32 × V+1, into ``term_bytes``),
-  ``posting_offsets`` (uint32 × V+1, global posting numbers), ``doc_lengths`` (uint32 × N, weighted),
-  ``body_unique`` (uint32 × N, unique body tokens: adk-rust's normaliser), ``doc_id_offsets`` /
-  ``doc_name_offsets`` (uint32 × N+1), then the UTF-8 blobs ``term_bytes`` (the terms, sorted by
-  bytes), ``doc_ids`` and ``doc_names`` (documents in index order: skill ID byte order).
-* ``postings-NNN.bin`` — for a contiguous range of terms: ``docs`` (uint16 when N ≤ 65,536, else
-  uint32), ``tf`` (uint16, the *field-weighted* term frequency, capped at 65,535) and ``fields``
-  (uint8 bit set: 1 name, 2 description, 4 tags, 8 body), each section ``count`` long, in that order.
+* ``docs-NNN.json`` — ``DOC_CHUNK`` documents' ``ids``, ``names`` and ``descriptions`` (cut),
+  fetched only for the hits a reader shows: what a first query downloads does not grow with N.
+* ``postings-NNN.bin`` — a contiguous range of the terms (sorted by bytes) with their dictionary
+  and postings (format 2 sharded the dictionary, which held every term and every ID and name):
+  ``idf`` (float64 × T), ``term_offsets`` and ``posting_offsets`` (uint32 × T+1, local), ``docs``
+  (uint16 when N ≤ 65,536, else uint32), ``tf`` (uint16, the *field-weighted* term frequency, capped
+  at 65,535), ``fields`` (uint8 bit set: 1 name, 2 description, 4 tags, 8 body), each ``count``
+  long, then the terms' UTF-8 bytes.
 
 Scoring (both readers, in this order of float64 operations, so they agree to the bit):
 ``norm[d] = k1 * (1 - b + b * dl[d] / avgdl)``; per query term (unique, in query order)
@@ -48,6 +50,7 @@ MAX_TF = 65_535
 HEADER = "search.json"
 DICTIONARY = "terms.bin"
 TAGS = "tags.json"
+BODY_UNIQUE = "unique.bin"
 
 
 @dataclass(frozen=True, slots=True)
@@ -280,10 +283,10 @@ def build(docs: Sequence[IndexDoc], *, k1: float = K1, b: float = B, shard_bytes
     shards = _term_shards(terms, postings, n_docs, shard_bytes, files)
     sections: dict[str, dict] = {}
     dictionary = bytearray()
-    for name, arr in (("doc_lengths", doc_lengths), ("body_unique", array("I", body_unique))):
-        sections[name] = {"offset": len(dictionary), "type": "uint32", "count": len(arr)}
-        dictionary += _le(arr)
+    sections["doc_lengths"] = {"offset": 0, "type": "uint32", "count": n_docs}
+    dictionary += _le(doc_lengths)
     files[DICTIONARY] = bytes(dictionary)
+    files[BODY_UNIQUE] = _le(array("I", body_unique))  # (only adk-rust's selection reads it: not at open)
     tags = dump_json({"tags": [list(doc.tags) for doc in docs]})
     files[TAGS] = tags
     header = {
@@ -299,6 +302,7 @@ def build(docs: Sequence[IndexDoc], *, k1: float = K1, b: float = B, shard_bytes
         "doc_id_type": "uint16" if doc_typecode(n_docs) == "H" else "uint32",
         "tags": _file_entry(TAGS, tags),
         "dictionary": {**_file_entry(DICTIONARY, bytes(dictionary)), "sections": sections},
+        "body_unique": _file_entry(BODY_UNIQUE, files[BODY_UNIQUE]),
         "docs": {"chunk": DOC_CHUNK, "files": _doc_chunks(docs, files)},
         "shards": shards,
     }

@@ -126,7 +126,6 @@ class SearchIndex:
         sec = d["sections"]
         try:
             self._dl = _typed(self._np, data, "uint32", sec["doc_lengths"]["offset"], self.N)
-            self._body_unique = _typed(self._np, data, "uint32", sec["body_unique"]["offset"], self.N)
             self._chunk = int(header["docs"]["chunk"])
             self._doc_files = list(header["docs"]["files"])
             self._shard_first = [str(s["first"]).encode("utf-8") for s in header["shards"]]
@@ -137,6 +136,7 @@ class SearchIndex:
         self._doc_chunks: dict[int, tuple[list[str], list[str]]] = {}
         self._norm = None
         self._tags: list[list[str]] | None = None
+        self._unique = None
 
     # -- opening -------------------------------------------------------------------------------
     @classmethod
@@ -166,7 +166,8 @@ class SearchIndex:
         if version < VERSION:
             raise BundleError(f"{where}: index format version {version} is older than this skillc reads ({VERSION})",
                               hint="rebuild the bundle with this skillc")
-        for key in ("N", "avgdl", "bm25", "tags", "terms", "doc_id_type", "dictionary", "docs", "shards"):
+        for key in ("N", "avgdl", "bm25", "tags", "terms", "doc_id_type", "dictionary", "body_unique", "docs",
+                    "shards"):
             if key not in header:
                 raise BundleError(f"{where}: the header has no {key!r}")
         if header["doc_id_type"] not in ("uint16", "uint32"):
@@ -237,6 +238,7 @@ class SearchIndex:
             self._shard(i)
         for i in range(len(self._doc_files)):
             self._docs_of(i)
+        self.body_unique()
         self.doc_tags()
 
     # -- documents -------------------------------------------------------------------------------
@@ -260,6 +262,19 @@ class SearchIndex:
 
     def doc_name(self, d: int) -> str:
         return self._docs_of(d // self._chunk)[1][d % self._chunk]
+
+    def body_unique(self):
+        """Every document's number of unique body tokens (adk-rust's normaliser), fetched on first use."""
+        if self._unique is None:
+            meta = self.header["body_unique"]
+            try:
+                data = self._verified(meta["file"], meta["size"], meta["sha256"])
+            except (KeyError, TypeError):
+                raise BundleError(f"{self.source}/{HEADER}: no body_unique file") from None
+            if len(data) != 4 * self.N:
+                raise BundleError(f"{self.source}/{meta['file']}: not {self.N} counts (corrupted)")
+            self._unique = _typed(self._np, data, "uint32", 0, self.N)
+        return self._unique
 
     def doc_tags(self) -> list[list[str]]:
         """Every document's tags (``tags.json``, fetched and verified on first use)."""
@@ -360,7 +375,7 @@ class SearchIndex:
             for shard, lo, hi, _ in found:
                 raw[shard.docs[lo:hi]] += weights[shard.fields[lo:hi]]
             hit = np.flatnonzero(raw)
-            n = np.maximum(self._body_unique[hit], 1).astype(np.float32)
+            n = np.maximum(self.body_unique()[hit], 1).astype(np.float32)
             score = raw[hit] / np.maximum(np.sqrt(n), np.float32(1.0))
             return {int(d): float(s) for d, s in zip(hit, score)}
         raws: dict[int, float] = {}
@@ -369,7 +384,8 @@ class SearchIndex:
             for j in range(lo, hi):
                 d = docs[j]
                 raws[d] = raws.get(d, 0.0) + _ADK_WEIGHTS[fields[j]]
-        return {d: normalise(r, self._body_unique[d]) for d, r in raws.items()}
+        unique = self.body_unique()
+        return {d: normalise(r, unique[d]) for d, r in raws.items()}
 
     def adk_candidates(self, with_tags: bool = True) -> list[AdkCandidate]:
         tags = self.doc_tags() if with_tags else [()] * self.N

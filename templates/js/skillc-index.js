@@ -150,7 +150,8 @@
   };
 
   /* A shard: idf (float64 x T), term and posting offsets (uint32 x T+1), docs, tf (uint16),
-   * fields (uint8), each `count` long, then the terms' UTF-8 bytes. */
+   * fields (uint8), each `count` long, then the terms' UTF-8 bytes.  docs: per term its first document,
+ * then the gaps to the next (they compress). */
   SkillcIndex.prototype._shard = async function (i) {
     var shard = this._shards.get(i);
     if (shard) return shard;
@@ -159,11 +160,17 @@
     var t = meta.terms, n = meta.count;
     var wide = this.header.doc_id_type === "uint32";
     var size = wide ? 4 : 2, docsAt = 16 * t + 8;
+    var postOff = new Uint32Array(buffer, 12 * t + 4, t + 1);
+    var gaps = wide ? new Uint32Array(buffer, docsAt, n) : new Uint16Array(buffer, docsAt, n);
+    var docs = new Uint32Array(n);  // each term's first document, then the gaps to the next
+    for (var term = 0; term < t; term++) {
+      for (var j = postOff[term], acc = 0; j < postOff[term + 1]; j++) docs[j] = acc += gaps[j];
+    }
     shard = {
       idf: new Float64Array(buffer, 0, t),
       termOff: new Uint32Array(buffer, 8 * t, t + 1),
-      postOff: new Uint32Array(buffer, 12 * t + 4, t + 1),
-      docs: wide ? new Uint32Array(buffer, docsAt, n) : new Uint16Array(buffer, docsAt, n),
+      postOff: postOff,
+      docs: docs,
       tf: new Uint16Array(buffer, docsAt + size * n, n),
       blob: new Uint8Array(buffer, docsAt + (size + 3) * n),
     };

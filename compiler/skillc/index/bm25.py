@@ -12,7 +12,7 @@ Layout (``schemas/search-index.schema.json``; readers: ``reader.py`` and ``skill
 * ``postings-NNN.bin`` — a contiguous range of the terms (sorted by bytes) with their dictionary
   and postings (format 2 sharded the dictionary, which held every term and every ID and name):
   ``idf`` (float64 × T), ``term_offsets`` and ``posting_offsets`` (uint32 × T+1, local), ``docs``
-  (uint16 when N ≤ 65,536, else uint32), ``tf`` (uint16, the *field-weighted* term frequency, capped
+  (uint16 when N ≤ 65,536, else uint32; per term its first document, then the gaps to the next), ``tf`` (uint16, the *field-weighted* term frequency, capped
   at 65,535), ``fields`` (uint8 bit set: 1 name, 2 description, 4 tags, 8 body), each ``count``
   long, then the terms' UTF-8 bytes.
 
@@ -231,13 +231,19 @@ def _term_shards(terms: list[str], postings: Postings, n_docs: int, shard_bytes:
         idf, term_off, post_off = array("d"), array("I", [0]), array("I", [0])
         docs, tfs, bits, blob = array(code), array("H"), array("B"), bytearray()
         end = first_term
-        while end < len(terms) and (end == first_term or len(bits) * per_posting + len(blob) + 16 * (
-                end - first_term) < shard_bytes):
+        used = 0
+        while end < len(terms):
             d, tf, fb = postings[terms[end]]
+            cost = len(d) * per_posting + len(terms[end].encode("utf-8")) + 16
+            # (a term that would overflow the shard starts the next one: a common term's long
+            # postings then share a shard with few others, and a query that names it fetches less)
+            if end > first_term and used + cost > shard_bytes:
+                break
+            used += cost
             idf.append(math.log(1.0 + (n_docs - len(d) + 0.5) / (len(d) + 0.5)))
             blob += terms[end].encode("utf-8")
             term_off.append(len(blob))
-            docs.extend(d)
+            docs.extend([d[0], *(b - a for a, b in zip(d, d[1:]))])  # gaps: they compress (gzip)
             tfs.extend(tf)
             bits.extend(fb)
             post_off.append(len(bits))

@@ -22,7 +22,17 @@ from ..layout import SELECT_VERSION
 from ..resolve_types import EmitContext, SourceSkill
 from ..resources import template_dir
 from ..select import DEFAULT_MAX_SKILLS_PER_STORY, DetectRule
-from .bm25 import VERSION, IndexDoc, Postings, analyze, build, dump_json, update_postings
+from .bm25 import (
+    DOC_CHUNK,
+    SHARD_BYTES,
+    VERSION,
+    IndexDoc,
+    Postings,
+    analyze,
+    build,
+    dump_json,
+    update_postings,
+)
 
 INDEX_DIR = "api/index"
 SELECT_FILE = "select.json"
@@ -122,7 +132,7 @@ def _built_files(ctx: EmitContext, docs: list[IndexDoc]) -> dict[str, bytes]:
     keys = [key_of("index", s.document.sha256, len(d.body), d.name, d.description, d.tags)
             for s, d in zip(ctx.resolution.skills, docs)]
     ids = [d.id for d in docs]
-    whole = key_of("index-all", VERSION, keys, ids)  # (a new format is a new index)
+    whole = key_of("index-files", VERSION, SHARD_BYTES, DOC_CHUNK, keys, ids)  # (a new layout: a new key)
     postings_key = key_of("index-postings", ids)
     files = cache.get("index", whole)
     previous = cache.get("index", postings_key)  # (analysis keys, postings); kept for the next build

@@ -227,10 +227,29 @@ class SearchIndex:
                        _typed(np, data, "uint16", at[4], n), _typed(np, data, "uint8", at[5], n), bytes(data[at[6]:]))
         if not _monotone(shard.term_off, len(shard.blob)) or not _monotone(shard.post_off, n):
             raise BundleError(f"{where}: an offset table does not fit its data (corrupted)")
+        shard.docs = self._undelta(shard.docs, shard.post_off)
         docs = shard.docs.tolist() if hasattr(shard.docs, "tolist") else shard.docs
         if n and max(docs) >= self.N:
             raise BundleError(f"{where}: a posting names a document past the last (corrupted)")
         return shard
+
+    def _undelta(self, gaps, post_off):
+        """Documents from each term's first document and the gaps after it (the shard's ``docs``)."""
+        np = self._np
+        if np is not None:
+            if not len(gaps):
+                return gaps.astype(np.int64)
+            sums = np.cumsum(gaps, dtype=np.int64)
+            starts = post_off[:-1].astype(np.int64)
+            before = np.where(starts > 0, sums[np.maximum(starts - 1, 0)], 0)
+            return sums - np.repeat(before, np.diff(post_off.astype(np.int64)))
+        docs = array("I" if self._doc_type == "uint32" else "L")
+        for t in range(len(post_off) - 1):
+            acc = 0
+            for j in range(post_off[t], post_off[t + 1]):
+                acc += gaps[j]
+                docs.append(acc)
+        return docs
 
     def verify(self) -> None:
         """Fetch and check every file now (``skillc`` does it lazily, shard by shard)."""

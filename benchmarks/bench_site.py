@@ -135,36 +135,11 @@ def _page_sizes(out: Path) -> list[tuple[str, str]]:
 
 
 def _search_bytes(out: Path) -> list[tuple[str, str]]:
-    """Bytes (gzip) the header search fetches: the index header and dictionary, the postings shards
-    of the query's terms and the catalog chunks of the first page of hits; then a second query."""
-    import gzip
-    import json
-    from bisect import bisect_right
+    """Bytes the header search fetches (``bench_search_bytes``: the index's files, as their ``.gz``
+    copies; the snippets come from the index's document chunks, not the catalog's)."""
+    from bench_search_bytes import rows_for
 
-    from skillc.index.reader import SearchIndex
-
-    idx = SearchIndex.open(out / "api" / "index")
-    firsts = [s["first_term"] for s in idx.header["shards"]]
-    fetched: set[str] = set()
-
-    def cost(query: str) -> int:
-        names = {":search.json", ":" + idx.header["dictionary"]["file"]}
-        names |= {":" + idx.header["shards"][bisect_right(firsts, t) - 1]["file"] for t in idx._query_terms(query)}
-        head = json.loads((out / "assets/skillc/catalog/index.json").read_text())
-        hits = idx.search(query, 10)
-        names |= {f"chunk:{head['chunks'][h.index // head['chunk_size']]}" for h in hits}
-        new = names - fetched
-        fetched.update(new)
-        total = 0
-        for name in new:
-            kind, _, file = name.rpartition(":")
-            path = out / ("assets/skillc/catalog" if kind == "chunk" else "api/index") / file
-            total += len(gzip.compress(path.read_bytes(), 6))
-        return total
-
-    first, second = cost("deploy kubernetes release"), cost("extract pdf table")
-    return [("first search query downloads (gzip)", f"{first / 1024:.0f} KiB"),
-            ("second search query downloads (gzip)", f"{second / 1024:.0f} KiB")]
+    return rows_for(out / "api" / "index")
 
 
 def main() -> None:

@@ -335,3 +335,21 @@ def make_unusual_repo(root: Path) -> list[str]:
 
 def build_env(tmp: Path, **extra: str) -> dict[str, str]:
     return {"SKILLC_CACHE_DIR": str(tmp / "cache"), "SOURCE_DATE_EPOCH": "1700000000", **extra}
+
+
+def check_precompressed(base: str, bundle: Path) -> None:
+    """The build's ``.gz`` copies of the search index are what the server sends to a client that
+    accepts gzip (byte for byte: level 9, mtime 0), with Vary; the manifest lists them."""
+    import gzip as _gzip
+
+    copies = sorted((bundle / "api/index").glob("*.gz"))
+    assert copies, "the build published no precompressed copy of the search index"
+    listed = {row["path"] for row in json.loads((bundle / "api/manifest.json").read_text())["files"]}
+    for copy in copies:
+        rel = copy.relative_to(bundle).as_posix()
+        assert rel in listed, rel
+        status, headers, body = fetch(base, "/" + rel[: -len(".gz")], headers={"Accept-Encoding": "gzip"})
+        assert status == 200 and headers.get("content-encoding") == "gzip", (rel, headers)
+        assert "accept-encoding" in headers.get("vary", "").lower(), (rel, headers)
+        assert body == copy.read_bytes(), rel
+        assert _gzip.decompress(body) == (bundle / rel[: -len(".gz")]).read_bytes()

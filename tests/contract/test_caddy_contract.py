@@ -154,3 +154,10 @@ def test_every_answer_is_revalidated_like_skillc_serve(caddy_bundle):
         assert status == 200 and "no-cache" in headers.get("cache-control", ""), (path, status, headers)
         status, headers, body = fetch(base, path, headers={"If-None-Match": headers["etag"]})
         assert status == 304 and "no-cache" in headers.get("cache-control", ""), (path, status, headers)
+
+
+def test_the_builds_gzip_copies_are_sent_as_they_are(caddy_bundle):
+    from bundle_contract import check_precompressed
+
+    bundle, base = caddy_bundle
+    check_precompressed(base, bundle)

@@ -194,3 +194,10 @@ def test_repeated_slashes_reach_a_document_like_skillc_serve(nginx_bundle):
         status, headers, body = fetch(base, path)
         assert status == 200 and body == want, (path, status)
         assert headers["content-type"].startswith("application/json")
+
+
+def test_the_builds_gzip_copies_are_sent_as_they_are(nginx_bundle):
+    from bundle_contract import check_precompressed
+
+    bundle, base = nginx_bundle
+    check_precompressed(base, bundle)

@@ -410,3 +410,10 @@ def test_a_folders_redirect_keeps_the_query(served):
     assert status == 301 and headers["location"] == "/skills/?q=lint&x=%2F", headers
     status, headers, _ = fetch(base, "/skills")
     assert status == 301 and headers["location"] == "/skills/"
+
+
+def test_the_builds_gzip_copies_are_sent_as_they_are(served):
+    from bundle_contract import check_precompressed
+
+    bundle, base = served
+    check_precompressed(base, bundle)

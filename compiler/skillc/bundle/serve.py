@@ -403,7 +403,9 @@ def answer(bundle: Bundle, req: Request) -> Reply:
         return _missing(bundle, raw, r, head)
     data, digest = found
     ctype = content_type(r.rel, r.content_type)
-    compressible = ctype.startswith(COMPRESSIBLE) and GZIP_MIN <= len(data) and isinstance(data, bytes)
+    pre = _precompressed(bundle, r.rel) if isinstance(data, bytes) else None  # (binary shards too)
+    compressible = pre is not None or (ctype.startswith(COMPRESSIBLE) and GZIP_MIN <= len(data)
+                                       and isinstance(data, bytes))
     use_gzip = compressible and _accepts_gzip(req.accept_encoding)
     headers = {"ETag": f'"{digest}-gzip"' if use_gzip else f'"{digest}"', "Cache-Control": "no-cache"}
     if r.rel.startswith(SKILL_FILES):
@@ -413,9 +415,16 @@ def answer(bundle: Bundle, req: Request) -> Reply:
     if _etag_matches(req.if_none_match, (f'"{digest}"', f'"{digest}-gzip"')):
         return _reply(304, None, b"", head, headers)
     if use_gzip:
-        data = bundle.gzipped(digest, data)
+        data = pre or bundle.gzipped(digest, data)
         headers["Content-Encoding"] = "gzip"
     return _reply(200, ctype, data, head, headers)
+
+
+def _precompressed(bundle: Bundle, rel: str) -> bytes | None:
+    """The build's ``<file>.gz`` copy (``emit.precompressed``), sent as it is rather than compressed
+    again."""
+    found = bundle.open(rel + ".gz")
+    return found[0] if found is not None and isinstance(found[0], bytes) else None
 
 
 def _missing(bundle: Bundle, raw: str, r: Route, head: bool) -> Reply:

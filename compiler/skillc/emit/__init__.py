@@ -20,6 +20,7 @@ from collections.abc import Callable
 from ..index.emit import emit_index
 from ..memory.emit import emit_memory
 from ..resolve_types import EmitContext
+from .precompressed import emit_precompressed
 from .routing import emit_routing
 from .schemas import emit_schemas
 from .site import emit_site
@@ -39,6 +40,7 @@ EMITTERS: list[tuple[str, Emitter]] = [
     ("index", emit_index),  # api/index/: BM25 index, select.json, skillc-index.js, whoosh/ (issue 4)
     ("memory", emit_memory),  # api/memory/: snapshot.json/.sqlite, prompt.md, skills/<id>.md (issue 5)
     ("site", emit_site),  # index.html (unless --no-site)
+    ("precompressed", emit_precompressed),  # <file>.gz of the index and site assets (last: it reads theirs)
 ]
 
 __all__ = ["EMITTERS", "Emitter"]

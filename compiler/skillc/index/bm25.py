@@ -2,17 +2,19 @@
 
 Layout (``schemas/search-index.schema.json``; readers: ``reader.py`` and ``skillc-index.js``):
 
-* ``search.json`` — the header (small, so opening is fast): parameters, the dictionary file, the
-  tags file and the postings shards with their SHA-256 and size.
+* ``search.json`` — the header (small, so opening is fast): parameters, and each file below with
+  its SHA-256 and size; for each shard its first term, so a reader knows which shard holds a term.
+* ``terms.bin`` — ``doc_lengths`` (uint32 × N, weighted): all BM25 needs besides a term's shard.
+* ``unique.bin`` — uint32 × N, unique body tokens (adk-rust's normaliser), read only by selection.
 * ``tags.json`` — ``{"tags": [[tag, …] per document]}``, read only when a tag filter is used.
-* ``terms.bin`` — ``idf`` (float64 × V), ``term_offsets`` (uint32 × V+1, into ``term_bytes``),
-  ``posting_offsets`` (uint32 × V+1, global posting numbers), ``doc_lengths`` (uint32 × N, weighted),
-  ``body_unique`` (uint32 × N, unique body tokens: adk-rust's normaliser), ``doc_id_offsets`` /
-  ``doc_name_offsets`` (uint32 × N+1), then the UTF-8 blobs ``term_bytes`` (the terms, sorted by
-  bytes), ``doc_ids`` and ``doc_names`` (documents in index order: skill ID byte order).
-* ``postings-NNN.bin`` — for a contiguous range of terms: ``docs`` (uint16 when N ≤ 65,536, else
-  uint32), ``tf`` (uint16, the *field-weighted* term frequency, capped at 65,535) and ``fields``
-  (uint8 bit set: 1 name, 2 description, 4 tags, 8 body), each section ``count`` long, in that order.
+* ``docs-NNN.json`` — ``DOC_CHUNK`` documents' ``ids``, ``names`` and ``descriptions`` (cut),
+  fetched only for the hits a reader shows: what a first query downloads does not grow with N.
+* ``postings-NNN.bin`` — a contiguous range of the terms (sorted by bytes) with their dictionary
+  and postings (format 2 sharded the dictionary, which held every term and every ID and name):
+  ``idf`` (float64 × T), ``term_offsets`` and ``posting_offsets`` (uint32 × T+1, local), ``docs``
+  (uint16 when N ≤ 65,536, else uint32; per term its first document, then the gaps to the next), ``tf`` (uint16, the *field-weighted* term frequency, capped
+  at 65,535), ``fields`` (uint8 bit set: 1 name, 2 description, 4 tags, 8 body), each ``count``
+  long, then the terms' UTF-8 bytes.
 
 Scoring (both readers, in this order of float64 operations, so they agree to the bit):
 ``norm[d] = k1 * (1 - b + b * dl[d] / avgdl)``; per query term (unique, in query order)
@@ -36,16 +38,19 @@ from dataclasses import dataclass, field
 from .tokenize import TOKENIZER_SPEC, tokenize
 
 FORMAT = "skillc-search-index"
-VERSION = 1
+VERSION = 2
 FIELD_WEIGHTS = {"name": 4, "description": 2, "tags": 2, "body": 1}
 FIELD_BITS = {"name": 1, "description": 2, "tags": 4, "body": 8}
 K1 = 1.2
 B = 0.75
-SHARD_BYTES = 256 * 1024
+SHARD_BYTES = 32 * 1024
+DOC_CHUNK = 50  # small: a page of 10 hits fetches up to 10 chunks
+DESCRIPTION_CHARS = 200  # the snippet a hit shows (as a card cuts it: site.pages.SUMMARY_CHARS)
 MAX_TF = 65_535
 HEADER = "search.json"
 DICTIONARY = "terms.bin"
 TAGS = "tags.json"
+BODY_UNIQUE = "unique.bin"
 
 
 @dataclass(frozen=True, slots=True)
@@ -188,6 +193,71 @@ def update_postings(postings: Postings, changes: Sequence[tuple[int, DocTerms, D
     return out
 
 
+def _file_entry(name: str, data: bytes) -> dict:
+    return {"file": name, "size": len(data), "sha256": _sha256(data)}
+
+
+def _doc_chunks(docs: Sequence[IndexDoc], files: dict[str, bytes]) -> list[dict]:
+    """The documents' IDs and names, ``DOC_CHUNK`` a file: a reader fetches only the chunks of the
+    hits it shows, so what a first query downloads does not grow with the corpus."""
+    entries = []
+    for start in range(0, len(docs), DOC_CHUNK):
+        part = docs[start: start + DOC_CHUNK]
+        data = dump_json({"ids": [d.id for d in part], "names": [d.name for d in part],
+                          "descriptions": [d.description[:DESCRIPTION_CHARS] for d in part]})
+        name = f"docs-{start // DOC_CHUNK:03d}.json"
+        files[name] = data
+        entries.append(_file_entry(name, data))
+    return entries
+
+
+def _shard_bytes(idf: array, term_off: array, post_off: array, docs: array, tfs: array, bits: array,
+                 blob: bytes) -> bytes:
+    """One shard: its terms' dictionary then their postings, each section aligned for typed arrays
+    (float64 first, then uint32, the documents' type, uint16, bytes)."""
+    return (_le(idf) + _le(term_off) + _le(post_off) + _le(docs) + _le(tfs) + bits.tobytes() + blob)
+
+
+def _term_shards(terms: list[str], postings: Postings, n_docs: int, shard_bytes: int,
+                 files: dict[str, bytes]) -> list[dict]:
+    """Cut the sorted terms into contiguous ranges of about ``shard_bytes``; each shard holds its
+    terms (idf, UTF-8 bytes) and their postings, so a query term costs one fetch of one shard, found
+    by the ``first`` term the header lists for each."""
+    code = doc_typecode(n_docs)
+    per_posting = (2 if code == "H" else 4) + 3
+    shards: list[dict] = []
+    first_term = first_posting = 0
+    while first_term < len(terms):
+        idf, term_off, post_off = array("d"), array("I", [0]), array("I", [0])
+        docs, tfs, bits, blob = array(code), array("H"), array("B"), bytearray()
+        end = first_term
+        used = 0
+        while end < len(terms):
+            d, tf, fb = postings[terms[end]]
+            cost = len(d) * per_posting + len(terms[end].encode("utf-8")) + 16
+            # (a term that would overflow the shard starts the next one: a common term's long
+            # postings then share a shard with few others, and a query that names it fetches less)
+            if end > first_term and used + cost > shard_bytes:
+                break
+            used += cost
+            idf.append(math.log(1.0 + (n_docs - len(d) + 0.5) / (len(d) + 0.5)))
+            blob += terms[end].encode("utf-8")
+            term_off.append(len(blob))
+            docs.extend([d[0], *(b - a for a, b in zip(d, d[1:]))])  # gaps: they compress (gzip)
+            tfs.extend(tf)
+            bits.extend(fb)
+            post_off.append(len(bits))
+            end += 1
+        data = _shard_bytes(idf, term_off, post_off, docs, tfs, bits, bytes(blob))
+        name = f"postings-{len(shards):03d}.bin"
+        files[name] = data
+        shards.append({**_file_entry(name, data), "first": terms[first_term], "first_term": first_term,
+                       "terms": end - first_term, "first_posting": first_posting, "count": len(bits)})
+        first_posting += len(bits)
+        first_term = end
+    return shards
+
+
 def build(docs: Sequence[IndexDoc], *, k1: float = K1, b: float = B, shard_bytes: int = SHARD_BYTES,
           keep_tokens: bool = False, analyzed: Sequence[DocTerms | None] | None = None,
           postings: Postings | None = None) -> BuiltIndex:
@@ -215,70 +285,16 @@ def build(docs: Sequence[IndexDoc], *, k1: float = K1, b: float = B, shard_bytes
 
     terms = sorted(postings)  # code point order == UTF-8 byte order
     avgdl = (sum(doc_lengths) / n_docs) if n_docs else 0.0
-    doc_code = doc_typecode(n_docs)
-    doc_type, doc_size = ("uint16", 2) if doc_code == "H" else ("uint32", 4)
-    per_posting = doc_size + 3
-
-    idf = array("d")
-    term_offsets = array("I", [0])
-    posting_offsets = array("I", [0])
-    blob = bytearray()
-    shards: list[dict] = []
     files: dict[str, bytes] = {}
-    cur_docs, cur_tf, cur_fields = array(doc_code), array("H"), array("B")
-    shard_first_term = 0
-    shard_first_posting = 0
-
-    def flush(next_term: int) -> None:
-        nonlocal cur_docs, cur_tf, cur_fields, shard_first_term, shard_first_posting
-        data = _le(cur_docs) + _le(cur_tf) + cur_fields.tobytes()
-        name = f"postings-{len(shards):03d}.bin"
-        files[name] = data
-        shards.append({"file": name, "first_term": shard_first_term, "first_posting": shard_first_posting,
-                       "count": len(cur_fields), "size": len(data), "sha256": _sha256(data)})
-        shard_first_term = next_term
-        shard_first_posting += len(cur_fields)
-        cur_docs, cur_tf, cur_fields = array(doc_code), array("H"), array("B")
-
-    for tid, term in enumerate(terms):
-        if tid > shard_first_term and len(cur_fields) * per_posting >= shard_bytes:
-            flush(tid)
-        d, tf, bits = postings[term]
-        df = len(d)
-        idf.append(math.log(1.0 + (n_docs - df + 0.5) / (df + 0.5)))
-        blob += term.encode("utf-8")
-        term_offsets.append(len(blob))
-        cur_docs.extend(d)
-        cur_tf.extend(tf)
-        cur_fields.extend(bits)
-        posting_offsets.append(posting_offsets[-1] + df)
-    if terms:
-        flush(len(terms))
-
+    shards = _term_shards(terms, postings, n_docs, shard_bytes, files)
     sections: dict[str, dict] = {}
     dictionary = bytearray()
-    for name, arr, type_ in (("idf", idf, "float64"), ("term_offsets", term_offsets, "uint32"),
-                             ("posting_offsets", posting_offsets, "uint32"), ("doc_lengths", doc_lengths, "uint32"),
-                             ("body_unique", array("I", body_unique), "uint32")):
-        sections[name] = {"offset": len(dictionary), "type": type_, "count": len(arr)}
-        dictionary += _le(arr)
-    id_blob, name_blob = bytearray(), bytearray()
-    id_off, name_off = array("I", [0]), array("I", [0])
-    for doc in docs:
-        id_blob += doc.id.encode("utf-8")
-        id_off.append(len(id_blob))
-        name_blob += doc.name.encode("utf-8")
-        name_off.append(len(name_blob))
-    for name, arr in (("doc_id_offsets", id_off), ("doc_name_offsets", name_off)):
-        sections[name] = {"offset": len(dictionary), "type": "uint32", "count": len(arr)}
-        dictionary += _le(arr)
-    for name, data in (("term_bytes", blob), ("doc_ids", id_blob), ("doc_names", name_blob)):
-        sections[name] = {"offset": len(dictionary), "type": "uint8", "count": len(data)}
-        dictionary += data
+    sections["doc_lengths"] = {"offset": 0, "type": "uint32", "count": n_docs}
+    dictionary += _le(doc_lengths)
     files[DICTIONARY] = bytes(dictionary)
+    files[BODY_UNIQUE] = _le(array("I", body_unique))  # (only adk-rust's selection reads it: not at open)
     tags = dump_json({"tags": [list(doc.tags) for doc in docs]})
     files[TAGS] = tags
-
     header = {
         "format": FORMAT,
         "version": VERSION,
@@ -288,11 +304,12 @@ def build(docs: Sequence[IndexDoc], *, k1: float = K1, b: float = B, shard_bytes
         "N": n_docs,
         "avgdl": avgdl,
         "terms": len(terms),
-        "postings": int(posting_offsets[-1]),
-        "doc_id_type": doc_type,
-        "tags": {"file": TAGS, "size": len(tags), "sha256": _sha256(tags)},
-        "dictionary": {"file": DICTIONARY, "size": len(dictionary), "sha256": _sha256(bytes(dictionary)),
-                       "sections": sections},
+        "postings": sum(s["count"] for s in shards),
+        "doc_id_type": "uint16" if doc_typecode(n_docs) == "H" else "uint32",
+        "tags": _file_entry(TAGS, tags),
+        "dictionary": {**_file_entry(DICTIONARY, bytes(dictionary)), "sections": sections},
+        "body_unique": _file_entry(BODY_UNIQUE, files[BODY_UNIQUE]),
+        "docs": {"chunk": DOC_CHUNK, "files": _doc_chunks(docs, files)},
         "shards": shards,
     }
     files[HEADER] = dump_json(header)

@@ -2,7 +2,7 @@
 
 Registered in ``skillc.emit.EMITTERS``.  Writes only below ``ctx.out/api/index/``:
 
-* ``search.json``, ``terms.bin``, ``postings-NNN.bin`` (``bm25.py``);
+* ``search.json``, ``terms.bin``, ``postings-NNN.bin``, ``docs-NNN.json``, ``tags.json`` (``bm25.py``);
 * ``select.json``: what ``skillc select`` needs besides the index — per-skill priority and source,
   Plan Cascade's detection rules mapped to skill IDs, and its settings;
 * ``skillc-index.js``: the dependency-free reader for browsers and node;
@@ -21,7 +21,17 @@ from ..errors import writing
 from ..layout import SELECT_VERSION
 from ..resolve_types import EmitContext, SourceSkill
 from ..resources import template_dir
-from .bm25 import IndexDoc, Postings, analyze, build, dump_json, update_postings
+from .bm25 import (
+    DOC_CHUNK,
+    SHARD_BYTES,
+    VERSION,
+    IndexDoc,
+    Postings,
+    analyze,
+    build,
+    dump_json,
+    update_postings,
+)
 from .select import DEFAULT_MAX_SKILLS_PER_STORY, DetectRule
 
 INDEX_DIR = "api/index"
@@ -120,7 +130,7 @@ def _built_files(ctx: EmitContext, docs: list[IndexDoc]) -> dict[str, bytes]:
     keys = [key_of("index", s.document.sha256, len(d.body), d.name, d.description, d.tags)
             for s, d in zip(ctx.resolution.skills, docs)]
     ids = [d.id for d in docs]
-    whole = key_of("index-all", keys, ids)
+    whole = key_of("index-files", VERSION, SHARD_BYTES, DOC_CHUNK, keys, ids)  # (a new layout: a new key)
     postings_key = key_of("index-postings", ids)
     files = cache.get("index", whole)
     previous = cache.get("index", postings_key)  # (analysis keys, postings); kept for the next build

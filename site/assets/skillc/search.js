@@ -1,10 +1,10 @@
 /* skillc docs site: search, in the header of every page and on the Search page.
  *
  * Skills: BM25 over the bundle's own index (api/index/, read by api/index/skillc-index.js, which
- * fetches the header, the dictionary and only the postings shards a query needs): the ranking of
- * `skillc search`, every hit, shown a page at a time.  Each hit's description snippet comes from the
- * catalog chunk that holds it (assets/skillc/catalog/NNN.json, documents in the same ID order), with
- * the query's terms highlighted.  The Search page adds collections (api/skill-collections.json)
+ * fetches the header, the document lengths and only the shards of the query's terms): the ranking
+ * of `skillc search`, every hit, shown a page at a time.  Each shown hit's ID, name and description
+ * snippet come from the index's document chunk that holds it (api/index/docs-NNN.json, fetched
+ * for the hits shown), with the query's terms highlighted.  The Search page adds collections (api/skill-collections.json)
  * and, when the bundle has a snapshot, memories.
  * Everything is shown with text nodes: nothing from the bundle is ever parsed as HTML.
  */
@@ -28,20 +28,6 @@
   }
   function index() {
     return once("index", function () { return SkillcIndex.load(new URL("api/index/", root).href); });
-  }
-  function catalog() {
-    return once("catalog", function () { return json(new URL("assets/skillc/catalog/index.json", root).href); });
-  }
-  function chunk(name) {
-    return once("chunk:" + name, function () { return json(new URL("assets/skillc/catalog/" + name, root).href); });
-  }
-  /* The catalog row of document d (same ID order as the index), or null. */
-  async function row(d) {
-    var head = await catalog();
-    var size = head.chunk_size, name = head.chunks[Math.floor(d / size)];
-    if (!name) return null;
-    var rows = (await chunk(name)).skills;
-    return rows[d % size] || null;
   }
   function skillHref(id) {
     return new URL("skills/" + id.split("/").map(encodeURIComponent).join("/") + "/", root).href;
@@ -92,13 +78,17 @@
   /* Every hit of `q`, best first (the ranking of `skillc search`). */
   async function skillHits(q) {
     var idx = await index();
-    return idx.search(q, idx.N);
+    return idx.search(q, idx.N, { documents: false });  // IDs, names and snippets only for the hits shown
   }
   /* Hits [from, from + PAGE) of `hits` as list items, with their snippets. */
   async function page(hits, from, terms) {
     var slice = hits.slice(from, from + PAGE);
-    var rows = await Promise.all(slice.map(function (h) { return row(h.index).catch(function () { return null; }); }));
-    return slice.map(function (h, i) { return hitItem(h, rows[i], terms); });
+    var idx = await index();
+    var docs = await Promise.all(slice.map(function (h) { return idx.doc(h.index); }));
+    return slice.map(function (h, i) {
+      var d = docs[i];
+      return hitItem({ id: d.id, name: d.name, index: h.index }, [null, null, d.description], terms);
+    });
   }
   function termSet(q) {
     return new Set(SkillcIndex.tokenize(q));

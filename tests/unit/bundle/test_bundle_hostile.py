@@ -39,7 +39,8 @@ def mutated(built: Path, tmp_path: Path, change: Callable[[Path, dict], None]) -
     header_path = api / "index/search.json"
     header = json.loads(header_path.read_text())
     change(api, header)
-    for meta in (header["dictionary"], header["tags"], *header["shards"]):
+    for meta in (header["dictionary"], header["tags"], header["body_unique"], *header["shards"],
+                 *header["docs"]["files"]):
         data = (api / "index" / meta["file"]).read_bytes()
         meta["size"], meta["sha256"] = len(data), _sha(data)
     header_path.write_text(json.dumps(header))
@@ -54,13 +55,13 @@ def mutated(built: Path, tmp_path: Path, change: Callable[[Path, dict], None]) -
 
 
 def _posting_offsets_out_of_range(api: Path, header: dict) -> None:
-    d = header["dictionary"]
-    path = api / "index" / d["file"]
-    data = bytearray(path.read_bytes())
-    start = d["sections"]["posting_offsets"]["offset"]
-    for i in range(header["terms"] + 1):
-        struct.pack_into("<I", data, start + 4 * i, 0xFFFFFF00 + i)
-    path.write_bytes(bytes(data))
+    for shard in header["shards"]:  # every shard, so that any query meets one
+        path = api / "index" / shard["file"]
+        data = bytearray(path.read_bytes())
+        start = 12 * shard["terms"] + 4  # after idf (float64 x T) and the term offsets (uint32 x T+1)
+        for i in range(shard["terms"] + 1):
+            struct.pack_into("<I", data, start + 4 * i, 0xFFFFFF00 + i)
+        path.write_bytes(bytes(data))
 
 
 def _skills_list(api: Path, text: str) -> None:

@@ -127,6 +127,44 @@ def test_js_reader_returns_the_same_top_10(built, tmp_path):
     assert any(len(r) == 10 for r in js)
 
 
+def _fetched_by_js(out: Path, tmp_path: Path, query: str) -> tuple[list, list[str]]:
+    """Every hit of ``query`` without documents, then the documents of the first ten, as the site's
+    header search does, with the files the JS reader loaded."""
+    driver = tmp_path / "fetched.js"
+    driver.write_text(
+        "const fs = require('fs'); const path = require('path');\n"
+        f"const SkillcIndex = require({json.dumps(str(JS_READER))});\n"
+        "(async () => {\n"
+        "  const dir = process.argv[2]; const loaded = [];\n"
+        "  const index = await SkillcIndex.load(async (name) => { loaded.push(name); return fs.readFileSync(path.join(dir, name)); });\n"
+        "  const hits = await index.search(process.argv[3], index.N, {documents: false});\n"
+        "  const shown = await Promise.all(hits.slice(0, 10).map(async h => [(await index.doc(h.index)).id, h.score]));\n"
+        "  process.stdout.write(JSON.stringify([hits.length, shown, loaded]));\n"
+        "})().catch(e => { console.error(String(e)); process.exit(1); });\n")
+    proc = subprocess.run([shutil.which("node"), str(driver), str(out), query], capture_output=True, text=True,
+                          timeout=60, check=False)
+    assert proc.returncode == 0, proc.stderr
+    count, shown, loaded = json.loads(proc.stdout)
+    return [count, shown], loaded
+
+
+def test_a_query_fetches_only_its_terms_shards_and_the_shown_hits_documents(built, tmp_path):
+    if shutil.which("node") is None:
+        pytest.skip("node is not installed")
+    out, _ = built
+    header = json.loads((out / "search.json").read_text())
+    ix = SearchIndex.open(out, numpy=False)
+    query = "deploy python"
+    (count, shown), loaded = _fetched_by_js(out, tmp_path, query)
+    every = ix.search(query, ix.N)
+    assert count == len(every) > 10 and shown == [[h.id, h.score] for h in every[:10]]
+    shards = {header["shards"][ix.shard_of(t)]["file"] for t in ("deploy", "python")}
+    chunk = header["docs"]["chunk"]
+    chunks = {header["docs"]["files"][h.index // chunk]["file"] for h in every[:10]}
+    assert sorted(loaded) == sorted({"search.json", "terms.bin"} | shards | chunks)
+    assert len(header["shards"]) > len(shards) and len(header["docs"]["files"]) > len(chunks)
+
+
 @settings(max_examples=300, deadline=None)
 @given(st.text(alphabet=st.characters(max_codepoint=0x7F), max_size=200))
 def test_ascii_text_tokenizes_into_lowercased_letter_and_digit_runs(text):

@@ -1,0 +1,49 @@
+"""Precompressed copies: ``<file>.gz`` next to the large text files the site fetches at run time.
+
+The search index (``api/index/``: header, shards, document chunks, the JS reader) and the site's
+scripts, styles and catalog chunks are fetched by every reader's browser; a static server
+(nginx ``gzip_static``, Caddy ``precompressed gzip``, ``skillc serve``) then sends these bytes as
+they are instead of compressing each answer (or, on hosts without on-the-fly compression, sending
+them uncompressed).  Deterministic: gzip level 9 and mtime 0, no file name in the gzip header.
+Runs after every other emitter, so the manifest (written after all of them) lists the copies and
+the secret gate reads them (decompressed).
+"""
+
+from __future__ import annotations
+
+import gzip
+from pathlib import Path
+
+from ..errors import writing
+from ..resolve_types import EmitContext
+
+# What a browser fetches as it searches or filters: the folders below, these suffixes.
+PRECOMPRESSED_DIRS = ("api/index", "assets/skillc")
+PRECOMPRESSED_SUFFIXES = (".json", ".bin", ".js", ".css")
+PRECOMPRESSED_MIN = 1024  # below this a gzip copy saves less than its request headers weigh
+GZIP_LEVEL = 9
+
+
+def precompressed_sources(out: Path) -> list[Path]:
+    """The files that get a ``.gz`` copy, in path order (``whoosh/`` is read by Python, not fetched)."""
+    found = []
+    for folder in PRECOMPRESSED_DIRS:
+        base = out / folder
+        if base.is_dir():
+            found += [p for p in base.rglob("*") if p.is_file() and not p.is_symlink()
+                      and p.suffix in PRECOMPRESSED_SUFFIXES and "whoosh" not in p.relative_to(out).parts
+                      and p.stat().st_size >= PRECOMPRESSED_MIN]
+    return sorted(found)
+
+
+def gzip_bytes(data: bytes) -> bytes:
+    return gzip.compress(data, GZIP_LEVEL, mtime=0)
+
+
+def emit_precompressed(ctx: EmitContext) -> None:
+    for path in precompressed_sources(ctx.out):
+        target = path.with_name(path.name + ".gz")
+        with writing(target):
+            # (unlinked first: a reused site is hard-linked from the visible bundle, never written through)
+            target.unlink(missing_ok=True)
+            target.write_bytes(gzip_bytes(path.read_bytes()))

@@ -22,7 +22,7 @@ import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from .. import secrets
 from ..errors import ConfigError
@@ -111,33 +111,8 @@ def load_build_config(paths: Sequence[str], config_path: str | None, *, cwd: Pat
 
     Raises ``ConfigError`` (naming file and line) for anything invalid.
     """
-    files: list[tuple[ConfigFile, str]] = []  # (file, level) in precedence order
-    if config_path is not None:
-        explicit = Path(config_path)
-        if not explicit.is_absolute():
-            explicit = cwd / explicit
-        if not explicit.is_file():  # (a FIFO or device is refused too: reading one could block forever)
-            kind = "not a regular file" if explicit.exists() else "configuration file not found"
-            raise ConfigError(f"{config_path}: {kind}")
-        files.append((_read_toml(explicit), "project"))
-    else:
-        # One file found twice (a build in the home folder: ./.rkat/skills.toml is ~/.rkat/skills.toml;
-        # or one lookup name linked to another) is read once, at the first level that finds it.
-        found: set[Path] = set()
-        for base, names, level in ((cwd, PROJECT_CONFIGS, "project"), (home, USER_CONFIGS, "user")):
-            for rel in names:
-                if is_config_file(base / rel) and (base / rel).resolve() not in found:
-                    found.add((base / rel).resolve())
-                    files.append((_read_toml(base / rel), level))
-
-    # ${VAR} is expanded only in the repositories the build reads: not in one an earlier file's of
-    # the same name supersedes, nor in any when PATH arguments replace them (a user-level entry
-    # needing a token must not fail a build that never reads it).
-    parsed: list[_Parsed] = []
-    claimed: set[str] = set()
-    for cfg, level in files:
-        parsed.append(_parse_skills_toml(cfg, level, env, used=lambda name: not paths and name not in claimed))
-        claimed.update(r.name for r in parsed[-1].repositories)
+    files = _config_files(config_path, cwd=cwd, home=home)
+    parsed = _parse_files(files, paths, env)
     scalars = parsed[0].scalars if parsed else {}
     # [lint] as `skillc lint` finds it for the project (skills.toml, .rkat/skills.toml, then
     # pyproject.toml's [tool.skillc], up to the repository's top); a user-level file's otherwise.
@@ -145,52 +120,15 @@ def load_build_config(paths: Sequence[str], config_path: str | None, *, cwd: Pat
     if config_path is None:
         lint_file = find_lint_config(cwd) or lint_file
     lint = lint_config(lint_file)
-
-    repositories: list[Repository] = []
     seen: set[str] = set()
     if paths:
-        given: set[str] = set()
-        for p in paths:
-            location = Path(os.path.normpath(p if Path(p).is_absolute() else cwd / p))  # (no '..' in the bundle)
-            if os.path.realpath(location) in given:
-                continue  # a folder given twice (`build skills skills/`) is read once, as lint reads it
-            given.add(os.path.realpath(location))
-            # Named by its path from the build folder, normalised (`a/../b` is `b`, `./b/` is `b`,
-            # `../repo` stays so: a sibling checkout names the same on every machine); a path given
-            # whole and outside the build folder keeps its whole form.  The name is published
-            # (provenance, shadowing): the bundle must not depend on spelling or on where a checkout lives.
-            rel = os.path.relpath(location, cwd)
-            outside = rel == os.pardir or rel.startswith(os.pardir + os.sep)
-            name = _unique(location.as_posix() if outside and Path(p).is_absolute() else Path(rel).as_posix(), seen)
-            repositories.append(Repository(name, "filesystem", str(location), Tier.PROJECT,
-                                           Tier.PROJECT.default_priority))
-    else:
-        for result in parsed:
-            for repo in result.repositories:
-                if repo.name not in seen:  # first wins: project before user, then declaration order
-                    seen.add(repo.name)
-                    repositories.append(repo)
-
-    external = ExternalConfig()
-    json_files: list[Path] = []
+        repositories = _path_repositories(paths, cwd, seen)
+    else:  # first wins: project before user, then declaration order
+        repositories = _first_of_each_name((r for result in parsed for r in result.repositories), seen)
+    external, json_files = ExternalConfig(), []
     if not paths:
-        ext_path = None
-        if parsed and parsed[0].external_skills:
-            ext_path = parsed[0].external_skills
-            if not ext_path.is_file():
-                raise files[0][0].error(f"external_skills file not found: {ext_path}", "external_skills")
-        elif config_path is None and (cwd / EXTERNAL_SKILLS_FILE).is_file():
-            ext_path = cwd / EXTERNAL_SKILLS_FILE
-        user_files = [] if config_path is not None else [
-            f for f in (cwd / USER_SKILLS_FILE, home / USER_SKILLS_FILE) if f.is_file()]
-        if ext_path or user_files:
-            ext_repos, external = _plan_cascade(ext_path, user_files, home=home)
-            json_files = [f for f in (ext_path, *user_files) if f]
-            for repo in ext_repos:
-                if repo.name not in seen:
-                    seen.add(repo.name)
-                    repositories.append(repo)
-
+        external, json_files, ext_repos = _plan_cascade_files(parsed, files, config_path, cwd=cwd, home=home)
+        repositories += _first_of_each_name(ext_repos, seen)
     include_embedded = bool(scalars.get("include_embedded", False))
     if not repositories and not files and not json_files:
         include_embedded = True  # no paths, no configuration: the embedded repository alone
@@ -199,6 +137,108 @@ def load_build_config(paths: Sequence[str], config_path: str | None, *, cwd: Pat
 
         repositories.append(Repository("embedded", "embedded", str(embedded_skills()), Tier.BUILTIN,
                                        Tier.BUILTIN.default_priority))
+    _check_repositories(repositories, files, cwd)
+    return BuildConfig(
+        repositories=tuple(_with_order(r, i) for i, r in enumerate(repositories)),
+        enabled=bool(scalars.get("enabled", True)),
+        max_injection_bytes=int(scalars.get("max_injection_bytes", DEFAULT_MAX_INJECTION_BYTES)),
+        inventory_threshold=int(scalars.get("inventory_threshold", DEFAULT_INVENTORY_THRESHOLD)),
+        include_embedded=include_embedded,
+        lint=lint,
+        config_files=_config_hashes(files, lint_file, json_files),
+        external=external,
+    )
+
+
+def _config_files(config_path: str | None, *, cwd: Path, home: Path) -> list[tuple[ConfigFile, str]]:
+    """The skills.toml files read, with their level, in precedence order."""
+    files: list[tuple[ConfigFile, str]] = []
+    if config_path is not None:
+        explicit = Path(config_path)
+        if not explicit.is_absolute():
+            explicit = cwd / explicit
+        if not explicit.is_file():  # (a FIFO or device is refused too: reading one could block forever)
+            kind = "not a regular file" if explicit.exists() else "configuration file not found"
+            raise ConfigError(f"{config_path}: {kind}")
+        files.append((_read_toml(explicit), "project"))
+        return files
+    # One file found twice (a build in the home folder: ./.rkat/skills.toml is ~/.rkat/skills.toml;
+    # or one lookup name linked to another) is read once, at the first level that finds it.
+    found: set[Path] = set()
+    for base, names, level in ((cwd, PROJECT_CONFIGS, "project"), (home, USER_CONFIGS, "user")):
+        for rel in names:
+            if is_config_file(base / rel) and (base / rel).resolve() not in found:
+                found.add((base / rel).resolve())
+                files.append((_read_toml(base / rel), level))
+    return files
+
+
+def _parse_files(files: Sequence[tuple[ConfigFile, str]], paths: Sequence[str],
+                 env: Mapping[str, str]) -> list[_Parsed]:
+    # ${VAR} is expanded only in the repositories the build reads: not in one an earlier file's of
+    # the same name supersedes, nor in any when PATH arguments replace them (a user-level entry
+    # needing a token must not fail a build that never reads it).
+    parsed: list[_Parsed] = []
+    claimed: set[str] = set()
+    for cfg, level in files:
+        parsed.append(_parse_skills_toml(cfg, level, env, used=lambda name: not paths and name not in claimed))
+        claimed.update(r.name for r in parsed[-1].repositories)
+    return parsed
+
+
+def _path_repositories(paths: Sequence[str], cwd: Path, seen: set[str]) -> list[Repository]:
+    """PATH arguments as filesystem repositories of the project tier."""
+    repositories: list[Repository] = []
+    given: set[str] = set()
+    for p in paths:
+        location = Path(os.path.normpath(p if Path(p).is_absolute() else cwd / p))  # (no '..' in the bundle)
+        if os.path.realpath(location) in given:
+            continue  # a folder given twice (`build skills skills/`) is read once, as lint reads it
+        given.add(os.path.realpath(location))
+        # Named by its path from the build folder, normalised (`a/../b` is `b`, `./b/` is `b`,
+        # `../repo` stays so: a sibling checkout names the same on every machine); a path given
+        # whole and outside the build folder keeps its whole form.  The name is published
+        # (provenance, shadowing): the bundle must not depend on spelling or on where a checkout lives.
+        rel = os.path.relpath(location, cwd)
+        outside = rel == os.pardir or rel.startswith(os.pardir + os.sep)
+        name = _unique(location.as_posix() if outside and Path(p).is_absolute() else Path(rel).as_posix(), seen)
+        repositories.append(Repository(name, "filesystem", str(location), Tier.PROJECT,
+                                       Tier.PROJECT.default_priority))
+    return repositories
+
+
+def _first_of_each_name(repos: Iterable[Repository], seen: set[str]) -> list[Repository]:
+    """The repositories whose name is not ``seen`` yet (the first of a name wins)."""
+    out: list[Repository] = []
+    for repo in repos:
+        if repo.name not in seen:
+            seen.add(repo.name)
+            out.append(repo)
+    return out
+
+
+def _plan_cascade_files(parsed: Sequence[_Parsed], files: Sequence[tuple[ConfigFile, str]], config_path: str | None,
+                        *, cwd: Path, home: Path) -> tuple[ExternalConfig, list[Path], list[Repository]]:
+    """Plan Cascade's external-skills.json (named by ``external_skills`` or next to the project) and
+    user skills: what they configure, the JSON files read and the repositories they add."""
+    ext_path = None
+    if parsed and parsed[0].external_skills:
+        ext_path = parsed[0].external_skills
+        if not ext_path.is_file():
+            raise files[0][0].error(f"external_skills file not found: {ext_path}", "external_skills")
+    elif config_path is None and (cwd / EXTERNAL_SKILLS_FILE).is_file():
+        ext_path = cwd / EXTERNAL_SKILLS_FILE
+    user_files = [] if config_path is not None else [
+        f for f in (cwd / USER_SKILLS_FILE, home / USER_SKILLS_FILE) if f.is_file()]
+    if not (ext_path or user_files):
+        return ExternalConfig(), [], []
+    ext_repos, external = _plan_cascade(ext_path, user_files, home=home)
+    return external, [f for f in (ext_path, *user_files) if f], ext_repos
+
+
+def _check_repositories(repositories: Sequence[Repository], files: Sequence[tuple[ConfigFile, str]],
+                        cwd: Path) -> None:
+    """At least one repository, and no name that would publish a secret."""
     if not repositories:  # (a skills.toml that holds only [lint]: an empty registry is never what was meant)
         shown = [os.path.relpath(cfg.path, cwd) for cfg, _ in files]
         where = ", ".join(p if not p.startswith("..") else str(cfg.path) for p, (cfg, _) in zip(shown, files))
@@ -208,22 +248,16 @@ def load_build_config(paths: Sequence[str], config_path: str | None, *, cwd: Pat
     for r in repositories:  # (a PATH argument is named by its path; Plan Cascade by its JSON key)
         if secrets.scan(r.name):
             raise ConfigError(f"{r.config_file or 'PATH argument'}: {_secret_name(r.name)}")
-    repositories = [_with_order(r, i) for i, r in enumerate(repositories)]
+
+
+def _config_hashes(files: Sequence[tuple[ConfigFile, str]], lint_file: ConfigFile | None,
+                   json_files: Sequence[Path]) -> tuple[tuple[str, str], ...]:
+    """``(path, sha256)`` of every configuration file read, for the manifest."""
     read = [cfg for cfg, _ in files]
     if lint_file is not None and all(lint_file.path.resolve() != cfg.path.resolve() for cfg in read):
         read.append(lint_file)  # (a pyproject.toml or a parent folder's file that only configures lint)
     hashes = tuple((str(cfg.path), cfg.sha256 or _sha256(cfg.text.encode("utf-8"))) for cfg in read)
-    hashes += tuple((str(f), _sha256(f.read_bytes())) for f in json_files)
-    return BuildConfig(
-        repositories=tuple(repositories),
-        enabled=bool(scalars.get("enabled", True)),
-        max_injection_bytes=int(scalars.get("max_injection_bytes", DEFAULT_MAX_INJECTION_BYTES)),
-        inventory_threshold=int(scalars.get("inventory_threshold", DEFAULT_INVENTORY_THRESHOLD)),
-        include_embedded=include_embedded,
-        lint=lint,
-        config_files=hashes,
-        external=external,
-    )
+    return hashes + tuple((str(f), _sha256(f.read_bytes())) for f in json_files)
 
 
 # ---------------------------------------------------------------- helpers

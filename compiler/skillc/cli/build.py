@@ -47,33 +47,59 @@ def build(paths, config_path, out, no_site, memory, keep_going, force, emit, no_
     Exit status: 0 built, 1 the inputs fail (lint errors, unsafe IDs, unreachable repository,
     refused output folder, another build running), 2 usage or configuration error.
     """
-    from ..build.pipeline import BuildOptions, run_build
+    from ..build.pipeline import BuildOptions
 
     opts = BuildOptions(paths=tuple(paths), config=config_path, out=out, site=not no_site, memory=tuple(memory),
                         keep_going=keep_going, force=force, emit=tuple(emit), use_cache=not no_cache)
-    show_progress = not quiet and not as_json and sys.stderr.isatty()
-    bars: list = []
+    result = _run(opts, show_progress=not quiet and not as_json and sys.stderr.isatty(), as_json=as_json)
+    summary = result.summary()
+    if as_json:
+        click.echo(json.dumps({"ok": True, **summary}, ensure_ascii=False, sort_keys=True))
+        return
+    _print_diagnostics(result.diagnostics, quiet)
+    if quiet:
+        return
+    for note in result.notes:
+        click.echo(f"warning: {note}", err=True)
+    _print_excluded(result)
+    _print_summary(result, summary, out)
 
-    def progress(label: str, total: int):
-        """A bar per stage (reading, linting, publishing), one below the other."""
-        if not show_progress or total < 2:
+
+class _Bars:
+    """A progress bar per stage (reading, linting, publishing), one below the other."""
+
+    def __init__(self) -> None:
+        self.bars: list = []
+
+    def progress(self, label: str, total: int):
+        if total < 2:
             return None
-        while bars:  # the previous stage is over
-            bars.pop().__exit__(None, None, None)
+        while self.bars:  # the previous stage is over
+            self.bars.pop().__exit__(None, None, None)
         bar = click.progressbar(length=total, label=label.ljust(18), file=sys.stderr)
         bar.__enter__()
-        bars.append(bar)
+        self.bars.append(bar)
         return bar.update
 
+    def close(self) -> None:
+        for bar in self.bars:
+            bar.__exit__(None, None, None)
+
+
+def _run(opts, *, show_progress: bool, as_json: bool):
+    """Run the build; on failure print the errors that failed it (with their file and line) before the
+    one-line error the exception becomes."""
+    from ..build.pipeline import run_build
+
+    bars = _Bars()
     try:
         try:
-            result = run_build(opts, progress if show_progress else None)
+            return run_build(opts, bars.progress if show_progress else None)
         except OSError as exc:  # the environment (a full disk, a read-only folder), not the inputs: exit 1
             where = f": {exc.filename}" if exc.filename else ""
             raise BuildError(f"{exc.strerror or exc}{where}", hint="check the free space and permissions there; "
                              "the previous bundle is untouched") from exc
     except SkillcError as exc:
-        # The errors that failed the build, with their file and line (the one-line error follows).
         failed, diagnostics = getattr(exc, "failed", {}), getattr(exc, "diagnostics", ())
         if as_json:
             click.echo(json.dumps({"ok": False, "error": str(exc), "hint": exc.hint, "failed": failed,
@@ -84,33 +110,36 @@ def build(paths, config_path, out, no_site, memory, keep_going, force, emit, no_
                 click.echo(_diagnostic_line(repo, d), err=True)
         raise
     finally:
-        for bar in bars:
-            bar.__exit__(None, None, None)
-    summary = result.summary()
-    if as_json:
-        click.echo(json.dumps({"ok": True, **summary}, ensure_ascii=False, sort_keys=True))
-        return
+        bars.close()
+
+
+def _print_diagnostics(diagnostics, quiet: bool) -> None:
     # Errors first (of the skills --keep-going left out: --quiet prints them too), then warnings,
     # then the R101 shadowing lines; each group in the order the build found them.
     rank = {Severity.ERROR: 0, Severity.WARNING: 1}
-    shown = [(repo, d) for repo, d in result.diagnostics
+    shown = [(repo, d) for repo, d in diagnostics
              if d.severity is Severity.ERROR or (not quiet and (d.severity is not Severity.INFO or d.code == "R101"))]
     for repo, d in sorted(shown, key=lambda rd: rank.get(rd[1].severity, 2)):
         click.echo(_diagnostic_line(repo, d), err=True)
-    if quiet:
-        return
-    for note in result.notes:
-        click.echo(f"warning: {note}", err=True)
-    from ..discover.walk import path_key
-    from ..model import plural
-    from ..secrets import redact
-    from ..validate.report import one_line, shell_word
 
-    for skill_id in sorted(result.excluded, key=path_key):  # (--keep-going) each left-out skill, and why
+
+def _print_excluded(result) -> None:
+    """(--keep-going) each left-out skill, and why."""
+    from ..discover.walk import path_key
+    from ..secrets import redact
+    from ..validate.report import one_line
+
+    for skill_id in sorted(result.excluded, key=path_key):
         shown_id, reason = redact(skill_id)[0], redact(result.excluded[skill_id])[0]
         where = result.excluded_from.get(skill_id)
         source = f" ({one_line(where)}'s copy)" if where else ""
         click.echo(f"excluded {one_line(shown_id)}{source}: {one_line(reason)}", err=True)
+
+
+def _print_summary(result, summary, out: str) -> None:
+    from ..model import plural
+    from ..validate.report import shell_word
+
     out_shown = os.path.relpath(result.out) if not Path(out).is_absolute() else str(result.out)
     size = summary["bytes"] / 1e6
     click.echo(

@@ -18,6 +18,7 @@ import stat
 import sys
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Any, NoReturn
 
 import click
 
@@ -238,62 +239,76 @@ def lint(paths, config_path, profile, fmt, output, strict, select, extend_select
     many = len(paths) > 1  # several arguments: paths relative to the current directory (even if they collapse)
     results: list[LintResult] = []
     shown: list[Diagnostic] = []
-    file_fixes = []
+    file_fixes: list[tuple[Target, Any, str]] = []
     for tgt in tgts:
-        cfg = _config_for(tgt, config_path, overrides)
-        result = lint_root(tgt.root, cfg, tgt.only, documents=fix or diff)  # fixes need the texts
-        if tgt.only is not None:
-            _note_unmatched(tgt, result, cfg)
-        if fix or diff:
-            from ..validate.fix import fix_item, write_fix, written_path
-
-            root_fixes = [f for f in (fix_item(Path(result.root), li, cfg) for li in result.items) if f]
-            if fix and root_fixes:
-                written = []
-                for f in root_fixes:
-                    try:
-                        write_fix(Path(result.root), f)
-                        written.append(f)
-                    except OSError as exc:  # (a read-only folder or file: the others are still fixed)
-                        click.echo(f"{one_line(f.path)}: cannot write the fix ({exc.strerror or exc}); the file is "
-                                   "unchanged", err=True)
-                root_fixes = written
-                result = lint_root(tgt.root, cfg, tgt.only)  # report what is left
-            file_fixes.extend((tgt, f, written_path(Path(result.root), f)) for f in root_fixes)
+        result, root_fixes = _lint_target(tgt, _config_for(tgt, config_path, overrides), fix=fix, diff=diff)
+        file_fixes.extend((tgt, f, path) for f, path in root_fixes)
         results.append(result)
         prefix = ""
         if many:
             rel = Path(os.path.relpath(result.root, cwd)).as_posix()
             prefix = "" if rel == "." else rel + "/"
         shown.extend(_prefixed(d, prefix) if prefix else d for d in result.diagnostics)
-
     if diff:
-        out = "".join(f.diff(Path(os.path.relpath(t.root, cwd)).as_posix() if many else "", path)
-                      for t, f, path in file_fixes)
-        _emit(out, output, color=False)
-        n = sum(f.applied for _, f, _ in file_fixes)
-        if file_fixes:
-            click.echo(f"{len(file_fixes)} file(s) would be changed by {n} safe fix(es); run with --fix to apply.",
-                       err=True)
-        else:
-            click.echo("No safe fix to apply.", err=True)
-        sys.exit(1 if file_fixes else 0)
-
+        _print_diff(file_fixes, output, many, cwd)
     fixed = sum(f.applied for _, f, _ in file_fixes) if fix else 0
     shown = [_redacted(d) for d in shown]
     color = _use_color(output)
-    if fmt == "text":
-        text = render_text(results, [] if quiet else shown, color, fixed)
-    elif fmt == "json":
-        text = render_json(results, shown)
-    else:  # (annotations and SARIF are placed by paths from the repository: the current directory in CI;
-        # with several arguments the paths are from there already, even when they collapse to one root)
-        placed = shown if many else [_redacted(_from_cwd(d, results[0].root, cwd)) for d in shown]
-        text = (render_github if fmt == "github" else render_sarif)(results, placed)
-    _emit(text, output, color)
+    _emit(_report(fmt, results, shown, color=color, fixed=fixed, quiet=quiet, many=many, cwd=cwd), output, color)
     errors = sum(r.count(Severity.ERROR) for r in results)
     warnings = sum(r.count(Severity.WARNING) for r in results)
     sys.exit(1 if errors or (strict and warnings) else 0)
+
+
+def _lint_target(tgt: Target, cfg: LintConfig, *, fix: bool, diff: bool) -> tuple[LintResult, list[tuple[Any, str]]]:
+    """Lint one target; with --fix or --diff, also its safe fixes (each with the path it writes),
+    and with --fix write them and report what is left."""
+    result = lint_root(tgt.root, cfg, tgt.only, documents=fix or diff)  # fixes need the texts
+    if tgt.only is not None:
+        _note_unmatched(tgt, result, cfg)
+    if not (fix or diff):
+        return result, []
+    from ..validate.fix import fix_item, write_fix, written_path
+
+    root_fixes = [f for f in (fix_item(Path(result.root), li, cfg) for li in result.items) if f]
+    if fix and root_fixes:
+        written = []
+        for f in root_fixes:
+            try:
+                write_fix(Path(result.root), f)
+                written.append(f)
+            except OSError as exc:  # (a read-only folder or file: the others are still fixed)
+                click.echo(f"{one_line(f.path)}: cannot write the fix ({exc.strerror or exc}); the file is "
+                           "unchanged", err=True)
+        root_fixes = written
+        result = lint_root(tgt.root, cfg, tgt.only)  # report what is left
+    return result, [(f, written_path(Path(result.root), f)) for f in root_fixes]
+
+
+def _print_diff(file_fixes: list[tuple[Target, Any, str]], output: str | None, many: bool, cwd: Path) -> NoReturn:
+    """--diff: the safe fixes as one unified diff; exit 1 when there is something to fix."""
+    out = "".join(f.diff(Path(os.path.relpath(t.root, cwd)).as_posix() if many else "", path)
+                  for t, f, path in file_fixes)
+    _emit(out, output, color=False)
+    n = sum(f.applied for _, f, _ in file_fixes)
+    if file_fixes:
+        click.echo(f"{len(file_fixes)} file(s) would be changed by {n} safe fix(es); run with --fix to apply.",
+                   err=True)
+    else:
+        click.echo("No safe fix to apply.", err=True)
+    sys.exit(1 if file_fixes else 0)
+
+
+def _report(fmt: str, results: list[LintResult], shown: list[Diagnostic], *, color: bool, fixed: int, quiet: bool,
+            many: bool, cwd: Path) -> str:
+    if fmt == "text":
+        return render_text(results, [] if quiet else shown, color, fixed)
+    if fmt == "json":
+        return render_json(results, shown)
+    # (annotations and SARIF are placed by paths from the repository: the current directory in CI;
+    # with several arguments the paths are from there already, even when they collapse to one root)
+    placed = shown if many else [_redacted(_from_cwd(d, results[0].root, cwd)) for d in shown]
+    return (render_github if fmt == "github" else render_sarif)(results, placed)
 
 
 def _redacted(d: Diagnostic) -> Diagnostic:

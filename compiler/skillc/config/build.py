@@ -22,7 +22,7 @@ import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from .. import secrets
 from ..errors import ConfigError
@@ -111,33 +111,8 @@ def load_build_config(paths: Sequence[str], config_path: str | None, *, cwd: Pat
 
     Raises ``ConfigError`` (naming file and line) for anything invalid.
     """
-    files: list[tuple[ConfigFile, str]] = []  # (file, level) in precedence order
-    if config_path is not None:
-        explicit = Path(config_path)
-        if not explicit.is_absolute():
-            explicit = cwd / explicit
-        if not explicit.is_file():  # (a FIFO or device is refused too: reading one could block forever)
-            kind = "not a regular file" if explicit.exists() else "configuration file not found"
-            raise ConfigError(f"{config_path}: {kind}")
-        files.append((_read_toml(explicit), "project"))
-    else:
-        # One file found twice (a build in the home folder: ./.rkat/skills.toml is ~/.rkat/skills.toml;
-        # or one lookup name linked to another) is read once, at the first level that finds it.
-        found: set[Path] = set()
-        for base, names, level in ((cwd, PROJECT_CONFIGS, "project"), (home, USER_CONFIGS, "user")):
-            for rel in names:
-                if is_config_file(base / rel) and (base / rel).resolve() not in found:
-                    found.add((base / rel).resolve())
-                    files.append((_read_toml(base / rel), level))
-
-    # ${VAR} is expanded only in the repositories the build reads: not in one an earlier file's of
-    # the same name supersedes, nor in any when PATH arguments replace them (a user-level entry
-    # needing a token must not fail a build that never reads it).
-    parsed: list[_Parsed] = []
-    claimed: set[str] = set()
-    for cfg, level in files:
-        parsed.append(_parse_skills_toml(cfg, level, env, used=lambda name: not paths and name not in claimed))
-        claimed.update(r.name for r in parsed[-1].repositories)
+    files = _config_files(config_path, cwd=cwd, home=home)
+    parsed = _parse_files(files, paths, env)
     scalars = parsed[0].scalars if parsed else {}
     # [lint] as `skillc lint` finds it for the project (skills.toml, .rkat/skills.toml, then
     # pyproject.toml's [tool.skillc], up to the repository's top); a user-level file's otherwise.
@@ -145,52 +120,15 @@ def load_build_config(paths: Sequence[str], config_path: str | None, *, cwd: Pat
     if config_path is None:
         lint_file = find_lint_config(cwd) or lint_file
     lint = lint_config(lint_file)
-
-    repositories: list[Repository] = []
     seen: set[str] = set()
     if paths:
-        given: set[str] = set()
-        for p in paths:
-            location = Path(os.path.normpath(p if Path(p).is_absolute() else cwd / p))  # (no '..' in the bundle)
-            if os.path.realpath(location) in given:
-                continue  # a folder given twice (`build skills skills/`) is read once, as lint reads it
-            given.add(os.path.realpath(location))
-            # Named by its path from the build folder, normalised (`a/../b` is `b`, `./b/` is `b`,
-            # `../repo` stays so: a sibling checkout names the same on every machine); a path given
-            # whole and outside the build folder keeps its whole form.  The name is published
-            # (provenance, shadowing): the bundle must not depend on spelling or on where a checkout lives.
-            rel = os.path.relpath(location, cwd)
-            outside = rel == os.pardir or rel.startswith(os.pardir + os.sep)
-            name = _unique(location.as_posix() if outside and Path(p).is_absolute() else Path(rel).as_posix(), seen)
-            repositories.append(Repository(name, "filesystem", str(location), Tier.PROJECT,
-                                           Tier.PROJECT.default_priority))
-    else:
-        for result in parsed:
-            for repo in result.repositories:
-                if repo.name not in seen:  # first wins: project before user, then declaration order
-                    seen.add(repo.name)
-                    repositories.append(repo)
-
-    external = ExternalConfig()
-    json_files: list[Path] = []
+        repositories = _path_repositories(paths, cwd, seen)
+    else:  # first wins: project before user, then declaration order
+        repositories = _first_of_each_name((r for result in parsed for r in result.repositories), seen)
+    external, json_files = ExternalConfig(), []
     if not paths:
-        ext_path = None
-        if parsed and parsed[0].external_skills:
-            ext_path = parsed[0].external_skills
-            if not ext_path.is_file():
-                raise files[0][0].error(f"external_skills file not found: {ext_path}", "external_skills")
-        elif config_path is None and (cwd / EXTERNAL_SKILLS_FILE).is_file():
-            ext_path = cwd / EXTERNAL_SKILLS_FILE
-        user_files = [] if config_path is not None else [
-            f for f in (cwd / USER_SKILLS_FILE, home / USER_SKILLS_FILE) if f.is_file()]
-        if ext_path or user_files:
-            ext_repos, external = _plan_cascade(ext_path, user_files, home=home)
-            json_files = [f for f in (ext_path, *user_files) if f]
-            for repo in ext_repos:
-                if repo.name not in seen:
-                    seen.add(repo.name)
-                    repositories.append(repo)
-
+        external, json_files, ext_repos = _plan_cascade_files(parsed, files, config_path, cwd=cwd, home=home)
+        repositories += _first_of_each_name(ext_repos, seen)
     include_embedded = bool(scalars.get("include_embedded", False))
     if not repositories and not files and not json_files:
         include_embedded = True  # no paths, no configuration: the embedded repository alone
@@ -199,6 +137,108 @@ def load_build_config(paths: Sequence[str], config_path: str | None, *, cwd: Pat
 
         repositories.append(Repository("embedded", "embedded", str(embedded_skills()), Tier.BUILTIN,
                                        Tier.BUILTIN.default_priority))
+    _check_repositories(repositories, files, cwd)
+    return BuildConfig(
+        repositories=tuple(_with_order(r, i) for i, r in enumerate(repositories)),
+        enabled=bool(scalars.get("enabled", True)),
+        max_injection_bytes=int(scalars.get("max_injection_bytes", DEFAULT_MAX_INJECTION_BYTES)),
+        inventory_threshold=int(scalars.get("inventory_threshold", DEFAULT_INVENTORY_THRESHOLD)),
+        include_embedded=include_embedded,
+        lint=lint,
+        config_files=_config_hashes(files, lint_file, json_files),
+        external=external,
+    )
+
+
+def _config_files(config_path: str | None, *, cwd: Path, home: Path) -> list[tuple[ConfigFile, str]]:
+    """The skills.toml files read, with their level, in precedence order."""
+    files: list[tuple[ConfigFile, str]] = []
+    if config_path is not None:
+        explicit = Path(config_path)
+        if not explicit.is_absolute():
+            explicit = cwd / explicit
+        if not explicit.is_file():  # (a FIFO or device is refused too: reading one could block forever)
+            kind = "not a regular file" if explicit.exists() else "configuration file not found"
+            raise ConfigError(f"{config_path}: {kind}")
+        files.append((_read_toml(explicit), "project"))
+        return files
+    # One file found twice (a build in the home folder: ./.rkat/skills.toml is ~/.rkat/skills.toml;
+    # or one lookup name linked to another) is read once, at the first level that finds it.
+    found: set[Path] = set()
+    for base, names, level in ((cwd, PROJECT_CONFIGS, "project"), (home, USER_CONFIGS, "user")):
+        for rel in names:
+            if is_config_file(base / rel) and (base / rel).resolve() not in found:
+                found.add((base / rel).resolve())
+                files.append((_read_toml(base / rel), level))
+    return files
+
+
+def _parse_files(files: Sequence[tuple[ConfigFile, str]], paths: Sequence[str],
+                 env: Mapping[str, str]) -> list[_Parsed]:
+    # ${VAR} is expanded only in the repositories the build reads: not in one an earlier file's of
+    # the same name supersedes, nor in any when PATH arguments replace them (a user-level entry
+    # needing a token must not fail a build that never reads it).
+    parsed: list[_Parsed] = []
+    claimed: set[str] = set()
+    for cfg, level in files:
+        parsed.append(_parse_skills_toml(cfg, level, env, used=lambda name: not paths and name not in claimed))
+        claimed.update(r.name for r in parsed[-1].repositories)
+    return parsed
+
+
+def _path_repositories(paths: Sequence[str], cwd: Path, seen: set[str]) -> list[Repository]:
+    """PATH arguments as filesystem repositories of the project tier."""
+    repositories: list[Repository] = []
+    given: set[str] = set()
+    for p in paths:
+        location = Path(os.path.normpath(p if Path(p).is_absolute() else cwd / p))  # (no '..' in the bundle)
+        if os.path.realpath(location) in given:
+            continue  # a folder given twice (`build skills skills/`) is read once, as lint reads it
+        given.add(os.path.realpath(location))
+        # Named by its path from the build folder, normalised (`a/../b` is `b`, `./b/` is `b`,
+        # `../repo` stays so: a sibling checkout names the same on every machine); a path given
+        # whole and outside the build folder keeps its whole form.  The name is published
+        # (provenance, shadowing): the bundle must not depend on spelling or on where a checkout lives.
+        rel = os.path.relpath(location, cwd)
+        outside = rel == os.pardir or rel.startswith(os.pardir + os.sep)
+        name = _unique(location.as_posix() if outside and Path(p).is_absolute() else Path(rel).as_posix(), seen)
+        repositories.append(Repository(name, "filesystem", str(location), Tier.PROJECT,
+                                       Tier.PROJECT.default_priority))
+    return repositories
+
+
+def _first_of_each_name(repos: Iterable[Repository], seen: set[str]) -> list[Repository]:
+    """The repositories whose name is not ``seen`` yet (the first of a name wins)."""
+    out: list[Repository] = []
+    for repo in repos:
+        if repo.name not in seen:
+            seen.add(repo.name)
+            out.append(repo)
+    return out
+
+
+def _plan_cascade_files(parsed: Sequence[_Parsed], files: Sequence[tuple[ConfigFile, str]], config_path: str | None,
+                        *, cwd: Path, home: Path) -> tuple[ExternalConfig, list[Path], list[Repository]]:
+    """Plan Cascade's external-skills.json (named by ``external_skills`` or next to the project) and
+    user skills: what they configure, the JSON files read and the repositories they add."""
+    ext_path = None
+    if parsed and parsed[0].external_skills:
+        ext_path = parsed[0].external_skills
+        if not ext_path.is_file():
+            raise files[0][0].error(f"external_skills file not found: {ext_path}", "external_skills")
+    elif config_path is None and (cwd / EXTERNAL_SKILLS_FILE).is_file():
+        ext_path = cwd / EXTERNAL_SKILLS_FILE
+    user_files = [] if config_path is not None else [
+        f for f in (cwd / USER_SKILLS_FILE, home / USER_SKILLS_FILE) if f.is_file()]
+    if not (ext_path or user_files):
+        return ExternalConfig(), [], []
+    ext_repos, external = _plan_cascade(ext_path, user_files, home=home)
+    return external, [f for f in (ext_path, *user_files) if f], ext_repos
+
+
+def _check_repositories(repositories: Sequence[Repository], files: Sequence[tuple[ConfigFile, str]],
+                        cwd: Path) -> None:
+    """At least one repository, and no name that would publish a secret."""
     if not repositories:  # (a skills.toml that holds only [lint]: an empty registry is never what was meant)
         shown = [os.path.relpath(cfg.path, cwd) for cfg, _ in files]
         where = ", ".join(p if not p.startswith("..") else str(cfg.path) for p, (cfg, _) in zip(shown, files))
@@ -208,22 +248,16 @@ def load_build_config(paths: Sequence[str], config_path: str | None, *, cwd: Pat
     for r in repositories:  # (a PATH argument is named by its path; Plan Cascade by its JSON key)
         if secrets.scan(r.name):
             raise ConfigError(f"{r.config_file or 'PATH argument'}: {_secret_name(r.name)}")
-    repositories = [_with_order(r, i) for i, r in enumerate(repositories)]
+
+
+def _config_hashes(files: Sequence[tuple[ConfigFile, str]], lint_file: ConfigFile | None,
+                   json_files: Sequence[Path]) -> tuple[tuple[str, str], ...]:
+    """``(path, sha256)`` of every configuration file read, for the manifest."""
     read = [cfg for cfg, _ in files]
     if lint_file is not None and all(lint_file.path.resolve() != cfg.path.resolve() for cfg in read):
         read.append(lint_file)  # (a pyproject.toml or a parent folder's file that only configures lint)
     hashes = tuple((str(cfg.path), cfg.sha256 or _sha256(cfg.text.encode("utf-8"))) for cfg in read)
-    hashes += tuple((str(f), _sha256(f.read_bytes())) for f in json_files)
-    return BuildConfig(
-        repositories=tuple(repositories),
-        enabled=bool(scalars.get("enabled", True)),
-        max_injection_bytes=int(scalars.get("max_injection_bytes", DEFAULT_MAX_INJECTION_BYTES)),
-        inventory_threshold=int(scalars.get("inventory_threshold", DEFAULT_INVENTORY_THRESHOLD)),
-        include_embedded=include_embedded,
-        lint=lint,
-        config_files=hashes,
-        external=external,
-    )
+    return hashes + tuple((str(f), _sha256(f.read_bytes())) for f in json_files)
 
 
 # ---------------------------------------------------------------- helpers
@@ -481,17 +515,38 @@ def _parse_skills_toml(cfg: ConfigFile, level: str, env: Mapping[str, str],
     names: set[str] = set()
     default_tier = Tier.PROJECT if level == "project" else Tier.USER
     for i, entry in enumerate(data.get("repositories", [])):
-        where = ("repositories", i)
+        checked = _RepositoryEntry(cfg, ("repositories", i), entry)
+        tier, priority, skills_root = checked.check(names, default_tier)
+        if used(entry["name"]):
+            repos.append(checked.repository(tier, priority, skills_root, base, env))
+    ext = data.get("external_skills")
+    external = None
+    if ext:
+        external = Path(_local_path(base, ext))
+    return _Parsed(scalars, tuple(repos), external)
 
-        def err(key: str | None, message: str, where=where, entry=entry) -> ConfigError:
-            return _toml_error(cfg, (*where, key) if key else where, f"repository {entry['name']!r}: {message}")
 
+@dataclass(frozen=True, slots=True)
+class _RepositoryEntry:
+    """One ``[[repositories]]`` table of a skills.toml, checked in two steps: what holds without the
+    environment (every entry), then its ``${VAR}`` expanded (only the entries the build reads)."""
+
+    cfg: ConfigFile
+    where: tuple[str, int]
+    entry: Mapping[str, Any]
+
+    def err(self, key: str | None, message: str) -> ConfigError:
+        return _toml_error(self.cfg, (*self.where, key) if key else self.where,
+                           f"repository {self.entry['name']!r}: {message}")
+
+    def check(self, names: set[str], default_tier: Tier) -> tuple[Tier, int, str]:
+        """The tier, priority and skills root, each checked; the name is added to ``names``."""
+        entry, err = self.entry, self.err
         if secrets.scan(entry["name"]):  # (before any message that would name it)
-            raise _toml_error(cfg, (*where, "name"), _secret_name(entry["name"]))
+            raise _toml_error(self.cfg, (*self.where, "name"), _secret_name(entry["name"]))
         if entry["name"] in names:
             raise err("name", "declared twice in this file")
         names.add(entry["name"])
-        rtype = entry["type"]
         tier = Tier(entry.get("tier", default_tier.value))
         priority = entry.get("priority", tier.default_priority)
         low, high = tier.priority_range
@@ -501,13 +556,16 @@ def _parse_skills_toml(cfg: ConfigFile, level: str, env: Mapping[str, str],
         skills_root = entry.get("skills_root", "").strip("/")
         if skills_root and not _safe_relative(skills_root):
             raise err("skills_root", f"skills_root {skills_root!r} must be a relative path inside the repository")
-        if rtype == "git" and str(entry.get("git_ref", "")).startswith("-"):
+        if entry["type"] == "git" and str(entry.get("git_ref", "")).startswith("-"):
             raise err("git_ref", "a git_ref must not start with '-' (git would read it as an option)")
-        if rtype == "git" and entry.get("ref_type", "branch") == "commit" and not re.fullmatch(
+        if entry["type"] == "git" and entry.get("ref_type", "branch") == "commit" and not re.fullmatch(
                 r"[0-9a-fA-F]{7,64}", entry.get("git_ref", "")):
             raise err("git_ref", "a commit git_ref must be a hexadecimal commit id")
-        if not used(entry["name"]):
-            continue
+        return tier, priority, skills_root
+
+    def expanded(self, base: Path, env: Mapping[str, str]) -> tuple[dict[str, Any], str]:
+        """``url`` and ``auth_token`` with their ``${VAR}`` expanded, and the repository's location."""
+        entry, err = self.entry, self.err
         values: dict[str, Any] = {}
         for key in ("url", "auth_token"):
             if key in entry:
@@ -522,18 +580,24 @@ def _parse_skills_toml(cfg: ConfigFile, level: str, env: Mapping[str, str],
             raise err("url", "a url must not start with '-' (git would read it as an option)")
         if "path" in entry:
             location = _local_path(base, entry["path"])
-        elif rtype == "git" and _is_git_path(values["url"]):  # (git would read it from skillc's cache folder)
+        elif entry["type"] == "git" and _is_git_path(values["url"]):  # (git would read it from skillc's cache folder)
             location = values["url"] = _local_path(base, values["url"])
         else:
             location = values["url"]
         url = values.get("url")
-        if rtype == "http" and url is not None and not url.lower().startswith(("http://", "https://")):
+        if entry["type"] == "http" and url is not None and not url.lower().startswith(("http://", "https://")):
             raise err("url", f"an http repository's url must start with http:// or https://, not {url.split(':')[0]!r}")
         if entry.get("auth_header") and not values.get("auth_token"):
             raise err("auth_header", "auth_header needs an auth_token")
+        return values, location
+
+    def repository(self, tier: Tier, priority: int, skills_root: str, base: Path,
+                   env: Mapping[str, str]) -> Repository:
+        entry, rtype = self.entry, self.entry["type"]
+        values, location = self.expanded(base, env)
         include = entry.get("include", [])
         exclude = entry.get("exclude", [])
-        repos.append(Repository(
+        return Repository(
             name=entry["name"], type=rtype, location=location, tier=tier, priority=priority,
             skills_root=skills_root,
             git_ref=entry.get("git_ref", "main") if rtype == "git" else None,
@@ -543,15 +607,10 @@ def _parse_skills_toml(cfg: ConfigFile, level: str, env: Mapping[str, str],
             timeout_seconds=entry.get("timeout_seconds", DEFAULT_TIMEOUT_SECONDS),
             include=tuple([include] if isinstance(include, str) else include),
             exclude=tuple([exclude] if isinstance(exclude, str) else exclude),
-            config_file=f"{cfg.path}:{toml_line(cfg, where) or 0}",
+            config_file=f"{self.cfg.path}:{toml_line(self.cfg, self.where) or 0}",
             publish_lightweight=entry.get("publish_lightweight", False),
             publish_conventions=entry.get("publish_conventions", False),
-        ))
-    ext = data.get("external_skills")
-    external = None
-    if ext:
-        external = Path(_local_path(base, ext))
-    return _Parsed(scalars, tuple(repos), external)
+        )
 
 
 # ---------------------------------------------------------------- JSON lines
@@ -650,6 +709,11 @@ def _secret_name(name: str) -> str:
             "the bundle publishes repository names: rename it")
 
 
+# A Plan Cascade skill's folder, checked once the skills that stay are known: the file and key path
+# that name it, the folder, and a hint for the error
+_Folder = tuple["_JsonFile", tuple, Path, str]
+
+
 def _plan_cascade(ext_path: Path | None, user_files: Sequence[Path], *, home: Path
                   ) -> tuple[list[Repository], ExternalConfig]:
     """Repositories and detection rules from external-skills.json and .plan-cascade/skills.json files.
@@ -660,54 +724,74 @@ def _plan_cascade(ext_path: Path | None, user_files: Sequence[Path], *, home: Pa
     repos: list[Repository] = []
     skills: dict[str, ExternalSkill] = {}
     settings: dict[str, Any] = {"max_skills_per_story": 3, "max_content_lines": 200, "cache_enabled": True}
-    # name → (file, key path, skill folder, hint): checked once the skills that stay are known.
-    folders: dict[str, tuple[_JsonFile, tuple, Path, str]] = {}
-
-    def repo_for(name: str, skill_dir: Path, tier: Tier, priority: int, where: str) -> tuple[Repository, str]:
-        skill_id = skill_dir.name
-        return Repository(name=name, type="filesystem", location=str(skill_dir.parent), tier=tier,
-                          priority=priority, include=(skill_id,), config_file=where), skill_id
-
+    folders: dict[str, _Folder] = {}
     if ext_path is not None:
-        jf = _read_json(ext_path, "external-skills.schema.json")
-        base = ext_path.resolve().parent
-        sources = jf.data.get("sources", {})
-        settings.update(jf.data.get("settings", {}))
-        for name, entry in jf.data.get("skills", {}).items():
-            where = ("skills", name)
-            src = sources.get(entry["source"])
-            if src is None:
-                raise jf.error((*where, "source"), f"skill {name!r}: unknown source {entry['source']!r} "
-                               f"(declared: {', '.join(sorted(sources)) or 'none'})")
-            tier = _SOURCE_TIERS[src["type"]]
-            # (Plan Cascade's loader sorts and prints `priority` read with a default of 0: detection
-            # does too; the repository itself takes the tier's default place among skillc's sources)
-            given = entry.get("priority")
-            priority = tier.default_priority if given is None else given
-            low, high = tier.priority_range
-            if priority < low or (high is not None and priority > high):
-                raise jf.error((*where, "priority"), f"skill {name!r}: priority {priority} is outside the "
-                               f"{src['type']} range ({low}-{high})")
-            if "path" not in src:
-                raise jf.error(("sources", entry["source"]), f"source {entry['source']!r}: only local sources "
-                               "(a 'path') are supported; clone it and give its path")
-            if not _safe_relative(entry["skill_path"]) and entry["skill_path"]:
-                raise jf.error((*where, "skill_path"), f"skill {name!r}: skill_path must be relative")
-            src_dir = Path(os.path.normpath(Path(src["path"]) if Path(src["path"]).is_absolute() else base / src["path"]))
-            skill_dir = src_dir / entry["skill_path"] if entry["skill_path"] else src_dir
-            line = jf.lines.get(where, 0)
-            repo, skill_id = repo_for(f"{entry['source']}/{name}", skill_dir, tier, priority, f"{ext_path}:{line}")
-            repos.append(repo)
-            hint = " (a submodule not checked out? git submodule update --init --recursive)" \
-                if src["type"] == "submodule" else ""
-            folders[name] = (jf, (*where, "skill_path"), skill_dir, hint)
-            detect = entry.get("detect", {})
-            skills[name] = ExternalSkill(name, skill_id, repo.name, entry["source"], src["type"],
-                                         0 if given is None else given,
-                                         tuple(detect.get("files", ())), tuple(detect.get("patterns", ())),
-                                         tuple(entry.get("inject_into", ("implementation",))), str(ext_path))
+        settings.update(_config_skills(ext_path, repos, skills, folders))
+    _user_skills(user_files, repos, skills, folders)
+    _check_folders(folders)
+    files = tuple(str(p) for p in ([ext_path] if ext_path else []) + list(user_files))
+    return repos, ExternalConfig(tuple(skills.values()), settings, files)
 
-    # user skills: project file overrides the home file for the same name
+
+def _skill_repository(name: str, skill_dir: Path, tier: Tier, priority: int, where: str) -> tuple[Repository, str]:
+    """The repository of one Plan Cascade skill (the folder holding it), and the skill's ID."""
+    skill_id = skill_dir.name
+    return Repository(name=name, type="filesystem", location=str(skill_dir.parent), tier=tier,
+                      priority=priority, include=(skill_id,), config_file=where), skill_id
+
+
+def _external_skill(name: str, entry: Mapping[str, Any], skill_id: str, repo: Repository, source: str,
+                    source_type: str, priority: int, config_file: str) -> ExternalSkill:
+    detect = entry.get("detect", {})
+    return ExternalSkill(name, skill_id, repo.name, source, source_type, priority,
+                         tuple(detect.get("files", ())), tuple(detect.get("patterns", ())),
+                         tuple(entry.get("inject_into", ("implementation",))), config_file)
+
+
+def _config_skills(ext_path: Path, repos: list[Repository], skills: dict[str, ExternalSkill],
+                   folders: dict[str, _Folder]) -> Mapping[str, Any]:
+    """external-skills.json: its skills added to ``repos``, ``skills`` and ``folders``; its settings."""
+    jf = _read_json(ext_path, "external-skills.schema.json")
+    base = ext_path.resolve().parent
+    sources = jf.data.get("sources", {})
+    for name, entry in jf.data.get("skills", {}).items():
+        where = ("skills", name)
+        src = sources.get(entry["source"])
+        if src is None:
+            raise jf.error((*where, "source"), f"skill {name!r}: unknown source {entry['source']!r} "
+                           f"(declared: {', '.join(sorted(sources)) or 'none'})")
+        tier = _SOURCE_TIERS[src["type"]]
+        # (Plan Cascade's loader sorts and prints `priority` read with a default of 0: detection
+        # does too; the repository itself takes the tier's default place among skillc's sources)
+        given = entry.get("priority")
+        priority = tier.default_priority if given is None else given
+        low, high = tier.priority_range
+        if priority < low or (high is not None and priority > high):
+            raise jf.error((*where, "priority"), f"skill {name!r}: priority {priority} is outside the "
+                           f"{src['type']} range ({low}-{high})")
+        if "path" not in src:
+            raise jf.error(("sources", entry["source"]), f"source {entry['source']!r}: only local sources "
+                           "(a 'path') are supported; clone it and give its path")
+        if not _safe_relative(entry["skill_path"]) and entry["skill_path"]:
+            raise jf.error((*where, "skill_path"), f"skill {name!r}: skill_path must be relative")
+        src_dir = Path(os.path.normpath(Path(src["path"]) if Path(src["path"]).is_absolute() else base / src["path"]))
+        skill_dir = src_dir / entry["skill_path"] if entry["skill_path"] else src_dir
+        line = jf.lines.get(where, 0)
+        repo, skill_id = _skill_repository(f"{entry['source']}/{name}", skill_dir, tier, priority,
+                                           f"{ext_path}:{line}")
+        repos.append(repo)
+        hint = " (a submodule not checked out? git submodule update --init --recursive)" \
+            if src["type"] == "submodule" else ""
+        folders[name] = (jf, (*where, "skill_path"), skill_dir, hint)
+        skills[name] = _external_skill(name, entry, skill_id, repo, entry["source"], src["type"],
+                                       0 if given is None else given, str(ext_path))
+    return jf.data.get("settings", {})
+
+
+def _user_skills(user_files: Sequence[Path], repos: list[Repository], skills: dict[str, ExternalSkill],
+                 folders: dict[str, _Folder]) -> None:
+    """.plan-cascade/skills.json user skills (the project file overrides the home file for the same
+    name) added to ``repos``, ``skills`` and ``folders``."""
     merged: dict[str, tuple[_JsonFile, int, dict[str, Any]]] = {}
     for path in reversed(list(user_files)):  # home first, then project overrides
         jf = _read_json(path, "plan-cascade-skills.schema.json")
@@ -734,13 +818,13 @@ def _plan_cascade(ext_path: Path | None, user_files: Sequence[Path], *, home: Pa
             continue  # Plan Cascade: a user skill replaces a config skill only with a strictly higher priority
         if existing is not None:  # replaced: Plan Cascade no longer loads the config skill at all
             repos[:] = [r for r in repos if r.name != existing.repository]
-        repo, skill_id = repo_for(f"user-{name}", skill_dir, Tier.USER, priority, f"{jf.path}:{line}")
+        repo, skill_id = _skill_repository(f"user-{name}", skill_dir, Tier.USER, priority, f"{jf.path}:{line}")
         repos.append(repo)
         folders[name] = (jf, (*where, "path"), skill_dir, "")
-        detect = entry.get("detect", {})
-        skills[name] = ExternalSkill(name, skill_id, repo.name, f"user-{name}", "user", priority,
-                                     tuple(detect.get("files", ())), tuple(detect.get("patterns", ())),
-                                     tuple(entry.get("inject_into", ("implementation",))), str(jf.path))
+        skills[name] = _external_skill(name, entry, skill_id, repo, f"user-{name}", "user", priority, str(jf.path))
+
+
+def _check_folders(folders: Mapping[str, _Folder]) -> None:
     # The repository is the folder holding the skill, so a missing skill folder would only make it
     # "offer no skill" (a warning naming the wrong folder) and the build would succeed without it.
     for name, (jf, where_key, skill_dir, hint) in folders.items():
@@ -748,5 +832,3 @@ def _plan_cascade(ext_path: Path | None, user_files: Sequence[Path], *, home: Pa
             error = jf.error(where_key, f"skill {name!r}: {skill_dir} is not a directory{hint}")
             error.exit_code = 1  # (as a skills.toml repository whose path is missing: the inputs fail)
             raise error
-    files = tuple(str(p) for p in ([ext_path] if ext_path else []) + list(user_files))
-    return repos, ExternalConfig(tuple(skills.values()), settings, files)

@@ -163,37 +163,61 @@ def _forgets(tomb: MemoryEntry, query: list[str], entry: MemoryEntry, have: set[
     return all(any(t.startswith(q) for t in have) for q in query)
 
 
+# An entry after merging, with the originals it absorbed (``merged_from``)
+_Merged = tuple[MemoryEntry, list[dict[str, Any]]]
+_FORGET_STOPWORDS = frozenset({"that", "the", "a", "an", "i", "my", "about"})
+
+
 def consolidate(entries: Iterable[MemoryEntry], settings: MemorySettings, as_of: float) -> Consolidation:
     all_entries = list(entries)
     tombstones = [e for e in all_entries if e.forget]
-    live = [e for e in all_entries if not e.forget]
     pruned: list[Consolidated] = []
     warnings: list[str] = []
-    stats: dict[str, int] = defaultdict(int)
+    stats: dict[str, int] = defaultdict(int)  # (a counter appears in the stats once it counts something)
     stats["input"] = len(all_entries)
     stats["tombstones"] = len(tombstones)
+    alias: dict[str, str] = {}  # merged entry id -> the id of the entry that absorbed it
+    live = _forget(tombstones, [e for e in all_entries if not e.forget], as_of, pruned, stats)
+    merged = _merge_duplicates(live, alias, stats)
+    after = _merge_near_duplicates(merged, settings.compaction_threshold, alias, stats)
+    superseded_by = _supersessions(after, alias, warnings)
+    kept = _decay_and_prune(after, superseded_by, settings, as_of, pruned, stats)
+    kept = _limit_namespaces(kept, settings.max_memories_per_namespace, pruned, stats)
+    kept.sort(key=_sort_key)
+    pruned.sort(key=_sort_key)
+    stats["kept"] = len(kept)
+    stats["pruned"] = len(pruned)
+    stats["superseded"] = sum(1 for c in kept if c.status == "superseded")
+    return Consolidation(tuple(kept), tuple(pruned), tuple(sorted(tombstones, key=lambda t: path_key(t.id))),
+                         tuple(warnings), dict(sorted(stats.items())))
 
-    # 1. tombstones
-    if tombstones:
-        kept = []
-        queries = [(t, [q for q in tokens(t.content) if q not in {"that", "the", "a", "an", "i", "my", "about"}])
-                   for t in sorted(tombstones, key=lambda t: path_key(t.id))]
-        have = [set(tokens(e.content)) for e in live]
-        candidates = _tombstone_candidates(queries, have)
-        for e, tokens_of in zip(live, have):
-            tomb = next((queries[k][0] for k in candidates(e, tokens_of) if _forgets(*queries[k], e, tokens_of)),
-                        None)
-            if tomb is None:
-                kept.append(e)
-                continue
-            where = tomb.provenance.get("file")
-            at = f" ({where}:{tomb.provenance.get('line')})" if where else ""
-            pruned.append(Consolidated(e, decay(e.importance, e.last_accessed_at, as_of),
-                                       reason=f"forgotten by {tomb.id}{at}"))
-            stats["forgotten"] += 1
-        live = kept
 
-    # 2. exact duplicates
+def _forget(tombstones: list[MemoryEntry], live: list[MemoryEntry], as_of: float, pruned: list[Consolidated],
+            stats: dict[str, int]) -> list[MemoryEntry]:
+    """1. The entries no tombstone reaches; those it reaches go to ``pruned`` naming the tombstone."""
+    if not tombstones:
+        return live
+    kept = []
+    queries = [(t, [q for q in tokens(t.content) if q not in _FORGET_STOPWORDS])
+               for t in sorted(tombstones, key=lambda t: path_key(t.id))]
+    have = [set(tokens(e.content)) for e in live]
+    candidates = _tombstone_candidates(queries, have)
+    for e, tokens_of in zip(live, have):
+        tomb = next((queries[k][0] for k in candidates(e, tokens_of) if _forgets(*queries[k], e, tokens_of)),
+                    None)
+        if tomb is None:
+            kept.append(e)
+            continue
+        where = tomb.provenance.get("file")
+        at = f" ({where}:{tomb.provenance.get('line')})" if where else ""
+        pruned.append(Consolidated(e, decay(e.importance, e.last_accessed_at, as_of),
+                                   reason=f"forgotten by {tomb.id}{at}"))
+        stats["forgotten"] += 1
+    return kept
+
+
+def _merge_duplicates(live: list[MemoryEntry], alias: dict[str, str], stats: dict[str, int]) -> list[_Merged]:
+    """2. Exact duplicates (same namespace, type and normalised text) merged into one."""
     groups: dict[tuple, list[MemoryEntry]] = defaultdict(list)
     for e in live:
         # Per-skill notes of any kind count as one type: seed 003's skill_memory keeps one row per
@@ -201,8 +225,7 @@ def consolidate(entries: Iterable[MemoryEntry], settings: MemorySettings, as_of:
         # same thing would otherwise both stay active and one of them would vanish from the table.
         kind = "\0note" if e.note is not None else e.type
         groups[(e.namespace, kind, content_hash(e.content))].append(e)
-    merged: list[tuple[MemoryEntry, list[dict[str, Any]]]] = []
-    alias: dict[str, str] = {}
+    merged: list[_Merged] = []
     for key in sorted(groups, key=lambda k: (path_key(k[0]), k[1], k[2])):
         group = sorted(groups[key], key=_order)
         rep, others = group[0], group[1:]
@@ -213,52 +236,15 @@ def consolidate(entries: Iterable[MemoryEntry], settings: MemorySettings, as_of:
             merged.append((_merge(rep, others), [_original(o, "duplicate") for o in others]))
         else:
             merged.append((rep, []))
+    return merged
 
-    # 3. near-duplicates (TF-IDF cosine > threshold within namespace + type + category)
-    threshold = settings.compaction_threshold
-    toks = [terms(e.content) for e, _ in merged]
-    idf = Idf(toks)
-    vectors = [idf.vector(t) for t in toks]
-    by_group: dict[tuple, list[int]] = defaultdict(list)
-    for i, (e, _) in enumerate(merged):
-        by_group[(e.namespace, e.type, e.category or "")].append(i)
-    absorbed: dict[int, list[tuple[int, float]]] = {}
-    gone: set[int] = set()
-    for members in by_group.values():
-        if len(members) < 2:
-            continue
-        ordered = sorted(members, key=lambda i: _order(merged[i][0]))
-        df = Counter(term for i in members for term in vectors[i])
-        rank = {term: (n, term) for term, n in df.items()}  # rare terms first, one order for all
-        prefixes = {i: prefix_terms(vectors[i], threshold, rank) for i in members}
-        postings: dict[str, list[int]] = defaultdict(list)  # term -> ranks (ascending) of the entries
-        for r, i in enumerate(ordered):  # with it in their prefix
-            for term in prefixes[i]:
-                postings[term].append(r)
-        for ri, i in enumerate(ordered):
-            if i in gone or not vectors[i]:
-                continue
-            ei = merged[i][0]
-            found: list[tuple[int, float]] = []
-            seen: set[int] = {i}
-            for term in prefixes[i]:
-                plist = postings[term]
-                # entries ranked before i already compared themselves with i (cosine is symmetric)
-                for rj in plist[bisect_right(plist, ri):]:
-                    j = ordered[rj]
-                    if j in seen or j in gone:
-                        continue
-                    seen.add(j)
-                    ej = merged[j][0]
-                    if ej.id in ei.supersedes or ei.id in ej.supersedes:
-                        continue
-                    sim = cosine(vectors[i], vectors[j])
-                    if sim > threshold:
-                        found.append((j, sim))
-            if found:
-                absorbed[i] = sorted(found, key=lambda js: _order(merged[js[0]][0]))
-                gone.update(j for j, _ in found)
-    after: list[tuple[MemoryEntry, list[dict[str, Any]]]] = []
+
+def _merge_near_duplicates(merged: list[_Merged], threshold: float, alias: dict[str, str],
+                           stats: dict[str, int]) -> list[_Merged]:
+    """3. Near-duplicates (TF-IDF cosine > threshold within namespace + type + category) merged into
+    the most important entry of their cluster; ``alias`` then maps every merged id to its survivor."""
+    absorbed, gone = _near_duplicate_clusters(merged, threshold)
+    after: list[_Merged] = []
     for i, (e, originals) in enumerate(merged):
         if i in gone:
             continue
@@ -277,8 +263,66 @@ def consolidate(entries: Iterable[MemoryEntry], settings: MemorySettings, as_of:
         while new in alias and alias[new] != new:
             new = alias[new]
         alias[old] = new
+    return after
 
-    # 4. supersession
+
+def _near_duplicate_clusters(merged: list[_Merged], threshold: float
+                             ) -> tuple[dict[int, list[tuple[int, float]]], set[int]]:
+    """Which entry absorbs which (with the similarity), and the set of those absorbed."""
+    toks = [terms(e.content) for e, _ in merged]
+    idf = Idf(toks)
+    vectors = [idf.vector(t) for t in toks]
+    by_group: dict[tuple, list[int]] = defaultdict(list)
+    for i, (e, _) in enumerate(merged):
+        by_group[(e.namespace, e.type, e.category or "")].append(i)
+    absorbed: dict[int, list[tuple[int, float]]] = {}
+    gone: set[int] = set()
+    for members in by_group.values():
+        if len(members) >= 2:
+            _cluster_group(members, merged, vectors, threshold, absorbed, gone)
+    return absorbed, gone
+
+
+def _cluster_group(members: list[int], merged: list[_Merged], vectors: list, threshold: float,
+                   absorbed: dict[int, list[tuple[int, float]]], gone: set[int]) -> None:
+    """The clusters within one namespace + type + category, found through an inverted index of each
+    entry's prefix terms rather than by comparing every pair."""
+    ordered = sorted(members, key=lambda i: _order(merged[i][0]))
+    df = Counter(term for i in members for term in vectors[i])
+    rank = {term: (n, term) for term, n in df.items()}  # rare terms first, one order for all
+    prefixes = {i: prefix_terms(vectors[i], threshold, rank) for i in members}
+    postings: dict[str, list[int]] = defaultdict(list)  # term -> ranks (ascending) of the entries
+    for r, i in enumerate(ordered):  # with it in their prefix
+        for term in prefixes[i]:
+            postings[term].append(r)
+    for ri, i in enumerate(ordered):
+        if i in gone or not vectors[i]:
+            continue
+        ei = merged[i][0]
+        found: list[tuple[int, float]] = []
+        seen: set[int] = {i}
+        for term in prefixes[i]:
+            plist = postings[term]
+            # entries ranked before i already compared themselves with i (cosine is symmetric)
+            for rj in plist[bisect_right(plist, ri):]:
+                j = ordered[rj]
+                if j in seen or j in gone:
+                    continue
+                seen.add(j)
+                ej = merged[j][0]
+                if ej.id in ei.supersedes or ei.id in ej.supersedes:
+                    continue
+                sim = cosine(vectors[i], vectors[j])
+                if sim > threshold:
+                    found.append((j, sim))
+        if found:
+            absorbed[i] = sorted(found, key=lambda js: _order(merged[js[0]][0]))
+            gone.update(j for j, _ in found)
+
+
+def _supersessions(after: list[_Merged], alias: Mapping[str, str], warnings: list[str]) -> dict[str, list[str]]:
+    """4. Which entries supersede each entry (targets followed through merges); a target that is not
+    among the memories, and entries superseding each other, are warned about."""
     ids = {e.id for e, _ in after}
     edges: dict[str, list[str]] = defaultdict(list)  # entry -> the entries it supersedes
     for e, _ in after:
@@ -305,51 +349,58 @@ def consolidate(entries: Iterable[MemoryEntry], settings: MemorySettings, as_of:
             if source in in_cycle and in_cycle.get(target) == in_cycle[source]:
                 continue
             superseded_by[target].append(source)
+    return superseded_by
 
-    # 5. decay, 6. pruning
-    kept_c: list[Consolidated] = []
+
+def _decay_and_prune(after: list[_Merged], superseded_by: Mapping[str, list[str]], settings: MemorySettings,
+                     as_of: float, pruned: list[Consolidated], stats: dict[str, int]) -> list[Consolidated]:
+    """5. Decay as of ``as_of``, 6. pruning by importance and age (pinned notes are exempt)."""
+    kept: list[Consolidated] = []
     for e, originals in after:
         eff = decay(e.importance, e.last_accessed_at, as_of)
         by = tuple(sorted(set(superseded_by.get(e.id, ())), key=path_key))
         c = Consolidated(e, eff, "superseded" if by else "active", by, tuple(originals))
-        pinned = e.note is not None and e.note.pinned
-        reason = None
-        if not pinned and eff < settings.min_importance:
-            reason = (f"effective importance {eff:.4f} is below retention.minImportance "
-                      f"{settings.min_importance:g}")
-        elif (not pinned and settings.auto_delete_after_days
-              and (as_of - epoch(e.created_at)) / DAY > settings.auto_delete_after_days
-              and eff < settings.auto_delete_min_importance):
-            reason = (f"older than retention.autoDeleteAfterDays ({settings.auto_delete_after_days}) with effective "
-                      f"importance {eff:.4f} below autoDeleteMinImportance {settings.auto_delete_min_importance:g}")
+        reason = None if e.note is not None and e.note.pinned else _prune_reason(e, eff, settings, as_of)
         if reason:
             pruned.append(replace(c, reason=reason))
             stats["pruned_importance"] += 1
         else:
-            kept_c.append(c)
-    limit = settings.max_memories_per_namespace
-    if limit:
-        per_ns: dict[str, list[Consolidated]] = defaultdict(list)
-        for c in kept_c:
-            per_ns[c.entry.namespace].append(c)
-        kept_c = []
-        for ns, items in per_ns.items():
-            items.sort(key=lambda c: (not (c.entry.note and c.entry.note.pinned), c.status != "active",
-                                      -c.effective_importance, path_key(c.entry.id)))
-            kept_c.extend(items[:limit])
-            for c in items[limit:]:
-                if c.entry.note and c.entry.note.pinned:
-                    kept_c.append(c)
-                    continue
-                pruned.append(replace(c, reason=f"beyond retention.maxMemoriesPerNamespace ({limit}) in {ns}"))
-                stats["pruned_namespace_limit"] += 1
-    kept_c.sort(key=_sort_key)
-    pruned.sort(key=_sort_key)
-    stats["kept"] = len(kept_c)
-    stats["pruned"] = len(pruned)
-    stats["superseded"] = sum(1 for c in kept_c if c.status == "superseded")
-    return Consolidation(tuple(kept_c), tuple(pruned), tuple(sorted(tombstones, key=lambda t: path_key(t.id))),
-                         tuple(warnings), dict(sorted(stats.items())))
+            kept.append(c)
+    return kept
+
+
+def _prune_reason(e: MemoryEntry, eff: float, settings: MemorySettings, as_of: float) -> str | None:
+    if eff < settings.min_importance:
+        return f"effective importance {eff:.4f} is below retention.minImportance {settings.min_importance:g}"
+    if (settings.auto_delete_after_days
+            and (as_of - epoch(e.created_at)) / DAY > settings.auto_delete_after_days
+            and eff < settings.auto_delete_min_importance):
+        return (f"older than retention.autoDeleteAfterDays ({settings.auto_delete_after_days}) with effective "
+                f"importance {eff:.4f} below autoDeleteMinImportance {settings.auto_delete_min_importance:g}")
+    return None
+
+
+def _limit_namespaces(kept: list[Consolidated], limit: int, pruned: list[Consolidated],
+                      stats: dict[str, int]) -> list[Consolidated]:
+    """6. At most ``limit`` entries per namespace (0: no limit): the least important go first, pinned
+    notes stay."""
+    if not limit:
+        return kept
+    per_ns: dict[str, list[Consolidated]] = defaultdict(list)
+    for c in kept:
+        per_ns[c.entry.namespace].append(c)
+    kept = []
+    for ns, items in per_ns.items():
+        items.sort(key=lambda c: (not (c.entry.note and c.entry.note.pinned), c.status != "active",
+                                  -c.effective_importance, path_key(c.entry.id)))
+        kept.extend(items[:limit])
+        for c in items[limit:]:
+            if c.entry.note and c.entry.note.pinned:
+                kept.append(c)
+                continue
+            pruned.append(replace(c, reason=f"beyond retention.maxMemoriesPerNamespace ({limit}) in {ns}"))
+            stats["pruned_namespace_limit"] += 1
+    return kept
 
 
 def _cycles(edges: Mapping[str, list[str]]) -> list[list[str]]:

@@ -397,11 +397,44 @@ def _provenance(raw: Any, repair: bool, notes: list[tuple[str, str]]) -> dict[st
 def entry_from_dict(raw: Any, *, default_time: str, source: str = "file", repair: bool = False,
                     provenance: Mapping[str, Any] | None = None) -> tuple[MemoryEntry, Repairs]:
     """Validate and normalise one raw entry.  Raises ``EntryError``; with ``repair`` a too-long value is
-    capped and control characters are removed instead (each change is listed in ``Repairs``)."""
+    capped and control characters are removed instead (each change is listed in ``Repairs``).  The
+    steps run in the order of the fields, so the first problem found is the first one reported."""
     if not isinstance(raw, dict):
         raise EntryError(f"a memory entry must be a mapping, not {type(raw).__name__}")
     _unknown(raw, _KNOWN, "")
     notes: list[tuple[str, str]] = []
+    mtype, category = _type_and_category(raw)
+    content = _text(raw.get("content"), "content", MAX_CONTENT_CHARS, repair, notes)
+    namespace = check_namespace(raw.get("namespace", "global"))
+    forget = raw.get("forget", False)
+    if not isinstance(forget, bool):
+        raise EntryError("'forget' must be true or false", "forget")
+    episode = _episode(raw, mtype, repair, notes)
+    procedure = _procedure(raw, mtype, repair, notes)
+    note = _note(raw, namespace, repair, notes)
+    structured = _structured(raw, mtype, repair, notes)
+    created, updated, accessed = _times(raw, default_time)
+    src = _text(raw.get("source", source), "source", 100, repair, notes)
+    prov = _provenance(raw.get("provenance"), repair, notes)
+    if provenance:
+        prov = dict(sorted({**prov, **provenance}.items()))
+    rid = _entry_id(raw, namespace, content)
+    supersedes = _supersedes(raw)
+    keywords = tuple(dict.fromkeys(_keyword(k) for k in _text_list(raw.get("keywords"), "keywords", repair, notes)
+                                   if k.strip()))
+    entry = MemoryEntry(
+        id=rid, type=mtype, content=content, namespace=namespace, category=category,
+        keywords=keywords, tags=tuple(dict.fromkeys(_text_list(raw.get("tags"), "tags", repair, notes))),
+        importance=_number(raw.get("importance"), "importance", 0, 1, 0.5),
+        access_count=_count(raw.get("access_count"), "access_count"),
+        created_at=created, updated_at=updated, last_accessed_at=accessed, source=src, provenance=prov,
+        supersedes=supersedes, episode=episode, procedure=procedure, note=note,
+        structured=structured, forget=forget,
+    )
+    return entry, Repairs(tuple(notes))
+
+
+def _type_and_category(raw: Mapping[str, Any]) -> tuple[str, str | None]:
     mtype = raw.get("type", "semantic")
     if mtype not in TYPES:
         raise EntryError(f"'type' must be one of {', '.join(TYPES)}, not {mtype!r}", "type")
@@ -411,12 +444,10 @@ def entry_from_dict(raw: Any, *, default_time: str, source: str = "file", repair
             raise EntryError(f"'category' must be one of {', '.join(CATEGORIES)}, not {category!r}", "category")
         if mtype != "semantic":
             raise EntryError(f"'category' applies to semantic memories only (this one is {mtype})", "category")
-    content = _text(raw.get("content"), "content", MAX_CONTENT_CHARS, repair, notes)
-    namespace = check_namespace(raw.get("namespace", "global"))
-    forget = raw.get("forget", False)
-    if not isinstance(forget, bool):
-        raise EntryError("'forget' must be true or false", "forget")
+    return mtype, category
 
+
+def _episode(raw: Mapping[str, Any], mtype: str, repair: bool, notes: list[tuple[str, str]]) -> Episode | None:
     episode = None
     if raw.get("episode") is not None:
         ep = _mapping(raw["episode"], "episode")
@@ -435,66 +466,83 @@ def entry_from_dict(raw: Any, *, default_time: str, source: str = "file", repair
         raise EntryError("an episodic memory needs 'episode' (situation, action, outcome)", "episode")
     if mtype != "episodic" and episode is not None:
         raise EntryError(f"'episode' applies to episodic memories only (this one is {mtype})", "episode")
+    return episode
 
-    procedure = None
-    if raw.get("procedure") is not None:
-        pr = _mapping(raw["procedure"], "procedure")
-        _unknown(pr, {"name", "description", "steps", "triggers", "priority", "body"}, "procedure")
-        priority = pr.get("priority")
-        if priority is not None and (isinstance(priority, bool) or not isinstance(priority, int)):
-            raise EntryError("'procedure.priority' must be an integer", "procedure.priority")
-        procedure = Procedure(
-            _text(pr.get("name"), "procedure.name", MAX_FIELD_CHARS, repair, notes),
-            _text(pr.get("description"), "procedure.description", MAX_CONTENT_CHARS, repair, notes),
-            _text_list(pr.get("steps"), "procedure.steps", repair, notes),
-            _text_list(pr.get("triggers"), "procedure.triggers", repair, notes),
-            priority,
-            _text(pr.get("body"), "procedure.body", MAX_CONTENT_CHARS, repair, notes, required=False) or None,
-        )
-    if procedure is not None and mtype != "procedural":
+
+def _procedure(raw: Mapping[str, Any], mtype: str, repair: bool, notes: list[tuple[str, str]]) -> Procedure | None:
+    if raw.get("procedure") is None:
+        return None
+    pr = _mapping(raw["procedure"], "procedure")
+    _unknown(pr, {"name", "description", "steps", "triggers", "priority", "body"}, "procedure")
+    priority = pr.get("priority")
+    if priority is not None and (isinstance(priority, bool) or not isinstance(priority, int)):
+        raise EntryError("'procedure.priority' must be an integer", "procedure.priority")
+    procedure = Procedure(
+        _text(pr.get("name"), "procedure.name", MAX_FIELD_CHARS, repair, notes),
+        _text(pr.get("description"), "procedure.description", MAX_CONTENT_CHARS, repair, notes),
+        _text_list(pr.get("steps"), "procedure.steps", repair, notes),
+        _text_list(pr.get("triggers"), "procedure.triggers", repair, notes),
+        priority,
+        _text(pr.get("body"), "procedure.body", MAX_CONTENT_CHARS, repair, notes, required=False) or None,
+    )
+    if mtype != "procedural":
         raise EntryError(f"'procedure' applies to procedural memories only (this one is {mtype})", "procedure")
+    return procedure
 
-    note = None
-    if raw.get("note") is not None:
-        nt = _mapping(raw["note"], "note")
-        _unknown(nt, {"kind", "intent", "pinned", "hit_count", "recall_count", "tier"}, "note")
-        if nt.get("kind") not in NOTE_KINDS:
-            raise EntryError(f"'note.kind' must be one of {', '.join(NOTE_KINDS)}, not {nt.get('kind')!r}", "note.kind")
-        if nt.get("tier", "project") not in TIERS:
-            raise EntryError(f"'note.tier' must be project or global, not {nt.get('tier')!r}", "note.tier")
-        pinned = nt.get("pinned", False)
-        if not isinstance(pinned, bool):
-            raise EntryError("'note.pinned' must be true or false", "note.pinned")
-        note = SkillNote(nt["kind"], _text(nt.get("intent"), "note.intent", MAX_FIELD_CHARS, repair, notes, required=False),
-                         pinned, _count(nt.get("hit_count"), "note.hit_count"),
-                         _count(nt.get("recall_count"), "note.recall_count"), nt.get("tier", "project"))
-        if not namespace.startswith("skill/"):
-            raise EntryError(f"a per-skill note needs a 'skill/<skill-id>' namespace, not {namespace!r}", "namespace")
 
-    structured = None
-    if raw.get("structured") is not None:
-        st = _mapping(raw["structured"], "structured")
-        _unknown(st, {"key", "value", "confidence"}, "structured")
-        structured = Structured(_text(st.get("key"), "structured.key", MAX_FIELD_CHARS, repair, notes),
-                                _text(st.get("value"), "structured.value", MAX_FIELD_CHARS, repair, notes),
-                                _number(st.get("confidence"), "structured.confidence", 0, 1, 1.0))
-        if mtype != "semantic":
-            raise EntryError("'structured' applies to semantic memories only", "structured")
+def _note(raw: Mapping[str, Any], namespace: str, repair: bool, notes: list[tuple[str, str]]) -> SkillNote | None:
+    if raw.get("note") is None:
+        return None
+    nt = _mapping(raw["note"], "note")
+    _unknown(nt, {"kind", "intent", "pinned", "hit_count", "recall_count", "tier"}, "note")
+    if nt.get("kind") not in NOTE_KINDS:
+        raise EntryError(f"'note.kind' must be one of {', '.join(NOTE_KINDS)}, not {nt.get('kind')!r}", "note.kind")
+    if nt.get("tier", "project") not in TIERS:
+        raise EntryError(f"'note.tier' must be project or global, not {nt.get('tier')!r}", "note.tier")
+    pinned = nt.get("pinned", False)
+    if not isinstance(pinned, bool):
+        raise EntryError("'note.pinned' must be true or false", "note.pinned")
+    note = SkillNote(nt["kind"], _text(nt.get("intent"), "note.intent", MAX_FIELD_CHARS, repair, notes, required=False),
+                     pinned, _count(nt.get("hit_count"), "note.hit_count"),
+                     _count(nt.get("recall_count"), "note.recall_count"), nt.get("tier", "project"))
+    if not namespace.startswith("skill/"):
+        raise EntryError(f"a per-skill note needs a 'skill/<skill-id>' namespace, not {namespace!r}", "namespace")
+    return note
 
+
+def _structured(raw: Mapping[str, Any], mtype: str, repair: bool, notes: list[tuple[str, str]]) -> Structured | None:
+    if raw.get("structured") is None:
+        return None
+    st = _mapping(raw["structured"], "structured")
+    _unknown(st, {"key", "value", "confidence"}, "structured")
+    structured = Structured(_text(st.get("key"), "structured.key", MAX_FIELD_CHARS, repair, notes),
+                            _text(st.get("value"), "structured.value", MAX_FIELD_CHARS, repair, notes),
+                            _number(st.get("confidence"), "structured.confidence", 0, 1, 1.0))
+    if mtype != "semantic":
+        raise EntryError("'structured' applies to semantic memories only", "structured")
+    return structured
+
+
+def _times(raw: Mapping[str, Any], default_time: str) -> tuple[str, str, str]:
+    """Created, updated and last accessed: each defaults to the one before it (access: the later)."""
     created = parse_time(raw["created_at"], "created_at") if raw.get("created_at") is not None else default_time
     updated = parse_time(raw["updated_at"], "updated_at") if raw.get("updated_at") is not None else created
     accessed = (parse_time(raw["last_accessed_at"], "last_accessed_at") if raw.get("last_accessed_at") is not None
                 else max(created, updated))
-    src = _text(raw.get("source", source), "source", 100, repair, notes)
-    prov = _provenance(raw.get("provenance"), repair, notes)
-    if provenance:
-        prov = dict(sorted({**prov, **provenance}.items()))
+    return created, updated, accessed
+
+
+def _entry_id(raw: Mapping[str, Any], namespace: str, content: str) -> str:
     rid = raw.get("id")
     if rid is None:
-        rid = derived_id(namespace, content)
-    elif isinstance(rid, bool) or not isinstance(rid, (str, int)) or not str(rid).strip() or len(str(rid)) > 200 \
+        return derived_id(namespace, content)
+    if isinstance(rid, bool) or not isinstance(rid, (str, int)) or not str(rid).strip() or len(str(rid)) > 200 \
             or _CONTROL.search(str(rid)):
         raise EntryError(f"'id' must be a non-empty string of at most 200 characters, not {rid!r}", "id")
+    return str(rid)
+
+
+def _supersedes(raw: Mapping[str, Any]) -> tuple[str, ...]:
     supersedes = raw.get("supersedes")
     if isinstance(supersedes, (str, int)) and not isinstance(supersedes, bool):
         supersedes = [supersedes]
@@ -503,18 +551,7 @@ def entry_from_dict(raw: Any, *, default_time: str, source: str = "file", repair
                                    or not all(isinstance(s, (str, int)) and not isinstance(s, bool)
                                               and not _CONTROL.search(str(s)) for s in supersedes)):
         raise EntryError("'supersedes' must be an id or a list of ids", "supersedes")
-    keywords = tuple(dict.fromkeys(_keyword(k) for k in _text_list(raw.get("keywords"), "keywords", repair, notes)
-                                   if k.strip()))
-    entry = MemoryEntry(
-        id=str(rid), type=mtype, content=content, namespace=namespace, category=category,
-        keywords=keywords, tags=tuple(dict.fromkeys(_text_list(raw.get("tags"), "tags", repair, notes))),
-        importance=_number(raw.get("importance"), "importance", 0, 1, 0.5),
-        access_count=_count(raw.get("access_count"), "access_count"),
-        created_at=created, updated_at=updated, last_accessed_at=accessed, source=src, provenance=prov,
-        supersedes=tuple(str(s) for s in supersedes or ()), episode=episode, procedure=procedure, note=note,
-        structured=structured, forget=forget,
-    )
-    return entry, Repairs(tuple(notes))
+    return tuple(str(s) for s in supersedes or ())
 
 
 def with_changes(entry: MemoryEntry, **changes: Any) -> MemoryEntry:

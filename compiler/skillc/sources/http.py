@@ -41,10 +41,11 @@ from ..fetch import DEADLINE, MAX_BYTES, FetchError, shown
 from ..fetch import get as http_get
 from ..jsonio import NESTED_TOO_DEEPLY, load_json
 from ..layout import MANIFEST_KIND
-from ..model import Diagnostic, DiscoveredItem, ItemKind, Severity, id_problem
+from ..model import Diagnostic, DiscoveredItem, ItemKind, id_problem
 from ..paths import inside
 from ..resolve_types import Repository, SkillFile, SourceInput, SourceListing, SourceSkill
 from ..validate.lint import LintConfig, read_item
+from ..validate.rules.loader import rule_by_code_or_name
 from ..version import __version__
 from .base import ReadItem, SourceError
 from .filesystem import display, hash_file, id_selected, skill_files
@@ -52,6 +53,8 @@ from .filesystem import display, hash_file, id_selected, skill_files
 MAX_RESPONSE_BYTES = MAX_BYTES
 MAX_SKILL_BYTES = 256 * 1024 * 1024  # all the files fetched for one skill from a remote bundle
 _AUTO_DESCRIPTION = re.compile(r"^\d+ skills?$")
+# The rules this source reports through (code and severity are declared with the rule)
+_UNSAFE_ID, _MISSING, _NO_SKILL, _FILE_LEFT_OUT = (rule_by_code_or_name(c) for c in ("R104", "R106", "R107", "R108"))
 
 
 def auth_headers(repo: Repository) -> dict[str, str]:
@@ -202,90 +205,21 @@ class HttpSource:
         list (seed 004: a filtered view must never poison it) and every document a repository on
         this URL selected; ``skills()`` applies include/exclude on every build.  The diagnostics of
         the fetch are kept in the state, so a warm build reports what the fetch did."""
-        repo = self.repository
         state_file = self.dir / "state.json"
-        try:
-            state = json.loads(state_file.read_text("utf-8"))
-        except (OSError, ValueError):
-            state = {}
-        if not isinstance(state, dict) or state.get("format") != FETCH_FORMAT:
-            state = {}  # (fetched under other rules, by another version: its tree may hold what these leave out)
-        listed = state.get("listed")
-        if isinstance(listed, list) and time.time() - state.get("fetched_at", 0) < repo.refresh_seconds \
-                and (self.dir / "tree").is_dir() and all(i in state.get("docs", {}) for i in listed if wanted(i)):
+        state = self._cached_state(state_file)
+        if self._fresh(state, wanted):
             return state
         diags: list[Diagnostic] = []  # about the list itself (R104); a document's own go in its entry
-        until = self._until = deadline_of(repo)
-        list_url = self._url("skills")
-        status, body, headers = request(repo, list_url, until=until)
-        if status == 404:
-            raise SourceError(f"repository {repo.name!r}: {display(repo).rstrip('/')}/skills not found (HTTP 404); "
-                              "is the url the API root (for a skillc bundle: https://host/api)?")
-        listing = _json(repo, list_url, body, headers)
-        if not isinstance(listing, dict) or not isinstance(listing.get("skills"), list):
-            raise SourceError(f"repository {repo.name!r}: {shown(list_url)} must answer {{\"skills\": [...]}}")
-        descriptors = [_check_descriptor(repo, list_url, d) for d in listing["skills"]]
-        manifest_url = self._url("manifest.json")
-        manifest = None
-        try:  # any wire server that has no skillc manifest (404, 401, HTML…): the documents alone
-            mstatus, mbody, mheaders = request(repo, manifest_url, until=until)
-            if 200 <= mstatus < 300:
-                manifest = _json(repo, manifest_url, mbody, mheaders)
-        except SourceError:
-            manifest = None
+        until = self._until = deadline_of(self.repository)
+        listing, descriptors = self._fetch_listing(until)
+        manifest = self._fetch_manifest(until)
         files = published_files(manifest, {d["id"] for d in descriptors})
         self._executables = executable_files(manifest)
-        old_docs: dict[str, dict] = state.get("docs", {})
-        docs: dict[str, dict] = {}
-        safe: list[str] = []
         tmp = Path(tempfile.mkdtemp(prefix=".sync-", dir=self.dir))
         (tmp / "tree").mkdir()
         try:
-            for d in descriptors:
-                skill_id = d["id"]
-                problem = id_problem(skill_id)
-                if problem:  # (before it names a file in the cache)
-                    diags.append(Diagnostic("R104", Severity.ERROR, skill_id, 0, 0,
-                                            f"remote skill ID {skill_id!r} is not safe: {problem}; skipped"))
-                    continue
-                safe.append(skill_id)
-                if not wanted(skill_id) and skill_id not in old_docs:  # (what was fetched before stays fresh)
-                    continue
-                url = self._url("skills", urllib.parse.quote(skill_id, safe=""))
-                cached = old_docs.get(skill_id)
-                cached_file = self.dir / "tree" / skill_id / "SKILL.md"
-                etag = cached.get("etag") if cached and cached_file.is_file() else None
-                status, body, headers = request(repo, url, etag=etag, until=until)
-                if status == 404:
-                    gone = Diagnostic("R106", Severity.WARNING, skill_id, 0, 0,
-                                      f"{display(repo)} lists {skill_id!r} but GET {shown(url)} answered 404")
-                    docs[skill_id] = {"missing": True, "diagnostics": diagnostics_out([gone])}
-                    continue
-                target = tmp / "tree" / skill_id / "SKILL.md"
-                target.parent.mkdir(parents=True, exist_ok=True)
-                if status == 304 and etag:
-                    shutil.copyfile(cached_file, target)
-                    entry = {"etag": etag}
-                else:
-                    doc = _check_descriptor(repo, url, _json(repo, url, body, headers), body=True)
-                    target.write_text(skill_text(doc), "utf-8", newline="")
-                    entry = {"etag": headers.get("etag")}
-                if files.get(skill_id):
-                    left_out: list[Diagnostic] = []
-                    entry["files"] = self._fetch_files(skill_id, files[skill_id], cached or {}, tmp / "tree", left_out)
-                    entry["diagnostics"] = diagnostics_out(left_out)
-                docs[skill_id] = entry
-            collections: dict[str, str] = {}
-            cstatus, cbody, cheaders = request(repo, self._url("skill-collections"), until=until)
-            if 200 <= cstatus < 300:
-                try:
-                    data = _json(repo, self._url("skill-collections"), cbody, cheaders)
-                    for c in data.get("collections", []) if isinstance(data, dict) else []:
-                        if isinstance(c, dict) and isinstance(c.get("path"), str) and isinstance(c.get("description"), str) \
-                                and not _AUTO_DESCRIPTION.match(c["description"]):
-                            collections[c["path"]] = c["description"]
-                except SourceError:
-                    pass  # like Meerkat: collections are derived when the endpoint is unusable
+            safe, docs = self._fetch_documents(descriptors, wanted, state.get("docs", {}), files, tmp, diags)
+            collections = self._fetch_collections(until)
             if (self.dir / "tree").exists():
                 shutil.rmtree(self.dir / "tree")
             os.replace(tmp / "tree", self.dir / "tree")
@@ -297,9 +231,112 @@ class HttpSource:
         state = {"format": FETCH_FORMAT, "fetched_at": time.time(), "resolved": "sha256:" + resolved,
                  "listed": list(dict.fromkeys(safe)),
                  "diagnostics": diagnostics_out(diags), "docs": docs, "collections": collections,
-                 "url": display(repo)}
+                 "url": display(self.repository)}
         state_file.write_text(json.dumps(state, sort_keys=True), "utf-8")
         return state
+
+    @staticmethod
+    def _cached_state(state_file: Path) -> dict:
+        try:
+            state = json.loads(state_file.read_text("utf-8"))
+        except (OSError, ValueError):
+            state = {}
+        if not isinstance(state, dict) or state.get("format") != FETCH_FORMAT:
+            state = {}  # (fetched under other rules, by another version: its tree may hold what these leave out)
+        return state
+
+    def _fresh(self, state: dict, wanted: Callable[[str], bool]) -> bool:
+        """Whether the cached state may serve as is: young enough, its tree there, and holding every
+        document ``wanted`` selects."""
+        listed = state.get("listed")
+        return isinstance(listed, list) and time.time() - state.get("fetched_at", 0) < self.repository.refresh_seconds \
+            and (self.dir / "tree").is_dir() and all(i in state.get("docs", {}) for i in listed if wanted(i))
+
+    def _fetch_listing(self, until: float) -> tuple[Any, list[dict[str, Any]]]:
+        """``GET {base}/skills``: the listing as answered and its checked descriptors."""
+        repo = self.repository
+        list_url = self._url("skills")
+        status, body, headers = request(repo, list_url, until=until)
+        if status == 404:
+            raise SourceError(f"repository {repo.name!r}: {display(repo).rstrip('/')}/skills not found (HTTP 404); "
+                              "is the url the API root (for a skillc bundle: https://host/api)?")
+        listing = _json(repo, list_url, body, headers)
+        if not isinstance(listing, dict) or not isinstance(listing.get("skills"), list):
+            raise SourceError(f"repository {repo.name!r}: {shown(list_url)} must answer {{\"skills\": [...]}}")
+        return listing, [_check_descriptor(repo, list_url, d) for d in listing["skills"]]
+
+    def _fetch_manifest(self, until: float) -> Any:
+        manifest_url = self._url("manifest.json")
+        try:  # any wire server that has no skillc manifest (404, 401, HTML…): the documents alone
+            mstatus, mbody, mheaders = request(self.repository, manifest_url, until=until)
+            if 200 <= mstatus < 300:
+                return _json(self.repository, manifest_url, mbody, mheaders)
+        except SourceError:
+            pass
+        return None
+
+    def _fetch_documents(self, descriptors: list[dict[str, Any]], wanted: Callable[[str], bool],
+                         old_docs: dict[str, dict], files: dict[str, dict[str, tuple[str, int]]], tmp: Path,
+                         diags: list[Diagnostic]) -> tuple[list[str], dict[str, dict]]:
+        """Fetch every listed document that is wanted or was fetched before into ``tmp/tree``; return
+        the safe IDs listed and the state entry of each document fetched."""
+        docs: dict[str, dict] = {}
+        safe: list[str] = []
+        for d in descriptors:
+            skill_id = d["id"]
+            problem = id_problem(skill_id)
+            if problem:  # (before it names a file in the cache)
+                diags.append(Diagnostic(_UNSAFE_ID.code, _UNSAFE_ID.severity, skill_id, 0, 0,
+                                        f"remote skill ID {skill_id!r} is not safe: {problem}; skipped"))
+                continue
+            safe.append(skill_id)
+            if not wanted(skill_id) and skill_id not in old_docs:  # (what was fetched before stays fresh)
+                continue
+            docs[skill_id] = self._fetch_document(skill_id, old_docs.get(skill_id), files.get(skill_id), tmp)
+        return safe, docs
+
+    def _fetch_document(self, skill_id: str, cached: dict | None, listed: dict[str, tuple[str, int]] | None,
+                        tmp: Path) -> dict:
+        """Fetch one document (revalidated with its ETag) and, from a skillc bundle, its files; return
+        its state entry."""
+        repo = self.repository
+        url = self._url("skills", urllib.parse.quote(skill_id, safe=""))
+        cached_file = self.dir / "tree" / skill_id / "SKILL.md"
+        etag = cached.get("etag") if cached and cached_file.is_file() else None
+        status, body, headers = request(repo, url, etag=etag, until=self._until)
+        if status == 404:
+            gone = Diagnostic(_MISSING.code, _MISSING.severity, skill_id, 0, 0,
+                              f"{display(repo)} lists {skill_id!r} but GET {shown(url)} answered 404")
+            return {"missing": True, "diagnostics": diagnostics_out([gone])}
+        target = tmp / "tree" / skill_id / "SKILL.md"
+        target.parent.mkdir(parents=True, exist_ok=True)
+        if status == 304 and etag:
+            shutil.copyfile(cached_file, target)
+            entry = {"etag": etag}
+        else:
+            doc = _check_descriptor(repo, url, _json(repo, url, body, headers), body=True)
+            target.write_text(skill_text(doc), "utf-8", newline="")
+            entry = {"etag": headers.get("etag")}
+        if listed:
+            left_out: list[Diagnostic] = []
+            entry["files"] = self._fetch_files(skill_id, listed, cached or {}, tmp / "tree", left_out)
+            entry["diagnostics"] = diagnostics_out(left_out)
+        return entry
+
+    def _fetch_collections(self, until: float) -> dict[str, str]:
+        """``GET {base}/skill-collections``: the descriptions written by hand, by collection path."""
+        collections: dict[str, str] = {}
+        cstatus, cbody, cheaders = request(self.repository, self._url("skill-collections"), until=until)
+        if 200 <= cstatus < 300:
+            try:
+                data = _json(self.repository, self._url("skill-collections"), cbody, cheaders)
+                for c in data.get("collections", []) if isinstance(data, dict) else []:
+                    if isinstance(c, dict) and isinstance(c.get("path"), str) and isinstance(c.get("description"), str) \
+                            and not _AUTO_DESCRIPTION.match(c["description"]):
+                        collections[c["path"]] = c["description"]
+            except SourceError:
+                pass  # like Meerkat: collections are derived when the endpoint is unusable
+        return collections
 
     def _fetch_files(self, skill_id: str, listed: dict[str, tuple[str, int]], cached: dict, tree: Path,
                      diags: list[Diagnostic]) -> dict[str, str]:
@@ -313,7 +350,7 @@ class HttpSource:
         total = 0
 
         def leave_out(rel: str, why: str) -> None:
-            diags.append(Diagnostic("R108", Severity.WARNING, skill_id, 0, 0,
+            diags.append(Diagnostic(_FILE_LEFT_OUT.code, _FILE_LEFT_OUT.severity, skill_id, 0, 0,
                                     f"{display(repo)}/files/{skill_id}/{rel}: {why}; left out"))
 
         from ..emit.skills import publishable
@@ -403,7 +440,8 @@ class HttpSource:
                 out.append(SourceSkill(skill_id, repo, doc, (main, *others)))
         source_input = SourceInput(repo.name, "http", display(repo), state.get("resolved"))
         if not out:
-            diags.append(Diagnostic("R107", Severity.WARNING, "", 0, 0, f"repository {repo.name!r} offers no skill"))
+            diags.append(Diagnostic(_NO_SKILL.code, _NO_SKILL.severity, "", 0, 0,
+                                    f"repository {repo.name!r} offers no skill"))
         return SourceListing(tuple(out), source_input, tuple(diags), dict(state.get("collections", {})), repo)
 
 

@@ -151,6 +151,27 @@ class Diagnostic:
 
 
 @dataclass(frozen=True, slots=True)
+class RuleRef:
+    """What a stage needs to raise a diagnostic: the rule's code and default severity.
+
+    The registry's ``Rule`` extends it with the documentation (``validate/rules/registry.py``), and
+    ``declare`` takes one, so a code and its severity are written once.  It lives here, at the
+    bottom, because discover and parse raise diagnostics but sit below validate: they declare their
+    ``RuleRef``s in their own ``rules.py`` and never import the registry.
+    """
+
+    code: str
+    severity: Severity
+
+    def diagnostic(self, path: str, line: int, column: int, message: str, skill: str | None = None,
+                   fix: Fix | None = None, *, severity: Severity | None = None) -> Diagnostic:
+        """A diagnostic of this rule; ``severity`` overrides the default where the context decides it
+        (a profile, a file that may omit what a skill file must have)."""
+        return Diagnostic(self.code, self.severity if severity is None else severity, path, line, column,
+                          message, skill, fix)
+
+
+@dataclass(frozen=True, slots=True)
 class Position:
     line: int  # 1-based, in the whole file
     column: int  # 1-based

@@ -18,7 +18,8 @@ from pathlib import Path
 from ..layout import MANIFEST_DIR, MANIFEST_NAMES
 
 # (path_key lives in the model, where every stage reads it; re-exported here for its old import path)
-from ..model import Diagnostic, DiscoveredItem, Discovery, ItemKind, Severity, path_key
+from ..model import Diagnostic, DiscoveredItem, Discovery, ItemKind, RuleRef, Severity, path_key
+from . import rules
 
 # Seed 000's IGNORED_DIRS (its skill discovery walk), and .skillc-build: a build's lock, staging and
 # previous bundle (skillc.build).
@@ -178,8 +179,8 @@ def discover(root: str | os.PathLike[str], options: DiscoveryOptions = Discovery
     dir_links: list[tuple[str, str]] = []  # (link rel path, target rel path)
     file_links: list[tuple[str, str]] = []
 
-    def diag(code: str, severity: Severity, rel: str, message: str) -> None:
-        diagnostics.append(Diagnostic(code, severity, rel, 0, 0, message))
+    def diag(rule: RuleRef, rel: str, message: str, *, severity: Severity | None = None) -> None:
+        diagnostics.append(rule.diagnostic(rel, 0, 0, message, severity=severity))
 
     def rel_of(abs_path: str) -> str:
         rel = os.path.relpath(abs_path, root_abs)
@@ -191,23 +192,19 @@ def discover(root: str | os.PathLike[str], options: DiscoveryOptions = Discovery
             target = os.path.realpath(abs_path, strict=True)
         except OSError as exc:
             if "loop" in str(exc).lower() or getattr(exc, "errno", None) == 40:
-                diag("D103", Severity.ERROR, rel, f"symbolic link loop: {rel} -> {os.readlink(abs_path)}")
+                diag(rules.SYMLINK_LOOP, rel, f"symbolic link loop: {rel} -> {os.readlink(abs_path)}")
             else:
-                diag("D102", Severity.ERROR, rel, f"dangling symbolic link: {rel} -> {os.readlink(abs_path)}")
+                diag(rules.DANGLING_SYMLINK, rel, f"dangling symbolic link: {rel} -> {os.readlink(abs_path)}")
             return None
         if target != root_abs and not target.startswith(root_abs + os.sep):
-            diag(
-                "D104",
-                Severity.ERROR,
-                rel,
-                f"symbolic link leaves the repository: {rel} -> {os.readlink(abs_path)} (not followed)",
-            )
+            diag(rules.SYMLINK_ESCAPES_REPOSITORY, rel,
+                 f"symbolic link leaves the repository: {rel} -> {os.readlink(abs_path)} (not followed)")
             return None
         return rel_of(target)
 
     if not root_path.is_dir():
         kind = "does not exist" if not root_path.exists() else "is not a directory"
-        diag("D105", Severity.ERROR, "", f"{root} {kind}")
+        diag(rules.UNREADABLE_PATH, "", f"{root} {kind}")
         return Discovery(root_abs, (), tuple(diagnostics))
 
     wanted = None if options.only_dirs is None else _ancestors(options.only_dirs)
@@ -244,7 +241,7 @@ def discover(root: str | os.PathLike[str], options: DiscoveryOptions = Discovery
             with os.scandir(dir_abs) as it:
                 entries = list(it)
         except OSError as exc:
-            diag("D105", Severity.ERROR, dir_rel or ".", f"cannot read directory: {exc.strerror or exc}")
+            diag(rules.UNREADABLE_PATH, dir_rel or ".", f"cannot read directory: {exc.strerror or exc}")
             continue
         if dir_rel and any(e.name == CACHE_TAG for e in entries) and is_tagged_cache(dir_abs):
             continue  # a cache (skillc's own, with the checkouts of git sources inside): never an input
@@ -285,9 +282,9 @@ def discover(root: str | os.PathLike[str], options: DiscoveryOptions = Discovery
                 elif name.lower() == "skill.md":
                     # A FIFO, socket or device named SKILL.md: never read (a FIFO would block the run),
                     # but said, not skipped in silence ("Checked 0 files" and a pass).
-                    diag("D105", Severity.ERROR, prefix + name, "cannot read: not a regular file")
+                    diag(rules.UNREADABLE_PATH, prefix + name, "cannot read: not a regular file")
             except OSError as exc:
-                diag("D105", Severity.ERROR, prefix + name, f"cannot read: {exc.strerror or exc}")
+                diag(rules.UNREADABLE_PATH, prefix + name, f"cannot read: {exc.strerror or exc}")
 
         skill_file = None
         if "SKILL.md" in files:
@@ -316,9 +313,11 @@ def discover(root: str | os.PathLike[str], options: DiscoveryOptions = Discovery
                 with open(files["COLLECTION.md"].path, "rb") as fh:
                     collection_docs[dir_rel] = fh.read(MAX_COLLECTION_BYTES).decode("utf-8").strip()
             except OSError as exc:
-                diag("D105", Severity.WARNING, f"{dir_rel}/COLLECTION.md", f"cannot read: {exc.strerror or exc}")
+                diag(rules.UNREADABLE_PATH, f"{dir_rel}/COLLECTION.md", f"cannot read: {exc.strerror or exc}",
+                     severity=Severity.WARNING)
             except UnicodeDecodeError:
-                diag("D105", Severity.WARNING, f"{dir_rel}/COLLECTION.md", "cannot read: not valid UTF-8 text")
+                diag(rules.UNREADABLE_PATH, f"{dir_rel}/COLLECTION.md", "cannot read: not valid UTF-8 text",
+                     severity=Severity.WARNING)
 
         if parts and parts[-1] == MANIFEST_DIR and options.manifests:
             manifests.extend(prefix + n for n in MANIFEST_NAMES if n in files and not files[n].is_symlink())
@@ -367,7 +366,7 @@ def discover(root: str | os.PathLike[str], options: DiscoveryOptions = Discovery
         if not hits and target_rel not in walked:
             said = (f"{link_rel} is an alias of {target_rel}, which is not linted: a folder walks skip or exclude, "
                     "or not among the paths named (lint it by its own path)")
-        diagnostics.append(Diagnostic("D106", Severity.INFO, link_rel, 0, 0, said))
+        diagnostics.append(rules.SYMLINK_ALIAS.diagnostic(link_rel, 0, 0, said))
     final = []
     for path in sorted(items, key=path_key):
         item = items[path]
@@ -377,17 +376,9 @@ def discover(root: str | os.PathLike[str], options: DiscoveryOptions = Discovery
         final.append(item)
     for item in final:
         if item.kind is ItemKind.SKILL and item.file_name != "SKILL.md":
-            diagnostics.append(
-                Diagnostic(
-                    "D101",
-                    Severity.WARNING,
-                    item.path,
-                    0,
-                    0,
-                    f"skill file is named {item.file_name!r}; the specification requires 'SKILL.md'",
-                    skill=item.skill_dir,
-                )
-            )
+            diagnostics.append(rules.SKILL_FILE_NAME_CASE.diagnostic(
+                item.path, 0, 0, f"skill file is named {item.file_name!r}; the specification requires 'SKILL.md'",
+                skill=item.skill_dir))
     diagnostics.sort(key=Diagnostic.sort_key)
     return Discovery(root_abs, tuple(final), tuple(diagnostics), dict(sorted(collection_docs.items())),
                      tuple(sorted(manifests, key=path_key)))

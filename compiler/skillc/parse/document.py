@@ -26,12 +26,14 @@ from ..model import (
     Frontmatter,
     ItemKind,
     Position,
+    RuleRef,
     Scalar,
     Severity,
     TextEdit,
     plural,
 )
 from ..textscan import contains
+from . import rules
 
 try:  # the C loader is several times faster; fall back when libyaml is missing
     from yaml import CSafeLoader as _Loader
@@ -68,8 +70,9 @@ class _Ctx:
     skill: str | None
 
 
-def _diag(ctx: _Ctx, code: str, sev: Severity, line: int, col: int, msg: str, fix: Fix | None = None) -> Diagnostic:
-    return Diagnostic(code, sev, ctx.path, line, col, msg, ctx.skill, fix)
+def _diag(ctx: _Ctx, rule: RuleRef, line: int, col: int, msg: str, fix: Fix | None = None, *,
+          severity: Severity | None = None) -> Diagnostic:
+    return rule.diagnostic(ctx.path, line, col, msg, ctx.skill, fix, severity=severity)
 
 
 def line_col(text: str, offset: int) -> tuple[int, int]:
@@ -543,16 +546,16 @@ def _mark_position(fm_text: str, mark: Any) -> tuple[int, int]:
 
 def _decode(raw: bytes, ctx: _Ctx) -> tuple[str | None, list[Diagnostic]]:
     if raw.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
-        return None, [_diag(ctx, "P211", Severity.ERROR, 1, 1, "file is UTF-16; save it as UTF-8")]
+        return None, [_diag(ctx, rules.NOT_UTF8_TEXT, 1, 1, "file is UTF-16; save it as UTF-8")]
     if b"\x00" in raw[:8192]:
-        return None, [_diag(ctx, "P211", Severity.ERROR, 0, 0, "binary file (contains NUL bytes), not UTF-8 text")]
+        return None, [_diag(ctx, rules.NOT_UTF8_TEXT, 0, 0, "binary file (contains NUL bytes), not UTF-8 text")]
     try:
         return raw.decode("utf-8"), []
     except UnicodeDecodeError as exc:
         line = raw.count(b"\n", 0, exc.start) + 1
         col = exc.start - (raw.rfind(b"\n", 0, exc.start) + 1) + 1
         return None, [
-            _diag(ctx, "P211", Severity.ERROR, line, col, f"not valid UTF-8: byte 0x{raw[exc.start]:02x} at offset {exc.start}")
+            _diag(ctx, rules.NOT_UTF8_TEXT, line, col, f"not valid UTF-8: byte 0x{raw[exc.start]:02x} at offset {exc.start}")
         ]
 
 
@@ -561,7 +564,7 @@ def parse_document(raw: bytes, path: str, kind: ItemKind = ItemKind.SKILL, skill
     ctx = _Ctx(path, skill)
     digest = hashlib.sha256(raw).hexdigest()
     if len(raw) > MAX_FILE_BYTES:
-        d = _diag(ctx, "P212", Severity.ERROR, 0, 0, f"file is {len(raw):,} bytes; files over {MAX_FILE_BYTES:,} bytes are not parsed")
+        d = _diag(ctx, rules.FILE_TOO_LARGE, 0, 0, f"file is {len(raw):,} bytes; files over {MAX_FILE_BYTES:,} bytes are not parsed")
         return Document(path, kind, digest, len(raw), "", None, "", 1, (d,))
     text, diags = _decode(raw, ctx)
     if text is None:
@@ -588,7 +591,7 @@ def _parse_text(original: str, digest: str, size: int, ctx: _Ctx, kind: ItemKind
     offset = 0  # characters of `original` before `text` (the BOM)
     if text.startswith("\ufeff"):
         diags.append(
-            _diag(ctx, "P203", Severity.WARNING, 1, 1, "file starts with a UTF-8 byte-order mark",
+            _diag(ctx, rules.BYTE_ORDER_MARK, 1, 1, "file starts with a UTF-8 byte-order mark",
                   Fix("remove the byte-order mark", (TextEdit(0, 1, ""),)))
         )
         text, offset = text[1:], 1
@@ -598,7 +601,7 @@ def _parse_text(original: str, digest: str, size: int, ctx: _Ctx, kind: ItemKind
             first = text.find("\r\n")
             line, col = line_col(text, first)
             diags.append(
-                _diag(ctx, "P204", Severity.WARNING, line, col, f"file uses CRLF line endings ({plural(crlf, 'line')})",
+                _diag(ctx, rules.CRLF_LINE_ENDINGS, line, col, f"file uses CRLF line endings ({plural(crlf, 'line')})",
                       Fix("convert line endings to LF", tuple(
                           TextEdit(m.start() + offset, m.start() + offset + 2, "\n")
                           for m in re.finditer("\r\n", text))))
@@ -608,7 +611,7 @@ def _parse_text(original: str, digest: str, size: int, ctx: _Ctx, kind: ItemKind
             lone = text.count("\r")
             line, col = line_col(text, text.find("\r"))
             diags.append(
-                _diag(ctx, "P204", Severity.WARNING, line, col, f"file uses CR (old Mac) line endings ({plural(lone, 'line')})",
+                _diag(ctx, rules.CRLF_LINE_ENDINGS, line, col, f"file uses CR (old Mac) line endings ({plural(lone, 'line')})",
                       Fix("convert line endings to LF", tuple(
                           TextEdit(m.start() + offset, m.start() + offset + 1, "\n")
                           for m in re.finditer("\r(?!\n)", original[offset:]))))
@@ -619,7 +622,7 @@ def _parse_text(original: str, digest: str, size: int, ctx: _Ctx, kind: ItemKind
     if contains(text, "<<<<<<<") or contains(text, ">>>>>>>"):
         for m in _CONFLICT.finditer(text):
             line, _ = line_col(text, m.start())
-            diags.append(_diag(ctx, "P205", Severity.ERROR, line, 1, "git merge-conflict marker; resolve the conflict"))
+            diags.append(_diag(ctx, rules.MERGE_CONFLICT_MARKER, line, 1, "git merge-conflict marker; resolve the conflict"))
 
     # The frontmatter is found without splitting the whole file into lines: the body is most of it.
     first_end = text.find("\n")
@@ -631,24 +634,25 @@ def _parse_text(original: str, digest: str, size: int, ctx: _Ctx, kind: ItemKind
         first_nonblank = next((i for i, line in enumerate(lines) if line.strip()), None)
         required = kind is not ItemKind.CONVENTION
         if first_nonblank is not None and _CODE_FENCE.match(lines[first_nonblank]) and first_nonblank + 1 < len(lines) and _FENCE.match(lines[first_nonblank + 1]):
-            diags.append(_diag(ctx, "P206", Severity.ERROR, first_nonblank + 1, 1,
+            diags.append(_diag(ctx, rules.FENCED_FRONTMATTER, first_nonblank + 1, 1,
                                "the whole file is wrapped in a code fence; remove the ``` lines around the frontmatter"))
         elif (fence_at := next((i for i, line in enumerate(lines[:5]) if _FENCE.match(line)), None)) is not None \
                 and any(_FENCE.match(line) for line in lines[fence_at + 1:fence_at + 200]):
             # (blank lines, a comment or a title above the frontmatter: clients read none of it)
-            diags.append(_diag(ctx, "P201", Severity.ERROR if required else Severity.WARNING, 1, 1,
-                               f"frontmatter must start on line 1, found '---' on line {fence_at + 1}"))
+            diags.append(_diag(ctx, rules.MISSING_FRONTMATTER, 1, 1,
+                               f"frontmatter must start on line 1, found '---' on line {fence_at + 1}",
+                               severity=None if required else Severity.WARNING))
         elif required:
             hint = ""
             if first_nonblank is not None and re.match(r"^[A-Za-z_-]+:\s", lines[first_nonblank]):
                 hint = "; the file starts with YAML but has no '---' fences around it"
-            diags.append(_diag(ctx, "P201", Severity.ERROR, 1, 1, "missing YAML frontmatter (a '---' line must open the file)" + hint))
+            diags.append(_diag(ctx, rules.MISSING_FRONTMATTER, 1, 1, "missing YAML frontmatter (a '---' line must open the file)" + hint))
         return Document(ctx.path, kind, digest, size, original, None, body, body_line, tuple(diags))
 
     fm_offset = first_end + 1  # offset of the frontmatter text inside `text`
     closing = _closing_fence(text, first_end) if first_end >= 0 else None
     if closing is None:
-        diags.append(_diag(ctx, "P202", Severity.ERROR, 1, 1, "frontmatter opened on line 1 is never closed with '---'"))
+        diags.append(_diag(ctx, rules.UNCLOSED_FRONTMATTER, 1, 1, "frontmatter opened on line 1 is never closed with '---'"))
         return Document(ctx.path, kind, digest, size, original, None, "", 1, tuple(diags))
     close = text.count("\n", 0, closing.start())  # 0-based line index of the closing fence
     # (with its last line break: a block scalar written last keeps its final newline, as in any YAML
@@ -666,26 +670,26 @@ def _parse_text(original: str, digest: str, size: int, ctx: _Ctx, kind: ItemKind
     def finish() -> Document:
         return Document(ctx.path, kind, digest, size, original, frontmatter, body, body_line, tuple(diags))
 
-    if any(d.code == "P205" and d.line <= close for d in diags):
+    if any(d.code == rules.MERGE_CONFLICT_MARKER.code and d.line <= close for d in diags):
         return finish()
     if len(fm_text) > MAX_FRONTMATTER_BYTES // 4 and len(fm_text.encode("utf-8")) > MAX_FRONTMATTER_BYTES:
-        diags.append(_diag(ctx, "P213", Severity.ERROR, 2, 1, f"frontmatter is over {MAX_FRONTMATTER_BYTES:,} bytes"))
+        diags.append(_diag(ctx, rules.YAML_LIMITS, 2, 1, f"frontmatter is over {MAX_FRONTMATTER_BYTES:,} bytes"))
         return finish()
     if _flow_depth_exceeds(fm_text, MAX_BRACKET_DEPTH):
-        diags.append(_diag(ctx, "P213", Severity.ERROR, 2, 1, f"YAML nesting deeper than {MAX_YAML_DEPTH} levels"))
+        diags.append(_diag(ctx, rules.YAML_LIMITS, 2, 1, f"YAML nesting deeper than {MAX_YAML_DEPTH} levels"))
         return finish()
     try:
         data, keys, scalars, dups = load_yaml(fm_text, line_offset=1)
     except YamlLimitError as exc:
         line, col = _mark_position(fm_text, exc.mark)
-        diags.append(_diag(ctx, "P213", Severity.ERROR, line + 2, col + 1, str(exc)))
+        diags.append(_diag(ctx, rules.YAML_LIMITS, line + 2, col + 1, str(exc)))
         return finish()
     except yaml.reader.ReaderError as exc:
         # (libyaml's position counts UTF-8 bytes, Python's reader characters; both stop at the first
         # character they refuse, which is therefore that character's first occurrence)
         at = fm_text.find(chr(exc.character)) if isinstance(exc.character, int) else -1
         line, col = line_col(fm_text, at if at >= 0 else min(exc.position, len(fm_text)))
-        diags.append(_diag(ctx, "P214", Severity.ERROR, line + 1, col,
+        diags.append(_diag(ctx, rules.CONTROL_CHARACTER, line + 1, col,
                            f"control character U+{exc.character:04X} in frontmatter (mis-encoded text?)"))
         return finish()
     except yaml.MarkedYAMLError as exc:
@@ -696,7 +700,7 @@ def _parse_text(original: str, digest: str, size: int, ctx: _Ctx, kind: ItemKind
                      if "\t" in line[: len(line) - len(line.lstrip(" \t"))]]
         if tab_lines:
             for ln in tab_lines[:5]:
-                diags.append(_diag(ctx, "P207", Severity.ERROR, ln, fm_lines[ln - 2].index("\t") + 1,
+                diags.append(_diag(ctx, rules.TAB_INDENTATION, ln, fm_lines[ln - 2].index("\t") + 1,
                                    "tab character in indentation; YAML allows only spaces"))
             return finish()
         mark_line, mark_col = _error_position(fm_text, exc)
@@ -710,21 +714,21 @@ def _parse_text(original: str, digest: str, size: int, ctx: _Ctx, kind: ItemKind
             message = "invalid YAML in frontmatter: an unquoted ': ' inside a value; quote the value"
             if exact:
                 fix = _quote_fix(fm_text, fm_offset, mark_line)
-        diags.append(_diag(ctx, "P209", Severity.ERROR, line, col, message, fix))
+        diags.append(_diag(ctx, rules.INVALID_YAML, line, col, message, fix))
         return finish()
     except yaml.YAMLError as exc:  # pragma: no cover - every libyaml error is marked
-        diags.append(_diag(ctx, "P209", Severity.ERROR, 2, 1, f"invalid YAML in frontmatter: {exc}"))
+        diags.append(_diag(ctx, rules.INVALID_YAML, 2, 1, f"invalid YAML in frontmatter: {exc}"))
         return finish()
     except (ValueError, OverflowError) as exc:  # bad timestamps, huge ints
-        diags.append(_diag(ctx, "P209", Severity.ERROR, 2, 1, f"invalid YAML value in frontmatter: {exc}"))
+        diags.append(_diag(ctx, rules.INVALID_YAML, 2, 1, f"invalid YAML value in frontmatter: {exc}"))
         return finish()
     for key, kpos in dups:
-        diags.append(_diag(ctx, "P208", Severity.ERROR, kpos.line, kpos.column,
+        diags.append(_diag(ctx, rules.DUPLICATE_KEY, kpos.line, kpos.column,
                            f"duplicate key {key!r} (the first value is used)"))
     if data is None:
         data = {}
     if not isinstance(data, dict):
-        diags.append(_diag(ctx, "P210", Severity.ERROR, 2, 1,
+        diags.append(_diag(ctx, rules.FRONTMATTER_NOT_MAPPING, 2, 1,
                            f"frontmatter must be a YAML mapping of keys to values, found {a_type_name(data)}"))
         return finish()
     frontmatter = Frontmatter(data, keys, scalars, 1, close + 1)
@@ -732,7 +736,7 @@ def _parse_text(original: str, digest: str, size: int, ctx: _Ctx, kind: ItemKind
         pos = frontmatter.value_position(*path) if path else Position(2, 1)
         where = ".".join(str(p) for p in path)
         where = (f"a key of {where}" if where else "a key") if in_key else where
-        diags.append(_diag(ctx, "P214", Severity.ERROR, pos.line, pos.column,
+        diags.append(_diag(ctx, rules.CONTROL_CHARACTER, pos.line, pos.column,
                            f"control character U+{ord(char):04X} written as an escape in {where} "
                            f"(not allowed in XML 1.0 and most readers)"))
     return finish()

@@ -19,8 +19,21 @@ from .. import secrets
 from ..flatnames import FlatNames, assign_flat_names
 
 # (id_problem lives in the model, which sources and the bundle reader import; re-exported here)
-from ..model import SKILL_REF_ID, Diagnostic, Severity, file_name_problem, id_problem, path_key, shown_path
-from ..resolve_types import Collection, Resolution, Shadowing, SourceListing, SourceSkill
+from ..model import SKILL_REF_ID, Diagnostic, RuleRef, file_name_problem, id_problem, path_key, shown_path
+from ..resolve_types import (
+    DUPLICATE_SKILL_NAME,
+    FLAT_NAME_COLLISION,
+    ID_CASE_COLLISION,
+    ID_NOT_INVOCABLE,
+    SKILL_SHADOWED,
+    UNPUBLISHABLE_FILE_NAME,
+    UNSAFE_SKILL_ID,
+    Collection,
+    Resolution,
+    Shadowing,
+    SourceListing,
+    SourceSkill,
+)
 
 _SKILL_REF_ID = re.compile(SKILL_REF_ID)
 
@@ -56,8 +69,8 @@ def _count_text(n: int) -> str:
     return "1 skill" if n == 1 else f"{n} skills"
 
 
-def _diag(code: str, sev: Severity, skill: SourceSkill, message: str) -> Diagnostic:
-    return Diagnostic(code, sev, skill.document.path, 0, 0, message, skill.id)
+def _diag(rule: RuleRef, skill: SourceSkill, message: str) -> Diagnostic:
+    return rule.diagnostic(skill.document.path, 0, 0, message, skill.id)
 
 
 def precedence(s: SourceSkill) -> tuple[int, int]:
@@ -101,7 +114,7 @@ def resolve(listings: Sequence[SourceListing], *, settings: Mapping[str, object]
                                       _shown(lose), win.repository.priority, lose.repository.priority))
             why = ("higher priority" if win.repository.priority > lose.repository.priority
                    else "same priority, declared first")
-            diags.append(_diag("R101", Severity.INFO, win,
+            diags.append(_diag(SKILL_SHADOWED, win,
                                f"skill {skill_id!r} from repository {win.repository.name!r} (priority "
                                f"{win.repository.priority}) shadows the one from {lose.repository.name!r} "
                                f"(priority {lose.repository.priority}): {why}"))
@@ -110,15 +123,15 @@ def resolve(listings: Sequence[SourceListing], *, settings: Mapping[str, object]
         for f in skill.files[1:]:
             problem = file_name_problem(f.path)
             if problem:
-                diags.append(_diag("R131", Severity.ERROR, skill, f"file '{shown_path(f.path)}' of skill "
+                diags.append(_diag(UNPUBLISHABLE_FILE_NAME, skill, f"file '{shown_path(f.path)}' of skill "
                                    f"{secrets.redact(skill.id)[0]!r} cannot be published: {problem}; rename it"))
                 break
         problem = id_problem(skill.id)
         if problem:
-            diags.append(_diag("R104", Severity.ERROR, skill, f"skill ID {secrets.redact(skill.id)[0]!r} is not "
+            diags.append(_diag(UNSAFE_SKILL_ID, skill, f"skill ID {secrets.redact(skill.id)[0]!r} is not "
                                f"safe in a URL or a file name: {problem}"))
         elif not _SKILL_REF_ID.fullmatch(skill.id):
-            diags.append(_diag("R109", Severity.WARNING, skill, f"skill ID {secrets.redact(skill.id)[0]!r} cannot "
+            diags.append(_diag(ID_NOT_INVOCABLE, skill, f"skill ID {secrets.redact(skill.id)[0]!r} cannot "
                                "be invoked as /<id> in Meerkat (its /skill-ref syntax takes lowercase letters, "
                                "digits, '-' and '/')"))
 
@@ -131,7 +144,7 @@ def resolve(listings: Sequence[SourceListing], *, settings: Mapping[str, object]
             ids = ", ".join(repr(s.id) for s in group[:5]) + (f" and {len(group) - 5} more" if len(group) > 5 else "")
             message = f"the name {name!r} is used by {len(group)} skills: {ids}"
             for skill in group:
-                diags.append(_diag("R102", Severity.WARNING, skill, message))
+                diags.append(_diag(DUPLICATE_SKILL_NAME, skill, message))
 
     # IDs and collection paths that differ only by case
     spellings: dict[str, dict[str, SourceSkill]] = {}
@@ -145,7 +158,7 @@ def resolve(listings: Sequence[SourceListing], *, settings: Mapping[str, object]
         if len(variants) > 1:
             names = sorted(variants, key=path_key)
             for node in names:
-                diags.append(_diag("R103", Severity.ERROR, variants[node],
+                diags.append(_diag(ID_CASE_COLLISION, variants[node],
                                    f"{' and '.join(repr(n) for n in names)} differ only by case; they collide "
                                    "on case-insensitive filesystems and hosts"))
 
@@ -166,10 +179,11 @@ def flat_name_diagnostics(flat: FlatNames, by_id: Mapping[str, SourceSkill]) -> 
             f" and {len(collision.ids) - 5} more" if len(collision.ids) > 5 else "")
         for skill_id in collision.ids:
             skill = by_id[skill_id]
-            out.append(Diagnostic("R112", Severity.WARNING, skill.document.path, *_name_position(skill),
-                                  f"the flat name {collision.leaf!r} is shared by {others}: skill "
-                                  f"{secrets.redact(skill_id)[0]!r} is published to flat readers (npx skills, "
-                                  f"plugins, skills/ folders) as {flat.names[skill_id]!r}", skill_id))
+            out.append(FLAT_NAME_COLLISION.diagnostic(
+                skill.document.path, *_name_position(skill),
+                f"the flat name {collision.leaf!r} is shared by {others}: skill "
+                f"{secrets.redact(skill_id)[0]!r} is published to flat readers (npx skills, "
+                f"plugins, skills/ folders) as {flat.names[skill_id]!r}", skill_id))
     return out
 
 

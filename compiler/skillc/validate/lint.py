@@ -11,8 +11,10 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from .. import secrets
+from ..discover import rules as discover_rules
 from ..discover.walk import DiscoveryOptions, config_relative, discover, path_key
 from ..model import Diagnostic, DiscoveredItem, Discovery, Document, Frontmatter, ItemKind, Severity
+from ..parse import rules as parse_rules
 from ..parse.document import (
     MAX_FILE_BYTES,
     parse_document,
@@ -110,7 +112,7 @@ def read_item(root: str, item: DiscoveredItem) -> Document:
         try:
             st = os.fstat(fd)
             if not stat.S_ISREG(st.st_mode):  # a link to a FIFO or a device: never read it
-                d = Diagnostic("D105", Severity.ERROR, item.path, 0, 0, "cannot read: not a regular file", skill)
+                d = discover_rules.UNREADABLE_PATH.diagnostic(item.path, 0, 0, "cannot read: not a regular file", skill)
                 return Document(item.path, item.kind, "", 0, "", None, "", 1, (d,))
             size = st.st_size
             if size > MAX_FILE_BYTES:
@@ -118,8 +120,8 @@ def read_item(root: str, item: DiscoveredItem) -> Document:
                     import hashlib
 
                     digest = hashlib.file_digest(fh, "sha256").hexdigest()
-                d = Diagnostic("P212", Severity.ERROR, item.path, 0, 0,
-                               f"file is {size:,} bytes; files over {MAX_FILE_BYTES:,} bytes are not parsed", skill)
+                d = parse_rules.FILE_TOO_LARGE.diagnostic(
+                    item.path, 0, 0, f"file is {size:,} bytes; files over {MAX_FILE_BYTES:,} bytes are not parsed", skill)
                 return Document(item.path, item.kind, digest, size, "", None, "", 1, (d,))
             raw = os.read(fd, size + 1)
             if len(raw) != size:  # the file changed since fstat: read to its end, as read() would
@@ -130,7 +132,7 @@ def read_item(root: str, item: DiscoveredItem) -> Document:
         finally:
             os.close(fd)
     except OSError as exc:
-        d = Diagnostic("D105", Severity.ERROR, item.path, 0, 0, f"cannot read: {exc.strerror or exc}", skill)
+        d = discover_rules.UNREADABLE_PATH.diagnostic(item.path, 0, 0, f"cannot read: {exc.strerror or exc}", skill)
         return Document(item.path, item.kind, "", 0, "", None, "", 1, (d,))
     return parse_document(raw, item.path, item.kind, skill)
 
@@ -147,7 +149,7 @@ def _findings_to_diagnostics(rule: Rule, ctx: RuleContext, findings: Iterable[Fi
             message = secrets.redact(message)[0]
         if fix is not None and secrets.scan(fix.description):
             fix = replace(fix, description=secrets.redact(fix.description)[0])
-        out.append(Diagnostic(rule.code, sev, f.path or ctx.item.path, line, col, message, ctx.skill_id, fix))
+        out.append(rule.diagnostic(f.path or ctx.item.path, line, col, message, ctx.skill_id, fix, severity=sev))
     return out
 
 
@@ -527,7 +529,7 @@ def _concerns(diag: Diagnostic, only: Collection[str]) -> bool:
         not o
         or diag.path == o
         or diag.path.startswith(o + "/")
-        or (diag.code == "D105" and (diag.path in ("", ".") or o.startswith(diag.path + "/")))
+        or (diag.code == discover_rules.UNREADABLE_PATH.code and (diag.path in ("", ".") or o.startswith(diag.path + "/")))
         for o in only
     )
 

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
-from ...model import DiscoveredItem, Document, Fix, ItemKind, Position, Severity
+from ...model import DiscoveredItem, Document, Fix, ItemKind, Position, RuleRef, Severity
 
 PROFILES = ("recommended", "spec", "claude")
 ALL = frozenset(PROFILES)
@@ -85,14 +85,15 @@ CollectionCheck = Callable[[Sequence[RuleContext]], Iterable[tuple[RuleContext, 
 
 
 @dataclass(frozen=True, slots=True)
-class Rule:
-    code: str
+class Rule(RuleRef):
+    """A declared rule: its ``code`` and default ``severity`` (the ``RuleRef`` a stage raises a
+    diagnostic through, ``rule.diagnostic(...)``) and what the rule reference documents."""
+
     name: str
     summary: str
     rationale: str
     bad: str
     good: str
-    severity: Severity
     profiles: frozenset[str]
     scope: str  # discovery | parse | document | collection
     kinds: frozenset[ItemKind] = frozenset({ItemKind.SKILL})
@@ -148,14 +149,14 @@ def _dedent(text: str) -> str:
 
 
 def declare(
-    code: str,
+    code: str | RuleRef,
     name: str,
     summary: str,
     *,
     rationale: str,
     bad: str,
     good: str,
-    severity: Severity = Severity.ERROR,
+    severity: Severity | None = None,
     profiles: frozenset[str] = ALL,
     scope: str = "parse",
     kinds: frozenset[ItemKind] = frozenset(ItemKind),
@@ -165,10 +166,17 @@ def declare(
     keys: Iterable[str] | None = None,
     agnix: Iterable[str] = (),
 ) -> Rule:
-    """Declare a rule; without ``check`` it is emitted by a stage (discovery, parse, resolve)."""
+    """Declare a rule; without ``check`` it is emitted by a stage (discovery, parse, resolve).
+
+    ``code`` is a code, or the ``RuleRef`` a stage below validate declared (``parse/rules.py``),
+    whose code and severity the rule takes: the severity is then not given again here."""
+    if isinstance(code, RuleRef):
+        if severity is not None:
+            raise ValueError(f"rule {code.code}: the severity is its RuleRef's, not given again")
+        code, severity = code.code, code.severity
     return _register(
-        Rule(code, name, summary, _dedent(rationale), _dedent(bad), _dedent(good), severity, profiles, scope,
-             kinds, fix, check, dict(severity_by_profile or {}), None if keys is None else frozenset(keys),
+        Rule(code, severity or Severity.ERROR, name, summary, _dedent(rationale), _dedent(bad), _dedent(good),
+             profiles, scope, kinds, fix, check, dict(severity_by_profile or {}), None if keys is None else frozenset(keys),
              tuple(agnix))
     )
 

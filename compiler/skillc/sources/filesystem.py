@@ -13,8 +13,8 @@ from pathlib import Path, PurePosixPath
 from ..cache import BuildCache, stat_settled, stat_signature
 from ..config.files import anchored
 from ..discover.walk import SKIP_DIRS, discover, path_key
-from ..model import Diagnostic, ItemKind, Severity
-from ..resolve_types import Repository, SkillFile, SourceInput, SourceListing, SourceSkill
+from ..model import ItemKind
+from ..resolve_types import EMPTY_REPOSITORY, Repository, SkillFile, SourceInput, SourceListing, SourceSkill
 from ..validate.lint import LintConfig, read_item
 from .base import ReadItem, SourceError
 
@@ -201,8 +201,7 @@ def list_directory(repo: Repository, root: Path, read: ReadItem | None, lint: Li
     diags = list(disc.diagnostics)
     if not out:
         where = f" (skills_root {repo.skills_root!r})" if repo.skills_root else ""
-        diags.append(Diagnostic("R107", Severity.WARNING, "", 0, 0,
-                                f"repository {repo.name!r} offers no skill{where}: {root}"))
+        diags.append(EMPTY_REPOSITORY.diagnostic("", 0, 0, f"repository {repo.name!r} offers no skill{where}: {root}"))
     return SourceListing(tuple(out), source_input, tuple(diags), docs, repo)
 
 

@@ -32,9 +32,9 @@ import time
 import urllib.parse
 from pathlib import Path
 
-from ..model import Diagnostic, Severity
+from ..model import Diagnostic
 from ..parallel import child_dies_with_build
-from ..resolve_types import Repository, SourceInput, SourceListing
+from ..resolve_types import STALE_SOURCE, SUBMODULE_NOT_FETCHED, Repository, SourceInput, SourceListing
 from ..validate.lint import LintConfig
 from .base import ReadItem, SourceError
 from .filesystem import declared, display, list_directory, skills_root_of
@@ -290,8 +290,8 @@ class GitSource:
                         except _GitFailed:
                             pass
                         else:
-                            d = Diagnostic("R105", Severity.WARNING, "", 0, 0,
-                                           f"{exc}; building from the cached commit {state['commit'][:12]}")
+                            d = STALE_SOURCE.diagnostic(
+                                "", 0, 0, f"{exc}; building from the cached commit {state['commit'][:12]}")
                             return self.checkout, state["commit"], [d]
                     else:
                         try:
@@ -355,8 +355,8 @@ class GitSource:
         if not hit:
             return []
         shown = ", ".join(repr(p) for p in hit[:5]) + (f" and {len(hit) - 5} more" if len(hit) > 5 else "")
-        return [Diagnostic("R111", Severity.WARNING, "", 0, 0,
-                           f"repository {self.repository.name!r}: submodules are not fetched: {shown}; "
+        return [SUBMODULE_NOT_FETCHED.diagnostic(
+                           "", 0, 0, f"repository {self.repository.name!r}: submodules are not fetched: {shown}; "
                            "the skills in them are not published")]
 
 

@@ -31,6 +31,22 @@ def codes(report: dict) -> list[tuple[str, str]]:
     return [(d["path"], d["code"]) for d in report["diagnostics"]]
 
 
+# --- the JSON report --------------------------------------------------------------------------------
+
+def test_the_json_report_is_indented_json_whatever_the_messages_hold(repo: Path):
+    """Tools diff and grep the report: it stays ``json.dumps(..., indent=2)`` byte for byte (the
+    report writes its diagnostics with the C string encoder), quotes, backslashes, non-ASCII and
+    undecodable names included."""
+    write_skill(repo, "Mismatch", name="mismatch")
+    write_skill(repo, "quotes", description='Says "hi" \\ back. café')
+    (repo / "caf\u00e9-Bad").mkdir()
+    write_skill(repo, "caf\u00e9-Bad")
+    proc = run_skillc("lint", "--format", "json", "--select", "ALL", cwd=repo)
+    report = json.loads(proc.stdout)
+    assert len(report["diagnostics"]) >= 3
+    assert proc.stdout == json.dumps(report, indent=2, ensure_ascii=False) + "\n"
+
+
 # --- exit codes ----------------------------------------------------------------------------------
 
 def test_exit_codes(repo: Path):

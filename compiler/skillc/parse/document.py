@@ -732,7 +732,9 @@ def _parse_text(original: str, digest: str, size: int, ctx: _Ctx, kind: ItemKind
                            f"frontmatter must be a YAML mapping of keys to values, found {a_type_name(data)}"))
         return finish()
     frontmatter = Frontmatter(data, keys, scalars, 1, close + 1)
-    for path, char, in_key in _escaped_controls(data):
+    # A character the YAML reader refuses raw can only come from an escape (`\\x01`): without a
+    # backslash in the text no value holds one, and the walk of every value is skipped.
+    for path, char, in_key in _escaped_controls(data) if "\\" in fm_text else ():
         pos = frontmatter.value_position(*path) if path else Position(2, 1)
         where = ".".join(str(p) for p in path)
         where = (f"a key of {where}" if where else "a key") if in_key else where

@@ -137,6 +137,21 @@ def read_item(root: str, item: DiscoveredItem) -> Document:
     return parse_document(raw, item.path, item.kind, skill)
 
 
+# Messages recur (a rule's fixed text, the same value quoted in many files): each is scanned once.
+_SHOWN: dict[str, str] = {}
+
+
+def _shown_message(message: str) -> str:
+    """``message`` with what looks like a secret redacted (the scan of each distinct text memoised)."""
+    shown = _SHOWN.get(message)
+    if shown is None:
+        shown = secrets.redact(message)[0] if secrets.scan(message) else message
+        if len(_SHOWN) > 4096:
+            _SHOWN.clear()
+        _SHOWN[message] = shown
+    return shown
+
+
 def _findings_to_diagnostics(rule: Rule, ctx: RuleContext, findings: Iterable[Finding]) -> list[Diagnostic]:
     sev = rule.severity_for(ctx.profile)
     out = []
@@ -145,8 +160,7 @@ def _findings_to_diagnostics(rule: Rule, ctx: RuleContext, findings: Iterable[Fi
         # A message quotes values (`skill name '…' must be lowercase`): one that is a likely secret
         # shows redacted, as B707 shows it, in every format (CI logs, SARIF uploads keep them).
         message, fix = f.message, f.fix
-        if secrets.scan(message):
-            message = secrets.redact(message)[0]
+        message = _shown_message(message)
         if fix is not None and secrets.scan(fix.description):
             fix = replace(fix, description=secrets.redact(fix.description)[0])
         out.append(rule.diagnostic(f.path or ctx.item.path, line, col, message, ctx.skill_id, fix, severity=sev))

@@ -11,6 +11,7 @@ import json
 import re
 import sys
 from collections.abc import Sequence
+from typing import Any
 from urllib.parse import quote
 
 import click
@@ -157,7 +158,31 @@ def render_json(results: Sequence[LintResult], diagnostics: Sequence[Diagnostic]
             obj["skill"] = printable(obj["skill"])
         items.append(obj)
     doc = {"summary": summary(results), "diagnostics": items}
-    return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
+    return _indented_json(doc, "diagnostics") + "\n"
+
+
+def _indented_json(doc: dict[str, Any], listed: str) -> str:
+    """``json.dumps(doc, indent=2, ensure_ascii=False)``, byte for byte, with the flat objects of
+    ``doc[listed]`` written by the C string encoder: ``indent`` makes the json module encode in
+    Python, ~25 us an object (a quarter of a second at the end of a 10,000-skill report)."""
+    items = doc[listed]
+    if not items or not all(isinstance(v, (str, int, type(None))) and not isinstance(v, bool)
+                            for obj in items for v in obj.values()):
+        return json.dumps(doc, indent=2, ensure_ascii=False)
+    head = json.dumps({**doc, listed: []}, indent=2, ensure_ascii=False)
+    marker = f'{_encode_str(listed)}: []'
+    if head.count(marker) != 1:  # (a summary value that reads like the empty list)
+        return json.dumps(doc, indent=2, ensure_ascii=False)
+
+    def scalar(value: str | int | None) -> str:
+        return _encode_str(value) if isinstance(value, str) else "null" if value is None else str(value)
+
+    body = ",\n".join("    {\n" + ",\n".join(f"      {_encode_str(k)}: {scalar(v)}" for k, v in obj.items())
+                      + "\n    }" for obj in items)
+    return head.replace(marker, f"{_encode_str(listed)}: [\n{body}\n  ]")
+
+
+_encode_str = json.encoder.encode_basestring  # (the C function, as json.dumps with ensure_ascii=False)
 
 
 def gh_escape_data(value: str) -> str:

@@ -35,6 +35,7 @@ RESOURCE_DIRS = frozenset({"assets", "references", "scripts"})
 _LIGHTWEIGHT_EXCLUDED = frozenset({"references", "agents", "scripts"})
 MAX_COLLECTION_BYTES = 64 * 1024  # COLLECTION.md is one line of prose; never read a huge one whole
 SKILL_FILE_NAMES = ("SKILL.md", "skill.md", "Skill.md")
+_SKILL_FILE_SET = frozenset(SKILL_FILE_NAMES)
 # The Cache Directory Tagging Specification (bford.info/cachedir): a folder holding this file, starting
 # with the signature, is a cache.  skillc tags its own (SKILLC_CACHE_DIR may be inside a repository).
 CACHE_TAG = "CACHEDIR.TAG"
@@ -243,9 +244,10 @@ def discover(root: str | os.PathLike[str], options: DiscoveryOptions = Discovery
         except OSError as exc:
             diag(rules.UNREADABLE_PATH, dir_rel or ".", f"cannot read directory: {exc.strerror or exc}")
             continue
-        if dir_rel and any(e.name == CACHE_TAG for e in entries) and is_tagged_cache(dir_abs):
+        names = [e.name for e in entries]  # (one pass: `in` on a list is C, a generator per test is not)
+        if dir_rel and CACHE_TAG in names and is_tagged_cache(dir_abs):
             continue  # a cache (skillc's own, with the checkouts of git sources inside): never an input
-        if dir_rel and wanted is None and any(e.name == ".well-known" for e in entries) and is_bundle(dir_abs):
+        if dir_rel and wanted is None and ".well-known" in names and is_bundle(dir_abs):
             continue  # a bundle built into the repository (`--out site`); a file named in it is still linted
         walked.add(dir_rel)
         files: dict[str, os.DirEntry] = {}
@@ -324,7 +326,7 @@ def discover(root: str | os.PathLike[str], options: DiscoveryOptions = Discovery
         inside = in_skill or is_skill
         if inside and listings is not None:
             listings[dir_rel] = ([n for n, e in files.items() if not e.is_symlink()], [e.name for e in subdirs],
-                                 links, any(e.name in SKILL_FILE_NAMES for e in entries))
+                                 links, not _SKILL_FILE_SET.isdisjoint(names))
         for name, entry in files.items():
             if entry.is_symlink() or name == skill_file:
                 continue

@@ -399,24 +399,22 @@ _STARTS = "^"  # "^<literal>": a lower-case pattern's start literal occurs (with
 
 
 def _trigger_set() -> tuple[object, tuple[str, ...]] | None:
-    """With google-re2: one automaton of every trigger (the implied ones too) and, under their kind,
-    the lower-cased prefixes of the prefiltered formats, matched against the lower-cased text in one
-    pass (a fourth of the cost of a search per trigger on a typical SKILL.md: lint's costliest rule).
+    """With google-re2: one automaton of every trigger (the implied ones too), matched against the
+    lower-cased text in one pass (a fourth of the cost of a search per trigger on a typical
+    SKILL.md: lint's costliest rule).
 
-    Only literals: the automaton stays a few hundred states, far below RE2's memory budget, so
-    a match is never given up.  The lower-cased prefix of a case-sensitive prefilter is a necessary
-    condition of it (lower() maps ASCII to ASCII), so its own regex still decides."""
+    The prefiltered formats are left out (``_PREFILTER_ANY`` searches for them): their counted
+    classes (`[0-9a-f]{32}`, `[A-Za-z0-9_\\-]{23,25}`) multiply the states of a set's automaton, which
+    then kept resetting its cache: 48 ns a byte on openclaw/skills' 37 MB of text instead of 3.5,
+    over a third of that repository's lint.  Without them the automaton stays small."""
     if _re2 is None:
         return None
     needles = (*_TRIGGERS, *_IMPLIED)
-    prefiltered = tuple(p for p in PATTERNS if p.prefilter is not None)
     options = _re2.Options()
     options.encoding = _re2.Options.Encoding.LATIN1  # (bytes in: only ASCII literals are looked for)
     automaton = _re2.Set.SearchSet(options)
     for needle in needles:
         automaton.Add(re.escape(needle).encode())
-    for p in prefiltered:  # (literal alternations: `A(?:KIA|…)`, `gh[pousr]_|github_pat_`)
-        automaton.Add(p.prefilter.pattern.lower().encode())
     # An assignment pattern's necessary condition (``_assigned``): one of its triggers, then
     # ``_AFTER_KEY``, whose ``\s`` is Unicode's: any byte of a non-ASCII character stands for it here
     # (wider, never narrower: the pattern's own regex decides).
@@ -430,22 +428,37 @@ def _trigger_set() -> tuple[object, tuple[str, ...]] | None:
     for literal in starts:
         automaton.Add(re.escape(literal).encode())
     automaton.Compile()
-    return automaton, (*needles, *(p.kind for p in prefiltered), *(_ASSIGNED + p.kind for p in assigning),
-                       *(_STARTS + s for s in starts))
+    return automaton, (*needles, *(_ASSIGNED + p.kind for p in assigning), *(_STARTS + s for s in starts))
+
+
+def _prefilter_any() -> object | None:
+    """With google-re2: one search for every prefiltered format at once, on the original text; a
+    hit (rare: a few files of a repository) lets each format's own prefilter decide."""
+    if _re2 is None:
+        return None
+    options = _re2.Options()
+    options.encoding = _re2.Options.Encoding.LATIN1  # (their classes are ASCII: other bytes never match)
+    return _re2.compile("|".join(f"(?:{p.prefilter.pattern})" for p in PATTERNS if p.prefilter is not None).encode(),
+                        options)
 
 
 _TRIGGER_SET = _trigger_set()
+_PREFILTER_ANY = _prefilter_any()
 
 
-def _present(low: str) -> set[str]:
-    """The triggers found in ``low``; the kinds of the prefiltered formats where their own prefilter
-    still has to decide; ``=<kind>`` for the assignment patterns whose key is followed by `:` or `=`."""
+def _present(low: str, text: str) -> set[str]:
+    """The triggers found in ``low`` (``text`` lower-cased); the kinds of the prefiltered formats
+    where their own prefilter still has to decide; ``=<kind>`` for the assignment patterns whose key
+    is followed by `:` or `=`."""
     if _TRIGGER_SET is not None:
         automaton, names = _TRIGGER_SET
         # ASCII is kept byte for byte whatever the encoding: a lone surrogate (from JSON's \\ud800)
         # cannot make a trigger appear or vanish
         found = automaton.Match(low.encode("utf-8", "surrogatepass"))  # type: ignore[attr-defined]
-        return {names[i] for i in found} if found else set()
+        present = {names[i] for i in found} if found else set()
+        if _PREFILTER_ANY.search(text.encode("utf-8", "surrogatepass")):  # type: ignore[attr-defined]
+            present.update(_PREFILTERED)
+        return present
     present = {t for t in _TRIGGERS if t in low}
     present.update(t for t, base in _IMPLIED.items() if base in present and t in low)
     present.update(_PREFILTERED)
@@ -553,7 +566,7 @@ def scan(text: str, strict: bool = False) -> list[SecretMatch]:
     to a credential's name, or in a provider's format, is a secret unless it is plainly a reference
     (``is_reference``); lint's guesses that a value is a stand-in are not used."""
     low = text.lower()
-    present = _present(low)
+    present = _present(low, text)
     if not present:  # (no trigger: no pattern can match; most files)
         return []
     same_length = len(low) == len(text)  # lower() can change lengths (İ); then fall back to (?i)

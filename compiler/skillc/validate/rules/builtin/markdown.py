@@ -8,6 +8,7 @@ skill's listing (``skill_files``) and are read once per skill (``skill_text``, s
 
 from __future__ import annotations
 
+import heapq
 import os
 import posixpath
 import re
@@ -132,9 +133,11 @@ def unbalanced_xml_tag(ctx: RuleContext):
 # ------------------------------------------------------------------------------- home paths
 
 # A user's home folder: /Users/<name>, /home/<name>, C:\Users\<name> (not inside a longer path).
-# (no look-behind in the pattern: one opening with a literal is searched for by the regex engine's fast
-# scan; the character before a match is checked in Python, on the few matches)
-_HOME_PATH = re.compile(r"(?:/(?:Users|home)/|[A-Za-z]:\\{1,2}Users\\{1,2})([A-Za-z0-9][\w.-]*)")
+# (no look-behind in the patterns, and each opens with a literal, which the regex engine's fast scan
+# looks for; the Windows form, whose drive letter is a class, is searched for only where `\Users`
+# occurs; the character before a match is checked in Python, on the few matches)
+_HOME_PATH = re.compile(r"/(?:Users|home)/([A-Za-z0-9][\w.-]*)")
+_WINDOWS_HOME_PATH = re.compile(r"[A-Za-z]:\\{1,2}Users\\{1,2}([A-Za-z0-9][\w.-]*)")
 _PATH_CHAR = re.compile(r"[\w./\\-]")
 # Stand-ins for "your user name", and macOS's shared folder: not a real person's path.
 _STAND_INS = frozenset({"user", "username", "you", "me", "name", "shared", "public", "default", "all users",
@@ -155,10 +158,15 @@ _STAND_INS = frozenset({"user", "username", "you", "me", "name", "shared", "publ
 )
 def hard_coded_user_path(ctx: RuleContext):
     for path, text, first in markdown_texts(ctx):
-        if "Users" not in text and "/home/" not in text:
+        unix = "/Users/" in text or "/home/" in text
+        windows = "\\Users" in text
+        if not unix and not windows:
             continue
         found = 0
-        for m in _HOME_PATH.finditer(text):
+        matches = _HOME_PATH.finditer(text) if unix else iter(())
+        if windows:
+            matches = heapq.merge(matches, _WINDOWS_HOME_PATH.finditer(text), key=lambda m: m.start())
+        for m in matches:
             if m.group(1).lower() in _STAND_INS or (m.start() and _PATH_CHAR.match(text, m.start() - 1)):
                 continue  # (a stand-in, or the middle of a longer path or URL)
             yield Finding(f"'{m.group(0)}' is a user's home folder: it works on one machine only and publishes "

@@ -398,15 +398,22 @@ _ASSIGNED = "="  # "=<kind>": an assignment pattern's key is followed by `:` or 
 _STARTS = "^"  # "^<literal>": a lower-case pattern's start literal occurs (with google-re2 only)
 
 
+# What the lower-cased text holds wherever one of the prefiltered formats occurs in the text: AWS's
+# prefixes, a run of 32 hex digits (Twilio, Mailchimp), Telegram's `digits:AA`, Discord's `.xxxxxx.`
+# (in the automaton, one small pattern: where it is found, ``_PREFILTER_ANY`` decides on the text).
+_PREFILTER_NECESSARY = rb"a(?:kia|sia|bia|cca|gpa|ida|roa|ipa|npa|nva|3t)|[0-9a-f]{32}|[0-9]{8}:aa|\.[a-z0-9_\-]{6}\."
+_PREFILTERED_MAYBE = "?prefiltered"  # the automaton's name for it
+
+
 def _trigger_set() -> tuple[object, tuple[str, ...]] | None:
     """With google-re2: one automaton of every trigger (the implied ones too), matched against the
     lower-cased text in one pass (a fourth of the cost of a search per trigger on a typical
     SKILL.md: lint's costliest rule).
 
-    The prefiltered formats are left out (``_PREFILTER_ANY`` searches for them): their counted
-    classes (`[0-9a-f]{32}`, `[A-Za-z0-9_\\-]{23,25}`) multiply the states of a set's automaton, which
-    then kept resetting its cache: 48 ns a byte on openclaw/skills' 37 MB of text instead of 3.5,
-    over a third of that repository's lint.  Without them the automaton stays small."""
+    The prefiltered formats are not in it, only ``_PREFILTER_NECESSARY`` (then ``_PREFILTER_ANY``
+    searches for them in the text): their counted classes (`[0-9a-f]{32}`, `[A-Za-z0-9_\\-]{23,25}`)
+    multiply the states of a set's automaton, which then kept resetting its cache: 48 ns a byte on
+    openclaw/skills' 37 MB of text instead of 3.5, over a third of that repository's lint."""
     if _re2 is None:
         return None
     needles = (*_TRIGGERS, *_IMPLIED)
@@ -427,8 +434,10 @@ def _trigger_set() -> tuple[object, tuple[str, ...]] | None:
     starts = tuple(sorted({s for p in PATTERNS if p.lower for s in p.starts}))
     for literal in starts:
         automaton.Add(re.escape(literal).encode())
+    automaton.Add(_PREFILTER_NECESSARY)
     automaton.Compile()
-    return automaton, (*needles, *(_ASSIGNED + p.kind for p in assigning), *(_STARTS + s for s in starts))
+    return automaton, (*needles, *(_ASSIGNED + p.kind for p in assigning), *(_STARTS + s for s in starts),
+                       _PREFILTERED_MAYBE)
 
 
 def _prefilter_any() -> object | None:
@@ -456,8 +465,10 @@ def _present(low: str, text: str) -> set[str]:
         # cannot make a trigger appear or vanish
         found = automaton.Match(low.encode("utf-8", "surrogatepass"))  # type: ignore[attr-defined]
         present = {names[i] for i in found} if found else set()
-        if _PREFILTER_ANY.search(text.encode("utf-8", "surrogatepass")):  # type: ignore[attr-defined]
-            present.update(_PREFILTERED)
+        if _PREFILTERED_MAYBE in present:
+            present.discard(_PREFILTERED_MAYBE)
+            if _PREFILTER_ANY.search(text.encode("utf-8", "surrogatepass")):  # type: ignore[attr-defined]
+                present.update(_PREFILTERED)
         return present
     present = {t for t in _TRIGGERS if t in low}
     present.update(t for t, base in _IMPLIED.items() if base in present and t in low)

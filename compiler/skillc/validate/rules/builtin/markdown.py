@@ -158,10 +158,10 @@ _STAND_INS = frozenset({"user", "username", "you", "me", "name", "shared", "publ
 )
 def hard_coded_user_path(ctx: RuleContext):
     for path, text, first in markdown_texts(ctx):
+        if "Users" not in text and "/home/" not in text:
+            continue
         unix = "/Users/" in text or "/home/" in text
         windows = "\\Users" in text
-        if not unix and not windows:
-            continue
         found = 0
         matches = _HOME_PATH.finditer(text) if unix else iter(())
         if windows:

@@ -208,6 +208,33 @@ def test_one_changed_skill_renders_only_its_pages_and_matches_a_clean_build(tmp_
     assert "Deploy services with Argo!!." in (tmp_path / "out/index.html").read_text()
 
 
+def test_a_rebuild_never_changes_a_byte_of_the_previous_bundle(tmp_path: Path):
+    """The kept mkdocs output is hard-linked into each bundle; a rebuild (which mkdocs writes into
+    that kept output) must leave every file of the bundle built before it as it was: it may still
+    be served while the new one is built."""
+    needs_mkdocs()
+    make_site_repos(tmp_path)
+    env = {"SKILLC_CACHE_DIR": str(tmp_path / "cache"), "SOURCE_DATE_EPOCH": "1700000000"}
+    assert run_skillc("build", "team", "vendor", "--out", "out", cwd=tmp_path, env=env).returncode == 0
+    kept = next((tmp_path / "cache/emit/site").iterdir()) / "site"
+    witness, before = tmp_path / "witness", {}
+    for path in (tmp_path / "out").rglob("*"):
+        rel = path.relative_to(tmp_path / "out").as_posix()
+        if path.is_file() and not rel.startswith(("api/", ".well-known/", "_routing/")):
+            (witness / rel).parent.mkdir(parents=True, exist_ok=True)
+            os.link(path, witness / rel)  # the same inode as the bundle's file
+            before[rel] = path.read_bytes()
+    assert os.path.samefile(tmp_path / "out/index.html", kept / "index.html")  # (linked, not copied)
+    skill = tmp_path / "team/deploy-helper/SKILL.md"
+    for old, new in (("Roll out the release", "Roll out the RELEASE"), ("Deploy services to production.", "Deploy!")):
+        skill.write_text(skill.read_text().replace(old, new))
+        r = run_skillc("build", "team", "vendor", "--out", "out", cwd=tmp_path, env=env)
+        assert r.returncode == 0, r.stderr
+        changed = sorted(rel for rel, data in before.items() if (witness / rel).read_bytes() != data)
+        assert changed == [], changed
+    assert "Deploy!" in (tmp_path / "out/index.html").read_text() and "Deploy!" not in before["index.html"].decode()
+
+
 @pytest.mark.parametrize("value", ["plain", 'a "q" \\ b', "tab\there", "line\nbreak", "\x00\x07\x7f\x85\u2028\u2029",
                                    "\ufeff\ud7ff\U0001F600 é 中", "'single' : # - [ ] { } & * ! | > % @ `"])
 def test_front_matter_reads_back_exactly_what_was_written(value: str):

@@ -34,20 +34,20 @@ import shutil
 import subprocess
 import sys
 import tempfile
-import time
 from collections.abc import Mapping
 from pathlib import Path
 
 from ...errors import BuildError, writing
 from ...parallel import child_dies_with_build
 from ...resolve_types import EmitContext
-from .incremental import files_below
+from .incremental import files_below, replace_bytes
 
 SITE_EXTRA_HINT = "pip install 'skillc[site]'"
 # Built by mkdocs but meaningless in a bundle: no site_url is known, and the search plugin is off.
 DROPPED = ("sitemap.xml", "sitemap.xml.gz", "assets/javascripts/lunr", "assets/javascripts/workers")
 SITE_RECORD = "assets/skillc/site.json"  # the key the site was built from, and its files (for reuse)
 RESERVED = frozenset({"api", ".well-known", "_routing", "_redirects", "_headers"})
+TEMPLATE_CACHE = "templates"  # in the kept state: the theme's Jinja templates compiled (bounded.py)
 
 
 def available() -> bool:
@@ -81,13 +81,17 @@ def mkdocs_env(epoch: int, base: Mapping[str, str] | None = None) -> dict[str, s
     return env
 
 
-def run_mkdocs(config: Path, site_dir: Path, epoch: int = 0, dirty: bool = False) -> None:
+def run_mkdocs(config: Path, site_dir: Path, epoch: int = 0, dirty: bool = False,
+               templates: Path | None = None) -> None:
     """``mkdocs build`` of ``config`` into ``site_dir`` in a child process, each page rendered within
     bounds (``bounded``: mkdocs' own command); BuildError on failure.  ``dirty``: render only the pages
-    whose source is newer than their output (``incremental``)."""
+    whose source is newer than their output (``incremental``).  ``templates``: a folder keeping the
+    theme's compiled templates between builds."""
+    from .bounded import TEMPLATE_OPTION
+
     cmd = [sys.executable, "-m", "skillc.emit.docsite.bounded", "build", "--dirty" if dirty else "--clean",
            "--config-file", str(config),
-           "--site-dir", str(site_dir)]
+           "--site-dir", str(site_dir), *((TEMPLATE_OPTION, str(templates)) if templates is not None else ())]
     try:
         proc = subprocess.run(cmd, cwd=config.parent, env=mkdocs_env(epoch), capture_output=True, text=True,
                               errors="replace", check=False, preexec_fn=child_dies_with_build())
@@ -196,10 +200,8 @@ def _record(site_dir: Path, key: str) -> None:
     files = sorted(rel for rel in (os.path.relpath(p, site_dir).replace(os.sep, "/") for p in files_below(site_dir))
                    if not dropped(rel) and rel != SITE_RECORD)
     files.append(SITE_RECORD)
-    path = site_dir / SITE_RECORD
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_bytes(json.dumps({"key": key, "files": sorted(files, key=str.encode)}, ensure_ascii=False,
-                                sort_keys=True).encode() + b"\n")
+    replace_bytes(site_dir / SITE_RECORD, json.dumps({"key": key, "files": sorted(files, key=str.encode)},
+                                                      ensure_ascii=False, sort_keys=True).encode() + b"\n")
 
 
 def site_url(env: Mapping[str, str] | None = None) -> str:
@@ -258,7 +260,7 @@ def build_site(ctx: EmitContext, options: Mapping[str, object] | None = None) ->
 def build_incremental(files: Mapping[str, str], key: str, epoch: int, ctx: EmitContext,
                       current: Path | None) -> list[str]:
     """``incremental``: the kept project brought up to date, ``mkdocs build --dirty`` (clean when
-    the frame changed), the result copied into the staging folder."""
+    the frame changed), the result hard-linked into the staging folder."""
     from . import incremental
     from .bounded import FALLBACK_RECORD, forget, read_log, report_fallbacks, write_record
     from .pages import PAGES_LIST, PUBLISHED_LIST
@@ -280,11 +282,8 @@ def build_incremental(files: Mapping[str, str], key: str, epoch: int, ctx: EmitC
             removed, changed = incremental.sync(files, project, theme)
             incremental.drop_outputs(site, removed)
             forget(project, removed + changed)
-        previous = None if clean else _installed_from(folder, current)
-        for name in (incremental.FRAME_KEY, incremental.INSTALLED):  # (a build that dies: the next is clean)
-            (folder / name).unlink(missing_ok=True)
-        started = time.time_ns()
-        run_mkdocs(project / "mkdocs.yml", site, epoch, dirty=not clean)
+        (folder / incremental.FRAME_KEY).unlink(missing_ok=True)  # (a build that dies: the next is clean)
+        run_mkdocs(project / "mkdocs.yml", site, epoch, dirty=not clean, templates=folder / TEMPLATE_CACHE)
         fallbacks = read_log(project)
         (site / FALLBACK_RECORD).unlink(missing_ok=True)
         write_record(site, fallbacks)
@@ -293,22 +292,9 @@ def build_incremental(files: Mapping[str, str], key: str, epoch: int, ctx: EmitC
         clash = [n for n in sorted(os.listdir(site)) if n in RESERVED or (ctx.out / n).exists()]
         if clash:
             raise BuildError(f"the docs site would overwrite {', '.join(clash)} in the bundle")
-        names = incremental.copy_site(site, ctx.out, dropped, previous, started)
-        (folder / incremental.INSTALLED).write_text(key)
+        names = incremental.link_site(site, ctx.out, dropped)
         report_fallbacks(ctx, fallbacks)
         return names
-
-
-def _installed_from(folder: Path, current: Path | None) -> Path | None:
-    """The visible bundle when its site was copied from this kept output (same site key)."""
-    from . import incremental
-
-    try:
-        installed = (folder / incremental.INSTALLED).read_text()
-        record = json.loads((current / SITE_RECORD).read_bytes()) if current is not None else None
-    except (OSError, ValueError):
-        return None
-    return current if isinstance(record, dict) and record.get("key") == installed else None
 
 
 def bundle_path(staging: Path) -> Path:

@@ -7,8 +7,9 @@ skills that are gone, and runs ``mkdocs build --dirty``, which renders a page ag
 source is newer than its output.  Anything every page depends on (the theme files, the tool
 versions, ``mkdocs.yml``, the lists of published files and pages that ``markdown_safe`` reads, the
 clock) is the *frame key*: when it changes, the kept state is dropped and mkdocs builds clean.
-The result is then copied into the staging folder: byte-identical to a clean build (a test holds
-it to that), and the kept output is never linked into a bundle (mkdocs rewrites files in place).
+The result is then hard-linked into the staging folder: byte-identical to a clean build (a test
+holds it to that).  Linking is safe because no file of the kept output is ever written in place:
+the bounded mkdocs unlinks a file before writing it, and so do the build's own records.
 """
 
 from __future__ import annotations
@@ -22,7 +23,6 @@ from contextlib import contextmanager
 from pathlib import Path
 
 FRAME_KEY = "frame.key"
-INSTALLED = "installed.key"  # the site key of the output last copied into a bundle
 
 
 def state_dir(cache_dir: Path, out: Path) -> Path:
@@ -102,32 +102,40 @@ def drop_outputs(site: Path, removed: list[str]) -> None:
         target.unlink(missing_ok=True)
 
 
-def copy_site(site: Path, out: Path, skip, previous: Path | None = None, since_ns: int = 0) -> list[str]:
-    """Copy the built site into the staging folder (never linking the kept output: mkdocs rewrites
-    files in place); ``skip(rel)`` leaves a file out.  ``previous``: the visible bundle when it was
-    copied from this same kept output, so a file mkdocs did not write since ``since_ns`` is
-    hard-linked from it instead (the same bytes; a bundle's files are replaced, never rewritten).
-    Returns the top-level names."""
+def link_site(site: Path, out: Path, skip) -> list[str]:
+    """Hard-link the built site into the staging folder (a copy where linking fails: another file
+    system); ``skip(rel)`` leaves a file out.  Safe because nothing ever writes into a kept file:
+    the bounded mkdocs unlinks each file before writing it (``bounded.fresh_inodes``) and the
+    build replaces its own records, so a bundle holding a link keeps its bytes while the next build
+    runs.  Each folder is made once, when its first file is linked.  Returns the top-level names."""
     names: set[str] = set()
-    for rel in sorted(_listing(site)):
+    made: set[str] = set()
+    for rel in _listing(site):
         if skip(rel):
             continue
-        src, dest = site / rel, out / rel
-        dest.parent.mkdir(parents=True, exist_ok=True)
-        if previous is not None and src.stat().st_mtime_ns < since_ns:
-            try:
-                os.link(previous / rel, dest, follow_symlinks=False)
-                names.add(rel.split("/", 1)[0])
-                continue
-            except OSError:
-                pass  # (not there, another file system: copied below)
-        shutil.copyfile(src, dest)
+        parent = rel.rpartition("/")[0]
+        if parent and parent not in made:
+            os.makedirs(out / parent, exist_ok=True)
+            while parent and parent not in made:
+                made.add(parent)
+                parent = parent.rpartition("/")[0]
+        try:
+            os.link(site / rel, out / rel, follow_symlinks=False)
+        except OSError:
+            shutil.copyfile(site / rel, out / rel)
         names.add(rel.split("/", 1)[0])
     return sorted(names)
 
 
+def replace_bytes(path: Path, data: bytes) -> None:
+    """Write ``path`` as a new file (unlinked first): a bundle may share the old one's inode."""
+    path.unlink(missing_ok=True)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(data)
+
+
 def reset(folder: Path) -> None:
-    for name in ("project", "site", FRAME_KEY, INSTALLED):
+    for name in ("project", "site", FRAME_KEY):
         path = folder / name
         if path.is_dir():
             shutil.rmtree(path)

@@ -202,12 +202,17 @@ def reuse(key: str, current: Path | None, out: Path) -> list[str] | None:
     return sorted({rel.split("/")[0] for rel in record["files"]})
 
 
-def _record(site_dir: Path, key: str) -> None:
-    files = sorted(rel for rel in (os.path.relpath(p, site_dir).replace(os.sep, "/") for p in files_below(site_dir))
-                   if not dropped(rel) and rel != SITE_RECORD)
+def _record(site_dir: Path, key: str, listing: list[str] | None = None) -> list[str]:
+    """``SITE_RECORD``: the site key and the files (``listing``: every file of ``site_dir``, when
+    known); returns the files of the site, the record included."""
+    from .incremental import listing as list_files
+
+    every = list_files(site_dir) if listing is None else listing
+    files = sorted(rel for rel in every if not dropped(rel) and rel != SITE_RECORD)
     files.append(SITE_RECORD)
     replace_bytes(site_dir / SITE_RECORD, json.dumps({"key": key, "files": sorted(files, key=str.encode)},
                                                       ensure_ascii=False, sort_keys=True).encode() + b"\n")
+    return files
 
 
 def site_url(env: Mapping[str, str] | None = None) -> str:
@@ -297,12 +302,12 @@ def build_incremental(plan: Mapping[str, Planned], key: str, epoch: int, ctx: Em
         fallbacks = read_log(project)
         (site / FALLBACK_RECORD).unlink(missing_ok=True)
         write_record(site, fallbacks)
-        _record(site, key)
+        files = _record(site, key, incremental.listing(site))
         (folder / incremental.FRAME_KEY).write_text(frame)
         clash = [n for n in sorted(os.listdir(site)) if n in RESERVED or (ctx.out / n).exists()]
         if clash:
             raise BuildError(f"the docs site would overwrite {', '.join(clash)} in the bundle")
-        names = incremental.link_site(site, ctx.out, dropped)
+        names = incremental.link_site(site, ctx.out, dropped, files)
         report_fallbacks(ctx, fallbacks)
         return names
 

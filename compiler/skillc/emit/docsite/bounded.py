@@ -155,15 +155,31 @@ def _unlink(path: str) -> None:
 
 def lean_theme(templates: Path | None) -> None:
     """mkdocs' fixed cost, cut: the theme's Jinja templates compiled once and kept in ``templates``
-    (jinja checks each one's source, so a changed theme compiles again), and no sitemap (the bundle
-    drops it: no site URL is known; mkdocs renders it from every page on every build)."""
-    from jinja2 import FileSystemBytecodeCache
+    (jinja checks each one's source, so a changed theme compiles again); the theme's files listed
+    without walking its hidden folders (material's ``.icons``: 14,348 of its 14,509 files, which
+    mkdocs lists on every build only to leave out: it copies no hidden file); and no sitemap (the
+    bundle drops it: no site URL is known; mkdocs renders it from every page on every build)."""
+    from jinja2 import FileSystemBytecodeCache, FileSystemLoader
     from mkdocs.theme import Theme
 
     get_env, init = Theme.get_env, Theme.__init__
 
+    class VisibleLoader(FileSystemLoader):
+        def list_templates(self) -> list[str]:
+            found = set()
+            for root in self.searchpath:
+                for folder, subfolders, names in os.walk(root, followlinks=self.followlinks):
+                    subfolders[:] = [d for d in subfolders if not d.startswith(".")]
+                    rel = os.path.relpath(folder, root).replace(os.sep, "/")
+                    found.update(name if rel == "." else f"{rel}/{name}" for name in names)
+            return sorted(found)
+
     def cached_env(self):
         env = get_env(self)
+        loader = env.loader
+        if type(loader) is FileSystemLoader:
+            visible = VisibleLoader(loader.searchpath, loader.encoding, loader.followlinks)
+            env.loader = visible
         if templates is not None:
             templates.mkdir(parents=True, exist_ok=True)
             env.bytecode_cache = FileSystemBytecodeCache(str(templates))

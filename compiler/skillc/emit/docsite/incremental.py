@@ -66,7 +66,7 @@ def sync(plan: Mapping[str, Planned], project: Path, previous: Mapping[str, str]
     so mkdocs skips its page); generated files no longer planned are deleted (``previous`` lists
     them; without it, every file but the theme's own, ``theme``).  Returns the deleted paths and
     the written ones."""
-    generated = previous.keys() if previous is not None else set(_listing(project)) - theme
+    generated = previous.keys() if previous is not None else set(listing(project)) - theme
     removed = sorted(rel for rel in generated if rel not in plan)
     for rel in removed:
         (project / rel).unlink(missing_ok=True)
@@ -114,7 +114,7 @@ def files_below(folder: Path) -> list[str]:
     return out
 
 
-def _listing(root: Path) -> list[str]:
+def listing(root: Path) -> list[str]:
     """Every file below ``root``, relative, '/'-separated (``files_below``: scandir)."""
     return [os.path.relpath(p, root).replace(os.sep, "/") for p in files_below(root)]
 
@@ -129,15 +129,16 @@ def drop_outputs(site: Path, removed: list[str]) -> None:
         target.unlink(missing_ok=True)
 
 
-def link_site(site: Path, out: Path, skip) -> list[str]:
+def link_site(site: Path, out: Path, skip, files: list[str]) -> list[str]:
     """Hard-link the built site into the staging folder (a copy where linking fails: another file
     system); ``skip(rel)`` leaves a file out.  Safe because nothing ever writes into a kept file:
     the bounded mkdocs unlinks each file before writing it (``bounded.fresh_inodes``) and the
     build replaces its own records, so a bundle holding a link keeps its bytes while the next build
-    runs.  Each folder is made once, when its first file is linked.  Returns the top-level names."""
+    runs.  ``files``: the site's files (``listing``).  Each folder is made once, when its first file
+    is linked.  Returns the top-level names."""
     names: set[str] = set()
     made: set[str] = set()
-    for rel in _listing(site):
+    for rel in files:
         if skip(rel):
             continue
         parent = rel.rpartition("/")[0]

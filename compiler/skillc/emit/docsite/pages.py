@@ -415,9 +415,10 @@ def project_plan(model: SiteModel, options: Mapping[str, Any] | None = None) -> 
     rules, groups = lint_views(model)
     add("lint/index.md", "pages/lint.md.j2", lint_rules=rules, lint_groups=groups)
     for view in (*rules, *groups):
-        linked = frozenset(r["skill"] for r in view["rows"] if r.get("skill") in by_id)
-        add_paged(view["folder"], "pages/lint_findings.md.j2", view["rows"], FINDINGS_PAGE, "rows",
-                  title=view["title"], total=len(view["rows"]), published=tuple(sorted(linked)))
+        # Each row says whether its skill has a page (a lookup per row: no list of IDs per page).
+        rows = tuple({**r, "published": bool(r.get("skill")) and r["skill"] in by_id} for r in view["rows"])
+        add_paged(view["folder"], "pages/lint_findings.md.j2", rows, FINDINGS_PAGE, "rows",
+                  title=view["title"], total=len(rows))
     if model.memory is not None:
         _memory_pages(model, add)
     add("search/index.md", "pages/search.md.j2", memory=model.memory is not None)

@@ -208,6 +208,35 @@ def test_one_changed_skill_renders_only_its_pages_and_matches_a_clean_build(tmp_
     assert "Deploy services with Argo!!." in (tmp_path / "out/index.html").read_text()
 
 
+def test_a_page_that_shows_another_part_of_the_model_is_rendered_again_when_that_part_changes(tmp_path: Path):
+    """A page is rendered again only when its key changes (``pages.Planned``): a collection's page
+    shows its sub-collections' descriptions, so a changed sub-collection renders its parent's page
+    again, and the site stays byte-identical to a clean build."""
+    needs_mkdocs()
+    make_site_repos(tmp_path)
+    (tmp_path / "team/extraction/medical/COLLECTION.md").write_text("Medical notes\n", encoding="utf-8")
+    env = {"SKILLC_CACHE_DIR": str(tmp_path / "cache"), "SOURCE_DATE_EPOCH": "1700000000"}
+    assert run_skillc("build", "team", "vendor", "--out", "out", cwd=tmp_path, env=env).returncode == 0
+    (tmp_path / "team/extraction/medical/COLLECTION.md").write_text("Clinical notes\n", encoding="utf-8")
+    r = run_skillc("build", "team", "vendor", "--out", "out", cwd=tmp_path, env=env)
+    assert r.returncode == 0, r.stderr
+    assert "Clinical notes" in (tmp_path / "out/collections/extraction/index.html").read_text()
+    clean = tmp_path / "clean"
+    clean.mkdir()
+    for name in ("team", "vendor"):
+        subprocess.run(["cp", "-r", str(tmp_path / name), str(clean / name)], check=True)
+    r = run_skillc("build", "team", "vendor", "--out", "out", cwd=clean, env={**env, "SKILLC_CACHE_DIR": str(clean / "cache")})
+    assert r.returncode == 0, r.stderr
+    a, b = site_files(tmp_path / "out"), site_files(clean / "out")
+    assert sorted(a) == sorted(b) and [k for k in a if a[k] != b[k]] == []
+
+
+def site_files(out: Path) -> dict[str, bytes]:
+    """Every file of the site (the bundle's API left out), as bytes."""
+    return {p.relative_to(out).as_posix(): p.read_bytes() for p in out.rglob("*") if p.is_file()
+            and not p.relative_to(out).as_posix().startswith(("api/", ".well-known/", "_routing/"))}
+
+
 def test_a_rebuild_never_changes_a_byte_of_the_previous_bundle(tmp_path: Path):
     """The kept mkdocs output is hard-linked into each bundle; a rebuild (which mkdocs writes into
     that kept output) must leave every file of the bundle built before it as it was: it may still

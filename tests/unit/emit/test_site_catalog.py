@@ -185,8 +185,8 @@ def test_one_changed_skill_renders_only_its_pages_and_matches_a_clean_build(tmp_
     r = run_skillc("build", "team", "vendor", "--out", "out", cwd=tmp_path, env=env)
     assert r.returncode == 0, r.stderr
     rendered = sorted(p.relative_to(kept).as_posix() for p, t in before.items() if p.stat().st_mtime_ns != t)
-    # The changed skill's page and the 404 page (mkdocs writes it every time); nothing else shows the body.
-    assert rendered == ["404.html", "skills/deploy-helper/index.html"], rendered
+    # The changed skill's page: nothing else shows the body (the 404 page shows only the theme and nav).
+    assert rendered == ["skills/deploy-helper/index.html"], rendered
     assert "Roll out the RELEASE" in (tmp_path / "out/skills/deploy-helper/index.html").read_text()
     # Byte for byte what a clean build of the same inputs writes.
     clean = tmp_path / "clean"
@@ -203,7 +203,7 @@ def test_one_changed_skill_renders_only_its_pages_and_matches_a_clean_build(tmp_
     skill.write_text(skill.read_text().replace("Deploy services to production.", "Deploy services with Argo!!."))
     assert run_skillc("build", "team", "vendor", "--out", "out", cwd=tmp_path, env=env).returncode == 0
     rendered = sorted(p.relative_to(kept).as_posix() for p, t in before.items() if p.stat().st_mtime_ns != t)
-    assert rendered == ["404.html", "all/index.html", "collections/index.html", "index.html",
+    assert rendered == ["all/index.html", "collections/index.html", "index.html",
                         "skills/deploy-helper/index.html"], rendered
     assert "Deploy services with Argo!!." in (tmp_path / "out/index.html").read_text()
 

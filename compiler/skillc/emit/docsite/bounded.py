@@ -153,12 +153,14 @@ def _unlink(path: str) -> None:
         pass
 
 
-def lean_theme(templates: Path | None) -> None:
+def lean_theme(templates: Path | None, keep_404: bool = False) -> None:
     """mkdocs' fixed cost, cut: the theme's Jinja templates compiled once and kept in ``templates``
     (jinja checks each one's source, so a changed theme compiles again); the theme's files listed
     without walking its hidden folders (material's ``.icons``: 14,348 of its 14,509 files, which
-    mkdocs lists on every build only to leave out: it copies no hidden file); and no sitemap (the
-    bundle drops it: no site URL is known; mkdocs renders it from every page on every build)."""
+    mkdocs lists on every build only to leave out: it copies no hidden file); no sitemap (the
+    bundle drops it: no site URL is known; mkdocs renders it from every page on every build); and,
+    with ``keep_404`` (a dirty build over an output that has one), the 404 page kept: it shows only
+    the theme and the nav, which ``mkdocs.yml`` declares, so it changes only with a clean build."""
     from jinja2 import FileSystemBytecodeCache, FileSystemLoader
     from mkdocs.theme import Theme
 
@@ -188,6 +190,8 @@ def lean_theme(templates: Path | None) -> None:
     def no_sitemap(self, *args, **kwargs) -> None:
         init(self, *args, **kwargs)
         self.static_templates.discard("sitemap.xml")
+        if keep_404:
+            self.static_templates.discard("404.html")
 
     Theme.get_env, Theme.__init__ = cached_env, no_sitemap
 
@@ -212,8 +216,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     templates = _option(args, TEMPLATE_OPTION)
     config = Path(args[args.index("--config-file") + 1]) if "--config-file" in args else Path("mkdocs.yml")
     Page.render = _bounded(Page.render, config.parent / FALLBACK_LOG, PAGE_SECONDS)
+    site = Path(args[args.index("--site-dir") + 1]) if "--site-dir" in args else config.parent / "site"
     fresh_inodes()
-    lean_theme(templates)
+    lean_theme(templates, keep_404="--dirty" in args and (site / "404.html").is_file())
     cli.main(args=args, prog_name="mkdocs")
 
 

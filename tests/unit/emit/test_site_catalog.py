@@ -185,8 +185,8 @@ def test_one_changed_skill_renders_only_its_pages_and_matches_a_clean_build(tmp_
     r = run_skillc("build", "team", "vendor", "--out", "out", cwd=tmp_path, env=env)
     assert r.returncode == 0, r.stderr
     rendered = sorted(p.relative_to(kept).as_posix() for p, t in before.items() if p.stat().st_mtime_ns != t)
-    # The changed skill's page and the 404 page (mkdocs writes it every time); nothing else shows the body.
-    assert rendered == ["404.html", "skills/deploy-helper/index.html"], rendered
+    # The changed skill's page: nothing else shows the body (the 404 page shows only the theme and nav).
+    assert rendered == ["skills/deploy-helper/index.html"], rendered
     assert "Roll out the RELEASE" in (tmp_path / "out/skills/deploy-helper/index.html").read_text()
     # Byte for byte what a clean build of the same inputs writes.
     clean = tmp_path / "clean"
@@ -203,9 +203,65 @@ def test_one_changed_skill_renders_only_its_pages_and_matches_a_clean_build(tmp_
     skill.write_text(skill.read_text().replace("Deploy services to production.", "Deploy services with Argo!!."))
     assert run_skillc("build", "team", "vendor", "--out", "out", cwd=tmp_path, env=env).returncode == 0
     rendered = sorted(p.relative_to(kept).as_posix() for p, t in before.items() if p.stat().st_mtime_ns != t)
-    assert rendered == ["404.html", "all/index.html", "collections/index.html", "index.html",
+    assert rendered == ["all/index.html", "collections/index.html", "index.html",
                         "skills/deploy-helper/index.html"], rendered
     assert "Deploy services with Argo!!." in (tmp_path / "out/index.html").read_text()
+
+
+def test_a_page_that_shows_another_part_of_the_model_is_rendered_again_when_that_part_changes(tmp_path: Path):
+    """A page is rendered again only when its key changes (``pages.Planned``): a collection's page
+    shows its sub-collections' descriptions, so a changed sub-collection renders its parent's page
+    again, and the site stays byte-identical to a clean build."""
+    needs_mkdocs()
+    make_site_repos(tmp_path)
+    (tmp_path / "team/extraction/medical/COLLECTION.md").write_text("Medical notes\n", encoding="utf-8")
+    env = {"SKILLC_CACHE_DIR": str(tmp_path / "cache"), "SOURCE_DATE_EPOCH": "1700000000"}
+    assert run_skillc("build", "team", "vendor", "--out", "out", cwd=tmp_path, env=env).returncode == 0
+    (tmp_path / "team/extraction/medical/COLLECTION.md").write_text("Clinical notes\n", encoding="utf-8")
+    r = run_skillc("build", "team", "vendor", "--out", "out", cwd=tmp_path, env=env)
+    assert r.returncode == 0, r.stderr
+    assert "Clinical notes" in (tmp_path / "out/collections/extraction/index.html").read_text()
+    clean = tmp_path / "clean"
+    clean.mkdir()
+    for name in ("team", "vendor"):
+        subprocess.run(["cp", "-r", str(tmp_path / name), str(clean / name)], check=True)
+    r = run_skillc("build", "team", "vendor", "--out", "out", cwd=clean, env={**env, "SKILLC_CACHE_DIR": str(clean / "cache")})
+    assert r.returncode == 0, r.stderr
+    a, b = site_files(tmp_path / "out"), site_files(clean / "out")
+    assert sorted(a) == sorted(b) and [k for k in a if a[k] != b[k]] == []
+
+
+def site_files(out: Path) -> dict[str, bytes]:
+    """Every file of the site (the bundle's API left out), as bytes."""
+    return {p.relative_to(out).as_posix(): p.read_bytes() for p in out.rglob("*") if p.is_file()
+            and not p.relative_to(out).as_posix().startswith(("api/", ".well-known/", "_routing/"))}
+
+
+def test_a_rebuild_never_changes_a_byte_of_the_previous_bundle(tmp_path: Path):
+    """The kept mkdocs output is hard-linked into each bundle; a rebuild (which mkdocs writes into
+    that kept output) must leave every file of the bundle built before it as it was: it may still
+    be served while the new one is built."""
+    needs_mkdocs()
+    make_site_repos(tmp_path)
+    env = {"SKILLC_CACHE_DIR": str(tmp_path / "cache"), "SOURCE_DATE_EPOCH": "1700000000"}
+    assert run_skillc("build", "team", "vendor", "--out", "out", cwd=tmp_path, env=env).returncode == 0
+    kept = next((tmp_path / "cache/emit/site").iterdir()) / "site"
+    witness, before = tmp_path / "witness", {}
+    for path in (tmp_path / "out").rglob("*"):
+        rel = path.relative_to(tmp_path / "out").as_posix()
+        if path.is_file() and not rel.startswith(("api/", ".well-known/", "_routing/")):
+            (witness / rel).parent.mkdir(parents=True, exist_ok=True)
+            os.link(path, witness / rel)  # the same inode as the bundle's file
+            before[rel] = path.read_bytes()
+    assert os.path.samefile(tmp_path / "out/index.html", kept / "index.html")  # (linked, not copied)
+    skill = tmp_path / "team/deploy-helper/SKILL.md"
+    for old, new in (("Roll out the release", "Roll out the RELEASE"), ("Deploy services to production.", "Deploy!")):
+        skill.write_text(skill.read_text().replace(old, new))
+        r = run_skillc("build", "team", "vendor", "--out", "out", cwd=tmp_path, env=env)
+        assert r.returncode == 0, r.stderr
+        changed = sorted(rel for rel, data in before.items() if (witness / rel).read_bytes() != data)
+        assert changed == [], changed
+    assert "Deploy!" in (tmp_path / "out/index.html").read_text() and "Deploy!" not in before["index.html"].decode()
 
 
 @pytest.mark.parametrize("value", ["plain", 'a "q" \\ b', "tab\there", "line\nbreak", "\x00\x07\x7f\x85\u2028\u2029",

@@ -3,13 +3,14 @@ bundle's root (``index.html``, ``skills/<id>/``, ``collections/…``, ``provenan
 ``memory/``, ``search/``, ``assets/``).
 
     site_model(ctx)            what to show (``model.py``, pure)
-    project_files(model)       mkdocs.yml + docs/**.md as text (``pages.py``, pure; templates in ``site/``)
+    project_plan(model)        mkdocs.yml + docs/**.md, each file with the key of its inputs and how to
+                               render it (``pages.py``, pure; templates in ``site/``)
     write_project(files, dir)  the mkdocs project on disk, with ``site/overrides`` and ``site/assets``
     run_mkdocs(project, dir)   ``mkdocs build`` in a child process (deterministic environment), each
                                page rendered within a time and depth bound (``bounded.py``)
     install(site_dir, out)     the built site moved into the bundle (sitemaps dropped: no site URL)
 
-An unchanged site is not rebuilt: ``site_key`` hashes the generated project, the theme files and
+An unchanged site is not rebuilt: ``site_key`` hashes the generated project's keys, the theme files and
 the tool versions; when the visible bundle's ``assets/skillc/site.json`` holds the same key, its
 site files are hard-linked into the staging folder (never written through: builds replace files).
 
@@ -34,20 +35,24 @@ import shutil
 import subprocess
 import sys
 import tempfile
-import time
 from collections.abc import Mapping
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ...errors import BuildError, writing
 from ...parallel import child_dies_with_build
 from ...resolve_types import EmitContext
-from .incremental import files_below
+from .incremental import files_below, replace_bytes
+
+if TYPE_CHECKING:
+    from .pages import Planned
 
 SITE_EXTRA_HINT = "pip install 'skillc[site]'"
 # Built by mkdocs but meaningless in a bundle: no site_url is known, and the search plugin is off.
 DROPPED = ("sitemap.xml", "sitemap.xml.gz", "assets/javascripts/lunr", "assets/javascripts/workers")
 SITE_RECORD = "assets/skillc/site.json"  # the key the site was built from, and its files (for reuse)
 RESERVED = frozenset({"api", ".well-known", "_routing", "_redirects", "_headers"})
+TEMPLATE_CACHE = "templates"  # in the kept state: the theme's Jinja templates compiled (bounded.py)
 
 
 def available() -> bool:
@@ -81,13 +86,17 @@ def mkdocs_env(epoch: int, base: Mapping[str, str] | None = None) -> dict[str, s
     return env
 
 
-def run_mkdocs(config: Path, site_dir: Path, epoch: int = 0, dirty: bool = False) -> None:
+def run_mkdocs(config: Path, site_dir: Path, epoch: int = 0, dirty: bool = False,
+               templates: Path | None = None) -> None:
     """``mkdocs build`` of ``config`` into ``site_dir`` in a child process, each page rendered within
     bounds (``bounded``: mkdocs' own command); BuildError on failure.  ``dirty``: render only the pages
-    whose source is newer than their output (``incremental``)."""
+    whose source is newer than their output (``incremental``).  ``templates``: a folder keeping the
+    theme's compiled templates between builds."""
+    from .bounded import TEMPLATE_OPTION
+
     cmd = [sys.executable, "-m", "skillc.emit.docsite.bounded", "build", "--dirty" if dirty else "--clean",
            "--config-file", str(config),
-           "--site-dir", str(site_dir)]
+           "--site-dir", str(site_dir), *((TEMPLATE_OPTION, str(templates)) if templates is not None else ())]
     try:
         proc = subprocess.run(cmd, cwd=config.parent, env=mkdocs_env(epoch), capture_output=True, text=True,
                               errors="replace", check=False, preexec_fn=child_dies_with_build())
@@ -140,8 +149,9 @@ def theme_key(epoch: int) -> str:
     return site_key({}, epoch)
 
 
-def site_key(files: Mapping[str, str], epoch: int) -> str:
-    """What the built site depends on: the generated project, the theme files, the tool versions."""
+def site_key(keys: Mapping[str, str], epoch: int) -> str:
+    """What the built site depends on: the generated project (each file's key, ``pages.Planned``),
+    the theme files, the tool versions."""
     from importlib.metadata import version
 
     from ...version import __version__
@@ -153,8 +163,8 @@ def site_key(files: Mapping[str, str], epoch: int) -> str:
         except ImportError:  # PackageNotFoundError
             h.update(f"{dist}=?\n".encode())
     h.update(f"skillc={__version__}\nepoch={epoch}\n".encode())
-    for rel in sorted(files):
-        h.update(rel.encode() + b"\0" + files[rel].encode("utf-8", "surrogateescape") + b"\0")
+    for rel in sorted(keys):
+        h.update(rel.encode() + b"\0" + keys[rel].encode() + b"\0")
     for folder in ("overrides", "assets"):
         base = _data(folder)
         for path in sorted(files_below(base)):
@@ -192,14 +202,17 @@ def reuse(key: str, current: Path | None, out: Path) -> list[str] | None:
     return sorted({rel.split("/")[0] for rel in record["files"]})
 
 
-def _record(site_dir: Path, key: str) -> None:
-    files = sorted(rel for rel in (os.path.relpath(p, site_dir).replace(os.sep, "/") for p in files_below(site_dir))
-                   if not dropped(rel) and rel != SITE_RECORD)
+def _record(site_dir: Path, key: str, listing: list[str] | None = None) -> list[str]:
+    """``SITE_RECORD``: the site key and the files (``listing``: every file of ``site_dir``, when
+    known); returns the files of the site, the record included."""
+    from .incremental import listing as list_files
+
+    every = list_files(site_dir) if listing is None else listing
+    files = sorted(rel for rel in every if not dropped(rel) and rel != SITE_RECORD)
     files.append(SITE_RECORD)
-    path = site_dir / SITE_RECORD
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_bytes(json.dumps({"key": key, "files": sorted(files, key=str.encode)}, ensure_ascii=False,
-                                sort_keys=True).encode() + b"\n")
+    replace_bytes(site_dir / SITE_RECORD, json.dumps({"key": key, "files": sorted(files, key=str.encode)},
+                                                      ensure_ascii=False, sort_keys=True).encode() + b"\n")
+    return files
 
 
 def site_url(env: Mapping[str, str] | None = None) -> str:
@@ -227,22 +240,22 @@ def site_url(env: Mapping[str, str] | None = None) -> str:
 def build_site(ctx: EmitContext, options: Mapping[str, object] | None = None) -> list[str]:
     from .bounded import read_log, read_record, report_fallbacks, write_record
     from .model import site_model
-    from .pages import project_files
+    from .pages import project_plan
 
     options = {"site_url": site_url(), **(options or {})}
-    files = project_files(site_model(ctx), options)
+    plan = project_plan(site_model(ctx), options)
     epoch = int(ctx.options.source_date_epoch or ctx.options.epoch or 0)
-    key = site_key(files, epoch)
+    key = site_key({rel: p.key for rel, p in plan.items()}, epoch)
     staging = ctx.options.staging
     reused = reuse(key, getattr(staging, "current_dir", None), ctx.out)
     if reused is not None:
         report_fallbacks(ctx, read_record(ctx.out))
         return reused
     if ctx.cache_dir is not None and not os.environ.get("SKILLC_SITE_CLEAN"):
-        return build_incremental(files, key, epoch, ctx, getattr(staging, "current_dir", None))
+        return build_incremental(plan, key, epoch, ctx, getattr(staging, "current_dir", None))
     work = Path(tempfile.mkdtemp(prefix=f"{ctx.out.name}.site-", dir=ctx.out.parent))
     try:
-        config = write_project(files, work / "project")
+        config = write_project({rel: p.render() for rel, p in plan.items()}, work / "project")
         run_mkdocs(config, work / "site", epoch)
         fallbacks = read_log(config.parent)
         _drop(work / "site")
@@ -255,16 +268,17 @@ def build_site(ctx: EmitContext, options: Mapping[str, object] | None = None) ->
             shutil.rmtree(work, ignore_errors=True)
 
 
-def build_incremental(files: Mapping[str, str], key: str, epoch: int, ctx: EmitContext,
+def build_incremental(plan: Mapping[str, Planned], key: str, epoch: int, ctx: EmitContext,
                       current: Path | None) -> list[str]:
     """``incremental``: the kept project brought up to date, ``mkdocs build --dirty`` (clean when
-    the frame changed), the result copied into the staging folder."""
+    the frame changed), the result hard-linked into the staging folder."""
     from . import incremental
     from .bounded import FALLBACK_RECORD, forget, read_log, report_fallbacks, write_record
     from .pages import PAGES_LIST, PUBLISHED_LIST
 
     folder = incremental.state_dir(ctx.cache_dir, current or bundle_path(ctx.out))
-    frame = incremental.frame_key(files, theme_key(epoch), ("mkdocs.yml", PUBLISHED_LIST, PAGES_LIST))
+    frame = incremental.frame_key({rel: p.key for rel, p in plan.items()}, theme_key(epoch),
+                                  ("mkdocs.yml", PUBLISHED_LIST, PAGES_LIST))
     with incremental.locked(folder):
         project, site = folder / "project", folder / "site"
         try:
@@ -273,42 +287,29 @@ def build_incremental(files: Mapping[str, str], key: str, epoch: int, ctx: EmitC
             clean = True
         if clean:
             incremental.reset(folder)
-            write_project(files, project)
+            write_project({rel: p.render() for rel, p in plan.items()}, project)
         else:
+            previous = incremental.read_keys(folder)
+            (folder / incremental.PAGE_KEYS).unlink(missing_ok=True)  # (a build that dies in sync: all compared)
             theme = frozenset("overrides/" + p for p in _relative_files(_data("overrides"))) | frozenset(
                 "docs/assets/" + p for p in _relative_files(_data("assets")))
-            removed, changed = incremental.sync(files, project, theme)
+            removed, changed = incremental.sync(plan, project, previous, theme)
             incremental.drop_outputs(site, removed)
             forget(project, removed + changed)
-        previous = None if clean else _installed_from(folder, current)
-        for name in (incremental.FRAME_KEY, incremental.INSTALLED):  # (a build that dies: the next is clean)
-            (folder / name).unlink(missing_ok=True)
-        started = time.time_ns()
-        run_mkdocs(project / "mkdocs.yml", site, epoch, dirty=not clean)
+        incremental.write_keys(folder, plan)
+        (folder / incremental.FRAME_KEY).unlink(missing_ok=True)  # (a build that dies: the next is clean)
+        run_mkdocs(project / "mkdocs.yml", site, epoch, dirty=not clean, templates=folder / TEMPLATE_CACHE)
         fallbacks = read_log(project)
         (site / FALLBACK_RECORD).unlink(missing_ok=True)
         write_record(site, fallbacks)
-        _record(site, key)
+        files = _record(site, key, incremental.listing(site))
         (folder / incremental.FRAME_KEY).write_text(frame)
         clash = [n for n in sorted(os.listdir(site)) if n in RESERVED or (ctx.out / n).exists()]
         if clash:
             raise BuildError(f"the docs site would overwrite {', '.join(clash)} in the bundle")
-        names = incremental.copy_site(site, ctx.out, dropped, previous, started)
-        (folder / incremental.INSTALLED).write_text(key)
+        names = incremental.link_site(site, ctx.out, dropped, files)
         report_fallbacks(ctx, fallbacks)
         return names
-
-
-def _installed_from(folder: Path, current: Path | None) -> Path | None:
-    """The visible bundle when its site was copied from this kept output (same site key)."""
-    from . import incremental
-
-    try:
-        installed = (folder / incremental.INSTALLED).read_text()
-        record = json.loads((current / SITE_RECORD).read_bytes()) if current is not None else None
-    except (OSError, ValueError):
-        return None
-    return current if isinstance(record, dict) and record.get("key") == installed else None
 
 
 def bundle_path(staging: Path) -> Path:

@@ -22,6 +22,7 @@ an R130 warning naming the skill.  Pages are rendered once: the bound costs one 
 from __future__ import annotations
 
 import json
+import os
 import re
 import signal
 import sys
@@ -42,6 +43,7 @@ PAGE_SECONDS = 10.0  # a page of any corpus renders in well under a second; the 
 RENDER_FRAMES = 400
 FALLBACK_LOG = "skillc-fallbacks.jsonl"  # beside mkdocs.yml: one line per page rendered as plain text
 FALLBACK_RECORD = "assets/skillc/fallbacks.json"  # in the built site: the pages shown as plain text
+TEMPLATE_OPTION = "--template-cache"  # the folder the theme's compiled templates are kept in (lean_theme)
 _BODY_START = "\n## SKILL.md\n\n"  # (site/pages/skill.md.j2: the body comes last, under this heading,
 _BODY_END = "\n[skillc-files]: "  # and is followed by the reference pages.body_markdown writes)
 
@@ -121,14 +123,102 @@ def _bounded(render, log: Path, seconds: float):
     return render_page
 
 
+def fresh_inodes() -> None:
+    """Make mkdocs unlink each file before writing it: it writes in place (``open(path, "wb")``
+    truncates the same inode), and the kept output's files are hard-linked into published bundles
+    (``incremental.link_site``), which must keep their bytes while a rebuild runs."""
+    from mkdocs import utils
+    from mkdocs.structure.files import File
+
+    write_file, copy_file = utils.write_file, File.copy_file
+
+    def write_new(content: bytes, output_path: str) -> None:
+        _unlink(output_path)
+        write_file(content, output_path)
+
+    def copy_new(self, dirty: bool = False) -> None:
+        if not dirty or self.is_modified():
+            _unlink(self.abs_dest_path)
+        copy_file(self, dirty)
+
+    utils.write_file, File.copy_file = write_new, copy_new
+
+
+def _unlink(path: str) -> None:
+    try:
+        os.unlink(path)
+    except FileNotFoundError:
+        pass
+    except IsADirectoryError:  # (mkdocs' own error follows)
+        pass
+
+
+def lean_theme(templates: Path | None, keep_404: bool = False) -> None:
+    """mkdocs' fixed cost, cut: the theme's Jinja templates compiled once and kept in ``templates``
+    (jinja checks each one's source, so a changed theme compiles again); the theme's files listed
+    without walking its hidden folders (material's ``.icons``: 14,348 of its 14,509 files, which
+    mkdocs lists on every build only to leave out: it copies no hidden file); no sitemap (the
+    bundle drops it: no site URL is known; mkdocs renders it from every page on every build); and,
+    with ``keep_404`` (a dirty build over an output that has one), the 404 page kept: it shows only
+    the theme and the nav, which ``mkdocs.yml`` declares, so it changes only with a clean build."""
+    from jinja2 import FileSystemBytecodeCache, FileSystemLoader
+    from mkdocs.theme import Theme
+
+    get_env, init = Theme.get_env, Theme.__init__
+
+    class VisibleLoader(FileSystemLoader):
+        def list_templates(self) -> list[str]:
+            found = set()
+            for root in self.searchpath:
+                for folder, subfolders, names in os.walk(root, followlinks=self.followlinks):
+                    subfolders[:] = [d for d in subfolders if not d.startswith(".")]
+                    rel = os.path.relpath(folder, root).replace(os.sep, "/")
+                    found.update(name if rel == "." else f"{rel}/{name}" for name in names)
+            return sorted(found)
+
+    def cached_env(self):
+        env = get_env(self)
+        loader = env.loader
+        if type(loader) is FileSystemLoader:
+            visible = VisibleLoader(loader.searchpath, loader.encoding, loader.followlinks)
+            env.loader = visible
+        if templates is not None:
+            templates.mkdir(parents=True, exist_ok=True)
+            env.bytecode_cache = FileSystemBytecodeCache(str(templates))
+        return env
+
+    def no_sitemap(self, *args, **kwargs) -> None:
+        init(self, *args, **kwargs)
+        self.static_templates.discard("sitemap.xml")
+        if keep_404:
+            self.static_templates.discard("404.html")
+
+    Theme.get_env, Theme.__init__ = cached_env, no_sitemap
+
+
+def _option(args: list[str], name: str) -> Path | None:
+    """The value of ``name DIR`` in ``args``, taken out of them (mkdocs does not know it)."""
+    if name not in args:
+        return None
+    at = args.index(name)
+    value = args[at + 1]
+    del args[at:at + 2]
+    return Path(value)
+
+
 def main(argv: Sequence[str] | None = None) -> None:
-    """``python -m skillc.emit.docsite.bounded build …``: mkdocs' command line, each page rendered within bounds."""
+    """``python -m skillc.emit.docsite.bounded build … [--template-cache DIR]``: mkdocs' command line,
+    each page rendered within bounds, each file written as a new inode, the theme kept compiled."""
     from mkdocs.__main__ import cli
     from mkdocs.structure.pages import Page
 
     args = list(sys.argv[1:] if argv is None else argv)
+    templates = _option(args, TEMPLATE_OPTION)
     config = Path(args[args.index("--config-file") + 1]) if "--config-file" in args else Path("mkdocs.yml")
     Page.render = _bounded(Page.render, config.parent / FALLBACK_LOG, PAGE_SECONDS)
+    site = Path(args[args.index("--site-dir") + 1]) if "--site-dir" in args else config.parent / "site"
+    fresh_inodes()
+    lean_theme(templates, keep_404="--dirty" in args and (site / "404.html").is_file())
     cli.main(args=args, prog_name="mkdocs")
 
 
@@ -161,10 +251,10 @@ def write_record(site_dir: Path, fallbacks: Sequence[Fallback]) -> None:
     """``FALLBACK_RECORD`` in the built site (only when a page fell back: other sites are unchanged)."""
     if not fallbacks:
         return
-    path = site_dir / FALLBACK_RECORD
-    path.parent.mkdir(parents=True, exist_ok=True)
+    from .incremental import replace_bytes
+
     rows = [{"doc": f.doc, "reason": f.reason} for f in fallbacks]
-    path.write_bytes(json.dumps(rows, ensure_ascii=False, sort_keys=True, indent=1).encode() + b"\n")
+    replace_bytes(site_dir / FALLBACK_RECORD, json.dumps(rows, ensure_ascii=False, sort_keys=True, indent=1).encode() + b"\n")
 
 
 def read_record(site_dir: Path) -> tuple[Fallback, ...]:
@@ -196,5 +286,5 @@ def report_fallbacks(ctx: EmitContext, fallbacks: Sequence[Fallback]) -> None:
 if __name__ == "__main__":
     main()
 
-__all__ = ["FALLBACK_LOG", "FALLBACK_RECORD", "Fallback", "fallback_markdown", "fence", "main", "read_log",
+__all__ = ["FALLBACK_LOG", "FALLBACK_RECORD", "TEMPLATE_OPTION", "Fallback", "fallback_markdown", "fence", "main", "read_log",
            "read_record", "report_fallbacks", "write_record"]

@@ -4,25 +4,32 @@ The generated mkdocs project and mkdocs' output are kept between builds in the b
 (``<cache>/site/<hash of the output folder>/``, never in the bundle).  Each build writes only the
 project files whose text changed (the others keep their modification time), removes the pages of
 skills that are gone, and runs ``mkdocs build --dirty``, which renders a page again only when its
-source is newer than its output.  Anything every page depends on (the theme files, the tool
+source is newer than its output; a page whose inputs are unchanged (its key, ``pages.Planned``)
+is not even rendered to Markdown.  Anything every page depends on (the theme files, the tool
 versions, ``mkdocs.yml``, the lists of published files and pages that ``markdown_safe`` reads, the
 clock) is the *frame key*: when it changes, the kept state is dropped and mkdocs builds clean.
-The result is then copied into the staging folder: byte-identical to a clean build (a test holds
-it to that), and the kept output is never linked into a bundle (mkdocs rewrites files in place).
+The result is then hard-linked into the staging folder: byte-identical to a clean build (a test
+holds it to that).  Linking is safe because no file of the kept output is ever written in place:
+the bounded mkdocs unlinks a file before writing it, and so do the build's own records.
 """
 
 from __future__ import annotations
 
 import fcntl
 import hashlib
+import json
 import os
 import shutil
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .pages import Planned
 
 FRAME_KEY = "frame.key"
-INSTALLED = "installed.key"  # the site key of the output last copied into a bundle
+PAGE_KEYS = "pages.json"  # the key each project file was last written with (absent while it is being written)
 
 
 def state_dir(cache_dir: Path, out: Path) -> Path:
@@ -31,11 +38,11 @@ def state_dir(cache_dir: Path, out: Path) -> Path:
     return Path(os.path.abspath(cache_dir)) / "site" / digest  # (mkdocs runs in another folder)
 
 
-def frame_key(files: Mapping[str, str], theme_key: str, shared: tuple[str, ...]) -> str:
-    """What every page depends on: the theme and tools (``theme_key``) and the shared files."""
+def frame_key(keys: Mapping[str, str], theme_key: str, shared: tuple[str, ...]) -> str:
+    """What every page depends on: the theme and tools (``theme_key``) and the shared files (their keys)."""
     h = hashlib.sha256(theme_key.encode())
     for rel in shared:
-        h.update(rel.encode() + b"\0" + files.get(rel, "").encode("utf-8", "surrogateescape") + b"\0")
+        h.update(rel.encode() + b"\0" + keys.get(rel, "").encode() + b"\0")
     return h.hexdigest()
 
 
@@ -51,17 +58,24 @@ def locked(folder: Path) -> Iterator[None]:
             fcntl.flock(lock, fcntl.LOCK_UN)
 
 
-def sync(files: Mapping[str, str], project: Path, theme: frozenset[str]) -> tuple[list[str], list[str]]:
-    """Write the files whose text changed (an unchanged file keeps its modification time, so mkdocs
-    skips its page) and delete the generated ones no longer generated (``theme``: the theme's own
-    files, copied in by a clean build); returns the deleted paths and the written ones."""
-    changed: list[str] = []
-    removed = sorted(rel for rel in _listing(project) if rel not in files and rel not in theme)
+def sync(plan: Mapping[str, Planned], project: Path, previous: Mapping[str, str] | None,
+         theme: frozenset[str]) -> tuple[list[str], list[str]]:
+    """Bring the kept project up to date with ``plan`` (``pages.project_plan``): a file whose key is
+    the one it was written with (``previous``, read by ``read_keys``) is not even rendered; another is
+    rendered and written only if its text changed (an unchanged file keeps its modification time,
+    so mkdocs skips its page); generated files no longer planned are deleted (``previous`` lists
+    them; without it, every file but the theme's own, ``theme``).  Returns the deleted paths and
+    the written ones."""
+    generated = previous.keys() if previous is not None else set(listing(project)) - theme
+    removed = sorted(rel for rel in generated if rel not in plan)
     for rel in removed:
-        (project / rel).unlink()
-    for rel, text in files.items():
-        data = text.encode("utf-8", "surrogateescape")
+        (project / rel).unlink(missing_ok=True)
+    changed: list[str] = []
+    for rel, planned in plan.items():
         path = project / rel
+        if previous is not None and previous.get(rel) == planned.key and path.is_file():
+            continue
+        data = planned.render().encode("utf-8", "surrogateescape")
         try:
             if path.read_bytes() == data:
                 continue
@@ -70,6 +84,19 @@ def sync(files: Mapping[str, str], project: Path, theme: frozenset[str]) -> tupl
         path.write_bytes(data)
         changed.append(rel)
     return removed, changed
+
+
+def read_keys(folder: Path) -> dict[str, str] | None:
+    """The key each project file was written with (``write_keys``); None when unknown."""
+    try:
+        keys = json.loads((folder / PAGE_KEYS).read_bytes())
+    except (OSError, ValueError):
+        return None
+    return keys if isinstance(keys, dict) and all(isinstance(v, str) for v in keys.values()) else None
+
+
+def write_keys(folder: Path, plan: Mapping[str, Planned]) -> None:
+    (folder / PAGE_KEYS).write_text(json.dumps({rel: p.key for rel, p in plan.items()}, sort_keys=True))
 
 
 def files_below(folder: Path) -> list[str]:
@@ -87,7 +114,7 @@ def files_below(folder: Path) -> list[str]:
     return out
 
 
-def _listing(root: Path) -> list[str]:
+def listing(root: Path) -> list[str]:
     """Every file below ``root``, relative, '/'-separated (``files_below``: scandir)."""
     return [os.path.relpath(p, root).replace(os.sep, "/") for p in files_below(root)]
 
@@ -102,32 +129,41 @@ def drop_outputs(site: Path, removed: list[str]) -> None:
         target.unlink(missing_ok=True)
 
 
-def copy_site(site: Path, out: Path, skip, previous: Path | None = None, since_ns: int = 0) -> list[str]:
-    """Copy the built site into the staging folder (never linking the kept output: mkdocs rewrites
-    files in place); ``skip(rel)`` leaves a file out.  ``previous``: the visible bundle when it was
-    copied from this same kept output, so a file mkdocs did not write since ``since_ns`` is
-    hard-linked from it instead (the same bytes; a bundle's files are replaced, never rewritten).
-    Returns the top-level names."""
+def link_site(site: Path, out: Path, skip, files: list[str]) -> list[str]:
+    """Hard-link the built site into the staging folder (a copy where linking fails: another file
+    system); ``skip(rel)`` leaves a file out.  Safe because nothing ever writes into a kept file:
+    the bounded mkdocs unlinks each file before writing it (``bounded.fresh_inodes``) and the
+    build replaces its own records, so a bundle holding a link keeps its bytes while the next build
+    runs.  ``files``: the site's files (``listing``).  Each folder is made once, when its first file
+    is linked.  Returns the top-level names."""
     names: set[str] = set()
-    for rel in sorted(_listing(site)):
+    made: set[str] = set()
+    for rel in files:
         if skip(rel):
             continue
-        src, dest = site / rel, out / rel
-        dest.parent.mkdir(parents=True, exist_ok=True)
-        if previous is not None and src.stat().st_mtime_ns < since_ns:
-            try:
-                os.link(previous / rel, dest, follow_symlinks=False)
-                names.add(rel.split("/", 1)[0])
-                continue
-            except OSError:
-                pass  # (not there, another file system: copied below)
-        shutil.copyfile(src, dest)
+        parent = rel.rpartition("/")[0]
+        if parent and parent not in made:
+            os.makedirs(out / parent, exist_ok=True)
+            while parent and parent not in made:
+                made.add(parent)
+                parent = parent.rpartition("/")[0]
+        try:
+            os.link(site / rel, out / rel, follow_symlinks=False)
+        except OSError:
+            shutil.copyfile(site / rel, out / rel)
         names.add(rel.split("/", 1)[0])
     return sorted(names)
 
 
+def replace_bytes(path: Path, data: bytes) -> None:
+    """Write ``path`` as a new file (unlinked first): a bundle may share the old one's inode."""
+    path.unlink(missing_ok=True)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(data)
+
+
 def reset(folder: Path) -> None:
-    for name in ("project", "site", FRAME_KEY, INSTALLED):
+    for name in ("project", "site", FRAME_KEY, PAGE_KEYS):
         path = folder / name
         if path.is_dir():
             shutil.rmtree(path)

@@ -25,11 +25,13 @@ URL too; page N > 1 of a list is ``<folder>/~N/index.md``)::
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import cache
+from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
@@ -331,46 +333,111 @@ def lint_views(model: SiteModel) -> tuple[list[dict], list[dict]]:
     return rules, groups
 
 
-def project_files(model: SiteModel, options: Mapping[str, Any] | None = None) -> dict[str, str]:
-    """Every generated file of the mkdocs project: ``mkdocs.yml``, ``docs/**.md``, the catalog
-    data and the lists ``markdown_safe`` reads (``PUBLISHED_LIST``, ``PAGES_LIST``)."""
+@dataclass(frozen=True)
+class Planned:
+    """A generated file before its text exists: ``key`` digests everything its text depends on
+    (equal keys, equal text), ``render()`` makes the text.  An incremental build renders only the
+    files whose key changed since the kept project was written (``incremental.sync``)."""
+
+    key: str
+    render: Callable[[], str]
+
+
+def _digest(*parts: Any) -> str:
+    return hashlib.sha256(repr(parts).encode("utf-8", "surrogateescape")).hexdigest()
+
+
+@cache
+def renderer_key() -> str:
+    """What turns the inputs into a page's Markdown: the page templates, this package's code, the
+    skillc version (the helpers it calls elsewhere change with it)."""
+    from ...version import __version__
+
+    h = hashlib.sha256(__version__.encode())
+    folder = Path(__file__).resolve().parent
+    for path in sorted([*data_dir("site").joinpath("pages").glob("*.j2"), data_dir("site") / "mkdocs.yml.j2",
+                        *folder.glob("*.py")]):
+        h.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
+    return h.hexdigest()
+
+
+def _fixed(text: str) -> Planned:
+    """A file rendered now (pages that read the whole model, data files): its key is its text."""
+    return Planned(_digest(renderer_key(), text), lambda: text)
+
+
+def skill_keys(model: SiteModel) -> dict[str, str]:
+    """Each skill's digest: everything a page can show of it (the model's values print the same
+    in every process: strings, numbers, tuples, mappings built in a fixed order)."""
+    return {s.id: _digest(s) for s in model.skills}
+
+
+def project_plan(model: SiteModel, options: Mapping[str, Any] | None = None) -> dict[str, Planned]:
+    """Every generated file of the mkdocs project, planned: ``mkdocs.yml``, ``docs/**.md``, the
+    catalog data and the lists ``markdown_safe`` reads (``PUBLISHED_LIST``, ``PAGES_LIST``).
+    Pages that read the whole model (home, collections, provenance, lint summary, memory, search)
+    are rendered now; a skill's pages, its files' pages and the paged lists get only their own
+    values, and their key is made of those values (skills by ``skill_keys``)."""
     options = dict(options or {})
     by_id = {s.id: s for s in model.skills}
+    keys = skill_keys(model)
     collections_by_path = {c.path: c for c in model.collections}
-    files: dict[str, str] = {}
+    install = Install.of(options.get("site_url") or "")
+    plan: dict[str, Planned] = {}
     common = {"model": model, "by_id": by_id, "home_limit": HOME_LIMIT, "collections_by_path": collections_by_path,
-              "top_collections": [c.path for c in model.collections if "/" not in c.path],
-              "install": Install.of(options.get("site_url") or "")}
+              "top_collections": [c.path for c in model.collections if "/" not in c.path], "install": install}
 
     def add(doc: str, template: str, **values: Any) -> None:
-        files["docs/" + doc] = render(template, doc, **common, **values)
+        plan["docs/" + doc] = _fixed(render(template, doc, **common, **values))
+
+    def add_own(doc: str, template: str, key: tuple, values: Callable[[], dict[str, Any]]) -> None:
+        plan["docs/" + doc] = Planned(_digest(renderer_key(), template, doc, key),
+                                      lambda: render(template, doc, **values()))
 
     def add_paged(folder: str, template: str, items: tuple, size: int, key: str, **values: Any) -> list[str]:
         chunks = _chunks_of(items, size)
         docs = [paged_doc(folder, n + 1) for n in range(len(chunks))]
         for n, (doc, chunk) in enumerate(zip(docs, chunks)):
-            add(doc, template, docs=docs, number=n + 1, **{key: chunk}, **values)
+            own = {"docs": docs, "number": n + 1, key: chunk, **values}
+            shown = tuple(keys[s.id] if isinstance(s, SkillInfo) else s for s in chunk)
+            add_own(doc, template, (docs, n + 1, shown, sorted(values.items())), lambda own=own: own)
         return docs
 
-    all_docs = add_paged("all", "pages/all.md.j2", model.skills, PAGE_SIZE, "skills")
+    all_docs = add_paged("all", "pages/all.md.j2", model.skills, PAGE_SIZE, "skills", total=len(model.skills))
     add("index.md", "pages/home.md.j2", all_docs=all_docs)
     add("collections/index.md", "pages/collections.md.j2")
     for c in model.collections:
+        children = {p: collections_by_path[p] for p in c.children}  # (the tree one level deep)
         add_paged(collection_doc(c.path).rsplit("/", 1)[0], "pages/collection.md.j2",
-                  tuple(by_id[i] for i in c.skills), PAGE_SIZE, "skills", collection=c)
-    _skill_pages(model, add)
+                  tuple(by_id[i] for i in c.skills), PAGE_SIZE, "skills", collection=c, collections_by_path=children)
+    _skill_pages(model, add_own, keys, install)
     add("provenance/index.md", "pages/provenance.md.j2")
     rules, groups = lint_views(model)
     add("lint/index.md", "pages/lint.md.j2", lint_rules=rules, lint_groups=groups)
     for view in (*rules, *groups):
-        add_paged(view["folder"], "pages/lint_findings.md.j2", view["rows"], FINDINGS_PAGE, "rows",
-                  title=view["title"], total=len(view["rows"]))
-    memory_nav = _memory_pages(model, add_paged) if model.memory is not None else []
+        # Each row says whether its skill has a page (a lookup per row: no list of IDs per page).
+        rows = tuple({**r, "published": bool(r.get("skill")) and r["skill"] in by_id} for r in view["rows"])
+        add_paged(view["folder"], "pages/lint_findings.md.j2", rows, FINDINGS_PAGE, "rows",
+                  title=view["title"], total=len(rows))
+    if model.memory is not None:
+        _memory_pages(model, add)
     add("search/index.md", "pages/search.md.j2", memory=model.memory is not None)
-    files.update(catalog_files(model))
+    plan.update((rel, _fixed(text)) for rel, text in catalog_files(model).items())
+    plan.update((rel, _fixed(text)) for rel, text in _frame_files(model, options).items())
+    return plan
+
+
+def project_files(model: SiteModel, options: Mapping[str, Any] | None = None) -> dict[str, str]:
+    """Every generated file of the mkdocs project as text (``project_plan``, all rendered)."""
+    return {rel: planned.render() for rel, planned in project_plan(model, options).items()}
+
+
+def _frame_files(model: SiteModel, options: Mapping[str, Any]) -> dict[str, str]:
+    """``mkdocs.yml`` and the lists every page's rendering reads (``markdown_safe``)."""
     nav = [("Home", "index.md"), ("All skills", "all/index.md"), ("Collections", "collections/index.md"),
-           ("Provenance", "provenance/index.md"), ("Lint", "lint/index.md"), *memory_nav,
-           ("Search", "search/index.md")]
+           ("Provenance", "provenance/index.md"), ("Lint", "lint/index.md"),
+           *([("Memory", "memory/index.md")] if model.memory is not None else []), ("Search", "search/index.md")]
+    files: dict[str, str] = {}
     # What the bundle publishes below api/files/: markdown_safe links a body's relative link or image
     # only to one of these (a file left out, a folder, a withheld or excluded skill's file was a 404).
     files[PUBLISHED_LIST] = "".join(sorted(f"{s.id}/{f.path}\n" for s in model.skills for f in s.files))
@@ -383,23 +450,29 @@ def project_files(model: SiteModel, options: Mapping[str, Any] | None = None) ->
     return files
 
 
-def _skill_pages(model: SiteModel, add) -> None:
+def _skill_pages(model: SiteModel, add_own, keys: Mapping[str, str], install: Install) -> None:
     titles = skill_titles(model)
     for s in model.skills:
         doc = skill_doc(s.id)
         # The title goes to site/overrides/main.html as page.meta.skillc_title (escaped there), not
         # as mkdocs' `title`, which material prints unescaped; the page's H1 stays the name.
-        add(doc, "pages/skill.md.j2", skill=s, body=body_markdown(s, Page(doc)),
-            meta=front_matter(skillc_title=titles[s.id]), text_paths={t.path for t in s.texts})
+        add_own(doc, "pages/skill.md.j2", (keys[s.id], titles[s.id], install), lambda s=s, doc=doc: dict(
+            skill=s, body=body_markdown(s, Page(doc)), meta=front_matter(skillc_title=titles[s.id]),
+            text_paths={t.path for t in s.texts}, install=install))
         for t in s.texts:
             tdoc = text_doc(s.id, t.path)
-            view = s.provenance.view_url if s.provenance else ""
-            source = view[:-len(url_path(s.main_file))] + url_path(t.path) if view else ""
-            add(tdoc, "pages/text.md.j2", skill=s, text=t, content=text_markdown(s, t, Page(tdoc)),
-                source_url=source, meta=front_matter(skillc_title=f"{title_text(t.path)} ({titles[s.id]})"))
+            add_own(tdoc, "pages/text.md.j2", (keys[s.id], titles[s.id], t.path),
+                    lambda s=s, t=t, tdoc=tdoc: _text_values(s, t, tdoc, titles[s.id]))
 
 
-def _memory_pages(model: SiteModel, add_paged) -> list[tuple[str, str]]:
+def _text_values(s: SkillInfo, t: TextPage, doc: str, title: str) -> dict[str, Any]:
+    view = s.provenance.view_url if s.provenance else ""
+    source = view[:-len(url_path(s.main_file))] + url_path(t.path) if view else ""
+    return dict(skill=s, text=t, content=text_markdown(s, t, Page(doc)), source_url=source,
+                meta=front_matter(skillc_title=f"{title_text(t.path)} ({title})"))
+
+
+def _memory_pages(model: SiteModel, add) -> None:
     entries = tuple(e for e in model.memory.entries if e.get("status", "active") == "active")
     views = [("memory", "All", entries)]
     for cat, label, _ in CATEGORIES:
@@ -408,7 +481,9 @@ def _memory_pages(model: SiteModel, add_paged) -> list[tuple[str, str]]:
     views.append(("memory/episodic", "Episodes", tuple(e for e in entries if e.get("type") == "episodic")))
     views.append(("memory/procedural", "Procedures", tuple(e for e in entries if e.get("type") == "procedural")))
     filters = [(label, f"{prefix}/index.md", len(items)) for prefix, label, items in views]
-    for prefix, label, items in views:
-        add_paged(prefix, "pages/memory.md.j2", items, MEMORY_PAGE, "entries", label=label, filters=filters,
-                  total=len(items))
-    return [("Memory", "memory/index.md")]
+    for prefix, label, items in views:  # (rendered now: they read the model's memory counts)
+        chunks = _chunks_of(items, MEMORY_PAGE)
+        docs = [paged_doc(prefix, n + 1) for n in range(len(chunks))]
+        for n, (doc, chunk) in enumerate(zip(docs, chunks)):
+            add(doc, "pages/memory.md.j2", docs=docs, number=n + 1, entries=chunk, label=label, filters=filters,
+                total=len(items))

@@ -15,6 +15,7 @@ import os
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path, PurePosixPath
 from urllib.parse import quote
 
@@ -64,6 +65,7 @@ def local_location(location: str, config_file: str | None, cwd: str | None) -> s
     return Path(os.path.relpath(location, base)).as_posix()
 
 
+@lru_cache(maxsize=4096)  # (asked once per skill of each repository: the same few answers)
 def site_location(kind: str, location: str, cwd: str | None, config_file: str | None = None) -> str:
     """A repository's location as the site shows it: ``shown_location`` (no credentials), with a
     local path made relative (``local_location``) even outside the build folder."""

@@ -21,14 +21,10 @@ from __future__ import annotations
 
 import bisect
 import contextlib
-import ctypes
-import ctypes.util
-import errno
 import gc
 import hashlib
 import os
 import shutil
-import sys
 import tempfile
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -42,7 +38,6 @@ from ..cache import BuildCache, default_cache_root, diagnostics_in, diagnostics_
 from ..discover.walk import SKIP_DIRS, path_key
 from ..errors import BuildError, SkillcError
 from ..layout import WORK_DIR
-from ..locks import release, try_lock
 from ..model import Diagnostic, DiscoveredItem, Document, ItemKind, Severity
 from ..parallel import default_jobs, fork_map
 from ..paths import inside as _inside
@@ -51,6 +46,7 @@ from ..secrets import SECRET_RULE
 from ..validate.lint import LintConfig, active_rules, check_collection, check_document, finalize
 from ..validate.rules.loader import load_all as _load_rules
 from ..validate.rules.registry import RuleContext
+from .output import OutputLock, clean_stale, staged_bundle
 
 if TYPE_CHECKING:
     from ..emit.staging import Staging
@@ -177,130 +173,9 @@ def check_cache(cache_root: Path, repo_paths: Sequence[tuple[str, Path]]) -> Non
                              hint="point SKILLC_CACHE_DIR at a new folder of its own, e.g. .skillc-cache")
 
 
-# --- lock, staging, swap -------------------------------------------------------------------------
-
-class BuildLock:
-    def __init__(self, work: Path, name: str) -> None:
-        self.path = work / f"{name}.lock"
-        self.fd: int | None = None
-
-    def __enter__(self) -> BuildLock:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
-        if not try_lock(fd):
-            holder = os.pread(fd, 64, 0).decode("ascii", "replace").strip() or "?"
-            os.close(fd)
-            raise BuildError(f"another skillc build (pid {holder}) is writing this output; lock {self.path}",
-                             hint="wait for it to finish; the lock is released when that process exits")
-        os.ftruncate(fd, 0)
-        os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
-        self.fd = fd
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        if self.fd is not None:
-            os.ftruncate(self.fd, 0)
-            release(self.fd)
-            self.fd = None
-
-
-_RENAME_EXCHANGE = 2
-
-
-def _exchange(a: Path, b: Path) -> bool:
-    """Atomically swap two paths (Linux renameat2); False when the system cannot."""
-    if not sys.platform.startswith("linux"):
-        return False
-    try:
-        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
-        fn = libc.renameat2
-    except (OSError, AttributeError):
-        return False
-    fn.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_uint]
-    at_fdcwd = -100
-    rc = fn(at_fdcwd, os.fsencode(a), at_fdcwd, os.fsencode(b), _RENAME_EXCHANGE)
-    if rc != 0:
-        err = ctypes.get_errno()
-        if err in (errno.ENOSYS, errno.EINVAL, errno.ENOTSUP if hasattr(errno, "ENOTSUP") else errno.EINVAL):
-            return False
-        raise OSError(err, os.strerror(err), str(a))
-    return True
-
-
-def swap_in(staging: Path, out: Path, prev: Path, keep_previous: bool) -> None:
-    """Make ``staging`` the bundle at ``out``; the old bundle becomes ``prev`` (or is deleted)."""
-    if prev.exists() or prev.is_symlink():
-        _remove(prev)
-    if not out.exists():
-        os.rename(staging, out)
-        return
-    if _exchange(staging, out):
-        old = staging
-    else:  # two renames: a crash in between leaves the bundle at `prev`, never a half-written one
-        os.rename(out, prev)
-        os.rename(staging, out)
-        old = prev
-    if keep_previous:
-        if old != prev:
-            os.rename(old, prev)
-    else:
-        shutil.rmtree(old)
-
-
-def clean_stale(work: Path, name: str) -> None:
-    """Remove the staging folders of builds that died (we hold the lock, so none is live)."""
-    if not work.is_dir():
-        return
-    for entry in os.scandir(work):
-        if entry.name.startswith(f"{name}.tmp-"):
-            shutil.rmtree(entry.path, ignore_errors=True)
-
-
-_MANAGED = ("api/skills/", "api/files/", "api/archives/", "api/discovery/")
-
-
-def prepare_staging(work: Path, name: str, current: Path, current_manifest: dict | None = None) -> tuple[Path, Staging]:
-    """A staging folder: the previous generation recycled when it is a sound bundle, else empty.
-    ``current_manifest``: the visible bundle's (``check_output`` read it)."""
-    from ..emit.manifest import manifest_entries, read_manifest
-    from ..emit.staging import Staging
-
-    staging = work / f"{name}.tmp-{os.getpid()}"
-    prev = work / f"{name}.prev"
-    recycled: dict = {}
-    renamed = False
-    if prev.is_symlink():  # never a build's own (an older build swapped a linked --out here): not followed
-        prev.unlink()
-    if prev.is_dir():
-        doc = read_manifest(prev)
-        if doc is not None:
-            os.rename(prev, staging)
-            renamed = True
-            entries = manifest_entries(doc)
-            # Keep only the per-skill files (reused by hash); everything else is produced afresh.
-            for entry in os.scandir(staging):
-                if entry.name != "api":
-                    _remove(Path(entry.path))
-            for entry in os.scandir(staging / "api") if (staging / "api").is_dir() else ():
-                if f"api/{entry.name}/" not in _MANAGED:
-                    _remove(Path(entry.path))
-            (staging / "api" / "skills" / "index.html").unlink(missing_ok=True)
-            recycled = {p: e for p, e in entries.items() if p.startswith(_MANAGED) and p != "api/skills/index.html"}
-        else:
-            shutil.rmtree(prev)
-    if not renamed:
-        staging.mkdir(parents=True)
-    # The visible bundle's manifest is read only if a file is not in the recycled generation (the
-    # first rebuild after a full one, or after a change): in a steady rebuild it is never needed.
-    return staging, Staging(staging, recycled, current if current_manifest is not None else None,
-                            load_current=lambda: manifest_entries(current_manifest))
-
-
-def _remove(path: Path) -> None:
-    if path.is_dir() and not path.is_symlink():
-        shutil.rmtree(path)
-    else:
-        path.unlink(missing_ok=True)
+def _build_busy(holder: str, lock: Path) -> BuildError:
+    return BuildError(f"another skillc build (pid {holder}) is writing this output; lock {lock}",
+                      hint="wait for it to finish; the lock is released when that process exits")
 
 
 # --- lint ----------------------------------------------------------------------------------------
@@ -559,7 +434,7 @@ def _run_build(opts: BuildOptions, progress: Progress | None = None, fresh_cache
     plan = _plan(opts, fresh_cache)
     lap("config+cache load")
     work, name = plan.out.parent / WORK_DIR, plan.out.name
-    with BuildLock(work, name), _sources_folder(plan.cache_root, opts.env) as source_cache:
+    with OutputLock(work / f"{name}.lock", _build_busy), _sources_folder(plan.cache_root, opts.env) as source_cache:
         clean_stale(work, name)
         reader = Reader(plan.cache, progress)
         listings = _read_sources(plan.cfg, source_cache, reader)
@@ -754,35 +629,30 @@ def _emit(resolution: Resolution, redactions: tuple, checked: _Checked, plan: _P
     running as another user; 0664 under 002 would make one bundle's modes depend on who built it)."""
     from ..emit.manifest import write_manifest
 
-    name = plan.out.name
     user_umask = os.umask(0o022)
-    try:
-        staging_dir, staging = prepare_staging(work, name, plan.out, plan.current_manifest)
-    except BaseException:
-        os.umask(user_umask)
-        raise
-    lap("staging")
     collected = EmitCollected()
+    # (--force over a folder that held no bundle: what it held is not kept as the previous generation)
+    keep_previous = not (plan.out.is_dir() and opts.force and plan.current_manifest is None)
     try:
-        options = _emit_options(resolution, redactions, checked, plan, opts, staging)
-        ctx = EmitContext(resolution, staging_dir, plan.as_of, tuple(Path(p) for p in opts.memory),
-                          plan.cache_root / "emit" if plan.cache_root else None, options, collected)
-        _run_emitters(ctx, progress, lap)
-        checked.diagnostics.extend(collected.diagnostics)
-        produced = {p for art in _wait_artifacts(collected).values() for p, _, _ in art.bundle_files()}
-        staging.prune(produced)
-        manifest = write_manifest(ctx)
-        gate.check_bundle(staging_dir, manifest, plan.cache)  # (every output byte, as a client reads it)
-        lap("manifest")
-        force_replace = plan.out.is_dir() and opts.force and plan.current_manifest is None
-        swap_in(staging_dir, plan.out, work / f"{name}.prev", keep_previous=not force_replace)
+        with staged_bundle(work, plan.out, plan.current_manifest, keep_previous) as staged:
+            lap("staging")
+            try:
+                options = _emit_options(resolution, redactions, checked, plan, opts, staged.staging)
+                ctx = EmitContext(resolution, staged.path, plan.as_of, tuple(Path(p) for p in opts.memory),
+                                  plan.cache_root / "emit" if plan.cache_root else None, options, collected)
+                _run_emitters(ctx, progress, lap)
+                checked.diagnostics.extend(collected.diagnostics)
+                produced = {p for art in _wait_artifacts(collected).values() for p, _, _ in art.bundle_files()}
+                staged.staging.prune(produced)
+                manifest = write_manifest(ctx)
+                gate.check_bundle(staged.path, manifest, plan.cache)  # (every output byte, as a client reads it)
+                lap("manifest")
+            except BaseException:
+                pending = collected.artifacts
+                if hasattr(pending, "cancel"):
+                    pending.cancel()  # type: ignore[union-attr]
+                raise
         lap("swap")
-    except BaseException:
-        pending = collected.artifacts
-        if hasattr(pending, "cancel"):
-            pending.cancel()  # type: ignore[union-attr]
-        shutil.rmtree(staging_dir, ignore_errors=True)
-        raise
     finally:
         os.umask(user_umask)  # (the user's again: the cache keeps what their umask gives)
     return manifest, collected

@@ -43,7 +43,14 @@ from ..parallel import default_jobs, fork_map
 from ..paths import inside as _inside
 from ..resolve_types import EmitCollected, EmitContext, EmitOptions, Resolution, SourceSkill
 from ..secrets import SECRET_RULE
-from ..validate.lint import LintConfig, active_rules, check_collection, check_document, finalize
+from ..validate.lint import (
+    LintConfig,
+    active_rules,
+    check_collection,
+    finalize,
+    lint_item,
+    lint_manifest_files,
+)
 from ..validate.rules.loader import load_all as _load_rules
 from ..validate.rules.registry import RuleContext
 from .output import OutputLock, clean_stale, staged_bundle
@@ -254,8 +261,6 @@ def _located(skills: Sequence[SourceSkill], reader: Reader) -> list[tuple[Source
 
 def _lint_work(located, config: LintConfig, cache: BuildCache, blocked: dict[int, str]) -> _LintWork:
     """Every skill's rule context; the findings the cache holds, and the skills left to check."""
-    from ..config.files import anchored
-
     work = _LintWork()
     roots: dict[str, Path] = {}  # one Path per repository root, not one per skill
     skill_dirs: dict[str, list[str]] = {}  # root -> the skill folders in it (for nested skills), sorted
@@ -272,7 +277,7 @@ def _lint_work(located, config: LintConfig, cache: BuildCache, blocked: dict[int
         work.contexts.append((root, skill, RuleContext(item, doc, root_path, config.settings, config.profile,
                                                        root_name)))
         if root not in work.configs:
-            cfg = anchored(config, root) if skill.repository.type == "filesystem" else config
+            cfg = _repository_config(config, skill.repository, root)
             work.configs[root] = (cfg, key_of("lint-config", repr(canonical(lint_identity(cfg)))))
         root_config, config_key = work.configs[root]
         work.config_at[root_path] = root_config
@@ -296,6 +301,35 @@ def _lint_work(located, config: LintConfig, cache: BuildCache, blocked: dict[int
     return work
 
 
+def _repository_config(config: LintConfig, repository, root: str) -> LintConfig:
+    """The lint configuration of one repository root: a local repository's paths are matched by its
+    globs from the configuration file's folder, as `skillc lint` does."""
+    from ..config.files import anchored
+
+    return anchored(config, root) if repository.type == "filesystem" else config
+
+
+def lint_listed_manifests(listings, reader: Reader, per_skill: Mapping[int, list[Diagnostic]],
+                          config: LintConfig) -> list[tuple[str, Diagnostic]]:
+    """The manifest stage (G1xx) over each repository's plugin and marketplace manifests, as
+    `skillc lint` runs it on the folder: (repository, diagnostic), each finalized by its repository's
+    configuration."""
+    rules = active_rules(config)
+    out: list[tuple[str, Diagnostic]] = []
+    for listing in listings:
+        if not listing.manifests or listing.repository is None:
+            continue
+        skills = []
+        for skill in listing.skills:
+            origin = reader.origin.get(id(skill.document))
+            if origin is not None and origin[0] == listing.root and origin[1].kind is ItemKind.SKILL:
+                skills.append((origin[1].skill_dir, per_skill.get(id(skill), ())))
+        cfg = _repository_config(config, listing.repository, listing.root)
+        found = lint_manifest_files(listing.root, listing.manifests, skills, rules)
+        out.extend((listing.input.repository, d) for d in finalize(found, cfg))
+    return out
+
+
 def _check_documents(work: _LintWork, rules, config: LintConfig, cache: BuildCache, jobs: int,
                      progress: Progress | None, blocked: dict[int, str]) -> None:
     """The document rules over the skills the cache did not answer, in forked workers; each result
@@ -305,7 +339,7 @@ def _check_documents(work: _LintWork, rules, config: LintConfig, cache: BuildCac
     def check(entry: tuple[SourceSkill, RuleContext, str]) -> tuple[list[Diagnostic], str]:
         _, ctx, _ = entry
         cfg = work.config_at[ctx.root]
-        diags = finalize([*ctx.document.diagnostics, *check_document(ctx, rules)], cfg)
+        diags = finalize(lint_item(ctx, rules), cfg)  # (the item linted as `skillc lint` lints it)
         unpublishable = ""
         if not b707 or cfg.ignored_at(SECRET_RULE, ctx.item.path):
             found = secrets.scan(ctx.document.text)
@@ -477,6 +511,9 @@ class _Checked:
     diagnostics: list[tuple[str, Diagnostic]]  # (repository, diagnostic): grows through resolve and emit
     failing: dict[str, str]  # ID -> why it is not published: grows through resolve
     winning: Mapping[str, SourceSkill]  # ID -> the copy that would be published
+    # "<repository>: <manifest path> (codes)" for each plugin or marketplace manifest with an error:
+    # they fail the build as a skill's lint errors do (no skill to leave out: --keep-going reports them)
+    failing_manifests: tuple[str, ...] = ()
 
 
 def _plan(opts: BuildOptions, fresh_cache: bool) -> _Plan:
@@ -550,7 +587,17 @@ def _validate(listings, reader: Reader, plan: _Plan, progress: Progress | None) 
             failing.setdefault(s.id, "lint errors: " + ", ".join(sorted({d.code for d in errs})))
         elif id(s) in blocked:
             failing.setdefault(s.id, blocked[id(s)])
-    return _Checked(all_skills, per_skill, diagnostics, failing, winning)
+    manifest_diagnostics = lint_listed_manifests(listings, reader, per_skill, plan.cfg.lint)
+    diagnostics.extend(manifest_diagnostics)
+    return _Checked(all_skills, per_skill, diagnostics, failing, winning, _failing_manifests(manifest_diagnostics))
+
+
+def _failing_manifests(found: Sequence[tuple[str, Diagnostic]]) -> tuple[str, ...]:
+    codes: dict[tuple[str, str], set[str]] = {}
+    for repo, d in found:
+        if d.severity is Severity.ERROR:
+            codes.setdefault((repo, d.path), set()).add(d.code)
+    return tuple(f"{repo}: {path} ({', '.join(sorted(c))})" for (repo, path), c in sorted(codes.items()))
 
 
 def _resolve(listings, checked: _Checked, plan: _Plan, keep_going: bool) -> Resolution:
@@ -566,8 +613,8 @@ def _resolve(listings, checked: _Checked, plan: _Plan, keep_going: bool) -> Reso
     if res_errors:
         failing.update(res_errors)
         resolution = resolve(_without(listings, failing), settings=settings)
-    if failing and not keep_going:
-        raise BuildError(_failure_message(failing, diagnostics), hint="fix them, or pass --keep-going to "
+    if (failing or checked.failing_manifests) and not keep_going:
+        raise BuildError(_failure_message(failing, checked.failing_manifests), hint="fix them, or pass --keep-going to "
                          "publish the valid skills and list the others in the manifest",
                          diagnostics=tuple((r, _redacted(d)) for r, d in diagnostics
                                            if d.severity is Severity.ERROR),
@@ -814,11 +861,16 @@ def _redacted(d: Diagnostic) -> Diagnostic:
     return replace(d, path=_redact(d.path), skill=_redact(d.skill) if d.skill else d.skill, message=_redact(d.message))
 
 
-def _failure_message(failing: Mapping[str, str], diagnostics) -> str:
+def _failure_message(failing: Mapping[str, str], manifests: Sequence[str]) -> str:
     ids = sorted(failing, key=path_key)
     shown = "; ".join(f"{_redact(i)} ({_redact(failing[i])})" for i in ids[:10])
     more = f"; and {len(ids) - 10} more" if len(ids) > 10 else ""
-    return f"{len(ids)} skill{'s' if len(ids) != 1 else ''} failed: {shown}{more}"
+    skills = f"{len(ids)} skill{'s' if len(ids) != 1 else ''} failed: {shown}{more}" if ids else ""
+    if not manifests:
+        return skills
+    listed = f"{len(manifests)} manifest{'s' if len(manifests) != 1 else ''} failed lint: " + "; ".join(
+        _redact(m) for m in manifests[:10]) + (f"; and {len(manifests) - 10} more" if len(manifests) > 10 else "")
+    return f"{skills}; {listed}" if skills else listed
 
 
 def _lint_summary(config: LintConfig, skills: int, diagnostics) -> dict[str, object]:

@@ -372,7 +372,9 @@ def _collect(source: str, ids: tuple[str, ...], tmp: Path, cache_dir: Path | Non
     if api is not None:
         every = _bundle_ids(api)
         chosen = list(ids) or every
-        manifest = json.loads((api / "manifest.json").read_text("utf-8"))
+        from ..emit.manifest import read_manifest_file
+
+        manifest = read_manifest_file(api / "manifest.json") or {}
         flat = manifest.get("flat_names") if isinstance(manifest.get("flat_names"), dict) else None
         names = dict(flat) if flat and set(every) <= set(flat) else dict(assign_flat_names(every).names)
         return Collected(_export_from_bundle(api, chosen, tmp), names, cfg, None)

@@ -28,13 +28,10 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
 
+from ..emit.manifest import manifest_entries, read_manifest
+from ..emit.staging import Staging
 from ..locks import release, try_lock
-
-if TYPE_CHECKING:
-    from ..emit.staging import Staging
-
 
 # --- the lock ------------------------------------------------------------------------------------
 
@@ -160,9 +157,6 @@ _MANAGED = ("api/skills/", "api/files/", "api/archives/", "api/discovery/")
 def prepare_staging(work: Path, name: str, current: Path, current_manifest: dict | None = None) -> tuple[Path, Staging]:
     """A staging folder: the previous generation recycled when it is a sound bundle, else empty.
     ``current_manifest``: the visible bundle's (``check_output`` read it)."""
-    from ..emit.manifest import manifest_entries, read_manifest
-    from ..emit.staging import Staging
-
     staging = work / f"{name}.tmp-{os.getpid()}"
     prev = work / f"{name}.prev"
     recycled: dict = {}

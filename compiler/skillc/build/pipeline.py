@@ -34,15 +34,31 @@ from typing import TYPE_CHECKING, Any
 
 from .. import gate, secrets
 from ..archive import read_source_date_epoch
-from ..cache import BuildCache, default_cache_root, diagnostics_in, diagnostics_out, key_of, tag_cache_root
+from ..cache import (
+    BuildCache,
+    default_cache_root,
+    diagnostics_in,
+    diagnostics_out,
+    key_of,
+    own_cache,
+    tag_cache_root,
+)
+from ..config.build import load_build_config
+from ..config.files import anchored
 from ..discover.walk import SKIP_DIRS, path_key
+from ..emit import EMITTERS
+from ..emit.manifest import read_manifest, write_manifest
+from ..emit.skills import bundle_collisions
 from ..errors import BuildError, SkillcError
 from ..layout import WORK_DIR
 from ..model import Diagnostic, DiscoveredItem, Document, ItemKind, Severity
 from ..parallel import default_jobs, fork_map
 from ..paths import inside as _inside
+from ..resolve.precedence import resolve, winners_of
 from ..resolve_types import EmitCollected, EmitContext, EmitOptions, Resolution, SourceSkill
 from ..secrets import SECRET_RULE
+from ..sources import open_source
+from ..sources.git import one_commit_per_checkout
 from ..validate.lint import (
     LintConfig,
     active_rules,
@@ -50,6 +66,7 @@ from ..validate.lint import (
     finalize,
     lint_item,
     lint_manifest_files,
+    read_item,
 )
 from ..validate.rules.loader import load_all as _load_rules
 from ..validate.rules.registry import RuleContext
@@ -153,7 +170,6 @@ def check_output(out: Path, repo_paths: Sequence[tuple[str, Path]], force: bool,
                              hint="choose an --out of its own, e.g. dist")
     if not out.is_dir():
         return None
-    from ..emit.manifest import read_manifest
 
     manifest = read_manifest(out)
     if manifest is None and not force and any(True for _ in os.scandir(out)):
@@ -165,8 +181,6 @@ def check_output(out: Path, repo_paths: Sequence[tuple[str, Path]], force: bool,
 def check_cache(cache_root: Path, repo_paths: Sequence[tuple[str, Path]]) -> None:
     """Refuse a cache folder that holds an input repository (``SKILLC_CACHE_DIR`` set to the skills
     folder): its ``CACHEDIR.TAG`` would make every later walk of the repository skip the skills."""
-    from ..cache import own_cache
-
     real_cache = os.path.realpath(cache_root)
     for name, repo in repo_paths:
         real_repo = os.path.realpath(repo)
@@ -192,7 +206,6 @@ class Reader:
 
     A source that passes the file's ``stat`` (``st=``) lets the cache skip reading an unchanged
     file; ``file_digest(path, stat)`` hashes supporting files through the same stat cache."""
-
     def __init__(self, cache: BuildCache, progress: Progress | None = None) -> None:
         self.cache = cache
         self.origin: dict[int, tuple[str, DiscoveredItem]] = {}
@@ -200,8 +213,6 @@ class Reader:
         self.progress = progress  # (label, total) -> advance: sources report the skills they read
 
     def __call__(self, root: str, item: DiscoveredItem, st: os.stat_result | None = None) -> Document:
-        from ..validate.lint import read_item
-
         skill = item.skill_dir if item.kind is ItemKind.SKILL else item.path
         try:
             doc = self.cache.read_document(root, item.path, item.kind, skill, st)
@@ -232,7 +243,6 @@ def lint_skills(skills: Sequence[SourceSkill], reader: Reader, config: LintConfi
 class _LintWork:
     """What ``lint_skills`` works through: every skill's rule context, the ones the cache does not
     answer, each repository root's configuration, and the findings so far (``out``)."""
-
     contexts: list[tuple[str, SourceSkill, RuleContext]] = field(default_factory=list)  # (root, skill, context)
     todo: list[tuple[SourceSkill, RuleContext, str]] = field(default_factory=list)  # (skill, context, cache key)
     # Per repository root: the configuration (a local repository's paths are matched by its globs
@@ -304,8 +314,6 @@ def _lint_work(located, config: LintConfig, cache: BuildCache, blocked: dict[int
 def _repository_config(config: LintConfig, repository, root: str) -> LintConfig:
     """The lint configuration of one repository root: a local repository's paths are matched by its
     globs from the configuration file's folder, as `skillc lint` does."""
-    from ..config.files import anchored
-
     return anchored(config, root) if repository.type == "filesystem" else config
 
 
@@ -489,7 +497,6 @@ def _run_build(opts: BuildOptions, progress: Progress | None = None, fresh_cache
 class _Plan:
     """What the build decides before reading any skill: its configuration, where the bundle goes,
     the cache and the hashes that key it."""
-
     cfg: Any  # config.build.BuildConfig
     out: Path  # the bundle folder, absolute (a symlinked one: the folder it points to)
     current_manifest: dict | None  # the bundle there now (None: none, or not a skillc bundle)
@@ -505,7 +512,6 @@ class _Plan:
 @dataclass(frozen=True)
 class _Checked:
     """The validate stage's verdicts, per skill (keyed by ``id(skill)``) and per published ID."""
-
     all_skills: tuple[SourceSkill, ...]
     per_skill: Mapping[int, list[Diagnostic]]
     diagnostics: list[tuple[str, Diagnostic]]  # (repository, diagnostic): grows through resolve and emit
@@ -517,8 +523,6 @@ class _Checked:
 
 
 def _plan(opts: BuildOptions, fresh_cache: bool) -> _Plan:
-    from ..config.build import load_build_config
-
     epoch = read_source_date_epoch(opts.env)
     cfg = load_build_config(opts.paths, opts.config, cwd=opts.cwd, home=opts.home, env=opts.env)
     out = _output_folder(opts)
@@ -553,9 +557,6 @@ def _output_folder(opts: BuildOptions) -> Path:
 
 def _read_sources(cfg, source_cache: Path, reader: Reader) -> list:
     """Discover and parse every repository (parsing through the cache): one listing each."""
-    from ..sources import open_source
-    from ..sources.git import one_commit_per_checkout
-
     with one_commit_per_checkout(cfg.repositories, source_cache):  # (one url and branch: one commit)
         return [open_source(repo, cache_dir=source_cache, lint=cfg.lint).skills(reader) for repo in cfg.repositories]
 
@@ -563,8 +564,6 @@ def _read_sources(cfg, source_cache: Path, reader: Reader) -> list:
 def _validate(listings, reader: Reader, plan: _Plan, progress: Progress | None) -> _Checked:
     """Lint every offered skill; the IDs whose published copy fails (errors, or a secret lint did not
     report) go into ``failing``."""
-    from ..resolve.precedence import winners_of
-
     all_skills = tuple(s for lst in listings for s in lst.skills)
     blocked: dict[int, str] = {}
     per_skill = lint_skills(all_skills, reader, plan.cfg.lint, plan.cache, plan.jobs, progress, blocked)
@@ -604,8 +603,6 @@ def _resolve(listings, checked: _Checked, plan: _Plan, keep_going: bool) -> Reso
     """Resolve (R1xx: shadowing, unsafe or colliding IDs) without the failing skills; the IDs that
     cannot be published fail too, and resolve runs again without them.  Without ``keep_going`` any
     failure is a ``BuildError``."""
-    from ..resolve.precedence import resolve
-
     settings = plan.cfg.settings()
     diagnostics, failing = checked.diagnostics, checked.failing
     resolution = resolve(_without(listings, failing), settings=settings)
@@ -651,8 +648,6 @@ def _bundle_collisions(resolution: Resolution, diagnostics: list[tuple[str, Diag
                        res_errors: dict[str, str]) -> None:
     """Two skills that would write the same bundle path (from different repositories): one would
     silently overwrite the other's file, so neither is published, whatever lint selects (R110)."""
-    from ..emit.skills import bundle_collisions
-
     by_id = {s.id: s for s in resolution.skills}
     for skill_id, other, path in bundle_collisions(resolution.skills):
         skill = by_id[skill_id]
@@ -674,8 +669,6 @@ def _emit(resolution: Resolution, redactions: tuple, checked: _Checked, plan: _P
     removes the staging folder and leaves the bundle as it was.  Published files get the modes of a
     022 umask whatever the user's (0600 files under umask 077 could not be served by a web server
     running as another user; 0664 under 002 would make one bundle's modes depend on who built it)."""
-    from ..emit.manifest import write_manifest
-
     user_umask = os.umask(0o022)
     collected = EmitCollected()
     # (--force over a folder that held no bundle: what it held is not kept as the previous generation)
@@ -718,8 +711,6 @@ def _emit_options(resolution: Resolution, redactions: tuple, checked: _Checked, 
 
 
 def _run_emitters(ctx: EmitContext, progress: Progress | None, lap: _Lap) -> None:
-    from ..emit import EMITTERS
-
     for emitter_name, fn in sorted(EMITTERS, key=_emit_order):
         advance = None
         if emitter_name == "skills" and progress is not None:
@@ -776,7 +767,6 @@ def _wait_artifacts(collected: EmitCollected) -> Mapping:
 
 class _Lap:
     """``lap(name)`` records the seconds since the previous lap under ``name``."""
-
     def __init__(self, into: dict[str, float]) -> None:
         self.into, self.last = into, time.perf_counter()
 
@@ -815,8 +805,6 @@ def _with_excluded_shadowing(resolution: Resolution, listings, failing: Mapping[
     """``resolution`` with the shadowing rows (and R101 lines) of the IDs left out: a broken winning
     copy withholds the valid copy it shadows, and the manifest and the site say so.  An excluded
     ID is shown redacted (it may be excluded for holding a secret)."""
-    from ..resolve.precedence import resolve
-
     full = resolve(listings, settings=settings)
     said = {(d.code, d.path, d.message) for _, d in diagnostics}
     for d in full.diagnostics:

@@ -121,3 +121,17 @@ def test_readme_is_the_first_page_a_newcomer_reads():
     assert len(readme.encode("utf-8")) <= 25 * 1024
     links = re.findall(r"\]\(([^)#]+)(?:#[^)]*)?\)", readme)
     assert links and all((PROJECT / link).exists() for link in links), links
+
+
+# A path in the prose of the docs: a source module or folder, or a test file.
+_NAMED_PATH = re.compile(r"(?:compiler/skillc/[A-Za-z0-9_./-]*[A-Za-z0-9_]|tests/[A-Za-z0-9_./-]+\.py)")
+
+
+def test_every_source_and_test_path_the_docs_name_exists():
+    """The README and docs/ name modules and tests by path (`compiler/skillc/emit/docsite/model.py`,
+    `tests/unit/build/test_full_disk.py`); a move that leaves one behind sends a reader nowhere."""
+    pages = [PROJECT / "README.md", *sorted((PROJECT / "docs").rglob("*.md"))]
+    missing = sorted({f"{page.relative_to(PROJECT)}: {path}"
+                      for page in pages for path in _NAMED_PATH.findall(page.read_text("utf-8"))
+                      if not (PROJECT / path).exists() and "test_x.py" not in path})
+    assert not missing, "paths named in the docs that do not exist:\n" + "\n".join(missing)

@@ -137,6 +137,10 @@ class SourceListing:
     diagnostics: tuple[Diagnostic, ...] = ()
     collection_docs: Mapping[str, str] = field(default_factory=dict)  # collection path → COLLECTION.md text
     repository: Repository | None = None  # who offers them (precedence of an empty listing too)
+    # The plugin and marketplace manifests found beside the skills (``.claude-plugin/*.json``, relative
+    # to ``root``, the folder the skills were discovered in): the build lints them as `skillc lint` does.
+    manifests: tuple[str, ...] = ()
+    root: str = ""
 
 
 # Meerkat's defaults for the settings a Resolution carries (skills.toml reads them; the renderers

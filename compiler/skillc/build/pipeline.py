@@ -21,14 +21,10 @@ from __future__ import annotations
 
 import bisect
 import contextlib
-import ctypes
-import ctypes.util
-import errno
 import gc
 import hashlib
 import os
 import shutil
-import sys
 import tempfile
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -38,19 +34,43 @@ from typing import TYPE_CHECKING, Any
 
 from .. import gate, secrets
 from ..archive import read_source_date_epoch
-from ..cache import BuildCache, default_cache_root, diagnostics_in, diagnostics_out, key_of, tag_cache_root
+from ..cache import (
+    BuildCache,
+    default_cache_root,
+    diagnostics_in,
+    diagnostics_out,
+    key_of,
+    own_cache,
+    tag_cache_root,
+)
+from ..config.build import load_build_config
+from ..config.files import anchored
 from ..discover.walk import SKIP_DIRS, path_key
+from ..emit import EMITTERS
+from ..emit.manifest import read_manifest, write_manifest
+from ..emit.skills import bundle_collisions
 from ..errors import BuildError, SkillcError
 from ..layout import WORK_DIR
-from ..locks import release, try_lock
 from ..model import Diagnostic, DiscoveredItem, Document, ItemKind, Severity
 from ..parallel import default_jobs, fork_map
 from ..paths import inside as _inside
+from ..resolve.precedence import resolve, winners_of
 from ..resolve_types import EmitCollected, EmitContext, EmitOptions, Resolution, SourceSkill
 from ..secrets import SECRET_RULE
-from ..validate.lint import LintConfig, active_rules, check_collection, check_document, finalize
+from ..sources import open_source
+from ..sources.git import one_commit_per_checkout
+from ..validate.lint import (
+    LintConfig,
+    active_rules,
+    check_collection,
+    finalize,
+    lint_item,
+    lint_manifest_files,
+    read_item,
+)
 from ..validate.rules.loader import load_all as _load_rules
 from ..validate.rules.registry import RuleContext
+from .output import OutputLock, clean_stale, staged_bundle
 
 if TYPE_CHECKING:
     from ..emit.staging import Staging
@@ -150,7 +170,6 @@ def check_output(out: Path, repo_paths: Sequence[tuple[str, Path]], force: bool,
                              hint="choose an --out of its own, e.g. dist")
     if not out.is_dir():
         return None
-    from ..emit.manifest import read_manifest
 
     manifest = read_manifest(out)
     if manifest is None and not force and any(True for _ in os.scandir(out)):
@@ -162,8 +181,6 @@ def check_output(out: Path, repo_paths: Sequence[tuple[str, Path]], force: bool,
 def check_cache(cache_root: Path, repo_paths: Sequence[tuple[str, Path]]) -> None:
     """Refuse a cache folder that holds an input repository (``SKILLC_CACHE_DIR`` set to the skills
     folder): its ``CACHEDIR.TAG`` would make every later walk of the repository skip the skills."""
-    from ..cache import own_cache
-
     real_cache = os.path.realpath(cache_root)
     for name, repo in repo_paths:
         real_repo = os.path.realpath(repo)
@@ -177,130 +194,9 @@ def check_cache(cache_root: Path, repo_paths: Sequence[tuple[str, Path]]) -> Non
                              hint="point SKILLC_CACHE_DIR at a new folder of its own, e.g. .skillc-cache")
 
 
-# --- lock, staging, swap -------------------------------------------------------------------------
-
-class BuildLock:
-    def __init__(self, work: Path, name: str) -> None:
-        self.path = work / f"{name}.lock"
-        self.fd: int | None = None
-
-    def __enter__(self) -> BuildLock:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
-        if not try_lock(fd):
-            holder = os.pread(fd, 64, 0).decode("ascii", "replace").strip() or "?"
-            os.close(fd)
-            raise BuildError(f"another skillc build (pid {holder}) is writing this output; lock {self.path}",
-                             hint="wait for it to finish; the lock is released when that process exits")
-        os.ftruncate(fd, 0)
-        os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
-        self.fd = fd
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        if self.fd is not None:
-            os.ftruncate(self.fd, 0)
-            release(self.fd)
-            self.fd = None
-
-
-_RENAME_EXCHANGE = 2
-
-
-def _exchange(a: Path, b: Path) -> bool:
-    """Atomically swap two paths (Linux renameat2); False when the system cannot."""
-    if not sys.platform.startswith("linux"):
-        return False
-    try:
-        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
-        fn = libc.renameat2
-    except (OSError, AttributeError):
-        return False
-    fn.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_uint]
-    at_fdcwd = -100
-    rc = fn(at_fdcwd, os.fsencode(a), at_fdcwd, os.fsencode(b), _RENAME_EXCHANGE)
-    if rc != 0:
-        err = ctypes.get_errno()
-        if err in (errno.ENOSYS, errno.EINVAL, errno.ENOTSUP if hasattr(errno, "ENOTSUP") else errno.EINVAL):
-            return False
-        raise OSError(err, os.strerror(err), str(a))
-    return True
-
-
-def swap_in(staging: Path, out: Path, prev: Path, keep_previous: bool) -> None:
-    """Make ``staging`` the bundle at ``out``; the old bundle becomes ``prev`` (or is deleted)."""
-    if prev.exists() or prev.is_symlink():
-        _remove(prev)
-    if not out.exists():
-        os.rename(staging, out)
-        return
-    if _exchange(staging, out):
-        old = staging
-    else:  # two renames: a crash in between leaves the bundle at `prev`, never a half-written one
-        os.rename(out, prev)
-        os.rename(staging, out)
-        old = prev
-    if keep_previous:
-        if old != prev:
-            os.rename(old, prev)
-    else:
-        shutil.rmtree(old)
-
-
-def clean_stale(work: Path, name: str) -> None:
-    """Remove the staging folders of builds that died (we hold the lock, so none is live)."""
-    if not work.is_dir():
-        return
-    for entry in os.scandir(work):
-        if entry.name.startswith(f"{name}.tmp-"):
-            shutil.rmtree(entry.path, ignore_errors=True)
-
-
-_MANAGED = ("api/skills/", "api/files/", "api/archives/", "api/discovery/")
-
-
-def prepare_staging(work: Path, name: str, current: Path, current_manifest: dict | None = None) -> tuple[Path, Staging]:
-    """A staging folder: the previous generation recycled when it is a sound bundle, else empty.
-    ``current_manifest``: the visible bundle's (``check_output`` read it)."""
-    from ..emit.manifest import manifest_entries, read_manifest
-    from ..emit.staging import Staging
-
-    staging = work / f"{name}.tmp-{os.getpid()}"
-    prev = work / f"{name}.prev"
-    recycled: dict = {}
-    renamed = False
-    if prev.is_symlink():  # never a build's own (an older build swapped a linked --out here): not followed
-        prev.unlink()
-    if prev.is_dir():
-        doc = read_manifest(prev)
-        if doc is not None:
-            os.rename(prev, staging)
-            renamed = True
-            entries = manifest_entries(doc)
-            # Keep only the per-skill files (reused by hash); everything else is produced afresh.
-            for entry in os.scandir(staging):
-                if entry.name != "api":
-                    _remove(Path(entry.path))
-            for entry in os.scandir(staging / "api") if (staging / "api").is_dir() else ():
-                if f"api/{entry.name}/" not in _MANAGED:
-                    _remove(Path(entry.path))
-            (staging / "api" / "skills" / "index.html").unlink(missing_ok=True)
-            recycled = {p: e for p, e in entries.items() if p.startswith(_MANAGED) and p != "api/skills/index.html"}
-        else:
-            shutil.rmtree(prev)
-    if not renamed:
-        staging.mkdir(parents=True)
-    # The visible bundle's manifest is read only if a file is not in the recycled generation (the
-    # first rebuild after a full one, or after a change): in a steady rebuild it is never needed.
-    return staging, Staging(staging, recycled, current if current_manifest is not None else None,
-                            load_current=lambda: manifest_entries(current_manifest))
-
-
-def _remove(path: Path) -> None:
-    if path.is_dir() and not path.is_symlink():
-        shutil.rmtree(path)
-    else:
-        path.unlink(missing_ok=True)
+def _build_busy(holder: str, lock: Path) -> BuildError:
+    return BuildError(f"another skillc build (pid {holder}) is writing this output; lock {lock}",
+                      hint="wait for it to finish; the lock is released when that process exits")
 
 
 # --- lint ----------------------------------------------------------------------------------------
@@ -310,7 +206,6 @@ class Reader:
 
     A source that passes the file's ``stat`` (``st=``) lets the cache skip reading an unchanged
     file; ``file_digest(path, stat)`` hashes supporting files through the same stat cache."""
-
     def __init__(self, cache: BuildCache, progress: Progress | None = None) -> None:
         self.cache = cache
         self.origin: dict[int, tuple[str, DiscoveredItem]] = {}
@@ -318,8 +213,6 @@ class Reader:
         self.progress = progress  # (label, total) -> advance: sources report the skills they read
 
     def __call__(self, root: str, item: DiscoveredItem, st: os.stat_result | None = None) -> Document:
-        from ..validate.lint import read_item
-
         skill = item.skill_dir if item.kind is ItemKind.SKILL else item.path
         try:
             doc = self.cache.read_document(root, item.path, item.kind, skill, st)
@@ -350,7 +243,6 @@ def lint_skills(skills: Sequence[SourceSkill], reader: Reader, config: LintConfi
 class _LintWork:
     """What ``lint_skills`` works through: every skill's rule context, the ones the cache does not
     answer, each repository root's configuration, and the findings so far (``out``)."""
-
     contexts: list[tuple[str, SourceSkill, RuleContext]] = field(default_factory=list)  # (root, skill, context)
     todo: list[tuple[SourceSkill, RuleContext, str]] = field(default_factory=list)  # (skill, context, cache key)
     # Per repository root: the configuration (a local repository's paths are matched by its globs
@@ -379,8 +271,6 @@ def _located(skills: Sequence[SourceSkill], reader: Reader) -> list[tuple[Source
 
 def _lint_work(located, config: LintConfig, cache: BuildCache, blocked: dict[int, str]) -> _LintWork:
     """Every skill's rule context; the findings the cache holds, and the skills left to check."""
-    from ..config.files import anchored
-
     work = _LintWork()
     roots: dict[str, Path] = {}  # one Path per repository root, not one per skill
     skill_dirs: dict[str, list[str]] = {}  # root -> the skill folders in it (for nested skills), sorted
@@ -397,7 +287,7 @@ def _lint_work(located, config: LintConfig, cache: BuildCache, blocked: dict[int
         work.contexts.append((root, skill, RuleContext(item, doc, root_path, config.settings, config.profile,
                                                        root_name)))
         if root not in work.configs:
-            cfg = anchored(config, root) if skill.repository.type == "filesystem" else config
+            cfg = _repository_config(config, skill.repository, root)
             work.configs[root] = (cfg, key_of("lint-config", repr(canonical(lint_identity(cfg)))))
         root_config, config_key = work.configs[root]
         work.config_at[root_path] = root_config
@@ -421,6 +311,33 @@ def _lint_work(located, config: LintConfig, cache: BuildCache, blocked: dict[int
     return work
 
 
+def _repository_config(config: LintConfig, repository, root: str) -> LintConfig:
+    """The lint configuration of one repository root: a local repository's paths are matched by its
+    globs from the configuration file's folder, as `skillc lint` does."""
+    return anchored(config, root) if repository.type == "filesystem" else config
+
+
+def lint_listed_manifests(listings, reader: Reader, per_skill: Mapping[int, list[Diagnostic]],
+                          config: LintConfig) -> list[tuple[str, Diagnostic]]:
+    """The manifest stage (G1xx) over each repository's plugin and marketplace manifests, as
+    `skillc lint` runs it on the folder: (repository, diagnostic), each finalized by its repository's
+    configuration."""
+    rules = active_rules(config)
+    out: list[tuple[str, Diagnostic]] = []
+    for listing in listings:
+        if not listing.manifests or listing.repository is None:
+            continue
+        skills = []
+        for skill in listing.skills:
+            origin = reader.origin.get(id(skill.document))
+            if origin is not None and origin[0] == listing.root and origin[1].kind is ItemKind.SKILL:
+                skills.append((origin[1].skill_dir, per_skill.get(id(skill), ())))
+        cfg = _repository_config(config, listing.repository, listing.root)
+        found = lint_manifest_files(listing.root, listing.manifests, skills, rules)
+        out.extend((listing.input.repository, d) for d in finalize(found, cfg))
+    return out
+
+
 def _check_documents(work: _LintWork, rules, config: LintConfig, cache: BuildCache, jobs: int,
                      progress: Progress | None, blocked: dict[int, str]) -> None:
     """The document rules over the skills the cache did not answer, in forked workers; each result
@@ -430,7 +347,7 @@ def _check_documents(work: _LintWork, rules, config: LintConfig, cache: BuildCac
     def check(entry: tuple[SourceSkill, RuleContext, str]) -> tuple[list[Diagnostic], str]:
         _, ctx, _ = entry
         cfg = work.config_at[ctx.root]
-        diags = finalize([*ctx.document.diagnostics, *check_document(ctx, rules)], cfg)
+        diags = finalize(lint_item(ctx, rules), cfg)  # (the item linted as `skillc lint` lints it)
         unpublishable = ""
         if not b707 or cfg.ignored_at(SECRET_RULE, ctx.item.path):
             found = secrets.scan(ctx.document.text)
@@ -559,7 +476,7 @@ def _run_build(opts: BuildOptions, progress: Progress | None = None, fresh_cache
     plan = _plan(opts, fresh_cache)
     lap("config+cache load")
     work, name = plan.out.parent / WORK_DIR, plan.out.name
-    with BuildLock(work, name), _sources_folder(plan.cache_root, opts.env) as source_cache:
+    with OutputLock(work / f"{name}.lock", _build_busy), _sources_folder(plan.cache_root, opts.env) as source_cache:
         clean_stale(work, name)
         reader = Reader(plan.cache, progress)
         listings = _read_sources(plan.cfg, source_cache, reader)
@@ -580,7 +497,6 @@ def _run_build(opts: BuildOptions, progress: Progress | None = None, fresh_cache
 class _Plan:
     """What the build decides before reading any skill: its configuration, where the bundle goes,
     the cache and the hashes that key it."""
-
     cfg: Any  # config.build.BuildConfig
     out: Path  # the bundle folder, absolute (a symlinked one: the folder it points to)
     current_manifest: dict | None  # the bundle there now (None: none, or not a skillc bundle)
@@ -596,17 +512,17 @@ class _Plan:
 @dataclass(frozen=True)
 class _Checked:
     """The validate stage's verdicts, per skill (keyed by ``id(skill)``) and per published ID."""
-
     all_skills: tuple[SourceSkill, ...]
     per_skill: Mapping[int, list[Diagnostic]]
     diagnostics: list[tuple[str, Diagnostic]]  # (repository, diagnostic): grows through resolve and emit
     failing: dict[str, str]  # ID -> why it is not published: grows through resolve
     winning: Mapping[str, SourceSkill]  # ID -> the copy that would be published
+    # "<repository>: <manifest path> (codes)" for each plugin or marketplace manifest with an error:
+    # they fail the build as a skill's lint errors do (no skill to leave out: --keep-going reports them)
+    failing_manifests: tuple[str, ...] = ()
 
 
 def _plan(opts: BuildOptions, fresh_cache: bool) -> _Plan:
-    from ..config.build import load_build_config
-
     epoch = read_source_date_epoch(opts.env)
     cfg = load_build_config(opts.paths, opts.config, cwd=opts.cwd, home=opts.home, env=opts.env)
     out = _output_folder(opts)
@@ -641,9 +557,6 @@ def _output_folder(opts: BuildOptions) -> Path:
 
 def _read_sources(cfg, source_cache: Path, reader: Reader) -> list:
     """Discover and parse every repository (parsing through the cache): one listing each."""
-    from ..sources import open_source
-    from ..sources.git import one_commit_per_checkout
-
     with one_commit_per_checkout(cfg.repositories, source_cache):  # (one url and branch: one commit)
         return [open_source(repo, cache_dir=source_cache, lint=cfg.lint).skills(reader) for repo in cfg.repositories]
 
@@ -651,8 +564,6 @@ def _read_sources(cfg, source_cache: Path, reader: Reader) -> list:
 def _validate(listings, reader: Reader, plan: _Plan, progress: Progress | None) -> _Checked:
     """Lint every offered skill; the IDs whose published copy fails (errors, or a secret lint did not
     report) go into ``failing``."""
-    from ..resolve.precedence import winners_of
-
     all_skills = tuple(s for lst in listings for s in lst.skills)
     blocked: dict[int, str] = {}
     per_skill = lint_skills(all_skills, reader, plan.cfg.lint, plan.cache, plan.jobs, progress, blocked)
@@ -675,15 +586,23 @@ def _validate(listings, reader: Reader, plan: _Plan, progress: Progress | None) 
             failing.setdefault(s.id, "lint errors: " + ", ".join(sorted({d.code for d in errs})))
         elif id(s) in blocked:
             failing.setdefault(s.id, blocked[id(s)])
-    return _Checked(all_skills, per_skill, diagnostics, failing, winning)
+    manifest_diagnostics = lint_listed_manifests(listings, reader, per_skill, plan.cfg.lint)
+    diagnostics.extend(manifest_diagnostics)
+    return _Checked(all_skills, per_skill, diagnostics, failing, winning, _failing_manifests(manifest_diagnostics))
+
+
+def _failing_manifests(found: Sequence[tuple[str, Diagnostic]]) -> tuple[str, ...]:
+    codes: dict[tuple[str, str], set[str]] = {}
+    for repo, d in found:
+        if d.severity is Severity.ERROR:
+            codes.setdefault((repo, d.path), set()).add(d.code)
+    return tuple(f"{repo}: {path} ({', '.join(sorted(c))})" for (repo, path), c in sorted(codes.items()))
 
 
 def _resolve(listings, checked: _Checked, plan: _Plan, keep_going: bool) -> Resolution:
     """Resolve (R1xx: shadowing, unsafe or colliding IDs) without the failing skills; the IDs that
     cannot be published fail too, and resolve runs again without them.  Without ``keep_going`` any
     failure is a ``BuildError``."""
-    from ..resolve.precedence import resolve
-
     settings = plan.cfg.settings()
     diagnostics, failing = checked.diagnostics, checked.failing
     resolution = resolve(_without(listings, failing), settings=settings)
@@ -691,8 +610,8 @@ def _resolve(listings, checked: _Checked, plan: _Plan, keep_going: bool) -> Reso
     if res_errors:
         failing.update(res_errors)
         resolution = resolve(_without(listings, failing), settings=settings)
-    if failing and not keep_going:
-        raise BuildError(_failure_message(failing, diagnostics), hint="fix them, or pass --keep-going to "
+    if (failing or checked.failing_manifests) and not keep_going:
+        raise BuildError(_failure_message(failing, checked.failing_manifests), hint="fix them, or pass --keep-going to "
                          "publish the valid skills and list the others in the manifest",
                          diagnostics=tuple((r, _redacted(d)) for r, d in diagnostics
                                            if d.severity is Severity.ERROR),
@@ -729,8 +648,6 @@ def _bundle_collisions(resolution: Resolution, diagnostics: list[tuple[str, Diag
                        res_errors: dict[str, str]) -> None:
     """Two skills that would write the same bundle path (from different repositories): one would
     silently overwrite the other's file, so neither is published, whatever lint selects (R110)."""
-    from ..emit.skills import bundle_collisions
-
     by_id = {s.id: s for s in resolution.skills}
     for skill_id, other, path in bundle_collisions(resolution.skills):
         skill = by_id[skill_id]
@@ -752,37 +669,30 @@ def _emit(resolution: Resolution, redactions: tuple, checked: _Checked, plan: _P
     removes the staging folder and leaves the bundle as it was.  Published files get the modes of a
     022 umask whatever the user's (0600 files under umask 077 could not be served by a web server
     running as another user; 0664 under 002 would make one bundle's modes depend on who built it)."""
-    from ..emit.manifest import write_manifest
-
-    name = plan.out.name
     user_umask = os.umask(0o022)
-    try:
-        staging_dir, staging = prepare_staging(work, name, plan.out, plan.current_manifest)
-    except BaseException:
-        os.umask(user_umask)
-        raise
-    lap("staging")
     collected = EmitCollected()
+    # (--force over a folder that held no bundle: what it held is not kept as the previous generation)
+    keep_previous = not (plan.out.is_dir() and opts.force and plan.current_manifest is None)
     try:
-        options = _emit_options(resolution, redactions, checked, plan, opts, staging)
-        ctx = EmitContext(resolution, staging_dir, plan.as_of, tuple(Path(p) for p in opts.memory),
-                          plan.cache_root / "emit" if plan.cache_root else None, options, collected)
-        _run_emitters(ctx, progress, lap)
-        checked.diagnostics.extend(collected.diagnostics)
-        produced = {p for art in _wait_artifacts(collected).values() for p, _, _ in art.bundle_files()}
-        staging.prune(produced)
-        manifest = write_manifest(ctx)
-        gate.check_bundle(staging_dir, manifest, plan.cache)  # (every output byte, as a client reads it)
-        lap("manifest")
-        force_replace = plan.out.is_dir() and opts.force and plan.current_manifest is None
-        swap_in(staging_dir, plan.out, work / f"{name}.prev", keep_previous=not force_replace)
+        with staged_bundle(work, plan.out, plan.current_manifest, keep_previous) as staged:
+            lap("staging")
+            try:
+                options = _emit_options(resolution, redactions, checked, plan, opts, staged.staging)
+                ctx = EmitContext(resolution, staged.path, plan.as_of, tuple(Path(p) for p in opts.memory),
+                                  plan.cache_root / "emit" if plan.cache_root else None, options, collected)
+                _run_emitters(ctx, progress, lap)
+                checked.diagnostics.extend(collected.diagnostics)
+                produced = {p for art in _wait_artifacts(collected).values() for p, _, _ in art.bundle_files()}
+                staged.staging.prune(produced)
+                manifest = write_manifest(ctx)
+                gate.check_bundle(staged.path, manifest, plan.cache)  # (every output byte, as a client reads it)
+                lap("manifest")
+            except BaseException:
+                pending = collected.artifacts
+                if hasattr(pending, "cancel"):
+                    pending.cancel()  # type: ignore[union-attr]
+                raise
         lap("swap")
-    except BaseException:
-        pending = collected.artifacts
-        if hasattr(pending, "cancel"):
-            pending.cancel()  # type: ignore[union-attr]
-        shutil.rmtree(staging_dir, ignore_errors=True)
-        raise
     finally:
         os.umask(user_umask)  # (the user's again: the cache keeps what their umask gives)
     return manifest, collected
@@ -801,8 +711,6 @@ def _emit_options(resolution: Resolution, redactions: tuple, checked: _Checked, 
 
 
 def _run_emitters(ctx: EmitContext, progress: Progress | None, lap: _Lap) -> None:
-    from ..emit import EMITTERS
-
     for emitter_name, fn in sorted(EMITTERS, key=_emit_order):
         advance = None
         if emitter_name == "skills" and progress is not None:
@@ -859,7 +767,6 @@ def _wait_artifacts(collected: EmitCollected) -> Mapping:
 
 class _Lap:
     """``lap(name)`` records the seconds since the previous lap under ``name``."""
-
     def __init__(self, into: dict[str, float]) -> None:
         self.into, self.last = into, time.perf_counter()
 
@@ -898,8 +805,6 @@ def _with_excluded_shadowing(resolution: Resolution, listings, failing: Mapping[
     """``resolution`` with the shadowing rows (and R101 lines) of the IDs left out: a broken winning
     copy withholds the valid copy it shadows, and the manifest and the site say so.  An excluded
     ID is shown redacted (it may be excluded for holding a secret)."""
-    from ..resolve.precedence import resolve
-
     full = resolve(listings, settings=settings)
     said = {(d.code, d.path, d.message) for _, d in diagnostics}
     for d in full.diagnostics:
@@ -944,11 +849,16 @@ def _redacted(d: Diagnostic) -> Diagnostic:
     return replace(d, path=_redact(d.path), skill=_redact(d.skill) if d.skill else d.skill, message=_redact(d.message))
 
 
-def _failure_message(failing: Mapping[str, str], diagnostics) -> str:
+def _failure_message(failing: Mapping[str, str], manifests: Sequence[str]) -> str:
     ids = sorted(failing, key=path_key)
     shown = "; ".join(f"{_redact(i)} ({_redact(failing[i])})" for i in ids[:10])
     more = f"; and {len(ids) - 10} more" if len(ids) > 10 else ""
-    return f"{len(ids)} skill{'s' if len(ids) != 1 else ''} failed: {shown}{more}"
+    skills = f"{len(ids)} skill{'s' if len(ids) != 1 else ''} failed: {shown}{more}" if ids else ""
+    if not manifests:
+        return skills
+    listed = f"{len(manifests)} manifest{'s' if len(manifests) != 1 else ''} failed lint: " + "; ".join(
+        _redact(m) for m in manifests[:10]) + (f"; and {len(manifests) - 10} more" if len(manifests) > 10 else "")
+    return f"{skills}; {listed}" if skills else listed
 
 
 def _lint_summary(config: LintConfig, skills: int, diagnostics) -> dict[str, object]:

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import tempfile
 import urllib.parse
 from pathlib import Path
@@ -32,6 +31,7 @@ from ..archive import (
     source_date_epoch,
     write_zip,
 )
+from ..build.output import MoveInError, OutputLock, clean_stale, move_in, staging_folder
 from ..config.files import anchored, find_lint_config, lint_config, read_config_file
 from ..errors import SkillcError
 from ..exports import Target
@@ -372,7 +372,9 @@ def _collect(source: str, ids: tuple[str, ...], tmp: Path, cache_dir: Path | Non
     if api is not None:
         every = _bundle_ids(api)
         chosen = list(ids) or every
-        manifest = json.loads((api / "manifest.json").read_text("utf-8"))
+        from ..emit.manifest import read_manifest_file
+
+        manifest = read_manifest_file(api / "manifest.json") or {}
         flat = manifest.get("flat_names") if isinstance(manifest.get("flat_names"), dict) else None
         names = dict(flat) if flat and set(every) <= set(flat) else dict(assign_flat_names(every).names)
         return Collected(_export_from_bundle(api, chosen, tmp), names, cfg, None)
@@ -634,24 +636,16 @@ class _ImportLock:
         from ..layout import WORK_DIR
 
         self.into, self.work = into, into / WORK_DIR
-        self.fd: int | None = None
+        self.lock = OutputLock(into, _import_busy, folder=True)
 
     def __enter__(self) -> Path:
-        from ..build.pipeline import clean_stale
-        from ..locks import try_lock
-
         if self.work.is_symlink() or (self.work.exists() and not self.work.is_dir()):
             # (a link there, which a cloned repository can hold, would stage the skills where it points,
             # outside DIR, and clean_stale would empty that folder's import.tmp-* folders)
             kind = "a symbolic link" if self.work.is_symlink() else "a file"
             raise SkillcError(f"{self.work} is {kind}, where import stages the skills it extracts (never "
                               f"outside {self.into})", exit_code=1, hint="remove it and run again")
-        fd = os.open(self.into, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
-        if not try_lock(fd):
-            os.close(fd)
-            raise SkillcError(f"another skillc import is writing into {self.into}", exit_code=1,
-                              hint="wait for it to finish and run this one again")
-        self.fd = fd
+        self.lock.__enter__()
         clean_stale(self.work, "import")
         self.work.mkdir(exist_ok=True)
         return self.work
@@ -661,19 +655,19 @@ class _ImportLock:
             self.work.rmdir()
         except OSError:
             pass  # (a build's output beside it, or not empty)
-        if self.fd is not None:
-            from ..locks import release
+        self.lock.__exit__(*exc)
 
-            release(self.fd)
-            self.fd = None
+
+def _import_busy(holder: str, into: Path) -> SkillcError:
+    return SkillcError(f"another skillc import is writing into {into}", exit_code=1,
+                       hint="wait for it to finish and run this one again")
 
 
 def _stage_and_swap(archive: Path, listing, folders: list[str], into: Path, work: Path,
                     cfg: LintConfig) -> list[Diagnostic]:
     """Extract and lint in a staging folder, then move each skill folder in; returns the warnings.
     A folder that cannot be moved in puts back every one moved before it: DIR is left as it was."""
-    staging = Path(tempfile.mkdtemp(prefix="import.tmp-", dir=work))
-    try:
+    with staging_folder(work, "import") as staging:
         extract_zip(listing, staging / "skills")
         result = lint_root(staging / "skills", cfg)
         errors = [d for d in result.diagnostics if d.severity is Severity.ERROR]
@@ -687,39 +681,18 @@ def _stage_and_swap(archive: Path, listing, folders: list[str], into: Path, work
         with signals_deferred():
             _swap(folders, into, staging)
         return [d for d in result.diagnostics if d.severity is Severity.WARNING]
-    finally:
-        shutil.rmtree(staging, ignore_errors=True)
 
 
 def _swap(folders: list[str], into: Path, staging: Path) -> None:
-    """Move each staged skill folder into ``into`` (the old one aside into ``staging``: removed with
-    it); on a failure, put back every one moved before it."""
-    done: list[tuple[Path, Path | None]] = []  # (target, where its old folder went)
+    """Move each staged skill folder into ``into``; a failure is a SkillcError saying where DIR stands."""
     try:
-        for folder in folders:
-            target = into / folder
-            old = None
-            if target.exists() or target.is_symlink():
-                old = staging / f"old-{folder}"
-                os.replace(target, old)
-            done.append((target, old))
-            os.replace(staging / "skills" / folder, target)
-    except OSError as exc:
-        stranded = []
-        for target, old in reversed(done):
-            try:
-                if os.path.lexists(target):  # (the last one may have failed to move in)
-                    os.replace(target, staging / f"new-{target.name}")
-                if old is not None:
-                    os.replace(old, target)
-            except OSError:
-                stranded.append(target.name)
-        if stranded:  # (never deleted: kept under a name no later import or cleanup removes)
-            kept = staging.with_name("stranded-" + staging.name)
-            os.replace(staging, kept)
+        move_in(folders, into, staging, staging / "skills")
+    except MoveInError as failed:
+        exc = failed.exc
+        if failed.kept is not None:
             raise SkillcError(f"not imported: cannot move {exc.filename!r} into place ({exc.strerror or exc}), "
-                              f"nor put back {', '.join(stranded)}: the previous folders are in {kept}",
-                              exit_code=1) from None
+                              f"nor put back {', '.join(failed.stranded)}: the previous folders are in "
+                              f"{failed.kept}", exit_code=1) from None
         raise SkillcError(f"not imported: cannot move {exc.filename!r} into place "
                           f"({exc.strerror or exc}); {into} is as it was", exit_code=1) from None
 

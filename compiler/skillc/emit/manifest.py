@@ -166,8 +166,15 @@ def write_manifest(ctx: EmitContext) -> dict[str, Any]:
 
 def read_manifest(bundle: Path) -> dict[str, Any] | None:
     """The manifest of a bundle, or None when ``bundle`` holds no (readable) skillc manifest."""
+    return read_manifest_file(bundle / MANIFEST)
+
+
+def read_manifest_file(path: Path) -> dict[str, Any] | None:
+    """A bundle manifest read from ``path`` (``<bundle>/api/manifest.json``), or None when it is not
+    a readable skillc manifest (the build, the server and `skillc export` read it through here; the
+    ``Bundle`` reader, which also reads one over HTTP, checks the same kind and refuses newer versions)."""
     try:
-        doc = json.loads((bundle / MANIFEST).read_bytes())
+        doc = json.loads(path.read_bytes())
     except (OSError, ValueError):
         return None
     if not isinstance(doc, dict) or doc.get("kind") != KIND or not isinstance(doc.get("files"), list):

@@ -202,7 +202,7 @@ def list_directory(repo: Repository, root: Path, read: ReadItem | None, lint: Li
     if not out:
         where = f" (skills_root {repo.skills_root!r})" if repo.skills_root else ""
         diags.append(EMPTY_REPOSITORY.diagnostic("", 0, 0, f"repository {repo.name!r} offers no skill{where}: {root}"))
-    return SourceListing(tuple(out), source_input, tuple(diags), docs, repo)
+    return SourceListing(tuple(out), source_input, tuple(diags), docs, repo, tuple(disc.manifests), root_abs)
 
 
 def instruction_skills(repo: Repository, root_abs: str, items: list, read: ReadItem,

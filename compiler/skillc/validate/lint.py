@@ -256,13 +256,21 @@ def _check_chunk(root: str, items: Sequence[DiscoveredItem], config: LintConfig,
     settings, profile = config.settings, config.profile
     out = []
     for item in items:
-        doc = read_item(root, item)
-        ctx = RuleContext(item, doc, root_path, settings, profile)
-        found = check_document(ctx, rules)
+        ctx = RuleContext(item, read_item(root, item), root_path, settings, profile)
+        found = lint_item(ctx, rules)
         if keys is not None:
-            ctx = RuleContext(item, summary(doc, keys), root_path, settings, profile)
-        out.append((ctx, [*doc.diagnostics, *found] if doc.diagnostics else found))
+            ctx = RuleContext(item, summary(ctx.document, keys), root_path, settings, profile)
+        out.append((ctx, found))
     return out
+
+
+def lint_item(ctx: RuleContext, rules: Sequence[Rule]) -> list[Diagnostic]:
+    """One item's diagnostics before the configuration selects them (``finalize``): what reading it
+    found and what the document rules find.  ``skillc lint`` (``_check_chunk``) and ``skillc build``
+    (``build.pipeline.lint_skills``, which caches the result) both lint an item through this, so the
+    two cannot drift."""
+    found = check_document(ctx, rules)
+    return [*ctx.document.diagnostics, *found] if ctx.document.diagnostics else found
 
 
 # Results cross from worker processes as plain tuples: pickling frozen slotted dataclasses runs
@@ -586,16 +594,25 @@ SPEC_PREFIXES = ("S3", "P2")  # the specification's and the parser's rules: what
 
 def _manifest_diagnostics(disc: Discovery, per_item: dict[str, list[Diagnostic]], contexts: Sequence[RuleContext],
                           only: Collection[str] | None, rules: Sequence[Rule]) -> list[Diagnostic]:
-    """The manifest stage (G1xx): runs when one of its rules is active and a manifest was found."""
     paths = [p for p in disc.manifests if only is None or p in only]
+    skills = ((c.item.skill_dir, per_item.get(c.item.path, ())) for c in contexts if c.item.kind is ItemKind.SKILL)
+    return lint_manifest_files(disc.root, paths, skills, rules)
+
+
+def lint_manifest_files(root: str, paths: Sequence[str], skills: Iterable[tuple[str, Iterable[Diagnostic]]],
+                        rules: Sequence[Rule]) -> list[Diagnostic]:
+    """The manifest stage (G1xx) over the plugin and marketplace manifests at ``paths`` (relative to
+    ``root``), when one of its rules is active.  ``skills``: each skill folder of the repository with
+    its diagnostics (a listed skill with a specification error is G111).  ``skillc lint`` and
+    ``skillc build`` both run it."""
     if not paths or not any(r.scope == "manifest" for r in rules):
         return []
     verdicts = {
-        c.item.skill_dir: SkillVerdict(tuple(sorted({d.code for d in per_item.get(c.item.path, ())
-                                                     if d.severity is Severity.ERROR and d.code.startswith(SPEC_PREFIXES)})))
-        for c in contexts if c.item.kind is ItemKind.SKILL
+        skill_dir: SkillVerdict(tuple(sorted({d.code for d in diags
+                                              if d.severity is Severity.ERROR and d.code.startswith(SPEC_PREFIXES)})))
+        for skill_dir, diags in skills
     }
-    return lint_manifests(disc.root, paths, verdicts)
+    return lint_manifests(root, paths, verdicts)
 
 
 def _lint_root(root: str | os.PathLike[str], config: LintConfig, only: Collection[str] | None,

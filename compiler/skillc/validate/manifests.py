@@ -19,7 +19,21 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..layout import MANIFEST_DIR, MANIFEST_NAMES, MARKETPLACE
-from ..model import Diagnostic, Position, Severity
+from ..model import Diagnostic, Position
+from .rules.builtin.manifests import (
+    DUPLICATE_PLUGIN_NAME,
+    LISTED_FOLDER_MISSING,
+    LISTED_SKILL_INVALID,
+    MANIFEST_METADATA_MISSING,
+    MANIFEST_NOT_JSON,
+    MANIFEST_PATH_INVALID,
+    MANIFEST_RESERVED_NAME,
+    MANIFEST_STRUCTURE,
+    PLUGIN_NAME_INVALID,
+    PLUGIN_NAME_NOT_KEBAB_CASE,
+    PLUGIN_VERSION_NOT_SEMVER,
+)
+from .rules.registry import Rule
 
 MAX_MANIFEST_BYTES = 1024 * 1024  # a manifest is a page of JSON; never read a huge one whole
 
@@ -86,17 +100,17 @@ def read_manifest(root: str, rel: str) -> Manifest:
         with open(os.path.join(root, rel), "rb") as fh:
             raw = fh.read(MAX_MANIFEST_BYTES + 1)
     except OSError as exc:
-        return Manifest(rel, kind, None, {}, _diag("G101", rel, Position(0, 0), f"cannot read: {exc.strerror or exc}"))
+        return Manifest(rel, kind, None, {}, _diag(MANIFEST_NOT_JSON, rel, Position(0, 0), f"cannot read: {exc.strerror or exc}"))
     if len(raw) > MAX_MANIFEST_BYTES:
-        return Manifest(rel, kind, None, {}, _diag("G101", rel, Position(0, 0),
+        return Manifest(rel, kind, None, {}, _diag(MANIFEST_NOT_JSON, rel, Position(0, 0),
                                                    f"the manifest is over {MAX_MANIFEST_BYTES:,} bytes; not read"))
     try:
         text = raw.decode("utf-8-sig")
         data = json.loads(text)
     except UnicodeDecodeError:
-        return Manifest(rel, kind, None, {}, _diag("G101", rel, Position(1, 1), "the manifest is not UTF-8 text"))
+        return Manifest(rel, kind, None, {}, _diag(MANIFEST_NOT_JSON, rel, Position(1, 1), "the manifest is not UTF-8 text"))
     except json.JSONDecodeError as exc:
-        return Manifest(rel, kind, None, {}, _diag("G101", rel, Position(exc.lineno, exc.colno),
+        return Manifest(rel, kind, None, {}, _diag(MANIFEST_NOT_JSON, rel, Position(exc.lineno, exc.colno),
                                                    f"the manifest is not valid JSON: {exc.msg}"))
     return Manifest(rel, kind, data, _positions(text))
 
@@ -146,12 +160,9 @@ def lint_manifests(root: str, paths: Iterable[str], verdicts: Mapping[str, Skill
 FolderState = Callable[[str], str]
 
 
-def _diag(code: str, path: str, pos: Position, message: str, severity: Severity = Severity.ERROR) -> Diagnostic:
-    # (the severity is the rule's: ``lint.finalize`` applies profile overrides to stage diagnostics)
-    from .rules.registry import RULES
-
-    rule = RULES.get(code)
-    return Diagnostic(code, rule.severity if rule else severity, path, pos.line, pos.column, message)
+def _diag(rule: Rule, path: str, pos: Position, message: str) -> Diagnostic:
+    # (the rule's default severity: ``lint.finalize`` applies profile overrides to stage diagnostics)
+    return rule.diagnostic(path, pos.line, pos.column, message)
 
 
 def check_manifest(m: Manifest, folder: FolderState, verdicts: Mapping[str, SkillVerdict]) -> Iterator[Diagnostic]:
@@ -170,14 +181,14 @@ def check_manifest(m: Manifest, folder: FolderState, verdicts: Mapping[str, Skil
                 if isinstance(entry, dict):
                     yield from _plugin_entry(m, i, entry, root, official, folder, verdicts)
         if not isinstance(m.data.get("metadata"), dict) or not m.data["metadata"].get("description"):
-            yield _diag("G110", m.path, m.at("name"), "the marketplace has no metadata.description "
+            yield _diag(MANIFEST_METADATA_MISSING, m.path, m.at("name"), "the marketplace has no metadata.description "
                         "(claude plugin validate --strict fails on it)")
     else:
         yield from _plugin_name(m, m.data.get("name"), ("name",), official)
         yield from _version(m, ("version",))
         yield from _components(m, (), m.data, m.base, folder, verdicts)
         if "version" not in m.data:
-            yield _diag("G110", m.path, m.at("name"), "the plugin has no version (claude plugin validate --strict "
+            yield _diag(MANIFEST_METADATA_MISSING, m.path, m.at("name"), "the plugin has no version (claude plugin validate --strict "
                         "fails on it, and installs are cached per version)")
 
 
@@ -187,7 +198,7 @@ def structure_issues(m: Manifest) -> list[Diagnostic]:
 
     name = f"claude-{m.kind}.schema.json"
     # (the schema module words the root as "frontmatter": here it is the manifest)
-    return [_diag("G102", m.path, m.at(*issue.path),
+    return [_diag(MANIFEST_STRUCTURE, m.path, m.at(*issue.path),
                   f"{m.kind}: " + (issue.message.replace("frontmatter", "the manifest", 1) if not issue.path
                                    else issue.message))
             for issue in schema.issues(m.data, "", (), schema=name)]
@@ -207,23 +218,23 @@ def _marketplace_name(m: Manifest, official: bool) -> Iterator[Diagnostic]:
         return
     # (only the listed names and prefix: `claude-code-workflows` and other community marketplaces load)
     if (name in RESERVED_MARKETPLACES or name.startswith(RESERVED_PREFIXES)) and not official:
-        yield _diag("G103", m.path, m.at("name"), f"marketplace name {name!r} is reserved for Anthropic; "
+        yield _diag(MANIFEST_RESERVED_NAME, m.path, m.at("name"), f"marketplace name {name!r} is reserved for Anthropic; "
                     "Claude Code refuses to add it")
     elif not KEBAB.match(name):
-        yield _diag("G105", m.path, m.at("name"), f"marketplace name {name!r} is not kebab-case")
+        yield _diag(PLUGIN_NAME_NOT_KEBAB_CASE, m.path, m.at("name"), f"marketplace name {name!r} is not kebab-case")
 
 
 def _plugin_name(m: Manifest, name: Any, where: tuple, official: bool) -> Iterator[Diagnostic]:
     if not isinstance(name, str) or not name:
         return  # (G102: required, a non-empty string)
     if not PLUGIN_NAME.match(name):
-        yield _diag("G104", m.path, m.at(*where), f"plugin name {name!r} may hold only letters, digits, '.', '_' "
+        yield _diag(PLUGIN_NAME_INVALID, m.path, m.at(*where), f"plugin name {name!r} may hold only letters, digits, '.', '_' "
                     "and '-', starting with a letter or digit")
     elif IMPERSONATING.match(name.lower()) and not official:
-        yield _diag("G103", m.path, m.at(*where), f"plugin name {name!r} passes as one of Anthropic's own; "
+        yield _diag(MANIFEST_RESERVED_NAME, m.path, m.at(*where), f"plugin name {name!r} passes as one of Anthropic's own; "
                     "claude plugin validate reports it as an error")
     elif not KEBAB.match(name):
-        yield _diag("G105", m.path, m.at(*where), f"plugin name {name!r} is not kebab-case (the Claude.ai "
+        yield _diag(PLUGIN_NAME_NOT_KEBAB_CASE, m.path, m.at(*where), f"plugin name {name!r} is not kebab-case (the Claude.ai "
                     "marketplace sync rejects it)")
 
 
@@ -232,7 +243,7 @@ def _version(m: Manifest, where: tuple) -> Iterator[Diagnostic]:
     for key in where:
         node = node.get(key) if isinstance(node, dict) else None
     if isinstance(node, str) and not SEMVER.match(node):
-        yield _diag("G109", m.path, m.at(*where), f"version {node!r} is not semantic (MAJOR.MINOR.PATCH); "
+        yield _diag(PLUGIN_VERSION_NOT_SEMVER, m.path, m.at(*where), f"version {node!r} is not semantic (MAJOR.MINOR.PATCH); "
                     "Claude Code compares versions to decide on updates")
 
 
@@ -243,7 +254,7 @@ def _duplicate_plugins(m: Manifest, plugins: list) -> Iterator[Diagnostic]:
         if not isinstance(name, str):
             continue
         if name in seen:
-            yield _diag("G106", m.path, m.at("plugins", i, "name"), f"plugin name {name!r} is listed twice "
+            yield _diag(DUPLICATE_PLUGIN_NAME, m.path, m.at("plugins", i, "name"), f"plugin name {name!r} is listed twice "
                         f"(first as plugins[{seen[name]}]); Claude Code refuses the marketplace")
         else:
             seen[name] = i
@@ -266,23 +277,23 @@ def _plugin_entry(m: Manifest, i: int, entry: dict, root: str, official: bool, f
     if isinstance(source, str):
         problem = _path_problem(source, allow_bare=False)
         if problem:
-            yield _diag("G107", m.path, m.at(*where), f"plugins[{i}].source {source!r} {problem} (a relative path), "
+            yield _diag(MANIFEST_PATH_INVALID, m.path, m.at(*where), f"plugins[{i}].source {source!r} {problem} (a relative path), "
                         "or be a source object (github, url, git-subdir, npm)")
             return
         plugin_dir = _join(root, source)
         if folder(plugin_dir) == "missing":
-            yield _diag("G108", m.path, m.at(*where), f"plugins[{i}].source {source!r} is not a folder of the "
+            yield _diag(LISTED_FOLDER_MISSING, m.path, m.at(*where), f"plugins[{i}].source {source!r} is not a folder of the "
                         "repository (claude plugin validate does not check it; installing fails)")
             return
         yield from _components(m, ("plugins", i), entry, plugin_dir, folder, verdicts)
     elif isinstance(source, dict):
         sha = source.get("sha")
         if isinstance(sha, str) and not SHA.match(sha):
-            yield _diag("G107", m.path, m.at(*where, "sha"), f"plugins[{i}].source.sha must be a full 40-character "
+            yield _diag(MANIFEST_PATH_INVALID, m.path, m.at(*where, "sha"), f"plugins[{i}].source.sha must be a full 40-character "
                         "lowercase commit hash")
         path = source.get("path")
         if source.get("source") == "git-subdir" and isinstance(path, str) and ".." in path.split("/"):
-            yield _diag("G107", m.path, m.at(*where, "path"), f"plugins[{i}].source.path contains '..'")
+            yield _diag(MANIFEST_PATH_INVALID, m.path, m.at(*where, "path"), f"plugins[{i}].source.path contains '..'")
 
 
 def _path_problem(path: str, allow_bare: bool) -> str | None:
@@ -315,11 +326,11 @@ def _components(m: Manifest, at: tuple, entry: Mapping[str, Any], plugin_dir: st
             where = (*at, key) if isinstance(value, str) else (*at, key, j)
             problem = _path_problem(path, allow_bare=False)
             if problem:
-                yield _diag("G107", m.path, m.at(*where), f"{key} path {path!r} {problem}")
+                yield _diag(MANIFEST_PATH_INVALID, m.path, m.at(*where), f"{key} path {path!r} {problem}")
             elif key == "skills":
                 yield from _listed_skills(m, where, path, _join(plugin_dir, path), folder, verdicts)
             elif folder(_join(plugin_dir, path)) == "missing":
-                yield _diag("G108", m.path, m.at(*where), f"{key} path {path!r} does not exist in the plugin")
+                yield _diag(LISTED_FOLDER_MISSING, m.path, m.at(*where), f"{key} path {path!r} does not exist in the plugin")
     if "skills" not in entry and folder(_join(plugin_dir, "skills")) == "skills":
         # (no list: Claude Code loads the default skills/ folder, whose skills must pass too)
         yield from _listed_skills(m, (*at, "name") if at else ("name",), "./skills", _join(plugin_dir, "skills"),
@@ -332,7 +343,7 @@ def _listed_skills(m: Manifest, where: tuple, shown: str, rel: str, folder: Fold
     if state in ("missing", "folder", "file"):
         what = {"missing": "does not exist", "file": "is a file, not a skill folder"}.get(
             state, "holds no SKILL.md (nor skill folders)")
-        yield _diag("G108", m.path, m.at(*where), f"skills path {shown!r} {what}; Claude Code's validator does not "
+        yield _diag(LISTED_FOLDER_MISSING, m.path, m.at(*where), f"skills path {shown!r} {what}; Claude Code's validator does not "
                     "report it, and the plugin installs without the skill")
         return
     prefix = rel + "/" if rel else ""
@@ -340,5 +351,5 @@ def _listed_skills(m: Manifest, where: tuple, shown: str, rel: str, folder: Fold
     for skill in skills:
         verdict = verdicts.get(skill)
         if verdict is not None and verdict.errors:
-            yield _diag("G111", m.path, m.at(*where), f"listed skill {skill or '.'} fails the Agent Skills "
+            yield _diag(LISTED_SKILL_INVALID, m.path, m.at(*where), f"listed skill {skill or '.'} fails the Agent Skills "
                         f"specification ({', '.join(verdict.errors)}); Claude Code loads it with weak checks")

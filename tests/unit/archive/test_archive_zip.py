@@ -324,6 +324,14 @@ def test_export_from_a_bundle_takes_the_skills_archive(tmp_path):
         assert zf.read("pdf/SKILL.md") == (d / "SKILL.md").read_bytes()
     r = run_skillc("export", str(tmp_path / "dist"), "../../etc", "-o", str(tmp_path / "x.zip"))
     assert r.returncode == 2 and "is not a skill ID" in r.stderr
+    # a bundle whose manifest is not a skillc manifest (truncated by a failed copy): the skills are
+    # still exported, under the names the manifest would have given, never a traceback
+    (tmp_path / "dist" / "api" / "manifest.json").write_text('{"kind": "skillc-bun', encoding="utf-8")
+    out.unlink()
+    r = run_skillc("export", str(tmp_path / "dist"), "tools/pdf", "-o", str(out))
+    assert r.returncode == 0 and "Traceback" not in r.stderr, r.stderr
+    with zipfile.ZipFile(out) as zf:
+        assert zf.namelist() == ["pdf/SKILL.md", "pdf/ref.md"]
 
 
 # ---------------------------------------------------------------- what pack/export scan, and with which configuration

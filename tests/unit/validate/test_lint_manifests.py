@@ -194,3 +194,26 @@ def test_a_manifest_named_on_the_command_line_is_linted(repo: Path, tmp_path: Pa
     for cwd in (repo, tmp_path):
         proc = run_skillc("lint", str(path), cwd=cwd)
         assert proc.returncode == 1 and "G107" in proc.stdout and "note:" not in proc.stderr, proc.stderr
+
+
+def test_build_runs_the_manifest_stage_as_lint_does(repo: Path, tmp_path: Path):
+    """`skillc build` reports the G1xx diagnostics `skillc lint` reports on the same folder, and a
+    manifest error fails the build (exit 1, nothing written) as a skill's lint error does; with
+    --keep-going the skills are published and the manifest's lint summary lists the findings."""
+    write_skill(repo, "skills/pdf")
+    marketplace(repo, [{"name": "pdf-tools", "source": "./", "strict": False,
+                        "skills": ["./skills/pdf", "./skills/gone"]},  # G108: not there (an error)
+                       {"name": "My_Tools", "source": "./"}])  # G105: a warning
+    linted = [(c, line) for c, _, line, _ in found(repo, "ALL")]
+    assert sorted(linted) == [("G105", 20), ("G108", 16)]
+    out = tmp_path / "out"
+    built = run_skillc("build", str(repo), "--out", str(out), "--no-site", "--no-cache", cwd=tmp_path)
+    assert built.returncode == 1 and "Traceback" not in built.stderr
+    assert ".claude-plugin/marketplace.json:16:9: G108" in built.stderr
+    assert "1 manifest failed lint: repo: .claude-plugin/marketplace.json (G108)" in built.stderr
+    assert not out.exists()
+    kept = run_skillc("build", str(repo), "--out", str(out), "--no-site", "--no-cache", "--keep-going", cwd=tmp_path)
+    assert kept.returncode == 0, kept.stderr
+    manifest = json.loads((out / "api" / "manifest.json").read_text(encoding="utf-8"))
+    assert (out / "api" / "skills" / "skills%2Fpdf.json").is_file()
+    assert sorted((d["code"], d["line"]) for d in manifest["lint"]["diagnostics"]) == sorted(linted)

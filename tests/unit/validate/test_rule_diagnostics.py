@@ -27,13 +27,6 @@ CODE = re.compile(r"[A-Z][0-9]{3}")
 
 # The rule modules declare codes: that is where a code is written.
 RULE_MODULES = ("validate/rules/",)
-# Modules whose hand-written diagnostics other branches of issue 18 convert; each leaves this list
-# when its branch lands.  validate/manifests.py (its G1xx codes looked up in the registry by string)
-# is in no branch's part yet.
-NOT_YET_CONVERTED = frozenset({
-    "validate/manifests.py",
-})
-
 STAGE_REFS = {"discovery": discover_rules, "parse": parse_rules}
 
 
@@ -58,17 +51,10 @@ def _modules() -> list[tuple[str, Path]]:
 def test_no_code_literal_beside_a_severity_outside_the_rule_modules():
     found = [f"{rel}:{line}: {code}"
              for rel, path in _modules()
-             if not rel.startswith(RULE_MODULES) and rel not in NOT_YET_CONVERTED
+             if not rel.startswith(RULE_MODULES)
              for line, code in hand_written_codes(path.read_text(encoding="utf-8"), rel)]
     assert not found, ("raise these through their rule (RULE.diagnostic(...)), not a code string:\n"
                        + "\n".join(found))
-
-
-def test_the_allowed_list_names_only_modules_that_still_need_it():
-    # A module converted by its branch must leave NOT_YET_CONVERTED, so the scan guards it from then on.
-    clean = [rel for rel in sorted(NOT_YET_CONVERTED)
-             if (PACKAGE / rel).is_file() and not hand_written_codes((PACKAGE / rel).read_text(encoding="utf-8"))]
-    assert not clean, f"converted: remove from NOT_YET_CONVERTED: {clean}"
 
 
 @pytest.mark.parametrize("source", [
@@ -123,3 +109,18 @@ def test_a_stage_rule_states_its_severity_once():
     with pytest.raises(ValueError, match="severity"):
         declare(RuleRef("Z999", Severity.ERROR), "z-twice", "z", rationale="r", bad="b", good="g",
                 severity=Severity.WARNING)
+
+
+def test_the_manifest_stage_raises_each_manifest_rule_through_its_object():
+    """Every rule of the manifest scope is a named object the manifest stage imports (no code looked
+    up by string), and the stage raises each of them somewhere."""
+    from skillc.validate import manifests
+    from skillc.validate.rules.builtin import manifests as declared
+
+    scope = {r.code for r in load_all().values() if r.scope == "manifest"}
+    named = {name: rule for name, rule in vars(declared).items() if getattr(rule, "scope", None) == "manifest"}
+    assert {rule.code for rule in named.values()} == scope
+    source = (PACKAGE / "validate" / "manifests.py").read_text(encoding="utf-8")
+    for name, rule in named.items():
+        assert getattr(manifests, name) is rule
+        assert f"_diag({name}," in source, f"{rule.code} ({name}) is declared but never raised"

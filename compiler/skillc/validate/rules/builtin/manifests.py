@@ -14,7 +14,7 @@ from ..registry import declare
 PROFILES = frozenset({"recommended", "claude"})
 NO_KINDS: frozenset = frozenset()
 
-declare(
+MANIFEST_NOT_JSON = declare(
     "G101", "manifest-not-json", "A plugin or marketplace manifest is not valid JSON (or cannot be read).",
     rationale="""
         Claude Code refuses a marketplace or plugin whose manifest does not parse, and says little
@@ -24,7 +24,7 @@ declare(
     bad='{"name": "tools",}', good='{"name": "tools"}',
     profiles=PROFILES, scope="manifest", kinds=NO_KINDS, agnix=("CC-MP-001", "CC-PL-006"),
 )
-declare(
+MANIFEST_STRUCTURE = declare(
     "G102", "manifest-structure", "A manifest misses a required field or has a field of the wrong type.",
     rationale="""
         The structure Claude Code reads (`schemas/claude-marketplace.schema.json`,
@@ -35,7 +35,7 @@ declare(
     bad='{"name": "tools", "plugins": []}', good='{"name": "tools", "owner": {"name": "Acme"}, "plugins": []}',
     profiles=PROFILES, scope="manifest", kinds=NO_KINDS, agnix=("CC-MP-001", "CC-PL-004", "CC-PL-009"),
 )
-declare(
+MANIFEST_RESERVED_NAME = declare(
     "G103", "manifest-reserved-name", "A marketplace or plugin name is reserved for Anthropic.",
     rationale="""
         Claude Code reserves marketplace names (`claude-plugins-official`, `anthropic-agent-skills`,
@@ -46,7 +46,7 @@ declare(
     bad='{"name": "claude-deploy-tools"}', good='{"name": "deploy-tools"}',
     profiles=PROFILES, scope="manifest", kinds=NO_KINDS, agnix=("CC-MP-002", "CC-PL-018"),
 )
-declare(
+PLUGIN_NAME_INVALID = declare(
     "G104", "plugin-name-invalid", "A plugin name holds characters Claude Code refuses.",
     rationale="""
         Claude Code accepts plugin names of letters, digits, `.`, `_` and `-`, starting with a
@@ -56,7 +56,7 @@ declare(
     bad='{"name": "my plugin"}', good='{"name": "my-plugin"}',
     profiles=PROFILES, scope="manifest", kinds=NO_KINDS, agnix=("CC-MP-002", "CC-PL-005"),
 )
-declare(
+PLUGIN_NAME_NOT_KEBAB_CASE = declare(
     "G105", "plugin-name-not-kebab-case", "A plugin or marketplace name is not kebab-case.",
     rationale="""
         Claude Code loads `My_Plugin`, but warns: the Claude.ai marketplace sync rejects names that
@@ -65,7 +65,7 @@ declare(
     bad='{"name": "My_Plugin"}', good='{"name": "my-plugin"}', severity=Severity.WARNING,
     profiles=PROFILES, scope="manifest", kinds=NO_KINDS, agnix=("CC-PL-016",),
 )
-declare(
+DUPLICATE_PLUGIN_NAME = declare(
     "G106", "duplicate-plugin-name", "A marketplace lists two plugins with the same name.",
     rationale="""
         `claude plugin validate` refuses the marketplace (`Duplicate plugin name "x"`); users
@@ -74,7 +74,7 @@ declare(
     bad='"plugins": [{"name": "x", …}, {"name": "x", …}]', good='"plugins": [{"name": "x", …}, {"name": "y", …}]',
     profiles=PROFILES, scope="manifest", kinds=NO_KINDS, agnix=("CC-MP-003",),
 )
-declare(
+MANIFEST_PATH_INVALID = declare(
     "G107", "manifest-path-invalid", "A plugin source or component path is not a `./` path inside the plugin.",
     rationale="""
         Claude Code resolves a relative plugin `source` and component paths (`skills`, `commands`,
@@ -85,7 +85,7 @@ declare(
     bad='"source": "plugins/formatter"', good='"source": "./plugins/formatter"',
     profiles=PROFILES, scope="manifest", kinds=NO_KINDS, agnix=("CC-MP-003", "CC-PL-007"),
 )
-declare(
+LISTED_FOLDER_MISSING = declare(
     "G108", "listed-folder-missing", "A manifest names a plugin folder or skill folder that is not there.",
     rationale="""
         `claude plugin validate` does not check that a relative `source` folder, or a folder listed
@@ -96,7 +96,7 @@ declare(
     bad='"skills": ["./skills/pdf"]  (no skills/pdf/ folder)', good='"skills": ["./skills/pdf"]  (skills/pdf/SKILL.md)',
     profiles=PROFILES, scope="manifest", kinds=NO_KINDS, agnix=("CC-PL-007",),
 )
-declare(
+PLUGIN_VERSION_NOT_SEMVER = declare(
     "G109", "plugin-version-not-semver", "A plugin `version` is not a semantic version.",
     rationale="""
         Claude Code caches installs per version and skips an update whose version did not change;
@@ -105,7 +105,7 @@ declare(
     bad='"version": "1.0"', good='"version": "1.0.0"', severity=Severity.WARNING,
     profiles=PROFILES, scope="manifest", kinds=NO_KINDS, agnix=("CC-PL-003",),
 )
-declare(
+MANIFEST_METADATA_MISSING = declare(
     "G110", "manifest-metadata-missing", "A marketplace has no description, or a plugin manifest no version.",
     rationale="""
         `claude plugin validate --strict` fails on them: a marketplace without
@@ -115,7 +115,7 @@ declare(
     bad='{"name": "tools"}', good='{"name": "tools", "version": "1.0.0"}', severity=Severity.INFO,
     profiles=PROFILES, scope="manifest", kinds=NO_KINDS, agnix=("CC-MP-005", "CC-PL-004"),
 )
-declare(
+LISTED_SKILL_INVALID = declare(
     "G111", "listed-skill-invalid", "A skill a manifest publishes fails the Agent Skills specification.",
     rationale="""
         Claude Code's plugin validator checks skill frontmatter weakly (it parses the YAML); a

@@ -22,6 +22,7 @@ import ctypes.util
 import errno
 import os
 import shutil
+import subprocess
 import sys
 import tempfile
 from collections.abc import Callable, Iterator, Sequence
@@ -32,6 +33,7 @@ from pathlib import Path
 from ..emit.manifest import manifest_entries, read_manifest
 from ..emit.staging import Staging
 from ..locks import release, try_lock
+from ..parallel import child_dies_with_build
 
 # --- the lock ------------------------------------------------------------------------------------
 
@@ -99,13 +101,38 @@ def staged_bundle(work: Path, out: Path, current_manifest: dict | None,
     out becomes ``<name>.prev`` when ``keep_previous``, else is deleted.  Any
     exception removes the staging folder: ``out`` is left as it was."""
     name = out.name
-    path, staging = prepare_staging(work, name, out, current_manifest)
+    path, staging, set_aside = prepare_staging(work, name, out, current_manifest)
+    removal = _remove_meanwhile(set_aside)
     try:
         yield StagedBundle(path, staging)
+        removal()
         swap_in(path, out, work / f"{name}.prev", keep_previous=keep_previous)
     except BaseException:
         shutil.rmtree(path, ignore_errors=True)
         raise
+    finally:
+        removal()
+
+
+def _remove_meanwhile(folder: Path) -> Callable[[], None]:
+    """Start deleting ``folder``; the function returned waits until it is gone.
+
+    What the recycled generation does not keep (the site, the legacy tree: thousands of files, 0.5 s
+    or more) is deleted while the build runs instead of before it, by ``rm`` in a child process (on
+    another core; a thread would make the emitters' worker processes fork a threaded process).  The
+    child dies with the build; ``clean_stale`` removes what a killed build left."""
+    rm = shutil.which("rm")
+    if rm is None:
+        shutil.rmtree(folder, ignore_errors=True)
+        return lambda: None
+    child = subprocess.Popen([rm, "-rf", "--", str(folder)], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                             stderr=subprocess.DEVNULL, preexec_fn=child_dies_with_build())
+
+    def wait() -> None:
+        if child.wait() != 0:
+            shutil.rmtree(folder, ignore_errors=True)
+
+    return wait
 
 
 _RENAME_EXCHANGE = 2
@@ -154,11 +181,17 @@ def swap_in(staging: Path, out: Path, prev: Path, keep_previous: bool) -> None:
 _MANAGED = ("api/skills/", "api/files/", "api/archives/", "api/discovery/")
 
 
-def prepare_staging(work: Path, name: str, current: Path, current_manifest: dict | None = None) -> tuple[Path, Staging]:
-    """A staging folder: the previous generation recycled when it is a sound bundle, else empty.
-    ``current_manifest``: the visible bundle's (``check_output`` read it)."""
+def prepare_staging(work: Path, name: str, current: Path,
+                    current_manifest: dict | None = None) -> tuple[Path, Staging, Path]:
+    """A staging folder: the previous generation recycled when it is a sound bundle, else empty;
+    and the folder its other files were moved into, for the caller to delete (``clean_stale``
+    deletes it if this process dies first).  ``current_manifest``: the visible bundle's
+    (``check_output`` read it)."""
     staging = work / f"{name}.tmp-{os.getpid()}"
     prev = work / f"{name}.prev"
+    set_aside = work / f"{name}.tmp-{os.getpid()}-removed"
+    shutil.rmtree(set_aside, ignore_errors=True)
+    (set_aside / "api").mkdir(parents=True)
     recycled: dict = {}
     renamed = False
     if prev.is_symlink():  # never a build's own (an older build swapped a linked --out here): not followed
@@ -172,20 +205,20 @@ def prepare_staging(work: Path, name: str, current: Path, current_manifest: dict
             # Keep only the per-skill files (reused by hash); everything else is produced afresh.
             for entry in os.scandir(staging):
                 if entry.name != "api":
-                    _remove(Path(entry.path))
+                    os.rename(entry.path, set_aside / entry.name)  # ("api" never among them)
             for entry in os.scandir(staging / "api") if (staging / "api").is_dir() else ():
                 if f"api/{entry.name}/" not in _MANAGED:
-                    _remove(Path(entry.path))
+                    os.rename(entry.path, set_aside / "api" / entry.name)
             (staging / "api" / "skills" / "index.html").unlink(missing_ok=True)
             recycled = {p: e for p, e in entries.items() if p.startswith(_MANAGED) and p != "api/skills/index.html"}
         else:
-            shutil.rmtree(prev)
+            os.rename(prev, set_aside / "unsound")
     if not renamed:
         staging.mkdir(parents=True)
     # The visible bundle's manifest is read only if a file is not in the recycled generation (the
     # first rebuild after a full one, or after a change): in a steady rebuild it is never needed.
     return staging, Staging(staging, recycled, current if current_manifest is not None else None,
-                            load_current=lambda: manifest_entries(current_manifest))
+                            load_current=lambda: manifest_entries(current_manifest)), set_aside
 
 
 def _remove(path: Path) -> None:

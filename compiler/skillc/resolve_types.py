@@ -203,11 +203,16 @@ class EmitCollected:
 
     ``artifacts``: each skill's published files, set by the skills emitter (a mapping that may wait
     for the forked workers when first read); ``diagnostics``: (repository, Diagnostic) an emitter
-    found (R130); ``notes``: warnings for the user (memory entries --keep-going skipped)."""
+    found (R130); ``notes``: warnings for the user (memory entries --keep-going skipped);
+    ``digests``: files whose SHA-256 an emitter knows."""
 
     artifacts: Mapping[str, Any] = field(default_factory=dict)
     diagnostics: list[tuple[str, Diagnostic]] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    # Files an emitter already knows the SHA-256 of: bundle path -> (inode, size, mtime_ns, sha256).
+    # The manifest takes the digest only while the file in the staging folder is still that inode,
+    # size and time (the docs site: its files are hard links of the kept output, hashed once).
+    digests: dict[str, tuple[int, int, int, str]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)

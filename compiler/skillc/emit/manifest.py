@@ -63,15 +63,23 @@ def walk_files(root: Path, skip: tuple[str, ...] = ()) -> list[str]:
 
 
 def file_entries(root: Path, known: Mapping[str, tuple[str, int]],
-                 per_skill: Mapping[str, tuple[str, int]] | None = None) -> list[dict[str, Any]]:
+                 per_skill: Mapping[str, tuple[str, int]] | None = None,
+                 stated: Mapping[str, tuple[int, int, int, str]] | None = None) -> list[dict[str, Any]]:
     """The manifest's ``files``: everything below ``root`` but the manifest, with SHA-256 and size
     (from ``known`` where given, else read).  With ``per_skill`` (path -> (sha256, size) of every
-    file below ``PER_SKILL_DIRS``), those folders are not walked: their files are these."""
+    file below ``PER_SKILL_DIRS``), those folders are not walked: their files are these.
+    ``stated``: path -> (inode, size, mtime_ns, sha256), taken while the file is still that inode,
+    size and time (``EmitCollected.digests``)."""
     rows: list[tuple[str, tuple[str, int]]] = []
     for rel in walk_files(root, PER_SKILL_DIRS if per_skill is not None else ()):
         if rel == MANIFEST:
             continue
         hit = known.get(rel)
+        if hit is None and stated and rel in stated:
+            ino, size, mtime, sha = stated[rel]
+            st = os.stat(root / rel, follow_symlinks=False)
+            if (st.st_ino, st.st_size, st.st_mtime_ns) == (ino, size, mtime):
+                hit = (sha, size)
         if hit is None:
             with open(root / rel, "rb") as fh:
                 size = os.fstat(fh.fileno()).st_size
@@ -140,7 +148,8 @@ def manifest_document(ctx: EmitContext) -> dict[str, Any]:
         # The publishing gate's audit: each credential redacted from a published file (never its value)
         "redactions": [r.to_json() for r in ctx.options.redactions],
         "lint": ctx.options.lint_summary,
-        "files": file_entries(ctx.out, known, per_skill if ctx.options.staging is not None else None),
+        "files": file_entries(ctx.out, known, per_skill if ctx.options.staging is not None else None,
+                              ctx.collected.digests),
         # Published files with the executable bit (the files rows hold no mode): what another build
         # reading this bundle over HTTP needs to keep scripts runnable, as the zip archives do.
         "executables": sorted((p for s in res.skills for f in s.files if f.executable

@@ -308,6 +308,8 @@ def build_incremental(plan: Mapping[str, Planned], key: str, epoch: int, ctx: Em
         if clash:
             raise BuildError(f"the docs site would overwrite {', '.join(clash)} in the bundle")
         names = incremental.link_site(site, ctx.out, dropped, files)
+        # (linked files keep the kept output's inode, size and time: the manifest reuses these digests)
+        ctx.collected.digests.update(incremental.digests(folder, site, [rel for rel in files if not dropped(rel)]))
         report_fallbacks(ctx, fallbacks)
         return names
 

@@ -32,6 +32,8 @@ def printable(value: str) -> str:
     quoted a name with ``repr`` (which writes them ``\\udcNN``)."""
     if "\\udc" in value:
         value = _REPR_SURROGATE.sub(r"\1\\x\2", value)
+    if value.isascii():  # (a flag: no surrogate can be in it)
+        return value
     try:
         value.encode("utf-8")
         return value
@@ -163,23 +165,28 @@ def render_json(results: Sequence[LintResult], diagnostics: Sequence[Diagnostic]
 
 def _indented_json(doc: dict[str, Any], listed: str) -> str:
     """``json.dumps(doc, indent=2, ensure_ascii=False)``, byte for byte, with the flat objects of
-    ``doc[listed]`` written by the C string encoder: ``indent`` makes the json module encode in
-    Python, ~25 us an object (a quarter of a second at the end of a 10,000-skill report)."""
+    ``doc[listed]`` written by the C string encoder into a template per key list: ``indent`` makes
+    the json module encode in Python, ~25 us an object (a quarter of a second at the end of a
+    10,000-skill report)."""
     items = doc[listed]
-    if not items or not all(isinstance(v, (str, int, type(None))) and not isinstance(v, bool)
-                            for obj in items for v in obj.values()):
-        return json.dumps(doc, indent=2, ensure_ascii=False)
     head = json.dumps({**doc, listed: []}, indent=2, ensure_ascii=False)
     marker = f'{_encode_str(listed)}: []'
-    if head.count(marker) != 1:  # (a summary value that reads like the empty list)
+    if not items or head.count(marker) != 1:  # (none, or a summary value that reads like the empty list)
         return json.dumps(doc, indent=2, ensure_ascii=False)
-
-    def scalar(value: str | int | None) -> str:
-        return _encode_str(value) if isinstance(value, str) else "null" if value is None else str(value)
-
-    body = ",\n".join("    {\n" + ",\n".join(f"      {_encode_str(k)}: {scalar(v)}" for k, v in obj.items())
-                      + "\n    }" for obj in items)
-    return head.replace(marker, f"{_encode_str(listed)}: [\n{body}\n  ]")
+    templates: dict[tuple[str, ...], str] = {}
+    objects = []
+    for obj in items:
+        values = [_encode_str(v) if v.__class__ is str else "null" if v is None else str(v) if v.__class__ is int
+                  else None for v in obj.values()]
+        if None in values:  # (a value that is not text, a whole number or null: the json module writes it)
+            return json.dumps(doc, indent=2, ensure_ascii=False)
+        names = tuple(obj)
+        template = templates.get(names)
+        if template is None:
+            template = templates[names] = "    {\n" + ",\n".join(
+                f"      {_encode_str(k).replace('%', '%%')}: %s" for k in names) + "\n    }"
+        objects.append(template % tuple(values))
+    return head.replace(marker, f"{marker[:-2]}[\n" + ",\n".join(objects) + "\n  ]")
 
 
 _encode_str = json.encoder.encode_basestring  # (the C function, as json.dumps with ensure_ascii=False)

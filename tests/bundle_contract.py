@@ -353,3 +353,24 @@ def check_precompressed(base: str, bundle: Path) -> None:
         assert "accept-encoding" in headers.get("vary", "").lower(), (rel, headers)
         assert body == copy.read_bytes(), rel
         assert _gzip.decompress(body) == (bundle / rel[: -len(".gz")]).read_bytes()
+
+
+# What a static host's routing must get right, whichever server runs it (nginx, Caddy): the API's
+# JSON documents with CORS, and no path that climbs out of the bundle.
+JSON_PATHS = ("/api/skills", "/api/skills/formatting%2Fmarkdown", "/api/skill-collections",
+              "/.well-known/agent-skills/index.json")
+ESCAPE_PATHS = ["/api/skills/..", "/api/skills/%2e%2e", "/api/skills/..%2F..%2Fetc%2Fpasswd",
+                "/.well-known/agent-skills/%2e%2e/%2e%2e/etc/passwd", "/api/nothing-here"]
+
+
+def check_answers_like_skillc_serve(base: str) -> None:
+    for path in JSON_PATHS:
+        status, headers, body = fetch(base, path)
+        assert status == 200 and headers["content-type"].startswith("application/json"), (path, headers)
+        assert headers.get("access-control-allow-origin") == "*"
+
+
+def check_no_escape(base: str, path: str) -> None:
+    status, headers, body = fetch(base, path)
+    assert status in (400, 404), (path, status)
+    assert b"root:" not in body

@@ -79,8 +79,20 @@ def check_contract(base: str, bundle: Path) -> dict[str, int]:
     """Check every route of the bundle at ``bundle`` as served at ``base`` (``http://host:port``).
 
     Returns counts of what was checked (so a caller can assert the run was not empty)."""
-    counts = {"skills": 0, "files": 0, "packages": 0}
-    # --- /api/skills ---
+    listing, listing_body = _check_listing(base, bundle)
+    ids = [s["id"] for s in listing["skills"]]
+    skills = _check_documents(base, listing)
+    _check_missing(base)
+    _check_collections(base, ids)
+    packages, files = _check_discovery(base, ids)
+    _check_inventory_and_manifest(base, bundle)
+    _check_gzip(base, listing_body)
+    _check_site(base, bundle)
+    return {"skills": skills, "files": files, "packages": packages}
+
+
+def _check_listing(base: str, bundle: Path) -> tuple[dict, bytes]:
+    """/api/skills: the schema, the bundle's bytes, ID byte order, caching, the trailing-slash form."""
     listing_resp = fetch(base, "/api/skills")
     listing = _json(listing_resp)
     _schema_validator("wire-skills.schema.json").validate(listing)
@@ -91,8 +103,13 @@ def check_contract(base: str, bundle: Path) -> dict[str, int]:
     _check_caching(base, "/api/skills", listing_resp[2])
     # the trailing-slash form (what a static host redirects /api/skills to) answers the same list
     assert json.loads(fetch(base, "/api/skills/")[2]) == listing
-    # --- one document per skill, the ID encoded with nothing left safe ---
+    return listing, listing_resp[2]
+
+
+def _check_documents(base: str, listing: dict) -> int:
+    """One document per skill, the ID encoded with nothing left safe; returns how many."""
     doc_validator = _schema_validator("wire-skill-document.schema.json")
+    count = 0
     for desc in listing["skills"]:
         _check_descriptor(desc)
         path = "/api/skills/" + quote(desc["id"], safe="")
@@ -104,14 +121,20 @@ def check_contract(base: str, bundle: Path) -> dict[str, int]:
         assert isinstance(doc["body"], str)
         assert {k: v for k, v in doc.items() if k != "body"} == desc, desc["id"]
         _check_caching(base, path, resp[2])
-        counts["skills"] += 1
-    # --- unknown IDs: a JSON 404 (Meerkat maps 404 to NotFound), and so is a missing skill file ---
+        count += 1
+    return count
+
+
+def _check_missing(base: str) -> None:
+    """Unknown IDs: a JSON 404 (Meerkat maps 404 to NotFound), and so is a missing skill file."""
     for missing in ("/api/skills/no-such-skill", "/api/skills/" + quote("no/such/skill", safe=""),
                     "/api/files/no/such/file.md", "/api/archives/no/such.zip",
                     "/.well-known/agent-skills/no/such/file.md"):
         body = _json(fetch(base, missing), 404)
         assert body.get("error"), missing
-    # --- collections ---
+
+
+def _check_collections(base: str, ids: list[str]) -> None:
     colls = _json(fetch(base, "/api/skill-collections"))
     _schema_validator("wire-skill-collections.schema.json").validate(colls)
     paths = [c["path"] for c in colls["collections"]]
@@ -119,10 +142,15 @@ def check_contract(base: str, bundle: Path) -> dict[str, int]:
     for c in colls["collections"]:
         inside = [i for i in ids if i.startswith(c["path"] + "/")]
         assert c["count"] == len(inside), c
-    # --- discovery index (npx skills' agentskills.io shape): archives and files, verified by digest ---
+
+
+def _check_discovery(base: str, ids: list[str]) -> tuple[int, int]:
+    """The discovery index (npx skills' agentskills.io shape): archives and files, verified by
+    digest, and the legacy index; returns (packages, files) checked."""
     index = _json(fetch(base, "/.well-known/agent-skills/index.json"))
     _schema_validator("well-known-index.schema.json").validate(index)
     assert [s["id"] for s in index["skills"]] == ids
+    packages = files = 0
     for entry in index["skills"]:
         lines = []
         assert entry["files"][0]["path"] == "SKILL.md"
@@ -133,7 +161,7 @@ def check_contract(base: str, bundle: Path) -> dict[str, int]:
         with zipfile.ZipFile(io.BytesIO(body)) as zf:
             held = {i.filename: zf.read(i) for i in zf.infolist()}
         assert sorted(held) == sorted(f["path"] for f in entry["files"])  # the skill folder at the root
-        counts["packages"] += 1
+        packages += 1
         for f in entry["files"]:
             # (also reachable by ID as the draft's /.well-known/agent-skills/<id>/<path>)
             status, headers, body = fetch(base, f"/.well-known/skills/{entry['name']}/{quote(f['path'])}")
@@ -142,21 +170,27 @@ def check_contract(base: str, bundle: Path) -> dict[str, int]:
             hexd = hashlib.sha256(body).hexdigest()
             assert f["digest"] == "sha256:" + hexd and held[f["path"]] == body
             lines.append((f["path"], hexd))
-            counts["files"] += 1
+            files += 1
         lines.sort(key=lambda x: x[0].encode())
         digest = hashlib.sha256(b"".join(p.encode() + b"\0" + h.encode() + b"\n" for p, h in lines)).hexdigest()
         assert entry["files_digest"] == "sha256:" + digest  # the Cloudflare draft's skill digest
     legacy = _json(fetch(base, "/.well-known/skills/index.json"))
     _schema_validator("well-known-skills-index.schema.json").validate(legacy)
     assert [s["name"] for s in legacy["skills"]] == [s["name"] for s in index["skills"]]
-    # --- inventory, manifest, schemas ---
+    return packages, files
+
+
+def _check_inventory_and_manifest(base: str, bundle: Path) -> None:
     status, headers, body = fetch(base, "/api/inventory.xml")
     assert status == 200 and "xml" in headers["content-type"]
     assert body == (bundle / "api/inventory.xml").read_bytes()
     manifest = _json(fetch(base, "/api/manifest.json"))
     assert manifest["kind"] == "skillc-bundle"
-    # --- gzip when asked, identical bytes once decoded ---
-    for path, plain in (("/api/skills", listing_resp[2]), ("/api/manifest.json", None)):
+
+
+def _check_gzip(base: str, listing_body: bytes) -> None:
+    """gzip when asked, identical bytes once decoded."""
+    for path, plain in (("/api/skills", listing_body), ("/api/manifest.json", None)):
         if plain is None:
             plain = fetch(base, path)[2]
         if len(plain) < 256:  # too small to be worth compressing (nginx gzip_min_length)
@@ -164,7 +198,9 @@ def check_contract(base: str, bundle: Path) -> dict[str, int]:
         status, headers, body = fetch(base, path, headers={"Accept-Encoding": "gzip"})
         assert status == 200 and headers.get("content-encoding") == "gzip", (path, headers)
         assert gzip.decompress(body) == plain
-    # --- the site ---
+
+
+def _check_site(base: str, bundle: Path) -> None:
     if (bundle / "index.html").exists():
         status, headers, body = fetch(base, "/")
         assert status == 200 and headers["content-type"].startswith("text/html")
@@ -174,7 +210,6 @@ def check_contract(base: str, bundle: Path) -> dict[str, int]:
             status, headers, body = fetch(base, path)
             assert status == 404 and headers["content-type"].startswith("text/html"), (path, headers)
             assert body == page, path
-    return counts
 
 
 # --- a skill's own files are untrusted -------------------------------------------------------------

@@ -407,7 +407,7 @@ _PREFILTERED_MAYBE = "?prefiltered"  # the automaton's name for it
 
 def _trigger_set() -> tuple[object, tuple[str, ...]] | None:
     """With google-re2: one automaton of every trigger (the implied ones too), matched against the
-    lower-cased text in one pass (a fourth of the cost of a search per trigger on a typical
+    text in one pass, ignoring ASCII case (a fourth of the cost of a search per trigger on a typical
     SKILL.md: lint's costliest rule).
 
     The prefiltered formats are not in it, only ``_PREFILTER_NECESSARY`` (then ``_PREFILTER_ANY``
@@ -419,6 +419,7 @@ def _trigger_set() -> tuple[object, tuple[str, ...]] | None:
     needles = (*_TRIGGERS, *_IMPLIED)
     options = _re2.Options()
     options.encoding = _re2.Options.Encoding.LATIN1  # (bytes in: only ASCII literals are looked for)
+    options.case_sensitive = False  # (the patterns are lower-case: this reads `API_KEY` as `api_key`)
     automaton = _re2.Set.SearchSet(options)
     for needle in needles:
         automaton.Add(re.escape(needle).encode())
@@ -455,21 +456,26 @@ _TRIGGER_SET = _trigger_set()
 _PREFILTER_ANY = _prefilter_any()
 
 
-def _present(low: str, text: str) -> set[str]:
-    """The triggers found in ``low`` (``text`` lower-cased); the kinds of the prefiltered formats
-    where their own prefilter still has to decide; ``=<kind>`` for the assignment patterns whose key
-    is followed by `:` or `=`."""
+def _present(text: str) -> set[str]:
+    """The triggers found in ``text`` lower-cased; the kinds of the prefiltered formats where their
+    own prefilter still has to decide; ``=<kind>`` for the assignment patterns whose key is followed
+    by `:` or `=`."""
     if _TRIGGER_SET is not None:
         automaton, names = _TRIGGER_SET
-        # ASCII is kept byte for byte whatever the encoding: a lone surrogate (from JSON's \\ud800)
-        # cannot make a trigger appear or vanish
-        found = automaton.Match(low.encode("utf-8", "surrogatepass"))  # type: ignore[attr-defined]
+        # The automaton ignores ASCII case itself: ASCII text (nearly every file) is matched as it
+        # is, without a lower-cased copy (a pass over every byte, for files where nothing is found).
+        # Other text is lower-cased first, as the patterns read it: a few non-ASCII letters become
+        # ASCII ones (the Kelvin sign `K` becomes `k`).  ASCII is kept byte for byte whatever the
+        # encoding: a lone surrogate (from JSON's \\ud800) cannot make a trigger appear or vanish.
+        folded = text if text.isascii() else text.lower()
+        found = automaton.Match(folded.encode("utf-8", "surrogatepass"))  # type: ignore[attr-defined]
         present = {names[i] for i in found} if found else set()
         if _PREFILTERED_MAYBE in present:
             present.discard(_PREFILTERED_MAYBE)
             if _PREFILTER_ANY.search(text.encode("utf-8", "surrogatepass")):  # type: ignore[attr-defined]
                 present.update(_PREFILTERED)
         return present
+    low = text.lower()
     present = {t for t in _TRIGGERS if t in low}
     present.update(t for t, base in _IMPLIED.items() if base in present and t in low)
     present.update(_PREFILTERED)
@@ -576,10 +582,10 @@ def scan(text: str, strict: bool = False) -> list[SecretMatch]:
     ``strict``: the publishing gate's reading (build, pack, export, memory freeze): a value assigned
     to a credential's name, or in a provider's format, is a secret unless it is plainly a reference
     (``is_reference``); lint's guesses that a value is a stand-in are not used."""
-    low = text.lower()
-    present = _present(low, text)
+    present = _present(text)
     if not present:  # (no trigger: no pattern can match; most files)
         return []
+    low = text.lower()
     same_length = len(low) == len(text)  # lower() can change lengths (İ); then fall back to (?i)
     found: list[tuple[int, int, str]] = []
     # The spans kept so far, disjoint, sorted by start (so their ends are sorted too): a new match

@@ -206,6 +206,10 @@ def _terminated(signum: int, frame: object) -> None:
     raise Terminated()
 
 
+# What the command built, kept alive until ``os._exit`` (see ``run``).
+_HELD_UNTIL_EXIT: list[BaseException] = []
+
+
 def run() -> None:
     """The ``skillc`` command: ``main``, then leave at once.
 
@@ -230,7 +234,10 @@ def run() -> None:
         main()
         code: object = 0
     except SystemExit as exc:
+        # (held until the exit: its traceback holds the command's frames, and with them everything
+        # it built; let go here, they would be freed object by object just before os._exit)
         code = exc.code
+        _HELD_UNTIL_EXIT.append(exc)
     if code is None:
         code = 0
     elif not isinstance(code, int):

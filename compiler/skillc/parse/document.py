@@ -253,6 +253,9 @@ def load_yaml(text: str, line_offset: int = 0) -> tuple[Any, Mapping, Mapping, l
     Returns ``(data, key_positions, scalars, duplicate_keys)``.  Positions are 1-based and shifted by
     ``line_offset`` lines.  Raises ``yaml.YAMLError`` or ``YamlLimitError``.
     """
+    simple = _simple_yaml(text, line_offset)
+    if simple is not None:
+        return simple
     try:
         return _load_events(_EventParser(text).get_event, text, line_offset)
     except yaml.scanner.ScannerError as exc:
@@ -425,6 +428,147 @@ def _load_events(get_event: Any, text: str, line_offset: int) -> tuple[Any, Mapp
     if not text.isascii() and _YAML_ONLY_BREAK.search(text):  # (isascii: a flag, no scan)
         return (root[0] if root else None), *_relined(text, base, keys, scalars, duplicates)
     return (root[0] if root else None), _Positions(keys), _Scalars(scalars, base), duplicates
+
+
+# --- the common frontmatter without libyaml -------------------------------------------------------
+#
+# Most frontmatter is a few `key: value` lines, a `description: |` block and a `metadata:` map of
+# plain values.  libyaml's events for it cost ~25 us a file (a Python object for every event and
+# mark), the largest single item of a 10,000-skill lint.  ``_simple_yaml`` reads that shape
+# directly and gives exactly what ``_load_events`` gives (values, key positions, scalar records with
+# libyaml's marks); anything else (comments, tabs, flow collections, anchors, escapes, multi-line
+# plain or quoted scalars, lists, typed values such as `true` or `1.0`, deeper nesting, unprintable
+# characters) returns None, and libyaml reads the document.  ``test_simple_yaml`` compares both
+# readings on every frontmatter of the shared corpora.
+
+_SIMPLE_LINE = re.compile(r"( *)([A-Za-z_][A-Za-z0-9_-]*):(?: (.*))?\Z")
+_PLAIN_FIRST_BAD = frozenset("-?:,[]{}#&*!|>'\"%@`")  # (indicators: a plain scalar cannot start with them)
+
+
+def _simple_scalar(raw: str, line: int, column: int) -> tuple[str, tuple] | None:
+    """A one-line value (``raw``, starting at 0-based ``line``/``column``): its text and scalar
+    record, or None when it is not plain, single- or double-quoted text on its own line."""
+    first = raw[:1]
+    if not first or first == " " or raw[-1] == " " or not raw.isprintable():
+        return None
+    if first == '"':
+        if len(raw) < 2 or raw[-1] != '"' or '"' in raw[1:-1] or "\\" in raw:
+            return None
+        value, style = raw[1:-1], '"'
+    elif first == "'":
+        inner = raw[1:-1]
+        if len(raw) < 2 or raw[-1] != "'" or "'" in inner.replace("''", ""):
+            return None
+        value, style = inner.replace("''", "'"), "'"
+    else:
+        if first in _PLAIN_FIRST_BAD or ": " in raw or raw[-1] == ":" or " #" in raw:
+            return None
+        for _tag, regexp in YAML_LOADER.yaml_implicit_resolvers.get(first, ()):
+            if regexp.match(raw):
+                return None  # (a bool, number, null, date...: libyaml's reading types it)
+        value, style = raw, None
+    return value, ("str", value, style, line, column + 1, line, column + 1 + len(raw))
+
+
+def _simple_block(lines: list[str], start: int, base: int, column: int) -> tuple[str, tuple, int] | None:
+    """A `|` block scalar whose indicator ends ``lines[start - 1]`` at ``column`` (0-based): its
+    text, scalar record and the index of the line after it; None for any block but a plain literal
+    one (an indentation or chomping indicator, a leading blank line, a line of spaces only, or
+    less-indented text)."""
+    first = lines[start] if start < len(lines) else ""
+    indent = len(first) - len(first.lstrip(" "))
+    if indent == 0 or not first.strip():
+        return None
+    prefix = " " * indent
+    end = start
+    while end < len(lines):
+        text = lines[end]
+        if text == "":
+            end += 1
+        elif text[0] != " ":
+            break
+        elif not text.startswith(prefix) or not text.strip():
+            return None  # (less indented than the block, or spaces only)
+        else:
+            end += 1
+    last = end
+    while last > start and lines[last - 1] == "":
+        last -= 1
+    body = [text[indent:] for text in lines[start:last]]
+    value = "\n".join(body) + "\n"
+    if not all(t.isprintable() for t in body):
+        return None
+    return value, ("str", value, "|", start - 1 + base, column + 1, end + base, 1), end
+
+
+def _simple_yaml(text: str, line_offset: int) -> tuple[Any, Mapping, Mapping, list[tuple[str, Position]]] | None:
+    """``load_yaml(text, line_offset)`` for the common frontmatter shape, without libyaml; None
+    for anything else."""
+    if not text.endswith("\n") or "\t" in text or "#" in text and ("\n#" in text or text[0] == "#"):
+        return None
+    lines = text.split("\n")
+    lines.pop()  # (the empty string after the last line break)
+    if len(lines) > MAX_YAML_NODES // 4:
+        return None  # (libyaml counts the nodes and stops at the limit)
+    base = line_offset + 1
+    data: dict[str, Any] = {}
+    keys: dict[tuple, tuple[int, int]] = {}
+    scalars: dict[tuple, tuple] = {}
+    at = 0
+    while at < len(lines):
+        line = lines[at]
+        if line == "":
+            at += 1
+            continue
+        m = _SIMPLE_LINE.match(line)
+        if m is None or m.group(1):
+            return None
+        key, raw = m.group(2), m.group(3)
+        if raw is None:
+            found = _simple_map(lines, at + 1, base)
+        elif raw == "|":
+            found = _simple_block(lines, at + 1, base, len(key) + 2)
+        else:
+            one = _simple_scalar(raw, at + base, len(key) + 2)
+            found = None if one is None else (*one, at + 1)
+        if found is None:
+            return None
+        value, record, after = found
+        if key in data:
+            return None  # (libyaml reads it and reports the duplicate)
+        data[key] = value
+        keys[(key,)] = (at + base, 1)
+        if isinstance(record, tuple):
+            scalars[(key,)] = record
+        else:  # (a map: its keys' positions and scalars, below this key's path)
+            for path, position, scalar in record:
+                keys[(key, *path)], scalars[(key, *path)] = position, scalar
+        at = after
+    return data, _Positions(keys), _Scalars(scalars, base), []
+
+
+def _simple_map(lines: list[str], start: int, base: int) -> tuple[dict, list, int] | None:
+    """A map of one-line values indented below its key, from ``lines[start]``: its values, a list of
+    ``(path, key position, scalar record)`` and the index of the line after it; None otherwise."""
+    values: dict[str, str] = {}
+    rows: list[tuple[tuple, tuple[int, int], tuple]] = []
+    indent = 0
+    at = start
+    while at < len(lines) and lines[at][:1] == " ":
+        m = _SIMPLE_LINE.match(lines[at])
+        if m is None or m.group(3) is None or indent and len(m.group(1)) != indent:
+            return None
+        indent = len(m.group(1))
+        key = m.group(2)
+        one = _simple_scalar(m.group(3), at + base, indent + len(key) + 2)
+        if one is None or key in values:
+            return None  # (a duplicate below a key: libyaml reads it and reports it)
+        values[key] = one[0]
+        rows.append(((key,), (at + base, indent + 1), one[1]))
+        at += 1
+    if not values:
+        return None  # (an empty value, or a list: libyaml reads it)
+    return values, rows, at
 
 
 # YAML 1.1 ends a line at NEL, LINE SEPARATOR and PARAGRAPH SEPARATOR too (libyaml and PyYAML count

@@ -585,8 +585,8 @@ def scan(text: str, strict: bool = False) -> list[SecretMatch]:
     present = _present(text)
     if not present:  # (no trigger: no pattern can match; most files)
         return []
-    low = text.lower()
-    same_length = len(low) == len(text)  # lower() can change lengths (İ); then fall back to (?i)
+    low: str | None = None  # (made when a lower-case pattern runs: most files with a trigger run none)
+    same_length = True  # lower() can change lengths (İ); then fall back to (?i)
     found: list[tuple[int, int, str]] = []
     # The spans kept so far, disjoint, sorted by start (so their ends are sorted too): a new match
     # can only overlap the last one starting before its end (a file full of keys: no quadratic scan).
@@ -600,6 +600,9 @@ def scan(text: str, strict: bool = False) -> list[SecretMatch]:
             continue
         if pat.assignment and _ASSIGNED + pat.kind not in present:
             continue
+        if pat.lower and low is None:
+            low = text.lower()
+            same_length = len(low) == len(text)
         haystack = low if pat.lower and same_length else text
         regex = re.compile(pat.regex.pattern, re.I) if pat.lower and not same_length else pat.regex
         # (a lower-case pattern on the original text, after a length-changing lower(), has no literals)

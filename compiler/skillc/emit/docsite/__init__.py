@@ -87,16 +87,17 @@ def mkdocs_env(epoch: int, base: Mapping[str, str] | None = None) -> dict[str, s
 
 
 def run_mkdocs(config: Path, site_dir: Path, epoch: int = 0, dirty: bool = False,
-               templates: Path | None = None) -> None:
+               templates: Path | None = None, jobs: int = 1) -> None:
     """``mkdocs build`` of ``config`` into ``site_dir`` in a child process, each page rendered within
     bounds (``bounded``: mkdocs' own command); BuildError on failure.  ``dirty``: render only the pages
     whose source is newer than their output (``incremental``).  ``templates``: a folder keeping the
-    theme's compiled templates between builds."""
-    from .bounded import TEMPLATE_OPTION
+    theme's compiled templates between builds.  ``jobs``: worker processes rendering the pages
+    (``page_workers``)."""
+    from .bounded import JOBS_OPTION, TEMPLATE_OPTION
 
     cmd = [sys.executable, "-m", "skillc.emit.docsite.bounded", "build", "--dirty" if dirty else "--clean",
-           "--config-file", str(config),
-           "--site-dir", str(site_dir), *((TEMPLATE_OPTION, str(templates)) if templates is not None else ())]
+           "--config-file", str(config), "--site-dir", str(site_dir), JOBS_OPTION, str(max(1, jobs)),
+           *((TEMPLATE_OPTION, str(templates)) if templates is not None else ())]
     try:
         proc = subprocess.run(cmd, cwd=config.parent, env=mkdocs_env(epoch), capture_output=True, text=True,
                               errors="replace", check=False, preexec_fn=child_dies_with_build())
@@ -256,7 +257,7 @@ def build_site(ctx: EmitContext, options: Mapping[str, object] | None = None) ->
     work = Path(tempfile.mkdtemp(prefix=f"{ctx.out.name}.site-", dir=ctx.out.parent))
     try:
         config = write_project({rel: p.render() for rel, p in plan.items()}, work / "project")
-        run_mkdocs(config, work / "site", epoch)
+        run_mkdocs(config, work / "site", epoch, jobs=ctx.options.jobs)
         fallbacks = read_log(config.parent)
         _drop(work / "site")
         write_record(work / "site", fallbacks)
@@ -298,7 +299,8 @@ def build_incremental(plan: Mapping[str, Planned], key: str, epoch: int, ctx: Em
             forget(project, removed + changed)
         incremental.write_keys(folder, plan)
         (folder / incremental.FRAME_KEY).unlink(missing_ok=True)  # (a build that dies: the next is clean)
-        run_mkdocs(project / "mkdocs.yml", site, epoch, dirty=not clean, templates=folder / TEMPLATE_CACHE)
+        run_mkdocs(project / "mkdocs.yml", site, epoch, dirty=not clean, templates=folder / TEMPLATE_CACHE,
+                   jobs=ctx.options.jobs)
         fallbacks = read_log(project)
         (site / FALLBACK_RECORD).unlink(missing_ok=True)
         write_record(site, fallbacks)

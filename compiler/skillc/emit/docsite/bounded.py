@@ -44,6 +44,7 @@ RENDER_FRAMES = 400
 FALLBACK_LOG = "skillc-fallbacks.jsonl"  # beside mkdocs.yml: one line per page rendered as plain text
 FALLBACK_RECORD = "assets/skillc/fallbacks.json"  # in the built site: the pages shown as plain text
 TEMPLATE_OPTION = "--template-cache"  # the folder the theme's compiled templates are kept in (lean_theme)
+JOBS_OPTION = "--jobs"  # worker processes rendering the pages (page_workers; default 1: mkdocs' own loop)
 _BODY_START = "\n## SKILL.md\n\n"  # (site/pages/skill.md.j2: the body comes last, under this heading,
 _BODY_END = "\n[skillc-files]: "  # and is followed by the reference pages.body_markdown writes)
 
@@ -196,24 +197,29 @@ def lean_theme(templates: Path | None, keep_404: bool = False) -> None:
     Theme.get_env, Theme.__init__ = cached_env, no_sitemap
 
 
-def _option(args: list[str], name: str) -> Path | None:
-    """The value of ``name DIR`` in ``args``, taken out of them (mkdocs does not know it)."""
+def _option(args: list[str], name: str) -> str | None:
+    """The value of ``name VALUE`` in ``args``, taken out of them (mkdocs does not know it)."""
     if name not in args:
         return None
     at = args.index(name)
     value = args[at + 1]
     del args[at:at + 2]
-    return Path(value)
+    return value
 
 
 def main(argv: Sequence[str] | None = None) -> None:
-    """``python -m skillc.emit.docsite.bounded build … [--template-cache DIR]``: mkdocs' command line,
-    each page rendered within bounds, each file written as a new inode, the theme kept compiled."""
+    """``python -m skillc.emit.docsite.bounded build … [--template-cache DIR] [--jobs N]``: mkdocs'
+    command line, each page rendered within bounds (by ``N`` worker processes), each file written as
+    a new inode, the theme kept compiled."""
     from mkdocs.__main__ import cli
     from mkdocs.structure.pages import Page
 
+    from .page_workers import use_workers
+
     args = list(sys.argv[1:] if argv is None else argv)
-    templates = _option(args, TEMPLATE_OPTION)
+    cache = _option(args, TEMPLATE_OPTION)
+    templates = Path(cache) if cache is not None else None
+    use_workers(int(_option(args, JOBS_OPTION) or 1))
     config = Path(args[args.index("--config-file") + 1]) if "--config-file" in args else Path("mkdocs.yml")
     Page.render = _bounded(Page.render, config.parent / FALLBACK_LOG, PAGE_SECONDS)
     site = Path(args[args.index("--site-dir") + 1]) if "--site-dir" in args else config.parent / "site"
@@ -286,5 +292,5 @@ def report_fallbacks(ctx: EmitContext, fallbacks: Sequence[Fallback]) -> None:
 if __name__ == "__main__":
     main()
 
-__all__ = ["FALLBACK_LOG", "FALLBACK_RECORD", "TEMPLATE_OPTION", "Fallback", "fallback_markdown", "fence", "main", "read_log",
+__all__ = ["FALLBACK_LOG", "FALLBACK_RECORD", "JOBS_OPTION", "TEMPLATE_OPTION", "Fallback", "fallback_markdown", "fence", "main", "read_log",
            "read_record", "report_fallbacks", "write_record"]

@@ -13,10 +13,10 @@ mkdocs; a worker that dies fails it too.
 A page's HTML depends on its own source, the configuration, the navigation and the theme, never on
 another page's rendering, except the titles of the pages in the nav (the nav every page shows):
 those pages are read and rendered here before the fork, as mkdocs reads every page before it
-writes any.  So the site is byte-identical to a one-process build (tested).  With one job, fewer
-than ``parallel.MIN_ITEMS`` pages to render (a rebuild after a change: forking would cost more than
-it saves), or a configuration whose behaviour spans pages (strict mode, plugins, anchor
-validation, ``mkdocs serve``), mkdocs' own ``build`` runs unchanged.
+writes any.  So the site is byte-identical to a one-process build (tested).  Fewer than
+``parallel.MIN_ITEMS`` pages to render (a rebuild after a change: forking would cost more than it
+saves) are rendered in this process; with one job, or a configuration whose behaviour spans pages
+(strict mode, plugins, anchor validation, ``mkdocs serve``), mkdocs' own ``build`` runs unchanged.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ import time
 from functools import partial
 
 from ...errors import SkillcError
-from ...parallel import fork_map_async
+from ...parallel import MIN_ITEMS, fork_map_async
 
 log = logging.getLogger("mkdocs.commands.build")
 
@@ -75,6 +75,8 @@ def _build(config, dirty: bool, jobs: int) -> None:
     for page in nav.pages:  # (their titles are in every page's nav)
         if page in todo:
             commands._populate_page(page, config, files, dirty)
+    if len(todo) >= MIN_ITEMS:  # (fewer run in this process: see parallel.fork_map_async)
+        log.info(f"Rendering {len(todo)} pages in {jobs} worker processes")
     pending = fork_map_async(partial(_page, config, files, docs, nav, env, dirty), todo, jobs)
     try:
         files.copy_static_files(dirty=dirty, inclusion=InclusionLevel.is_included)

@@ -1,0 +1,139 @@
+"""The site's pages rendered by worker processes inside the bounded mkdocs child (``page_workers``):
+the same bytes as one process, every page's bound kept, a failing page failing the site by name,
+and workers that die with the build."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from conftest import skillc_command, write_skill
+
+EPOCH = 1700000000
+NESTED = "".join("    " * i + "- level\n" for i in range(250))  # RecursionError in Python-Markdown: a fallback
+
+
+def needs_mkdocs() -> None:
+    from skillc.emit.docsite import available
+
+    if not available():
+        pytest.skip("mkdocs + mkdocs-material are not installed (pip install 'skillc[site]')")
+
+
+@pytest.fixture(scope="module")
+def project(tmp_path_factory) -> Path:
+    """The mkdocs project of a 90-skill build (kept in the cache's site state), one skill too deep to render."""
+    needs_mkdocs()
+    from skillc.build.pipeline import BuildOptions, run_build
+
+    tmp = tmp_path_factory.mktemp("workers")
+    repo = tmp / "repo"
+    for i in range(90):
+        write_skill(repo, f"c{i % 3}/skill-{i:02d}", body=f"# Skill {i}\n\n- step\n\n    ```python\n    x = {i}\n    ```\n\n"
+                                                          f"## Part\n\n[home](https://example.org/{i})\n")
+    write_skill(repo, "deep", body="\n" + NESTED)
+    run_build(BuildOptions(paths=("repo",), out="out", cwd=tmp, cache_dir=tmp / "cache", jobs=1,
+                           env={"SOURCE_DATE_EPOCH": str(EPOCH)}))
+    return next((tmp / "cache").rglob("project/mkdocs.yml")).parent
+
+
+def build_site(project: Path, site: Path, jobs: int) -> subprocess.CompletedProcess:
+    """The bounded mkdocs child, as ``run_mkdocs`` starts it, with ``--jobs``."""
+    from skillc.emit.docsite import mkdocs_env
+    from skillc.emit.docsite.bounded import FALLBACK_LOG
+
+    (project / FALLBACK_LOG).unlink(missing_ok=True)
+    return subprocess.run([sys.executable, "-m", "skillc.emit.docsite.bounded", "build", "--clean", "--config-file",
+                           str(project / "mkdocs.yml"), "--site-dir", str(site), "--jobs", str(jobs)],
+                          cwd=project, env=mkdocs_env(EPOCH), capture_output=True, text=True, timeout=300)
+
+
+def tree(root: Path) -> dict[str, bytes]:
+    return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+def test_pages_rendered_by_workers_are_the_bytes_one_process_writes(project: Path, tmp_path: Path):
+    from skillc.emit.docsite.bounded import read_log
+
+    one = build_site(project, tmp_path / "one", jobs=1)
+    assert one.returncode == 0, one.stderr
+    log_one = read_log(project)
+    two = build_site(project, tmp_path / "two", jobs=2)
+    assert two.returncode == 0, two.stderr
+    assert "pages in 2 worker processes" in two.stderr and "worker processes" not in one.stderr
+    a, b = tree(tmp_path / "one"), tree(tmp_path / "two")
+    assert len(a) > 90 and sorted(a) == sorted(b)
+    assert [rel for rel in a if a[rel] != b[rel]] == []
+    # The bound holds in a worker: the deep page is shown as text and logged once, as by one process.
+    assert read_log(project) == log_one and [f.doc for f in log_one] == ["skills/deep/index.md"]
+    assert "Shown as plain text" in (tmp_path / "two/skills/deep/index.html").read_text()
+
+
+def test_a_page_that_fails_in_a_worker_fails_the_site_with_its_name(project: Path, tmp_path: Path):
+    from skillc.emit.docsite import run_mkdocs
+    from skillc.errors import BuildError
+
+    copy = tmp_path / "project"
+    shutil.copytree(project, copy)
+    page = copy / "docs/skills/c1/skill-40/index.md"
+    page.write_text(page.read_text().replace("---\n", "---\ntemplate: missing.html\n", 1))
+    with pytest.raises(BuildError) as caught:
+        run_mkdocs(copy / "mkdocs.yml", tmp_path / "site", EPOCH, jobs=2)
+    assert "skills/c1/skill-40/index.md" in str(caught.value) and "missing.html" in str(caught.value)
+
+
+def _children(pid: int) -> list[int]:
+    out = []
+    for entry in os.listdir("/proc"):
+        try:
+            stat = Path(f"/proc/{entry}/stat").read_text() if entry.isdigit() else ""
+        except OSError:
+            continue
+        if stat and int(stat.rsplit(")", 1)[1].split()[1]) == pid:
+            out.append(int(entry))
+    return out
+
+
+def _alive(pid: int) -> bool:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc"), reason="reads /proc")
+def test_kill_9_of_the_build_stops_the_page_workers(tmp_path: Path):
+    needs_mkdocs()
+    repo = tmp_path / "repo"
+    body = "\n".join(f"## Part {i}\n\n- step one of {i}\n- step two\n\n`code {i}`\n" for i in range(40))
+    for i in range(300):
+        write_skill(repo, f"c{i % 8}/skill-{i:03d}", body=body)
+    proc = subprocess.Popen([*skillc_command(), "build", "repo", "--out", "out", "--no-cache"], cwd=tmp_path,
+                            env={**os.environ, "SKILLC_JOBS": "2", "SOURCE_DATE_EPOCH": str(EPOCH)},
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        workers: list[int] = []
+        deadline = time.monotonic() + 300
+        while not workers and proc.poll() is None and time.monotonic() < deadline:
+            for child in _children(proc.pid):
+                if b"mkdocs" in Path(f"/proc/{child}/cmdline").read_bytes():
+                    workers = _children(child)
+            time.sleep(0.05)
+        assert workers, "the build ended before the page workers were seen"
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait()
+        deadline = time.monotonic() + 60
+        while any(_alive(w) for w in workers) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert not [w for w in workers if _alive(w)], "a page worker of the killed build is still running"
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()

@@ -22,6 +22,7 @@ an R130 warning naming the skill.  Pages are rendered once: the bound costs one 
 from __future__ import annotations
 
 import json
+import logging
 import os
 import re
 import signal
@@ -197,6 +198,43 @@ def lean_theme(templates: Path | None, keep_404: bool = False) -> None:
     Theme.get_env, Theme.__init__ = cached_env, no_sitemap
 
 
+def reused_markdown() -> None:
+    """mkdocs' ``Page.render`` with one ``Markdown`` per process, reset for each page, instead of a new
+    one per page: building it (loading and registering the extensions) was ≈ 10 % of a page's
+    rendering.  mkdocs' page-specific processors (relative links, anchors, title, raw-HTML IDs) are
+    registered afresh for each page, replacing the previous page's by name.  A rendering that raises
+    (a page over its bound, an error) drops the instance: its parser may hold the half-parsed
+    page's state, which ``reset`` does not clear."""
+    import markdown
+    from mkdocs.structure import pages
+
+    kept: dict[int, markdown.Markdown] = {}
+
+    def render(self, config, files) -> None:
+        if self.markdown is None:
+            raise RuntimeError("`markdown` field hasn't been set (via `read_source`)")
+        md = kept.pop(id(config), None) or markdown.Markdown(
+            extensions=config["markdown_extensions"], extension_configs=config["mdx_configs"] or {})
+        md.reset()
+        raw_html = pages._RawHTMLPreprocessor()
+        raw_html._register(md)
+        anchors = pages._ExtractAnchorsTreeprocessor(self.file, files, config)
+        anchors._register(md)
+        relative = pages._RelativePathTreeprocessor(self.file, files, config)
+        relative._register(md)
+        title = pages._ExtractTitleTreeprocessor()
+        title._register(md)
+        self.content = md.convert(self.markdown)
+        kept[id(config)] = md
+        self.toc = pages.get_toc(getattr(md, "toc_tokens", []))
+        self._title_from_render = title.title
+        self.present_anchor_ids = anchors.present_anchor_ids | raw_html.present_anchor_ids
+        if pages.log.getEffectiveLevel() > logging.DEBUG:
+            self.links_to_anchors = relative.links_to_anchors
+
+    pages.Page.render = render
+
+
 def _option(args: list[str], name: str) -> str | None:
     """The value of ``name VALUE`` in ``args``, taken out of them (mkdocs does not know it)."""
     if name not in args:
@@ -221,6 +259,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     templates = Path(cache) if cache is not None else None
     use_workers(int(_option(args, JOBS_OPTION) or 1))
     config = Path(args[args.index("--config-file") + 1]) if "--config-file" in args else Path("mkdocs.yml")
+    reused_markdown()
     Page.render = _bounded(Page.render, config.parent / FALLBACK_LOG, PAGE_SECONDS)
     site = Path(args[args.index("--site-dir") + 1]) if "--site-dir" in args else config.parent / "site"
     fresh_inodes()

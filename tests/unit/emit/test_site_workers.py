@@ -137,3 +137,16 @@ def test_kill_9_of_the_build_stops_the_page_workers(tmp_path: Path):
         if proc.poll() is None:
             proc.kill()
             proc.wait()
+
+
+def test_mkdocs_started_before_its_project_builds_it_and_an_unused_one_ends(project: Path, tmp_path: Path):
+    from skillc.emit.docsite import run_mkdocs, start_mkdocs, stop_mkdocs
+
+    unused = start_mkdocs(EPOCH)  # (a build whose site is reused: nothing to run)
+    stop_mkdocs(unused)
+    assert unused.returncode == 0
+    child = start_mkdocs(EPOCH)
+    copy = tmp_path / "project"
+    shutil.copytree(project, copy)  # (written while the child imports)
+    run_mkdocs(copy / "mkdocs.yml", tmp_path / "site", EPOCH, jobs=1, child=child)
+    assert child.returncode == 0 and "skill-07" in (tmp_path / "site/skills/c1/skill-07/index.html").read_text()

@@ -45,6 +45,9 @@ RENDER_FRAMES = 400
 FALLBACK_LOG = "skillc-fallbacks.jsonl"  # beside mkdocs.yml: one line per page rendered as plain text
 FALLBACK_RECORD = "assets/skillc/fallbacks.json"  # in the built site: the pages shown as plain text
 TEMPLATE_OPTION = "--template-cache"  # the folder the theme's compiled templates are kept in (lean_theme)
+# The command line comes as one JSON line on stdin (``__init__.start_mkdocs``: started early); the
+# word ``mkdocs`` in it names the child in a process list.
+ARGS_FROM_STDIN = "--mkdocs-args-from-stdin"
 JOBS_OPTION = "--jobs"  # worker processes rendering the pages (page_workers; default 1: mkdocs' own loop)
 _BODY_START = "\n## SKILL.md\n\n"  # (site/pages/skill.md.j2: the body comes last, under this heading,
 _BODY_END = "\n[skillc-files]: "  # and is followed by the reference pages.body_markdown writes)
@@ -245,16 +248,44 @@ def _option(args: list[str], name: str) -> str | None:
     return value
 
 
+def _args_from_stdin() -> list[str] | None:
+    """``ARGS_FROM_STDIN``: what takes time before mkdocs can read a project imported first (mkdocs,
+    its build command, the Markdown extensions the site uses), then the command line read as one
+    JSON line; None when the input closes first (the build needs no mkdocs run after all)."""
+    import importlib
+
+    import mkdocs.commands.build  # noqa: F401  (imported to be ready: what the wait is for)
+    import mkdocs.config.defaults  # noqa: F401
+
+    from .markdown_config import EXTENSIONS
+
+    for name, _ in EXTENSIONS:
+        importlib.import_module(name if "." in name else f"markdown.extensions.{name}")
+    line = sys.stdin.readline()
+    if not line.strip():
+        return None
+    args = [str(a) for a in json.loads(line)]
+    config = Path(args[args.index("--config-file") + 1])
+    os.chdir(config.parent)  # (where mkdocs runs when started with the project ready)
+    return args
+
+
 def main(argv: Sequence[str] | None = None) -> None:
     """``python -m skillc.emit.docsite.bounded build … [--template-cache DIR] [--jobs N]``: mkdocs'
     command line, each page rendered within bounds (by ``N`` worker processes), each file written as
-    a new inode, the theme kept compiled."""
+    a new inode, the theme kept compiled.  ``… bounded --mkdocs-args-from-stdin``: the same, started
+    before the project is written (``_args_from_stdin``)."""
     from mkdocs.__main__ import cli
     from mkdocs.structure.pages import Page
 
     from .page_workers import use_workers
 
     args = list(sys.argv[1:] if argv is None else argv)
+    if args == [ARGS_FROM_STDIN]:
+        read = _args_from_stdin()
+        if read is None:
+            return
+        args = read
     cache = _option(args, TEMPLATE_OPTION)
     templates = Path(cache) if cache is not None else None
     use_workers(int(_option(args, JOBS_OPTION) or 1))
@@ -331,5 +362,5 @@ def report_fallbacks(ctx: EmitContext, fallbacks: Sequence[Fallback]) -> None:
 if __name__ == "__main__":
     main()
 
-__all__ = ["FALLBACK_LOG", "FALLBACK_RECORD", "JOBS_OPTION", "TEMPLATE_OPTION", "Fallback", "fallback_markdown", "fence", "main", "read_log",
+__all__ = ["ARGS_FROM_STDIN", "FALLBACK_LOG", "FALLBACK_RECORD", "JOBS_OPTION", "TEMPLATE_OPTION", "Fallback", "fallback_markdown", "fence", "main", "read_log",
            "read_record", "report_fallbacks", "write_record"]

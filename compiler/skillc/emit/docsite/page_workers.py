@@ -13,7 +13,7 @@ mkdocs; a worker that dies fails it too.
 A page's HTML depends on its own source, the configuration, the navigation and the theme, never on
 another page's rendering, except the titles of the pages in the nav (the nav every page shows):
 those pages are read and rendered here before the fork, as mkdocs reads every page before it
-writes any.  So the site is byte-identical to a one-process build (tested).  Fewer than
+writes any (and written here, which compiles the theme's templates once for every worker).  So the site is byte-identical to a one-process build (tested).  Fewer than
 ``parallel.MIN_ITEMS`` pages to render (a rebuild after a change: forking would cost more than it
 saves) are rendered in this process; with one job, or a configuration whose behaviour spans pages
 (strict mode, plugins, anchor validation, ``mkdocs serve``), mkdocs' own ``build`` runs unchanged.
@@ -72,9 +72,14 @@ def _build(config, dirty: bool, jobs: int) -> None:
         if file.page is None:
             Page(None, file, config)
     todo = [file.page for file in docs if not dirty or file.is_modified()]
-    for page in nav.pages:  # (their titles are in every page's nav)
-        if page in todo:
-            commands._populate_page(page, config, files, dirty)
+    pending_ids = {id(page) for page in todo}  # (by identity: a Page compares by title, which reads it)
+    first = [page for page in nav.pages if id(page) in pending_ids]  # (their titles are in every page's nav)
+    for page in first:
+        commands._populate_page(page, config, files, dirty)
+    for page in first:  # (and the theme's templates are compiled once, here, not in every worker)
+        commands._build_page(page, config, docs, nav, env, dirty)
+    done = {id(page) for page in first}
+    todo = [page for page in todo if id(page) not in done]
     if len(todo) >= MIN_ITEMS:  # (fewer run in this process: see parallel.fork_map_async)
         log.info(f"Rendering {len(todo)} pages in {jobs} worker processes")
     pending = fork_map_async(partial(_page, config, files, docs, nav, env, dirty), todo, jobs)
@@ -100,8 +105,7 @@ def _page(config, files, docs, nav, env, dirty: bool, page) -> str | None:
     from mkdocs.commands import build as commands
 
     try:
-        if page.content is None:  # (a nav page is rendered before the fork)
-            commands._populate_page(page, config, files, dirty)
+        commands._populate_page(page, config, files, dirty)
         commands._build_page(page, config, docs, nav, env, dirty)
     except Exception as exc:  # noqa: BLE001  (mkdocs logged it; the parent fails the site with it)
         return f"Error building page '{page.file.src_uri}': {exc}"

@@ -184,7 +184,7 @@ class EmitOptions:
     staging: Any = None  # skillc.emit.staging.Staging of the build (None: write straight into out)
     lint_summary: Mapping[str, Any] = field(default_factory=dict)  # api/manifest.json "lint"
     excluded_reasons: Mapping[str, str] = field(default_factory=dict)  # ID left out -> why (--keep-going)
-    jobs: int = 1  # worker processes for the skills' files
+    jobs: int = 1  # worker processes for the skills' files and the docs site's pages
     keep_going: bool = False  # memory: skip or repair bad entries instead of failing
     external: Any = None  # Plan Cascade's external-skills.json (BuildConfig.external)
     redactions: tuple[Any, ...] = ()  # the publishing gate's audit (gate.Redaction), for the manifest

@@ -134,6 +134,38 @@ def test_kill_9_of_a_build_leaves_no_mkdocs_child(tmp_path: Path):
             proc.wait()
 
 
+@pytest.mark.skipif(not os.path.isdir("/proc"), reason="reads /proc")
+def test_kill_9_of_a_build_stops_the_site_page_workers(tmp_path: Path):
+    """The mkdocs child's page workers (``page_workers``: forked by it) die with it and the build."""
+    needs_mkdocs()
+    repo = tmp_path / "repo"
+    body = "\n".join(f"## Part {i}\n\n- step one of {i}\n- step two\n\n`code {i}`\n" for i in range(40))
+    for i in range(300):
+        write_skill(repo, f"c{i % 8}/skill-{i:03d}", body=body)
+    proc = subprocess.Popen([*skillc_command(), "build", "repo", "--out", "out", "--no-cache"], cwd=tmp_path,
+                            env={**os.environ, **_env(tmp_path, SKILLC_JOBS="2")}, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
+    try:
+        workers: list[int] = []
+        deadline = time.monotonic() + 300
+        while not workers and proc.poll() is None and time.monotonic() < deadline:
+            for child in _children(proc.pid):
+                if "mkdocs" in _cmdline(child):
+                    workers = _children(child)
+            time.sleep(0.05)
+        assert workers, "the build ended before the page workers were seen"
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait()
+        deadline = time.monotonic() + 60
+        while any(_alive(w) for w in workers) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert not [w for w in workers if _alive(w)], "a page worker of the killed build is still running"
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+
+
 # --- oversized numbers and nesting: a file:line diagnostic, never an internal error -------------
 
 BIG = "1" * 5000

@@ -86,33 +86,67 @@ def mkdocs_env(epoch: int, base: Mapping[str, str] | None = None) -> dict[str, s
     return env
 
 
-def run_mkdocs(config: Path, site_dir: Path, epoch: int = 0, dirty: bool = False,
-               templates: Path | None = None) -> None:
-    """``mkdocs build`` of ``config`` into ``site_dir`` in a child process, each page rendered within
-    bounds (``bounded``: mkdocs' own command); BuildError on failure.  ``dirty``: render only the pages
-    whose source is newer than their output (``incremental``).  ``templates``: a folder keeping the
-    theme's compiled templates between builds."""
-    from .bounded import TEMPLATE_OPTION
+def start_mkdocs(epoch: int) -> subprocess.Popen:
+    """The bounded mkdocs child, started before its project exists (``bounded.ARGS_FROM_STDIN``): it
+    imports mkdocs, the theme's Python side and the Markdown extensions (≈ 0.5 s) while this process
+    computes the site's model and writes the project, then waits for ``run_mkdocs`` to send its
+    command line; closing its input ends it unused (the site was reused, or the build failed)."""
+    from .bounded import ARGS_FROM_STDIN
 
-    cmd = [sys.executable, "-m", "skillc.emit.docsite.bounded", "build", "--dirty" if dirty else "--clean",
-           "--config-file", str(config),
-           "--site-dir", str(site_dir), *((TEMPLATE_OPTION, str(templates)) if templates is not None else ())]
     try:
-        proc = subprocess.run(cmd, cwd=config.parent, env=mkdocs_env(epoch), capture_output=True, text=True,
-                              errors="replace", check=False, preexec_fn=child_dies_with_build())
+        return subprocess.Popen([sys.executable, "-m", "skillc.emit.docsite.bounded", ARGS_FROM_STDIN],
+                                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                errors="replace", env=mkdocs_env(epoch), preexec_fn=child_dies_with_build())
     except OSError as exc:
         raise BuildError(f"cannot run mkdocs for the docs site: {exc}", hint=SITE_EXTRA_HINT) from None
+
+
+def stop_mkdocs(child: subprocess.Popen) -> None:
+    """End a child ``start_mkdocs`` started and ``run_mkdocs`` did not use (its input closed: it exits)."""
+    if child.poll() is None:
+        try:
+            child.communicate("", timeout=10)
+        except (subprocess.TimeoutExpired, OSError):
+            child.kill()
+            child.wait()
+
+
+def run_mkdocs(config: Path, site_dir: Path, epoch: int = 0, dirty: bool = False,
+               templates: Path | None = None, jobs: int = 1, child: subprocess.Popen | None = None) -> None:
+    """``mkdocs build`` of ``config`` into ``site_dir`` in a child process (``child``, from
+    ``start_mkdocs`` with the same ``epoch``, else one started now), each page rendered within bounds
+    (``bounded``: mkdocs' own command); BuildError on failure.  ``dirty``: render only the pages
+    whose source is newer than their output (``incremental``).  ``templates``: a folder keeping the
+    theme's compiled templates between builds.  ``jobs``: worker processes rendering the pages
+    (``page_workers``)."""
+    from .bounded import JOBS_OPTION, TEMPLATE_OPTION
+
+    args = ["build", "--dirty" if dirty else "--clean", "--config-file", str(config.absolute()),
+            "--site-dir", str(site_dir.absolute()), JOBS_OPTION, str(max(1, jobs)),
+            *((TEMPLATE_OPTION, str(templates.absolute())) if templates is not None else ())]
+    proc = child if child is not None else start_mkdocs(epoch)
+    try:
+        stdout, stderr = proc.communicate(json.dumps(args) + "\n")
+    except BaseException:
+        proc.kill()
+        proc.wait()
+        raise
     if proc.returncode != 0:
-        lines = [ln for ln in (proc.stderr or proc.stdout).splitlines() if ln.strip()]
-        errors = [ln for ln in lines if "ERROR" in ln or "Error" in ln] or lines
-        detail = errors[-1].strip() if errors else f"exit status {proc.returncode}"
-        environment = any(m in detail for m in ("No space left on device", "Read-only file system",
-                                                    "Permission denied", "Disk quota exceeded"))
-        where = f" into {site_dir}" if environment else ""  # (its own message seldom names the file)
-        raise BuildError(f"mkdocs could not build the docs site{where}: {detail}",
-                         hint="check the free space and permissions of the output's folder; the previous bundle is "
-                              "untouched" if environment else
-                         "rebuild with --no-site to skip it, or report the skill text that breaks it")
+        _failed(proc.returncode, stderr or stdout, site_dir)
+
+
+def _failed(returncode: int, output: str, site_dir: Path) -> None:
+    """The BuildError of a failed mkdocs child: its last error line, and where to look."""
+    lines = [ln for ln in output.splitlines() if ln.strip()]
+    errors = [ln for ln in lines if "ERROR" in ln or "Error" in ln] or lines
+    detail = errors[-1].strip() if errors else f"exit status {returncode}"
+    environment = any(m in detail for m in ("No space left on device", "Read-only file system",
+                                                "Permission denied", "Disk quota exceeded"))
+    where = f" into {site_dir}" if environment else ""  # (its own message seldom names the file)
+    raise BuildError(f"mkdocs could not build the docs site{where}: {detail}",
+                     hint="check the free space and permissions of the output's folder; the previous bundle is "
+                          "untouched" if environment else
+                     "rebuild with --no-site to skip it, or report the skill text that breaks it")
 
 
 def dropped(rel: str) -> bool:
@@ -238,13 +272,20 @@ def site_url(env: Mapping[str, str] | None = None) -> str:
 
 
 def build_site(ctx: EmitContext, options: Mapping[str, object] | None = None) -> list[str]:
+    epoch = int(ctx.options.source_date_epoch or ctx.options.epoch or 0)
+    child = start_mkdocs(epoch)  # (its imports overlap the model and the project: see start_mkdocs)
+    try:
+        return _build_site(ctx, {"site_url": site_url(), **(options or {})}, epoch, child)
+    finally:
+        stop_mkdocs(child)
+
+
+def _build_site(ctx: EmitContext, options: Mapping[str, object], epoch: int, child: subprocess.Popen) -> list[str]:
     from .bounded import read_log, read_record, report_fallbacks, write_record
     from .model import site_model
     from .pages import project_plan
 
-    options = {"site_url": site_url(), **(options or {})}
     plan = project_plan(site_model(ctx), options)
-    epoch = int(ctx.options.source_date_epoch or ctx.options.epoch or 0)
     key = site_key({rel: p.key for rel, p in plan.items()}, epoch)
     staging = ctx.options.staging
     reused = reuse(key, getattr(staging, "current_dir", None), ctx.out)
@@ -252,11 +293,11 @@ def build_site(ctx: EmitContext, options: Mapping[str, object] | None = None) ->
         report_fallbacks(ctx, read_record(ctx.out))
         return reused
     if ctx.cache_dir is not None and not os.environ.get("SKILLC_SITE_CLEAN"):
-        return build_incremental(plan, key, epoch, ctx, getattr(staging, "current_dir", None))
+        return build_incremental(plan, key, epoch, ctx, getattr(staging, "current_dir", None), child)
     work = Path(tempfile.mkdtemp(prefix=f"{ctx.out.name}.site-", dir=ctx.out.parent))
     try:
         config = write_project({rel: p.render() for rel, p in plan.items()}, work / "project")
-        run_mkdocs(config, work / "site", epoch)
+        run_mkdocs(config, work / "site", epoch, jobs=ctx.options.jobs, child=child)
         fallbacks = read_log(config.parent)
         _drop(work / "site")
         write_record(work / "site", fallbacks)
@@ -269,7 +310,7 @@ def build_site(ctx: EmitContext, options: Mapping[str, object] | None = None) ->
 
 
 def build_incremental(plan: Mapping[str, Planned], key: str, epoch: int, ctx: EmitContext,
-                      current: Path | None) -> list[str]:
+                      current: Path | None, child: subprocess.Popen | None = None) -> list[str]:
     """``incremental``: the kept project brought up to date, ``mkdocs build --dirty`` (clean when
     the frame changed), the result hard-linked into the staging folder."""
     from . import incremental
@@ -298,7 +339,8 @@ def build_incremental(plan: Mapping[str, Planned], key: str, epoch: int, ctx: Em
             forget(project, removed + changed)
         incremental.write_keys(folder, plan)
         (folder / incremental.FRAME_KEY).unlink(missing_ok=True)  # (a build that dies: the next is clean)
-        run_mkdocs(project / "mkdocs.yml", site, epoch, dirty=not clean, templates=folder / TEMPLATE_CACHE)
+        run_mkdocs(project / "mkdocs.yml", site, epoch, dirty=not clean, templates=folder / TEMPLATE_CACHE,
+                   jobs=ctx.options.jobs, child=child)
         fallbacks = read_log(project)
         (site / FALLBACK_RECORD).unlink(missing_ok=True)
         write_record(site, fallbacks)

@@ -22,6 +22,7 @@ an R130 warning naming the skill.  Pages are rendered once: the bound costs one 
 from __future__ import annotations
 
 import json
+import logging
 import os
 import re
 import signal
@@ -44,6 +45,10 @@ RENDER_FRAMES = 400
 FALLBACK_LOG = "skillc-fallbacks.jsonl"  # beside mkdocs.yml: one line per page rendered as plain text
 FALLBACK_RECORD = "assets/skillc/fallbacks.json"  # in the built site: the pages shown as plain text
 TEMPLATE_OPTION = "--template-cache"  # the folder the theme's compiled templates are kept in (lean_theme)
+# The command line comes as one JSON line on stdin (``__init__.start_mkdocs``: started early); the
+# word ``mkdocs`` in it names the child in a process list.
+ARGS_FROM_STDIN = "--mkdocs-args-from-stdin"
+JOBS_OPTION = "--jobs"  # worker processes rendering the pages (page_workers; default 1: mkdocs' own loop)
 _BODY_START = "\n## SKILL.md\n\n"  # (site/pages/skill.md.j2: the body comes last, under this heading,
 _BODY_END = "\n[skillc-files]: "  # and is followed by the reference pages.body_markdown writes)
 
@@ -196,25 +201,96 @@ def lean_theme(templates: Path | None, keep_404: bool = False) -> None:
     Theme.get_env, Theme.__init__ = cached_env, no_sitemap
 
 
-def _option(args: list[str], name: str) -> Path | None:
-    """The value of ``name DIR`` in ``args``, taken out of them (mkdocs does not know it)."""
+def reused_markdown() -> None:
+    """mkdocs' ``Page.render`` with one ``Markdown`` per process, reset for each page, instead of a new
+    one per page: building it (loading and registering the extensions) was ≈ 10 % of a page's
+    rendering.  mkdocs' page-specific processors (relative links, anchors, title, raw-HTML IDs) are
+    registered afresh for each page, replacing the previous page's by name.  A rendering that raises
+    (a page over its bound, an error) drops the instance: its parser may hold the half-parsed
+    page's state, which ``reset`` does not clear."""
+    import markdown
+    from mkdocs.structure import pages
+
+    kept: dict[int, markdown.Markdown] = {}
+
+    def render(self, config, files) -> None:
+        if self.markdown is None:
+            raise RuntimeError("`markdown` field hasn't been set (via `read_source`)")
+        md = kept.pop(id(config), None) or markdown.Markdown(
+            extensions=config["markdown_extensions"], extension_configs=config["mdx_configs"] or {})
+        md.reset()
+        raw_html = pages._RawHTMLPreprocessor()
+        raw_html._register(md)
+        anchors = pages._ExtractAnchorsTreeprocessor(self.file, files, config)
+        anchors._register(md)
+        relative = pages._RelativePathTreeprocessor(self.file, files, config)
+        relative._register(md)
+        title = pages._ExtractTitleTreeprocessor()
+        title._register(md)
+        self.content = md.convert(self.markdown)
+        kept[id(config)] = md
+        self.toc = pages.get_toc(getattr(md, "toc_tokens", []))
+        self._title_from_render = title.title
+        self.present_anchor_ids = anchors.present_anchor_ids | raw_html.present_anchor_ids
+        if pages.log.getEffectiveLevel() > logging.DEBUG:
+            self.links_to_anchors = relative.links_to_anchors
+
+    pages.Page.render = render
+
+
+def _option(args: list[str], name: str) -> str | None:
+    """The value of ``name VALUE`` in ``args``, taken out of them (mkdocs does not know it)."""
     if name not in args:
         return None
     at = args.index(name)
     value = args[at + 1]
     del args[at:at + 2]
-    return Path(value)
+    return value
+
+
+def _args_from_stdin() -> list[str] | None:
+    """``ARGS_FROM_STDIN``: what takes time before mkdocs can read a project imported first (mkdocs,
+    its build command, the Markdown extensions the site uses), then the command line read as one
+    JSON line; None when the input closes first (the build needs no mkdocs run after all)."""
+    import importlib
+
+    import mkdocs.commands.build  # noqa: F401  (imported to be ready: what the wait is for)
+    import mkdocs.config.defaults  # noqa: F401
+
+    from .markdown_config import EXTENSIONS
+
+    for name, _ in EXTENSIONS:
+        importlib.import_module(name if "." in name else f"markdown.extensions.{name}")
+    line = sys.stdin.readline()
+    if not line.strip():
+        return None
+    args = [str(a) for a in json.loads(line)]
+    config = Path(args[args.index("--config-file") + 1])
+    os.chdir(config.parent)  # (where mkdocs runs when started with the project ready)
+    return args
 
 
 def main(argv: Sequence[str] | None = None) -> None:
-    """``python -m skillc.emit.docsite.bounded build … [--template-cache DIR]``: mkdocs' command line,
-    each page rendered within bounds, each file written as a new inode, the theme kept compiled."""
+    """``python -m skillc.emit.docsite.bounded build … [--template-cache DIR] [--jobs N]``: mkdocs'
+    command line, each page rendered within bounds (by ``N`` worker processes), each file written as
+    a new inode, the theme kept compiled.  ``… bounded --mkdocs-args-from-stdin``: the same, started
+    before the project is written (``_args_from_stdin``)."""
     from mkdocs.__main__ import cli
     from mkdocs.structure.pages import Page
 
+    from .page_workers import use_workers
+
     args = list(sys.argv[1:] if argv is None else argv)
-    templates = _option(args, TEMPLATE_OPTION)
+    if args == [ARGS_FROM_STDIN]:
+        read = _args_from_stdin()
+        if read is None:
+            return
+        args = read
+    cache = _option(args, TEMPLATE_OPTION)
+    templates = Path(cache) if cache is not None else None
+    use_workers(int(_option(args, JOBS_OPTION) or 1))
     config = Path(args[args.index("--config-file") + 1]) if "--config-file" in args else Path("mkdocs.yml")
+    reused_markdown()
     Page.render = _bounded(Page.render, config.parent / FALLBACK_LOG, PAGE_SECONDS)
     site = Path(args[args.index("--site-dir") + 1]) if "--site-dir" in args else config.parent / "site"
     fresh_inodes()
@@ -286,5 +362,5 @@ def report_fallbacks(ctx: EmitContext, fallbacks: Sequence[Fallback]) -> None:
 if __name__ == "__main__":
     main()
 
-__all__ = ["FALLBACK_LOG", "FALLBACK_RECORD", "TEMPLATE_OPTION", "Fallback", "fallback_markdown", "fence", "main", "read_log",
+__all__ = ["ARGS_FROM_STDIN", "FALLBACK_LOG", "FALLBACK_RECORD", "JOBS_OPTION", "TEMPLATE_OPTION", "Fallback", "fallback_markdown", "fence", "main", "read_log",
            "read_record", "report_fallbacks", "write_record"]

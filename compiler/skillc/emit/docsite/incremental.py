@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from ..staging import Staging
     from .pages import Planned
 
 FRAME_KEY = "frame.key"
@@ -129,30 +130,36 @@ def drop_outputs(site: Path, removed: list[str]) -> None:
         target.unlink(missing_ok=True)
 
 
-def link_site(site: Path, out: Path, skip, files: list[str]) -> list[str]:
+def link_site(site: Path, staging: Staging, skip, files: list[str],
+              inodes: Mapping[str, tuple[int, int, int, str]]) -> list[str]:
     """Hard-link the built site into the staging folder (a copy where linking fails: another file
     system); ``skip(rel)`` leaves a file out.  Safe because nothing ever writes into a kept file:
     the bounded mkdocs unlinks each file before writing it (``bounded.fresh_inodes``) and the
     build replaces its own records, so a bundle holding a link keeps its bytes while the next build
-    runs.  ``files``: the site's files (``listing``).  Each folder is made once, when its first file
-    is linked.  Returns the top-level names."""
-    names: set[str] = set()
-    made: set[str] = set()
-    for rel in files:
-        if skip(rel):
-            continue
+    runs.  The recycled generation's site is reclaimed first (``Staging.reclaim``): a file that
+    already is the kept output's inode (``inodes``: ``digests``) stays, only the others are linked
+    again, and what the site no longer has goes (``Staging.settle``).  ``files``: the site's files
+    (``listing``).  A folder is made only where none is.  Returns the top-level names."""
+    kept = [rel for rel in files if not skip(rel)]
+    names = sorted({rel.split("/", 1)[0] for rel in kept})
+    for name in names:
+        staging.reclaim(name)
+    made = staging.reclaimed_dirs()
+    root, out = os.fspath(site), os.fspath(staging.out)
+    for rel in kept:
         parent = rel.rpartition("/")[0]
         if parent and parent not in made:
-            os.makedirs(out / parent, exist_ok=True)
+            try:
+                os.makedirs(f"{out}/{parent}", exist_ok=True)
+            except OSError:  # (a file of the recycled site in the way: the link below clears it)
+                pass
             while parent and parent not in made:
                 made.add(parent)
                 parent = parent.rpartition("/")[0]
-        try:
-            os.link(site / rel, out / rel, follow_symlinks=False)
-        except OSError:
-            shutil.copyfile(site / rel, out / rel)
-        names.add(rel.split("/", 1)[0])
-    return sorted(names)
+        seen = inodes.get(rel)
+        staging.link_file(f"{root}/{rel}", rel, seen[0] if seen is not None else None)
+    staging.settle()
+    return names
 
 
 DIGESTS = "digests.json"  # the kept output's files: rel -> [inode, size, mtime_ns, sha256]

@@ -341,3 +341,16 @@ def test_a_recycled_file_whose_bytes_were_altered_is_replaced(tmp_path: Path):
     assert (out / "skills/vendor-only").stat().st_ino == folder  # (the recycled folder, its file replaced)
     a, b = _bundle(out), _clean_bundle(tmp_path, env)
     assert sorted(a) == sorted(b) and [k for k in a if a[k] != b[k]] == []
+
+
+def test_a_build_without_the_site_after_builds_with_it_drops_the_recycled_site(tmp_path: Path):
+    """The held site is reclaimed only by the site emitter: without it, nothing of it is published."""
+    env, recycled = _two_builds(tmp_path)
+    r = run_skillc("build", "team", "vendor", "--out", "out", "--no-site", cwd=tmp_path, env=env)
+    assert r.returncode == 0, r.stderr
+    out = tmp_path / "out"
+    assert not (out / "index.html").exists() and not (out / "skills").exists()
+    assert (out / ".well-known/skills/vendor-only/SKILL.md").is_file()
+    listed = {f["path"] for f in json.loads((out / "api/manifest.json").read_text())["files"]}
+    assert listed | {"api/manifest.json"} == set(_bundle(out))
+    assert [p.name for p in (tmp_path / ".skillc-build").iterdir() if ".tmp-" in p.name] == []

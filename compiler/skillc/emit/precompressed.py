@@ -7,11 +7,18 @@ they are instead of compressing each answer (or, on hosts without on-the-fly com
 them uncompressed).  Deterministic: gzip level 9 and mtime 0, no file name in the gzip header.
 Runs after every other emitter, so the manifest (written after all of them) lists the copies and
 the secret gate reads them (decompressed).
+
+With a build cache, each copy is kept in ``<cache>/site/<output>/gzip/<sha256 of the source>.gz``
+and hard-linked into the bundle: a rebuild compresses only the files that changed (gzip level 9
+over the 8 MB a 10,000-skill bundle fetches took about 0.8 s of every rebuild).  The store keeps
+what the last build used; a kept copy is never written in place (the bundles share its inode).
 """
 
 from __future__ import annotations
 
 import gzip
+import hashlib
+import os
 from pathlib import Path
 
 from ..errors import writing
@@ -41,9 +48,51 @@ def gzip_bytes(data: bytes) -> bytes:
 
 
 def emit_precompressed(ctx: EmitContext) -> None:
+    store = _store(ctx)
+    used: set[str] = set()
     for path in precompressed_sources(ctx.out):
         target = path.with_name(path.name + ".gz")
         with writing(target):
             # (unlinked first: a reused site is hard-linked from the visible bundle, never written through)
             target.unlink(missing_ok=True)
-            target.write_bytes(gzip_bytes(path.read_bytes()))
+            data = path.read_bytes()
+            if store is None:
+                target.write_bytes(gzip_bytes(data))
+                continue
+            name = hashlib.sha256(data).hexdigest() + ".gz"
+            used.add(name)
+            _link_or_copy(_stored(store, name, data), target)
+    if store is not None:
+        for entry in os.scandir(store):
+            if entry.name not in used:
+                os.unlink(entry.path)
+
+
+def _store(ctx: EmitContext) -> Path | None:
+    """The folder of kept copies for the bundle built into ``ctx.out`` (None without a cache)."""
+    if ctx.cache_dir is None:
+        return None
+    from .docsite import bundle_path
+    from .docsite.incremental import state_dir
+
+    current = getattr(ctx.options.staging, "current_dir", None)
+    store = state_dir(ctx.cache_dir, current or bundle_path(ctx.out)) / "gzip"
+    store.mkdir(parents=True, exist_ok=True)
+    return store
+
+
+def _stored(store: Path, name: str, data: bytes) -> Path:
+    """The kept copy of ``data`` (compressed and written, as a new file renamed into place, if absent)."""
+    path = store / name
+    if not path.is_file():
+        part = store / f".{name}.{os.getpid()}"
+        part.write_bytes(gzip_bytes(data))
+        os.replace(part, path)
+    return path
+
+
+def _link_or_copy(source: Path, target: Path) -> None:
+    try:
+        os.link(source, target)
+    except OSError:  # (the cache on another file system)
+        target.write_bytes(source.read_bytes())

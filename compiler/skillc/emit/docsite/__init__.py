@@ -307,17 +307,37 @@ def build_incremental(plan: Mapping[str, Planned], key: str, epoch: int, ctx: Em
         fallbacks = read_log(project)
         (site / FALLBACK_RECORD).unlink(missing_ok=True)
         write_record(site, fallbacks)
-        files = _record(site, key, incremental.listing(site))
+        files, digests = _site_files(folder, site, key, None if clean else incremental.known_listing(
+            folder, removed, changed))
         (folder / incremental.FRAME_KEY).write_text(frame)
         clash = [n for n in sorted(os.listdir(site)) if n in RESERVED or (ctx.out / n).exists()]
         if clash:
             raise BuildError(f"the docs site would overwrite {', '.join(clash)} in the bundle")
         # (linked files keep the kept output's inode, size and time: the manifest reuses these digests)
-        digests = incremental.digests(folder, site, [rel for rel in files if not dropped(rel)])
         ctx.collected.digests.update(digests)
         names = incremental.link_site(site, staging, dropped, files, digests)
         report_fallbacks(ctx, fallbacks)
         return names
+
+
+def _site_files(folder: Path, site: Path, key: str, known: list[str] | None) -> tuple[list[str], dict]:
+    """The kept output's files (``known`` when the caller could tell them without walking, else
+    walked) with ``SITE_RECORD`` written, and the digests of those the bundle publishes."""
+    from . import incremental
+
+    if known is not None:
+        try:
+            return _listed(folder, site, key, known)
+        except FileNotFoundError:  # (a file the known listing names is not there: walked instead)
+            pass
+    return _listed(folder, site, key, incremental.listing(site))
+
+
+def _listed(folder: Path, site: Path, key: str, listing: list[str]) -> tuple[list[str], dict]:
+    from . import incremental
+
+    files = _record(site, key, listing)
+    return files, incremental.digests(folder, site, [rel for rel in files if not dropped(rel)])
 
 
 def bundle_path(staging: Path) -> Path:

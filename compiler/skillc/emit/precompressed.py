@@ -61,11 +61,14 @@ def emit_precompressed(ctx: EmitContext) -> None:
                 continue
             name = hashlib.sha256(data).hexdigest() + ".gz"
             used.add(name)
-            _link_or_copy(_stored(store, name, data), target)
+            try:
+                kept = _stored(store, name, data)
+            except OSError:  # (a cache that cannot be written never fails a build)
+                target.write_bytes(gzip_bytes(data))
+                continue
+            _link_or_copy(kept, target)
     if store is not None:
-        for entry in os.scandir(store):
-            if entry.name not in used:
-                os.unlink(entry.path)
+        _forget_unused(store, used)
 
 
 def _store(ctx: EmitContext) -> Path | None:
@@ -77,8 +80,21 @@ def _store(ctx: EmitContext) -> Path | None:
 
     current = getattr(ctx.options.staging, "current_dir", None)
     store = state_dir(ctx.cache_dir, current or bundle_path(ctx.out)) / "gzip"
-    store.mkdir(parents=True, exist_ok=True)
+    try:
+        store.mkdir(parents=True, exist_ok=True)
+    except OSError:  # (a cache that cannot be written never fails a build: compressed each time)
+        return None
     return store
+
+
+def _forget_unused(store: Path, used: set[str]) -> None:
+    """Keep only the copies the bundle just built holds (the store never grows past one bundle's)."""
+    try:
+        for entry in os.scandir(store):
+            if entry.name not in used:
+                os.unlink(entry.path)
+    except OSError:
+        pass
 
 
 def _stored(store: Path, name: str, data: bytes) -> Path:

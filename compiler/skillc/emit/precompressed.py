@@ -8,18 +8,17 @@ them uncompressed).  Deterministic: gzip level 9 and mtime 0, no file name in th
 Runs after every other emitter, so the manifest (written after all of them) lists the copies and
 the secret gate reads them (decompressed).
 
-With a build cache, each copy is kept in ``<cache>/site/<output>/gzip/<sha256 of the source>.gz``
-and hard-linked into the bundle: a rebuild compresses only the files that changed (gzip level 9
-over the 8 MB a 10,000-skill bundle fetches took about 0.8 s of every rebuild).  The store keeps
-what the last build used; a kept copy is never written in place (the bundles share its inode).
+With a build cache, each copy is a record of its ``gzip`` table keyed by its source's SHA-256: a
+rebuild compresses only the files that changed (gzip level 9 over the 8 MB a 10,000-skill bundle
+fetches took about 0.8 s of every rebuild).
 """
 
 from __future__ import annotations
 
 import gzip
 import hashlib
-import os
 from pathlib import Path
+from typing import Any
 
 from ..errors import writing
 from ..resolve_types import EmitContext
@@ -29,6 +28,7 @@ PRECOMPRESSED_DIRS = ("api/index", "assets/skillc")
 PRECOMPRESSED_SUFFIXES = (".json", ".bin", ".js", ".css")
 PRECOMPRESSED_MIN = 1024  # below this a gzip copy saves less than its request headers weigh
 GZIP_LEVEL = 9
+GZIP_TABLE = "gzip"  # (skillc.cache.TABLES)
 
 
 def precompressed_sources(out: Path) -> list[Path]:
@@ -48,67 +48,21 @@ def gzip_bytes(data: bytes) -> bytes:
 
 
 def emit_precompressed(ctx: EmitContext) -> None:
-    store = _store(ctx)
-    used: set[str] = set()
     for path in precompressed_sources(ctx.out):
         target = path.with_name(path.name + ".gz")
         with writing(target):
             # (unlinked first: a reused site is hard-linked from the visible bundle, never written through)
             target.unlink(missing_ok=True)
-            data = path.read_bytes()
-            if store is None:
-                target.write_bytes(gzip_bytes(data))
-                continue
-            name = hashlib.sha256(data).hexdigest() + ".gz"
-            used.add(name)
-            try:
-                kept = _stored(store, name, data)
-            except OSError:  # (a cache that cannot be written never fails a build)
-                target.write_bytes(gzip_bytes(data))
-                continue
-            _link_or_copy(kept, target)
-    if store is not None:
-        _forget_unused(store, used)
+            target.write_bytes(compressed(ctx.options.cache, path.read_bytes()))
 
 
-def _store(ctx: EmitContext) -> Path | None:
-    """The folder of kept copies for the bundle built into ``ctx.out`` (None without a cache)."""
-    if ctx.cache_dir is None:
-        return None
-    from .docsite import bundle_path
-    from .docsite.incremental import state_dir
-
-    current = getattr(ctx.options.staging, "current_dir", None)
-    store = state_dir(ctx.cache_dir, current or bundle_path(ctx.out)) / "gzip"
-    try:
-        store.mkdir(parents=True, exist_ok=True)
-    except OSError:  # (a cache that cannot be written never fails a build: compressed each time)
-        return None
-    return store
-
-
-def _forget_unused(store: Path, used: set[str]) -> None:
-    """Keep only the copies the bundle just built holds (the store never grows past one bundle's)."""
-    try:
-        for entry in os.scandir(store):
-            if entry.name not in used:
-                os.unlink(entry.path)
-    except OSError:
-        pass
-
-
-def _stored(store: Path, name: str, data: bytes) -> Path:
-    """The kept copy of ``data`` (compressed and written, as a new file renamed into place, if absent)."""
-    path = store / name
-    if not path.is_file():
-        part = store / f".{name}.{os.getpid()}"
-        part.write_bytes(gzip_bytes(data))
-        os.replace(part, path)
-    return path
-
-
-def _link_or_copy(source: Path, target: Path) -> None:
-    try:
-        os.link(source, target)
-    except OSError:  # (the cache on another file system)
-        target.write_bytes(source.read_bytes())
+def compressed(cache: Any, data: bytes) -> bytes:
+    """``gzip_bytes(data)``, from the build cache's ``gzip`` table when it holds them."""
+    if cache is None:
+        return gzip_bytes(data)
+    key = hashlib.sha256(data).hexdigest()
+    found = cache.get(GZIP_TABLE, key)
+    if not isinstance(found, bytes):
+        found = gzip_bytes(data)
+        cache.put(GZIP_TABLE, key, found)
+    return found

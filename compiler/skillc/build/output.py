@@ -20,6 +20,7 @@ from __future__ import annotations
 import ctypes
 import ctypes.util
 import errno
+import json
 import os
 import shutil
 import subprocess
@@ -30,6 +31,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..emit.docsite import RESERVED, SITE_RECORD
 from ..emit.manifest import manifest_entries, read_manifest
 from ..emit.staging import Staging
 from ..locks import release, try_lock
@@ -106,9 +108,11 @@ def staged_bundle(work: Path, out: Path, current_manifest: dict | None,
     try:
         yield StagedBundle(path, staging)
         removal()
+        _remove_held(held_folder(path))
         swap_in(path, out, work / f"{name}.prev", keep_previous=keep_previous)
     except BaseException:
         shutil.rmtree(path, ignore_errors=True)
+        shutil.rmtree(held_folder(path), ignore_errors=True)
         raise
     finally:
         removal()
@@ -133,6 +137,14 @@ def _remove_meanwhile(folder: Path) -> Callable[[], None]:
             shutil.rmtree(folder, ignore_errors=True)
 
     return wait
+
+
+def _remove_held(held: Path) -> None:
+    """Delete what no emitter reclaimed of the recycled generation (nothing, in a steady rebuild:
+    ``.well-known/agent-skills``; the whole site after a build with ``--no-site``)."""
+    for entry in os.scandir(held):
+        _remove_meanwhile(Path(entry.path))()
+    held.rmdir()
 
 
 _RENAME_EXCHANGE = 2
@@ -179,20 +191,26 @@ def swap_in(staging: Path, out: Path, prev: Path, keep_previous: bool) -> None:
 
 
 _MANAGED = ("api/skills/", "api/files/", "api/archives/", "api/discovery/")
+_HELD = (".well-known",)  # (the legacy tree below it; the site's names come from its record)
 
 
 def prepare_staging(work: Path, name: str, current: Path,
                     current_manifest: dict | None = None) -> tuple[Path, Staging, Path]:
     """A staging folder: the previous generation recycled when it is a sound bundle, else empty;
     and the folder its other files were moved into, for the caller to delete (``clean_stale``
-    deletes it if this process dies first).  ``current_manifest``: the visible bundle's
-    (``check_output`` read it)."""
+    deletes it if this process dies first).  The recycled generation's ``.well-known`` and docs site
+    are held in ``<staging>-held`` (``Staging.held``) for their emitters to reclaim; the caller
+    deletes what is left of it.  ``current_manifest``: the visible bundle's (``check_output`` read it)."""
     staging = work / f"{name}.tmp-{os.getpid()}"
     prev = work / f"{name}.prev"
     set_aside = work / f"{name}.tmp-{os.getpid()}-removed"
-    shutil.rmtree(set_aside, ignore_errors=True)
+    held = held_folder(staging)
+    for folder in (set_aside, held):
+        shutil.rmtree(folder, ignore_errors=True)
     (set_aside / "api").mkdir(parents=True)
+    held.mkdir()
     recycled: dict = {}
+    held_entries: dict = {}
     renamed = False
     if prev.is_symlink():  # never a build's own (an older build swapped a linked --out here): not followed
         prev.unlink()
@@ -202,15 +220,7 @@ def prepare_staging(work: Path, name: str, current: Path,
             os.rename(prev, staging)
             renamed = True
             entries = manifest_entries(doc)
-            # Keep only the per-skill files (reused by hash); everything else is produced afresh.
-            for entry in os.scandir(staging):
-                if entry.name != "api":
-                    os.rename(entry.path, set_aside / entry.name)  # ("api" never among them)
-            for entry in os.scandir(staging / "api") if (staging / "api").is_dir() else ():
-                if f"api/{entry.name}/" not in _MANAGED:
-                    os.rename(entry.path, set_aside / "api" / entry.name)
-            (staging / "api" / "skills" / "index.html").unlink(missing_ok=True)
-            recycled = {p: e for p, e in entries.items() if p.startswith(_MANAGED) and p != "api/skills/index.html"}
+            recycled, held_entries = _set_aside(staging, entries, set_aside, held)
         else:
             os.rename(prev, set_aside / "unsound")
     if not renamed:
@@ -218,7 +228,43 @@ def prepare_staging(work: Path, name: str, current: Path,
     # The visible bundle's manifest is read only if a file is not in the recycled generation (the
     # first rebuild after a full one, or after a change): in a steady rebuild it is never needed.
     return staging, Staging(staging, recycled, current if current_manifest is not None else None,
-                            load_current=lambda: manifest_entries(current_manifest)), set_aside
+                            load_current=lambda: manifest_entries(current_manifest), held=held,
+                            held_entries=held_entries), set_aside
+
+
+def held_folder(staging: Path) -> Path:
+    return staging.with_name(staging.name + "-held")
+
+
+def _set_aside(staging: Path, entries: dict, set_aside: Path, held: Path) -> tuple[dict, dict]:
+    """Sort the recycled generation in ``staging``: the per-skill files stay (reused by hash), the
+    legacy tree and the site are moved to ``held`` (their emitters reclaim them), everything else
+    (produced afresh) to ``set_aside``.  Returns the manifest entries of the kept and held files."""
+    held_names = {*_HELD, *_site_names(staging)}
+    for entry in os.scandir(staging):
+        if entry.name in held_names:
+            os.rename(entry.path, held / entry.name)
+        elif entry.name != "api":
+            os.rename(entry.path, set_aside / entry.name)
+    for entry in os.scandir(staging / "api") if (staging / "api").is_dir() else ():
+        if f"api/{entry.name}/" not in _MANAGED:
+            os.rename(entry.path, set_aside / "api" / entry.name)
+    (staging / "api" / "skills" / "index.html").unlink(missing_ok=True)
+    recycled = {p: e for p, e in entries.items() if p.startswith(_MANAGED) and p != "api/skills/index.html"}
+    held_entries = {p: e for p, e in entries.items() if p.split("/", 1)[0] in held_names}
+    return recycled, held_entries
+
+
+def _site_names(bundle: Path) -> set[str]:
+    """The top-level names of the bundle's docs site (its record lists its files), none of them
+    another emitter's."""
+    try:
+        record = json.loads((bundle / SITE_RECORD).read_bytes())
+        files = record["files"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return set()
+    names = {f.split("/", 1)[0] for f in files if isinstance(f, str)} if isinstance(files, list) else set()
+    return names - RESERVED - {"", ".", ".."}
 
 
 def _remove(path: Path) -> None:

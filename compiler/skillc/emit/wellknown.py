@@ -141,19 +141,25 @@ def write_legacy_tree(skills: Sequence[DiscoverySkill], place: Callable[[Discove
 def emit_well_known(ctx: EmitContext) -> None:
     skills = discovery_skills(ctx)
     write(ctx.out, INDEX, agent_skills_index(skills, lambda s: relative_url(INDEX, s.archive)))
-    write(ctx.out, LEGACY_INDEX, legacy_index(skills))
     staging = ctx.options.staging
+    if staging is None:
+        write(ctx.out, LEGACY_INDEX, legacy_index(skills))
+        write_legacy_tree(skills, lambda skill, path, dest: write(
+            ctx.out, dest, (ctx.out / _published_file(ctx, skill, path)).read_bytes()))
+        return
+    # The recycled generation's tree is brought up to date file by file: a file that already is
+    # the published file's inode stays, another is replaced, what is gone is removed (``Staging``).
+    staging.reclaim(LEGACY_DIR)
+    staging.write(LEGACY_INDEX, legacy_index(skills))
+    write_legacy_tree(skills, lambda skill, path, dest: staging.link(_published_file(ctx, skill, path), dest))
+    staging.settle()
 
-    def place(skill: DiscoverySkill, path: str, dest: str) -> None:
-        # The published file, as another name of it (no second copy on disk); SKILL.md is published
-        # under the spelling it had (skill.md too), while the archive and this tree call it SKILL.md.
-        source = f"api/files/{skill.id}/{_published_spelling(ctx, skill, path)}"
-        if staging is not None:
-            staging.link(source, dest)
-        else:
-            write(ctx.out, dest, (ctx.out / source).read_bytes())
 
-    write_legacy_tree(skills, place)
+def _published_file(ctx: EmitContext, skill: DiscoverySkill, path: str) -> str:
+    """The published file a legacy tree file is another name of (no second copy on disk); SKILL.md
+    is published under the spelling it had (skill.md too), while the archive and this tree call it
+    SKILL.md."""
+    return f"api/files/{skill.id}/{_published_spelling(ctx, skill, path)}"
 
 
 def _published_spelling(ctx: EmitContext, skill: DiscoverySkill, path: str) -> str:

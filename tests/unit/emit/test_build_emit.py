@@ -168,3 +168,60 @@ def test_a_repository_url_is_shown_without_credentials_query_or_fragment():
     assert shown_location("zip", url, None) == "https://bucket.s3.amazonaws.com/dl/pdf.zip"
     assert shown_location("git", "https://user:pa55@example.com/r.git?ref=x", None) == "https://example.com/r.git"
     assert shown_location("http", "https://example.com/skills/", None) == "https://example.com/skills/"
+
+
+def test_a_reclaimed_tree_keeps_the_right_inodes_replaces_the_others_and_drops_what_is_gone(tmp_path: Path):
+    """``Staging.reclaim``/``link_file``/``settle``: the recycled generation's tree is brought up to
+    date file by file; a replaced file is never written through (the visible bundle shares it)."""
+    import os
+
+    from skillc.emit.staging import Staging
+
+    src, held, out, visible = tmp_path / "src", tmp_path / "held", tmp_path / "out", tmp_path / "visible"
+    for d in (src, held / "t/old", out, visible):
+        d.mkdir(parents=True)
+    for name in ("same", "other", "new"):
+        (src / name).write_text(f"{name} now\n")
+    os.link(src / "same", held / "t/same")  # already the right inode
+    (held / "t/other").write_text("other before\n")
+    os.link(held / "t/other", visible / "other")  # the visible bundle shares it
+    (held / "t/gone").write_text("gone\n")
+    (held / "t/old/gone").write_text("gone\n")
+    entries = {rel: ("x", 1) for rel in ("t/same", "t/other", "t/gone", "t/old/gone")}
+    staging = Staging(out, held=held, held_entries=entries)
+    folder = (held / "t").stat().st_ino
+    assert staging.reclaim("t") and not staging.reclaim("elsewhere")
+    for name in ("same", "other", "new"):
+        staging.link_file(str(src / name), f"t/{name}")
+    assert staging.settle() == 2
+    assert sorted(p.relative_to(out).as_posix() for p in out.rglob("*")) == ["t", "t/new", "t/other", "t/same"]
+    assert (out / "t").stat().st_ino == folder and staging.kept == 1 and staging.linked == 2
+    assert all(os.path.samefile(out / "t" / n, src / n) for n in ("same", "other", "new"))
+    assert (visible / "other").read_text() == "other before\n"
+
+
+def test_a_rebuild_compresses_only_the_files_that_changed(tmp_path: Path):
+    """The ``.gz`` copies (``emit.precompressed``) are records of the build cache's ``gzip`` table,
+    keyed by their source's hash: each copy is its source's bytes compressed, and the cache keeps
+    exactly the copies the last bundle holds (a rebuild reuses them instead of compressing again)."""
+    import gzip
+    import pickle
+
+    for i in range(40):
+        write_skill(tmp_path / "repo", f"pack/skill-{i:02d}", description=f"Skill {i} packs things at length. " * 3)
+    env = build_env(tmp_path)
+    assert run_skillc("build", "repo", "--out", "out", "--no-site", cwd=tmp_path, env=env).returncode == 0
+    write_skill(tmp_path / "repo", "pack/skill-07", description="Skill 7 now unpacks. Use when unpacking.")
+    assert run_skillc("build", "repo", "--out", "out", "--no-site", cwd=tmp_path, env=env).returncode == 0
+    out = tmp_path / "out"
+    copies = {p.relative_to(out).as_posix(): p.read_bytes() for p in out.rglob("*.gz")}
+    assert len(copies) > 2
+    for rel, data in copies.items():
+        assert gzip.decompress(data) == (out / rel[:-len(".gz")]).read_bytes(), rel
+    records: dict = {}
+    for name in ("gzip.pickle", "gzip.delta.pickle"):  # (the table, then what this build added)
+        path = Path(env["SKILLC_CACHE_DIR"]) / "records" / name
+        if path.is_file():
+            records.update(pickle.loads(path.read_bytes())[2])
+    expected = {hashlib.sha256((out / rel[:-len(".gz")]).read_bytes()).hexdigest(): data for rel, data in copies.items()}
+    assert records == expected

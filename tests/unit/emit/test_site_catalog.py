@@ -8,6 +8,7 @@ import html
 import json
 import os
 import re
+import shutil
 import subprocess
 from pathlib import Path
 
@@ -273,3 +274,83 @@ def test_front_matter_reads_back_exactly_what_was_written(value: str):
 
     text = front_matter(skillc_title=value)
     assert yaml.safe_load(text.strip().strip("-"))["skillc_title"] == value
+
+
+# --- recycled trees: the generation before last is brought up to date, not rebuilt ---------------
+
+def _bundle(out: Path) -> dict[str, bytes]:
+    return {p.relative_to(out).as_posix(): p.read_bytes() for p in out.rglob("*") if p.is_file()}
+
+
+def _clean_bundle(tmp_path: Path, env: dict[str, str]) -> dict[str, bytes]:
+    """The bundle a clean build of the same inputs (fresh cache, no earlier generation) writes."""
+    clean = tmp_path / "clean"
+    clean.mkdir()
+    for name in ("team", "vendor"):
+        subprocess.run(["cp", "-r", str(tmp_path / name), str(clean / name)], check=True)
+    r = run_skillc("build", "team", "vendor", "--out", "out", cwd=clean, env={**env, "SKILLC_CACHE_DIR": str(clean / "cache")})
+    assert r.returncode == 0, r.stderr
+    return _bundle(clean / "out")
+
+
+def _two_builds(tmp_path: Path) -> tuple[dict[str, str], Path]:
+    """Two builds (the second after a change): the first one's bundle is then the recycled generation."""
+    needs_mkdocs()
+    make_site_repos(tmp_path)
+    env = {"SKILLC_CACHE_DIR": str(tmp_path / "cache"), "SOURCE_DATE_EPOCH": "1700000000"}
+    assert run_skillc("build", "team", "vendor", "--out", "out", cwd=tmp_path, env=env).returncode == 0
+    skill = tmp_path / "team/deploy-helper/SKILL.md"
+    skill.write_text(skill.read_text().replace("Roll out the release", "Roll out the RELEASE"))
+    assert run_skillc("build", "team", "vendor", "--out", "out", cwd=tmp_path, env=env).returncode == 0
+    recycled = tmp_path / ".skillc-build/out.prev"
+    assert (recycled / ".well-known/skills/deploy-helper/SKILL.md").is_file() and (recycled / "index.html").is_file()
+    return env, recycled
+
+
+def test_a_rebuild_after_a_skill_is_removed_or_renamed_leaves_nothing_stale_and_equals_a_clean_build(tmp_path: Path):
+    env, recycled = _two_builds(tmp_path)
+    # Folders of an unchanged skill in the recycled generation: kept (the same folders), not made again.
+    folders = {rel: (recycled / rel).stat().st_ino for rel in (".well-known/skills/vendor-only", "skills/vendor-only")}
+    shutil.rmtree(tmp_path / "team/.curated/gh-fix")  # removed
+    os.rename(tmp_path / "team/deploy-helper", tmp_path / "team/ship-helper")  # renamed
+    r = run_skillc("build", "team", "vendor", "--out", "out", cwd=tmp_path, env=env)
+    assert r.returncode == 0, r.stderr
+    out = tmp_path / "out"
+    assert {rel: (out / rel).stat().st_ino for rel in folders} == folders
+    stale = sorted(rel for rel in _bundle(out) if "gh-fix" in rel or "deploy-helper" in rel)
+    assert stale == [], stale
+    assert (out / ".well-known/skills/ship-helper/SKILL.md").is_file() and (out / "skills/ship-helper/index.html").is_file()
+    listed = {f["path"] for f in json.loads((out / "api/manifest.json").read_text())["files"]}
+    assert listed | {"api/manifest.json"} == set(_bundle(out))  # the manifest lists exactly what is there
+    a, b = _bundle(out), _clean_bundle(tmp_path, env)
+    assert sorted(a) == sorted(b) and [k for k in a if a[k] != b[k]] == []
+    assert not (tmp_path / ".skillc-build/out.tmp-held").exists() and not [
+        p.name for p in (tmp_path / ".skillc-build").iterdir() if ".tmp-" in p.name]
+
+
+def test_a_recycled_file_whose_bytes_were_altered_is_replaced(tmp_path: Path):
+    env, recycled = _two_builds(tmp_path)
+    folder = (recycled / "skills/vendor-only").stat().st_ino
+    for rel in (".well-known/skills/vendor-only/SKILL.md", "skills/vendor-only/index.html", "index.html"):
+        (recycled / rel).unlink()  # (a new inode: the visible bundle's file is not touched)
+        (recycled / rel).write_bytes(b"tampered\n")
+    r = run_skillc("build", "team", "vendor", "--out", "out", cwd=tmp_path, env=env)
+    assert r.returncode == 0, r.stderr
+    out = tmp_path / "out"
+    assert os.path.samefile(out / ".well-known/skills/vendor-only/SKILL.md", out / "api/files/vendor-only/SKILL.md")
+    assert (out / "skills/vendor-only").stat().st_ino == folder  # (the recycled folder, its file replaced)
+    a, b = _bundle(out), _clean_bundle(tmp_path, env)
+    assert sorted(a) == sorted(b) and [k for k in a if a[k] != b[k]] == []
+
+
+def test_a_build_without_the_site_after_builds_with_it_drops_the_recycled_site(tmp_path: Path):
+    """The held site is reclaimed only by the site emitter: without it, nothing of it is published."""
+    env, recycled = _two_builds(tmp_path)
+    r = run_skillc("build", "team", "vendor", "--out", "out", "--no-site", cwd=tmp_path, env=env)
+    assert r.returncode == 0, r.stderr
+    out = tmp_path / "out"
+    assert not (out / "index.html").exists() and not (out / "skills").exists()
+    assert (out / ".well-known/skills/vendor-only/SKILL.md").is_file()
+    listed = {f["path"] for f in json.loads((out / "api/manifest.json").read_text())["files"]}
+    assert listed | {"api/manifest.json"} == set(_bundle(out))
+    assert [p.name for p in (tmp_path / ".skillc-build").iterdir() if ".tmp-" in p.name] == []

@@ -42,6 +42,7 @@ from typing import TYPE_CHECKING
 from ...errors import BuildError, writing
 from ...parallel import child_dies_with_build
 from ...resolve_types import EmitContext
+from ..staging import Staging
 from .incremental import files_below, replace_bytes
 
 if TYPE_CHECKING:
@@ -208,9 +209,11 @@ def site_key(keys: Mapping[str, str], epoch: int) -> str:
     return h.hexdigest()
 
 
-def reuse(key: str, current: Path | None, out: Path) -> list[str] | None:
-    """Hard-link an unchanged site from the visible bundle (its ``SITE_RECORD`` has the same key);
-    None when there is nothing to reuse.  Linked files are never written (a build replaces files)."""
+def reuse(key: str, current: Path | None, staging: Staging) -> list[str] | None:
+    """Hard-link an unchanged site from the visible bundle (its ``SITE_RECORD`` has the same key)
+    into ``staging``, keeping the recycled generation's files that already are those inodes
+    (``Staging.reclaim``); None when there is nothing to reuse.  Linked files are never written (a
+    build replaces files)."""
     if current is None:
         return None
     try:
@@ -219,21 +222,23 @@ def reuse(key: str, current: Path | None, out: Path) -> list[str] | None:
         return None
     if not isinstance(record, dict) or record.get("key") != key or not isinstance(record.get("files"), list):
         return None
-    linked: list[Path] = []
+    files = record["files"]
+    for rel in files:
+        parts = rel.split("/") if isinstance(rel, str) else [""]
+        if parts[0] in RESERVED or any(p in ("", ".", "..") for p in parts):
+            return None
+    names = sorted({rel.split("/")[0] for rel in files})
+    for name in names:
+        staging.reclaim(name)
+    base = os.fspath(current)
     try:
-        for rel in record["files"]:
-            parts = rel.split("/") if isinstance(rel, str) else [""]
-            if parts[0] in RESERVED or any(p in ("", ".", "..") for p in parts):
-                raise OSError(f"bad path {rel!r}")
-            dest = out / rel
-            dest.parent.mkdir(parents=True, exist_ok=True)
-            os.link(current / rel, dest, follow_symlinks=False)
-            linked.append(dest)
-    except OSError:
-        for dest in linked:
-            dest.unlink(missing_ok=True)
+        for rel in files:
+            staging.link_file(f"{base}/{rel}", rel)
+    except OSError:  # (the visible bundle lacks a file: the site is built; the next placing settles the tree)
+        staging.unplace()
         return None
-    return sorted({rel.split("/")[0] for rel in record["files"]})
+    staging.settle()
+    return names
 
 
 def _record(site_dir: Path, key: str, listing: list[str] | None = None) -> list[str]:
@@ -287,13 +292,13 @@ def _build_site(ctx: EmitContext, options: Mapping[str, object], epoch: int, chi
 
     plan = project_plan(site_model(ctx), options)
     key = site_key({rel: p.key for rel, p in plan.items()}, epoch)
-    staging = ctx.options.staging
-    reused = reuse(key, getattr(staging, "current_dir", None), ctx.out)
+    staging = ctx.options.staging or Staging(ctx.out)
+    reused = reuse(key, staging.current_dir, staging)
     if reused is not None:
         report_fallbacks(ctx, read_record(ctx.out))
         return reused
     if ctx.cache_dir is not None and not os.environ.get("SKILLC_SITE_CLEAN"):
-        return build_incremental(plan, key, epoch, ctx, getattr(staging, "current_dir", None), child)
+        return build_incremental(plan, key, epoch, ctx, staging, child)
     work = Path(tempfile.mkdtemp(prefix=f"{ctx.out.name}.site-", dir=ctx.out.parent))
     try:
         config = write_project({rel: p.render() for rel, p in plan.items()}, work / "project")
@@ -310,14 +315,14 @@ def _build_site(ctx: EmitContext, options: Mapping[str, object], epoch: int, chi
 
 
 def build_incremental(plan: Mapping[str, Planned], key: str, epoch: int, ctx: EmitContext,
-                      current: Path | None, child: subprocess.Popen | None = None) -> list[str]:
+                      staging: Staging, child: subprocess.Popen | None = None) -> list[str]:
     """``incremental``: the kept project brought up to date, ``mkdocs build --dirty`` (clean when
     the frame changed), the result hard-linked into the staging folder."""
     from . import incremental
     from .bounded import FALLBACK_RECORD, forget, read_log, report_fallbacks, write_record
     from .pages import PAGES_LIST, PUBLISHED_LIST
 
-    folder = incremental.state_dir(ctx.cache_dir, current or bundle_path(ctx.out))
+    folder = incremental.state_dir(ctx.cache_dir, staging.current_dir or bundle_path(ctx.out))
     frame = incremental.frame_key({rel: p.key for rel, p in plan.items()}, theme_key(epoch),
                                   ("mkdocs.yml", PUBLISHED_LIST, PAGES_LIST))
     with incremental.locked(folder):
@@ -344,16 +349,37 @@ def build_incremental(plan: Mapping[str, Planned], key: str, epoch: int, ctx: Em
         fallbacks = read_log(project)
         (site / FALLBACK_RECORD).unlink(missing_ok=True)
         write_record(site, fallbacks)
-        files = _record(site, key, incremental.listing(site))
+        files, digests = _site_files(folder, site, key, None if clean else incremental.known_listing(
+            folder, removed, changed))
         (folder / incremental.FRAME_KEY).write_text(frame)
         clash = [n for n in sorted(os.listdir(site)) if n in RESERVED or (ctx.out / n).exists()]
         if clash:
             raise BuildError(f"the docs site would overwrite {', '.join(clash)} in the bundle")
-        names = incremental.link_site(site, ctx.out, dropped, files)
         # (linked files keep the kept output's inode, size and time: the manifest reuses these digests)
-        ctx.collected.digests.update(incremental.digests(folder, site, [rel for rel in files if not dropped(rel)]))
+        ctx.collected.digests.update(digests)
+        names = incremental.link_site(site, staging, dropped, files, digests)
         report_fallbacks(ctx, fallbacks)
         return names
+
+
+def _site_files(folder: Path, site: Path, key: str, known: list[str] | None) -> tuple[list[str], dict]:
+    """The kept output's files (``known`` when the caller could tell them without walking, else
+    walked) with ``SITE_RECORD`` written, and the digests of those the bundle publishes."""
+    from . import incremental
+
+    if known is not None:
+        try:
+            return _listed(folder, site, key, known)
+        except FileNotFoundError:  # (a file the known listing names is not there: walked instead)
+            pass
+    return _listed(folder, site, key, incremental.listing(site))
+
+
+def _listed(folder: Path, site: Path, key: str, listing: list[str]) -> tuple[list[str], dict]:
+    from . import incremental
+
+    files = _record(site, key, listing)
+    return files, incremental.digests(folder, site, [rel for rel in files if not dropped(rel)])
 
 
 def bundle_path(staging: Path) -> Path:

@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from ..staging import Staging
     from .pages import Planned
 
 FRAME_KEY = "frame.key"
@@ -119,40 +120,71 @@ def listing(root: Path) -> list[str]:
     return [os.path.relpath(p, root).replace(os.sep, "/") for p in files_below(root)]
 
 
+def output_of(rel: str) -> str | None:
+    """The built file of a project file (``docs/x/index.md`` → ``x/index.html``, ``docs/a.json`` →
+    ``a.json``); None for the others (``mkdocs.yml``, the theme's overrides)."""
+    if not rel.startswith("docs/"):
+        return None
+    doc = rel[len("docs/"):]
+    return doc[:-len(".md")] + ".html" if doc.endswith("index.md") else doc
+
+
 def drop_outputs(site: Path, removed: list[str]) -> None:
-    """The built files of removed project files (``docs/x/index.md`` → ``x/index.html``)."""
+    """The built files of removed project files (``output_of``)."""
     for rel in removed:
-        if not rel.startswith("docs/"):
-            continue
-        doc = rel[len("docs/"):]
-        target = site / (doc[:-len(".md")] + ".html" if doc.endswith("index.md") else doc)
-        target.unlink(missing_ok=True)
+        target = output_of(rel)
+        if target is not None:
+            (site / target).unlink(missing_ok=True)
 
 
-def link_site(site: Path, out: Path, skip, files: list[str]) -> list[str]:
+def known_listing(folder: Path, removed: list[str], changed: list[str]) -> list[str] | None:
+    """The kept output's files without walking its 20,000 folders: the previous build's (the
+    ``DIGESTS`` table lists them) less the outputs of the removed project files, plus those of the
+    written ones (``sync``; mkdocs ``--dirty`` writes nothing else within one frame).  None when the
+    table is unreadable; ``digests`` then finds a listed file missing (``FileNotFoundError``) if
+    the guess is wrong, and the caller walks."""
+    try:
+        table = json.loads((folder / DIGESTS).read_bytes())
+    except (OSError, ValueError):
+        return None
+    if not isinstance(table, dict):
+        return None
+    gone = {output_of(rel) for rel in removed}
+    files = [rel for rel in table if rel not in gone]
+    files += [out for out in map(output_of, changed) if out is not None and out not in table]
+    return files
+
+
+def link_site(site: Path, staging: Staging, skip, files: list[str],
+              inodes: Mapping[str, tuple[int, int, int, str]]) -> list[str]:
     """Hard-link the built site into the staging folder (a copy where linking fails: another file
     system); ``skip(rel)`` leaves a file out.  Safe because nothing ever writes into a kept file:
     the bounded mkdocs unlinks each file before writing it (``bounded.fresh_inodes``) and the
     build replaces its own records, so a bundle holding a link keeps its bytes while the next build
-    runs.  ``files``: the site's files (``listing``).  Each folder is made once, when its first file
-    is linked.  Returns the top-level names."""
-    names: set[str] = set()
-    made: set[str] = set()
-    for rel in files:
-        if skip(rel):
-            continue
+    runs.  The recycled generation's site is reclaimed first (``Staging.reclaim``): a file that
+    already is the kept output's inode (``inodes``: ``digests``) stays, only the others are linked
+    again, and what the site no longer has goes (``Staging.settle``).  ``files``: the site's files
+    (``listing``).  A folder is made only where none is.  Returns the top-level names."""
+    kept = [rel for rel in files if not skip(rel)]
+    names = sorted({rel.split("/", 1)[0] for rel in kept})
+    for name in names:
+        staging.reclaim(name)
+    made = staging.reclaimed_dirs()
+    root, out = os.fspath(site), os.fspath(staging.out)
+    for rel in kept:
         parent = rel.rpartition("/")[0]
         if parent and parent not in made:
-            os.makedirs(out / parent, exist_ok=True)
+            try:
+                os.makedirs(f"{out}/{parent}", exist_ok=True)
+            except OSError:  # (a file of the recycled site in the way: the link below clears it)
+                pass
             while parent and parent not in made:
                 made.add(parent)
                 parent = parent.rpartition("/")[0]
-        try:
-            os.link(site / rel, out / rel, follow_symlinks=False)
-        except OSError:
-            shutil.copyfile(site / rel, out / rel)
-        names.add(rel.split("/", 1)[0])
-    return sorted(names)
+        seen = inodes.get(rel)
+        staging.link_file(f"{root}/{rel}", rel, seen[0] if seen is not None else None)
+    staging.settle()
+    return names
 
 
 DIGESTS = "digests.json"  # the kept output's files: rel -> [inode, size, mtime_ns, sha256]

@@ -221,17 +221,37 @@ def check_collection(ctxs: Sequence[RuleContext], rules: Sequence[Rule]) -> list
 
 def finalize(diags: Iterable[Diagnostic], config: LintConfig) -> list[Diagnostic]:
     """Apply selection, per-path ignores and profile severities to diagnostics from any stage."""
+    verdicts = _verdicts(config)
     out = []
     for d in diags:
-        rule = RULES.get(d.code)
-        if rule is None or not config.active(rule) or config.ignored_at(d.code, d.path):
+        verdict = verdicts.get(d.code)
+        if verdict is None:
+            rule = RULES.get(d.code)
+            active = rule is not None and config.active(rule)
+            verdict = verdicts[d.code] = (active, rule.severity_by_profile.get(config.profile) if active else None)
+        active, override = verdict
+        if not active or config.ignored_at(d.code, d.path):
             continue
-        override = rule.severity_by_profile.get(config.profile)
         if override is not None and override is not d.severity:
             d = replace(d, severity=override)
         out.append(d)
     out.sort(key=Diagnostic.sort_key)
     return out
+
+
+# (configuration id, rule count) -> (configuration, code -> (selected, the profile's severity)):
+# a lint finalizes each file's diagnostics apart, 10,000 times with the same few codes.
+_VERDICTS: dict[tuple[int, int], tuple[LintConfig, dict[str, tuple[bool, Severity | None]]]] = {}
+
+
+def _verdicts(config: LintConfig) -> dict[str, tuple[bool, Severity | None]]:
+    key = (id(config), len(RULES))
+    cached = _VERDICTS.get(key)
+    if cached is None or cached[0] is not config:
+        if len(_VERDICTS) > 64:
+            _VERDICTS.clear()
+        cached = _VERDICTS[key] = (config, {})  # (holding the configuration keeps its id from being reused)
+    return cached[1]
 
 
 def active_rules(config: LintConfig) -> list[Rule]:

@@ -150,46 +150,40 @@ def render_text(results: Sequence[LintResult], diagnostics: Sequence[Diagnostic]
 
 
 def render_json(results: Sequence[LintResult], diagnostics: Sequence[Diagnostic]) -> str:
-    """``{"summary": {...}, "diagnostics": [...]}`` as the brief specifies."""
-    items = []
-    for d in diagnostics:
-        obj = d.to_json()
-        obj["path"] = printable(obj["path"])
-        obj["message"] = printable(obj["message"])
-        if obj["skill"] is not None:
-            obj["skill"] = printable(obj["skill"])
-        items.append(obj)
-    doc = {"summary": summary(results), "diagnostics": items}
-    return _indented_json(doc, "diagnostics") + "\n"
+    """``{"summary": {...}, "diagnostics": [...]}`` as the brief specifies: ``json.dumps(doc,
+    indent=2, ensure_ascii=False)`` byte for byte, each diagnostic written by the C string encoder
+    into one template (``indent`` makes the json module encode in Python, ~25 us an object: a
+    quarter of a second at the end of a 10,000-skill report; a dict per diagnostic, another 8 us)."""
+    enc, shown = _encode_str, printable
+    objects = [_DIAGNOSTIC_OBJECT % (enc(d.code), enc(d.severity.value), enc(shown(d.path)), int(d.line),
+                                     int(d.column), enc(shown(d.message)),
+                                     "null" if d.skill is None else enc(shown(d.skill)))
+               for d in diagnostics]
+    return _indented_json({"summary": summary(results), "diagnostics": []}, "diagnostics", objects) + "\n"
 
 
-def _indented_json(doc: dict[str, Any], listed: str) -> str:
-    """``json.dumps(doc, indent=2, ensure_ascii=False)``, byte for byte, with the flat objects of
-    ``doc[listed]`` written by the C string encoder into a template per key list: ``indent`` makes
-    the json module encode in Python, ~25 us an object (a quarter of a second at the end of a
-    10,000-skill report)."""
-    items = doc[listed]
-    head = json.dumps({**doc, listed: []}, indent=2, ensure_ascii=False)
+def _indented_json(doc: dict[str, Any], listed: str, objects: list[str]) -> str:
+    """``doc`` as ``json.dumps(doc, indent=2, ensure_ascii=False)`` with ``objects`` (each one written
+    as that would write it, four spaces in) as the list ``doc[listed]``, which is empty."""
+    head = json.dumps(doc, indent=2, ensure_ascii=False)
     marker = f'{_encode_str(listed)}: []'
-    if not items or head.count(marker) != 1:  # (none, or a summary value that reads like the empty list)
-        return json.dumps(doc, indent=2, ensure_ascii=False)
-    templates: dict[tuple[str, ...], str] = {}
-    objects = []
-    for obj in items:
-        values = [_encode_str(v) if v.__class__ is str else "null" if v is None else str(v) if v.__class__ is int
-                  else None for v in obj.values()]
-        if None in values:  # (a value that is not text, a whole number or null: the json module writes it)
-            return json.dumps(doc, indent=2, ensure_ascii=False)
-        names = tuple(obj)
-        template = templates.get(names)
-        if template is None:
-            template = templates[names] = "    {\n" + ",\n".join(
-                f"      {_encode_str(k).replace('%', '%%')}: %s" for k in names) + "\n    }"
-        objects.append(template % tuple(values))
-    return head.replace(marker, f"{marker[:-2]}[\n" + ",\n".join(objects) + "\n  ]")
+    if not objects:
+        return head
+    at = head.rindex(marker)  # (the last: a summary value cannot come after the list)
+    return f"{head[:at + len(marker) - 2]}[\n" + ",\n".join(objects) + f"\n  ]{head[at + len(marker):]}"
+
+
+def _object_template(names: Sequence[str]) -> str:
+    """A flat object's text as ``json.dumps(indent=2)`` writes it in a list in an object, a ``%s``
+    for each value (written by the caller as JSON)."""
+    return "    {\n" + ",\n".join(f"      {_encode_str(k).replace('%', '%%')}: %s" for k in names) + "\n    }"
 
 
 _encode_str = json.encoder.encode_basestring  # (the C function, as json.dumps with ensure_ascii=False)
+# A diagnostic's object in the report: ``Diagnostic.to_json``'s keys, in its order (render_json
+# fills them in that order; ``test_report`` holds the two together).
+DIAGNOSTIC_KEYS = ("code", "severity", "path", "line", "column", "message", "skill")
+_DIAGNOSTIC_OBJECT = _object_template(DIAGNOSTIC_KEYS)
 
 
 def gh_escape_data(value: str) -> str:

@@ -50,12 +50,12 @@ def test_the_json_report_is_indented_json_whatever_the_messages_hold(repo: Path)
 def test_each_diagnostic_of_the_json_report_is_its_to_json_key_for_key(repo: Path):
     """The report writes each diagnostic through one template: its keys in ``Diagnostic.to_json``'s
     order, each value under its own key."""
-    from skillc.validate.lint import lint_root
+    from skillc.validate.lint import LintConfig, lint_root
     from skillc.validate.report import render_json
 
     write_skill(repo, "Mismatch", name="mismatch")
     write_skill(repo, "quotes", description='Says "hi" \\ back. café')
-    result = lint_root(repo)
+    result = lint_root(repo, LintConfig(select=("ALL",)))
     assert len(result.diagnostics) >= 2
     rows = json.loads(render_json([result], result.diagnostics), object_pairs_hook=list)
     written = dict(rows)["diagnostics"]

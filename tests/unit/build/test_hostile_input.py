@@ -99,16 +99,31 @@ def _alive(pid: int) -> bool:
     return state != "Z"
 
 
-@pytest.mark.skipif(not os.path.isdir("/proc"), reason="reads /proc")
-def test_kill_9_of_a_build_leaves_no_mkdocs_child(tmp_path: Path):
+def _alive_after_kill_9(proc: subprocess.Popen, pids: list[int]) -> list[int]:
+    """``kill -9`` the build, then the processes of ``pids`` still alive a minute later."""
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait()
+    deadline = time.monotonic() + 60
+    while any(_alive(p) for p in pids) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    return [p for p in pids if _alive(p)]
+
+
+def _slow_site_build(tmp_path: Path, skills: int, **env: str) -> subprocess.Popen:
+    """``skillc build`` started on ``skills`` skills with long bodies: its site takes seconds."""
     needs_mkdocs()
     repo = tmp_path / "repo"
     body = "\n".join(f"## Part {i}\n\n- step one of {i}\n- step two\n\n`code {i}`\n" for i in range(40))
-    for i in range(400):
+    for i in range(skills):
         write_skill(repo, f"c{i % 8}/skill-{i:03d}", body=body)
-    proc = subprocess.Popen([*skillc_command(), "build", "repo", "--out", "out", "--no-cache"], cwd=tmp_path,
-                            env={**os.environ, **_env(tmp_path)}, stdout=subprocess.DEVNULL,
+    return subprocess.Popen([*skillc_command(), "build", "repo", "--out", "out", "--no-cache"], cwd=tmp_path,
+                            env={**os.environ, **_env(tmp_path, **env)}, stdout=subprocess.DEVNULL,
                             stderr=subprocess.DEVNULL)
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc"), reason="reads /proc")
+def test_kill_9_of_a_build_leaves_no_mkdocs_child(tmp_path: Path):
+    proc = _slow_site_build(tmp_path, 400)
     try:
         mkdocs: list[int] = []
         deadline = time.monotonic() + 300
@@ -117,12 +132,7 @@ def test_kill_9_of_a_build_leaves_no_mkdocs_child(tmp_path: Path):
             time.sleep(0.05)
         assert mkdocs, "the build ended before mkdocs was seen"
         every = _children(proc.pid)
-        os.kill(proc.pid, signal.SIGKILL)
-        proc.wait()
-        deadline = time.monotonic() + 60
-        while any(_alive(c) for c in every) and time.monotonic() < deadline:
-            time.sleep(0.1)
-        assert not [c for c in every if _alive(c)], "a child of the killed build is still running"
+        assert not _alive_after_kill_9(proc, every), "a child of the killed build is still running"
         # mkdocs died at once: it did not go on to finish the site (it writes sitemap.xml last); it
         # used to run on re-parented, writing every page, and died only when it logged its success
         # into the closed pipe.
@@ -137,14 +147,7 @@ def test_kill_9_of_a_build_leaves_no_mkdocs_child(tmp_path: Path):
 @pytest.mark.skipif(not os.path.isdir("/proc"), reason="reads /proc")
 def test_kill_9_of_a_build_stops_the_site_page_workers(tmp_path: Path):
     """The mkdocs child's page workers (``page_workers``: forked by it) die with it and the build."""
-    needs_mkdocs()
-    repo = tmp_path / "repo"
-    body = "\n".join(f"## Part {i}\n\n- step one of {i}\n- step two\n\n`code {i}`\n" for i in range(40))
-    for i in range(300):
-        write_skill(repo, f"c{i % 8}/skill-{i:03d}", body=body)
-    proc = subprocess.Popen([*skillc_command(), "build", "repo", "--out", "out", "--no-cache"], cwd=tmp_path,
-                            env={**os.environ, **_env(tmp_path, SKILLC_JOBS="2")}, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL)
+    proc = _slow_site_build(tmp_path, 300, SKILLC_JOBS="2")
     try:
         workers: list[int] = []
         deadline = time.monotonic() + 300
@@ -154,12 +157,7 @@ def test_kill_9_of_a_build_stops_the_site_page_workers(tmp_path: Path):
                     workers = _children(child)
             time.sleep(0.05)
         assert workers, "the build ended before the page workers were seen"
-        os.kill(proc.pid, signal.SIGKILL)
-        proc.wait()
-        deadline = time.monotonic() + 60
-        while any(_alive(w) for w in workers) and time.monotonic() < deadline:
-            time.sleep(0.1)
-        assert not [w for w in workers if _alive(w)], "a page worker of the killed build is still running"
+        assert not _alive_after_kill_9(proc, workers), "a page worker of the killed build is still running"
     finally:
         if proc.poll() is None:
             proc.kill()

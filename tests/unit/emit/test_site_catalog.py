@@ -222,13 +222,8 @@ def test_a_page_that_shows_another_part_of_the_model_is_rendered_again_when_that
     r = run_skillc("build", "team", "vendor", "--out", "out", cwd=tmp_path, env=env)
     assert r.returncode == 0, r.stderr
     assert "Clinical notes" in (tmp_path / "out/collections/extraction/index.html").read_text()
-    clean = tmp_path / "clean"
-    clean.mkdir()
-    for name in ("team", "vendor"):
-        subprocess.run(["cp", "-r", str(tmp_path / name), str(clean / name)], check=True)
-    r = run_skillc("build", "team", "vendor", "--out", "out", cwd=clean, env={**env, "SKILLC_CACHE_DIR": str(clean / "cache")})
-    assert r.returncode == 0, r.stderr
-    a, b = site_files(tmp_path / "out"), site_files(clean / "out")
+    _clean_bundle(tmp_path, env)
+    a, b = site_files(tmp_path / "out"), site_files(tmp_path / "clean/out")
     assert sorted(a) == sorted(b) and [k for k in a if a[k] != b[k]] == []
 
 

@@ -250,6 +250,20 @@ def _children(pid: int) -> list[int]:
     return out
 
 
+def _signal_masks(pid: int) -> list[str]:
+    """Each thread of ``pid``: its blocked, ignored and pending signal masks (from /proc)."""
+    out = []
+    for tid in sorted(os.listdir(f"/proc/{pid}/task")):
+        try:
+            status = Path(f"/proc/{pid}/task/{tid}/status").read_text()
+        except OSError:
+            continue
+        fields = dict(line.split(":\t", 1) for line in status.splitlines() if line.startswith(("Sig", "ShdPnd")))
+        out.append(f"{tid} blk={fields.get('SigBlk')} ign={fields.get('SigIgn')} pnd={fields.get('SigPnd')} "
+                   f"shd={fields.get('ShdPnd')}")
+    return out
+
+
 def test_lock_stops_a_second_build(tmp_path: Path):
     write_skill(tmp_path / "repo", "one")
     lock = tmp_path / ".skillc-build" / "out.lock"
@@ -542,9 +556,13 @@ def test_ctrl_c_on_a_terminal_is_one_line(tmp_path: Path):
             break
         time.sleep(0.005)
     assert proc.poll() is None, "the build finished before it could be interrupted"
+    masks = _signal_masks(proc.pid)  # (a failure says how the build held SIGINT: once it ended with 0)
     os.killpg(proc.pid, signal.SIGINT)
+    sent = time.monotonic()
     _, err = proc.communicate(timeout=60)
-    assert proc.returncode == 130 and err.decode().strip() == "Interrupted.", err.decode()[-2000:]
+    assert proc.returncode == 130 and err.decode().strip() == "Interrupted.", (
+        f"exit {proc.returncode} {time.monotonic() - sent:.2f} s after SIGINT; the build's threads then: {masks}; "
+        f"stderr: {err.decode()[-1500:]}")
     assert not (tmp_path / "out").exists()
 
 

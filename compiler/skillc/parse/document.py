@@ -740,27 +740,7 @@ def _parse_text(original: str, digest: str, size: int, ctx: _Ctx, kind: ItemKind
         )
         text, offset = text[1:], 1
     if "\r" in text:
-        crlf = text.count("\r\n")
-        if crlf:
-            first = text.find("\r\n")
-            line, col = line_col(text, first)
-            diags.append(
-                _diag(ctx, rules.CRLF_LINE_ENDINGS, line, col, f"file uses CRLF line endings ({plural(crlf, 'line')})",
-                      Fix("convert line endings to LF", tuple(
-                          TextEdit(m.start() + offset, m.start() + offset + 2, "\n")
-                          for m in re.finditer("\r\n", text))))
-            )
-        text = text.replace("\r\n", "\n")
-        if "\r" in text:  # a CR alone ends a line too (old Mac files), in YAML and in Markdown
-            lone = text.count("\r")
-            line, col = line_col(text, text.find("\r"))
-            diags.append(
-                _diag(ctx, rules.CRLF_LINE_ENDINGS, line, col, f"file uses CR (old Mac) line endings ({plural(lone, 'line')})",
-                      Fix("convert line endings to LF", tuple(
-                          TextEdit(m.start() + offset, m.start() + offset + 1, "\n")
-                          for m in re.finditer("\r(?!\n)", original[offset:]))))
-            )
-            text = text.replace("\r", "\n")
+        text = _lf_text(text, original, offset, ctx, diags)
     # Exact offsets for quoting fixes only hold when nothing was normalised; --fix loops until stable.
     exact = offset == 0 and len(text) == len(original)
     if contains(text, "<<<<<<<") or contains(text, ">>>>>>>"):
@@ -773,24 +753,8 @@ def _parse_text(original: str, digest: str, size: int, ctx: _Ctx, kind: ItemKind
     frontmatter: Frontmatter | None = None
     body_line = 1
     if not _FENCE.match(text if first_end < 0 else text[:first_end]):
-        lines = text.split("\n")
+        _missing_frontmatter(text, kind, ctx, diags)
         body = original[offset:]
-        first_nonblank = next((i for i, line in enumerate(lines) if line.strip()), None)
-        required = kind is not ItemKind.CONVENTION
-        if first_nonblank is not None and _CODE_FENCE.match(lines[first_nonblank]) and first_nonblank + 1 < len(lines) and _FENCE.match(lines[first_nonblank + 1]):
-            diags.append(_diag(ctx, rules.FENCED_FRONTMATTER, first_nonblank + 1, 1,
-                               "the whole file is wrapped in a code fence; remove the ``` lines around the frontmatter"))
-        elif (fence_at := next((i for i, line in enumerate(lines[:5]) if _FENCE.match(line)), None)) is not None \
-                and any(_FENCE.match(line) for line in lines[fence_at + 1:fence_at + 200]):
-            # (blank lines, a comment or a title above the frontmatter: clients read none of it)
-            diags.append(_diag(ctx, rules.MISSING_FRONTMATTER, 1, 1,
-                               f"frontmatter must start on line 1, found '---' on line {fence_at + 1}",
-                               severity=None if required else Severity.WARNING))
-        elif required:
-            hint = ""
-            if first_nonblank is not None and re.match(r"^[A-Za-z_-]+:\s", lines[first_nonblank]):
-                hint = "; the file starts with YAML but has no '---' fences around it"
-            diags.append(_diag(ctx, rules.MISSING_FRONTMATTER, 1, 1, "missing YAML frontmatter (a '---' line must open the file)" + hint))
         return Document(ctx.path, kind, digest, size, original, None, body, body_line, tuple(diags))
 
     fm_offset = first_end + 1  # offset of the frontmatter text inside `text`
@@ -816,56 +780,10 @@ def _parse_text(original: str, digest: str, size: int, ctx: _Ctx, kind: ItemKind
 
     if any(d.code == rules.MERGE_CONFLICT_MARKER.code and d.line <= close for d in diags):
         return finish()
-    if len(fm_text) > MAX_FRONTMATTER_BYTES // 4 and len(fm_text.encode("utf-8")) > MAX_FRONTMATTER_BYTES:
-        diags.append(_diag(ctx, rules.YAML_LIMITS, 2, 1, f"frontmatter is over {MAX_FRONTMATTER_BYTES:,} bytes"))
+    loaded = _loaded_frontmatter(fm_text, fm_offset, exact, ctx, diags)
+    if loaded is None:
         return finish()
-    if _flow_depth_exceeds(fm_text, MAX_BRACKET_DEPTH):
-        diags.append(_diag(ctx, rules.YAML_LIMITS, 2, 1, f"YAML nesting deeper than {MAX_YAML_DEPTH} levels"))
-        return finish()
-    try:
-        data, keys, scalars, dups = load_yaml(fm_text, line_offset=1)
-    except YamlLimitError as exc:
-        line, col = _mark_position(fm_text, exc.mark)
-        diags.append(_diag(ctx, rules.YAML_LIMITS, line + 2, col + 1, str(exc)))
-        return finish()
-    except yaml.reader.ReaderError as exc:
-        # (libyaml's position counts UTF-8 bytes, Python's reader characters; both stop at the first
-        # character they refuse, which is therefore that character's first occurrence)
-        at = fm_text.find(chr(exc.character)) if isinstance(exc.character, int) else -1
-        line, col = line_col(fm_text, at if at >= 0 else min(exc.position, len(fm_text)))
-        diags.append(_diag(ctx, rules.CONTROL_CHARACTER, line + 1, col,
-                           f"control character U+{exc.character:04X} in frontmatter (mis-encoded text?)"))
-        return finish()
-    except yaml.MarkedYAMLError as exc:
-        # A tab where indentation goes is the likely cause (a tab inside a block scalar or a quoted
-        # value is text, and parses: it is never reported).
-        fm_lines = fm_text.split("\n") if "\t" in fm_text else ()
-        tab_lines = [i for i, line in enumerate(fm_lines, start=2)
-                     if "\t" in line[: len(line) - len(line.lstrip(" \t"))]]
-        if tab_lines:
-            for ln in tab_lines[:5]:
-                diags.append(_diag(ctx, rules.TAB_INDENTATION, ln, fm_lines[ln - 2].index("\t") + 1,
-                                   "tab character in indentation; YAML allows only spaces"))
-            return finish()
-        mark_line, mark_col = _error_position(fm_text, exc)
-        line, col = mark_line + 2 if mark_line >= 0 else 2, mark_col + 1
-        problem = exc.problem or "invalid YAML"
-        fix = None
-        message = f"invalid YAML in frontmatter: {problem}"
-        if exc.context:
-            message += f" ({exc.context})"
-        if "mapping values are not allowed" in problem:
-            message = "invalid YAML in frontmatter: an unquoted ': ' inside a value; quote the value"
-            if exact:
-                fix = _quote_fix(fm_text, fm_offset, mark_line)
-        diags.append(_diag(ctx, rules.INVALID_YAML, line, col, message, fix))
-        return finish()
-    except yaml.YAMLError as exc:  # pragma: no cover - every libyaml error is marked
-        diags.append(_diag(ctx, rules.INVALID_YAML, 2, 1, f"invalid YAML in frontmatter: {exc}"))
-        return finish()
-    except (ValueError, OverflowError) as exc:  # bad timestamps, huge ints
-        diags.append(_diag(ctx, rules.INVALID_YAML, 2, 1, f"invalid YAML value in frontmatter: {exc}"))
-        return finish()
+    data, keys, scalars, dups = loaded
     for key, kpos in dups:
         diags.append(_diag(ctx, rules.DUPLICATE_KEY, kpos.line, kpos.column,
                            f"duplicate key {key!r} (the first value is used)"))
@@ -886,6 +804,111 @@ def _parse_text(original: str, digest: str, size: int, ctx: _Ctx, kind: ItemKind
                            f"control character U+{ord(char):04X} written as an escape in {where} "
                            f"(not allowed in XML 1.0 and most readers)"))
     return finish()
+
+
+def _lf_text(text: str, original: str, offset: int, ctx: _Ctx, diags: list[Diagnostic]) -> str:
+    """``text`` with CRLF and lone CR line ends made LF, each kind reported once (with its fix, as
+    offsets into ``original``, ``offset`` characters after its start)."""
+    crlf = text.count("\r\n")
+    if crlf:
+        first = text.find("\r\n")
+        line, col = line_col(text, first)
+        diags.append(
+            _diag(ctx, rules.CRLF_LINE_ENDINGS, line, col, f"file uses CRLF line endings ({plural(crlf, 'line')})",
+                  Fix("convert line endings to LF", tuple(
+                      TextEdit(m.start() + offset, m.start() + offset + 2, "\n")
+                      for m in re.finditer("\r\n", text))))
+        )
+    text = text.replace("\r\n", "\n")
+    if "\r" in text:  # a CR alone ends a line too (old Mac files), in YAML and in Markdown
+        lone = text.count("\r")
+        line, col = line_col(text, text.find("\r"))
+        diags.append(
+            _diag(ctx, rules.CRLF_LINE_ENDINGS, line, col, f"file uses CR (old Mac) line endings ({plural(lone, 'line')})",
+                  Fix("convert line endings to LF", tuple(
+                      TextEdit(m.start() + offset, m.start() + offset + 1, "\n")
+                      for m in re.finditer("\r(?!\n)", original[offset:]))))
+        )
+        text = text.replace("\r", "\n")
+    return text
+
+
+def _missing_frontmatter(text: str, kind: ItemKind, ctx: _Ctx, diags: list[Diagnostic]) -> None:
+    """Why a file whose first line is no ``---`` fence has no frontmatter: wrapped in a code fence,
+    fences further down, or none at all (a convention file needs none)."""
+    lines = text.split("\n")
+    first_nonblank = next((i for i, line in enumerate(lines) if line.strip()), None)
+    required = kind is not ItemKind.CONVENTION
+    if first_nonblank is not None and _CODE_FENCE.match(lines[first_nonblank]) and first_nonblank + 1 < len(lines) and _FENCE.match(lines[first_nonblank + 1]):
+        diags.append(_diag(ctx, rules.FENCED_FRONTMATTER, first_nonblank + 1, 1,
+                           "the whole file is wrapped in a code fence; remove the ``` lines around the frontmatter"))
+    elif (fence_at := next((i for i, line in enumerate(lines[:5]) if _FENCE.match(line)), None)) is not None \
+            and any(_FENCE.match(line) for line in lines[fence_at + 1:fence_at + 200]):
+        # (blank lines, a comment or a title above the frontmatter: clients read none of it)
+        diags.append(_diag(ctx, rules.MISSING_FRONTMATTER, 1, 1,
+                           f"frontmatter must start on line 1, found '---' on line {fence_at + 1}",
+                           severity=None if required else Severity.WARNING))
+    elif required:
+        hint = ""
+        if first_nonblank is not None and re.match(r"^[A-Za-z_-]+:\s", lines[first_nonblank]):
+            hint = "; the file starts with YAML but has no '---' fences around it"
+        diags.append(_diag(ctx, rules.MISSING_FRONTMATTER, 1, 1, "missing YAML frontmatter (a '---' line must open the file)" + hint))
+
+
+def _loaded_frontmatter(fm_text: str, fm_offset: int, exact: bool, ctx: _Ctx,
+                        diags: list[Diagnostic]) -> tuple[Any, Mapping, Mapping, list[tuple[str, Position]]] | None:
+    """``load_yaml`` of the frontmatter, or None with the reason in ``diags`` (its limits, a control
+    character, a tab in the indentation, invalid YAML with a quoting fix when ``exact``)."""
+    if len(fm_text) > MAX_FRONTMATTER_BYTES // 4 and len(fm_text.encode("utf-8")) > MAX_FRONTMATTER_BYTES:
+        diags.append(_diag(ctx, rules.YAML_LIMITS, 2, 1, f"frontmatter is over {MAX_FRONTMATTER_BYTES:,} bytes"))
+        return None
+    if _flow_depth_exceeds(fm_text, MAX_BRACKET_DEPTH):
+        diags.append(_diag(ctx, rules.YAML_LIMITS, 2, 1, f"YAML nesting deeper than {MAX_YAML_DEPTH} levels"))
+        return None
+    try:
+        return load_yaml(fm_text, line_offset=1)
+    except YamlLimitError as exc:
+        line, col = _mark_position(fm_text, exc.mark)
+        diags.append(_diag(ctx, rules.YAML_LIMITS, line + 2, col + 1, str(exc)))
+        return None
+    except yaml.reader.ReaderError as exc:
+        # (libyaml's position counts UTF-8 bytes, Python's reader characters; both stop at the first
+        # character they refuse, which is therefore that character's first occurrence)
+        at = fm_text.find(chr(exc.character)) if isinstance(exc.character, int) else -1
+        line, col = line_col(fm_text, at if at >= 0 else min(exc.position, len(fm_text)))
+        diags.append(_diag(ctx, rules.CONTROL_CHARACTER, line + 1, col,
+                           f"control character U+{exc.character:04X} in frontmatter (mis-encoded text?)"))
+        return None
+    except yaml.MarkedYAMLError as exc:
+        # A tab where indentation goes is the likely cause (a tab inside a block scalar or a quoted
+        # value is text, and parses: it is never reported).
+        fm_lines = fm_text.split("\n") if "\t" in fm_text else ()
+        tab_lines = [i for i, line in enumerate(fm_lines, start=2)
+                     if "\t" in line[: len(line) - len(line.lstrip(" \t"))]]
+        if tab_lines:
+            for ln in tab_lines[:5]:
+                diags.append(_diag(ctx, rules.TAB_INDENTATION, ln, fm_lines[ln - 2].index("\t") + 1,
+                                   "tab character in indentation; YAML allows only spaces"))
+            return None
+        mark_line, mark_col = _error_position(fm_text, exc)
+        line, col = mark_line + 2 if mark_line >= 0 else 2, mark_col + 1
+        problem = exc.problem or "invalid YAML"
+        fix = None
+        message = f"invalid YAML in frontmatter: {problem}"
+        if exc.context:
+            message += f" ({exc.context})"
+        if "mapping values are not allowed" in problem:
+            message = "invalid YAML in frontmatter: an unquoted ': ' inside a value; quote the value"
+            if exact:
+                fix = _quote_fix(fm_text, fm_offset, mark_line)
+        diags.append(_diag(ctx, rules.INVALID_YAML, line, col, message, fix))
+        return None
+    except yaml.YAMLError as exc:  # pragma: no cover - every libyaml error is marked
+        diags.append(_diag(ctx, rules.INVALID_YAML, 2, 1, f"invalid YAML in frontmatter: {exc}"))
+        return None
+    except (ValueError, OverflowError) as exc:  # bad timestamps, huge ints
+        diags.append(_diag(ctx, rules.INVALID_YAML, 2, 1, f"invalid YAML value in frontmatter: {exc}"))
+        return None
 
 
 # What YAML does not accept written raw (its reader's NON_PRINTABLE: C0 but tab and line breaks,

@@ -15,6 +15,26 @@ PROJECT = Path(__file__).resolve().parent.parent
 CORPORA = Path(os.environ.get("SKILLC_TEST_CORPORA") or PROJECT.parent / "shared" / "corpora")
 
 
+# A server told to stop has this long to exit: a machine running the suite on every core (and
+# builds beside it) once took a stopped `skillc serve` over 10 s to exit.
+STOP_SECONDS = 60
+
+
+def stop_process(proc: subprocess.Popen) -> None:
+    """SIGTERM ``proc`` and wait for it; one that does not exit within ``STOP_SECONDS`` is killed
+    and fails the test with its last output (a server that ignores SIGTERM is a bug)."""
+    if proc.poll() is not None:
+        return
+    proc.terminate()
+    try:
+        proc.wait(timeout=STOP_SECONDS)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        _, err = proc.communicate()
+        tail = err[-2000:] if err else ""
+        pytest.fail(f"{proc.args[:3]} did not exit within {STOP_SECONDS} s of SIGTERM; stderr: {tail!r}")
+
+
 def skillc_command() -> list[str]:
     """The installed console script (tests run it as a user would), else `python -m skillc`."""
     exe = shutil.which("skillc", path=str(Path(sys.executable).parent)) or shutil.which("skillc")

@@ -19,7 +19,7 @@ from urllib.parse import quote
 
 import pytest
 
-from conftest import run_skillc, skillc_command, write_skill
+from conftest import run_skillc, skillc_command, stop_process, write_skill
 from skillc import Bundle
 from skillc.index import BundleError
 from unit.bundle.test_bundle_api_local import make_repo
@@ -44,8 +44,7 @@ def served(dist):
         assert m, line + proc.stderr.read()
         yield m.group(1)
     finally:
-        proc.terminate()
-        proc.wait(timeout=10)
+        stop_process(proc)
 
 
 def _free_port() -> int:
@@ -85,8 +84,7 @@ def nginx(dist, tmp_path_factory):
     try:
         yield f"http://127.0.0.1:{port}"
     finally:
-        proc.terminate()
-        proc.wait(timeout=10)
+        stop_process(proc)
 
 
 def _same_as_directory(remote: Bundle, local: Bundle) -> None:
@@ -194,8 +192,7 @@ def redeployable(tmp_path):
         assert m, proc.stderr.read()
         yield m.group(1) + "/api", site, redeploy
     finally:
-        proc.terminate()
-        proc.wait(timeout=10)
+        stop_process(proc)
 
 
 def _sees_the_new_deployment(b: Bundle) -> None:
@@ -334,5 +331,4 @@ def test_ids_with_a_space_or_accents_read_their_files(tmp_path):
         assert remote.skill_location("a b/c-d") == m.group(1) + "/api/files/a%20b/c-d/SKILL.md"
         assert remote.skill_location("café/naive") == m.group(1) + "/api/files/caf%C3%A9/naive/SKILL.md"
     finally:
-        server.terminate()
-        server.wait(timeout=10)
+        stop_process(server)

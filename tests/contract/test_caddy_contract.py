@@ -26,7 +26,7 @@ from bundle_contract import (
     make_sample_repo,
     make_unusual_repo,
 )
-from conftest import run_skillc
+from conftest import run_skillc, stop_process
 from skillc.emit.routing import render_routing
 
 pytestmark = pytest.mark.caddy
@@ -67,8 +67,7 @@ def caddy_serving(tmp: Path, bundle: Path):
     try:
         yield base
     finally:
-        proc.terminate()
-        proc.wait(timeout=10)
+        stop_process(proc)
 
 
 @pytest.fixture(scope="module")

@@ -17,7 +17,7 @@ import pytest
 
 from bundle_contract import build_env, make_sample_repo
 from clients import run_client, tree
-from conftest import run_skillc, write_skill
+from conftest import run_skillc, stop_process, write_skill
 
 pytestmark = pytest.mark.clients
 
@@ -135,8 +135,7 @@ def test_well_known_tree_installs_from_a_plain_static_server(source, tmp_path):
         result = run_client("skills", "add", f"http://127.0.0.1:{port}", "--skill", "*", "--agent", "claude-code",
                             "-y", "--copy", cwd=work, home=work / "home")
     finally:
-        server.terminate()
-        server.wait(timeout=10)
+        stop_process(server)
     check_installed(tmp / "repo", names, work / ".claude/skills", result.stdout + result.stderr)
 
 

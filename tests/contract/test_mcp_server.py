@@ -19,7 +19,7 @@ from mcp import Client, StdioServerParameters  # noqa: E402
 from mcp_types import PaginatedRequestParams, Request, RequestParams  # noqa: E402
 from pydantic import TypeAdapter  # noqa: E402
 
-from conftest import run_skillc, skillc_command, write_skill  # noqa: E402
+from conftest import run_skillc, skillc_command, stop_process, write_skill  # noqa: E402
 from mcp_fixture import build, make_repo  # noqa: E402
 from skillc import Bundle  # noqa: E402
 
@@ -231,8 +231,7 @@ def test_streamable_http_on_loopback(dist):
         result = anyio.run(main)
         assert json.loads(_text(result)[0]) == Bundle.open(dist).load_skill("tools/guide")
     finally:
-        proc.terminate()
-        proc.wait(timeout=10)
+        stop_process(proc)
 
 
 def test_usage_errors_are_one_line(dist, tmp_path):
@@ -273,8 +272,7 @@ def test_a_served_bundle_is_read_over_http(dist):
                 return loaded, entry, files
         loaded, entry, files = anyio.run(main)
     finally:
-        web.terminate()
-        web.wait(timeout=10)
+        stop_process(web)
     b = Bundle.open(dist)
     assert _text(loaded) == [json.dumps(b.load_skill("skills/pdf"), sort_keys=True, separators=(",", ":"),
                                         ensure_ascii=False), b.skill_memory_block("skills/pdf")]

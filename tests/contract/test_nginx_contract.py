@@ -24,7 +24,7 @@ from bundle_contract import (
     fetch,
     make_sample_repo,
 )
-from conftest import run_skillc
+from conftest import run_skillc, stop_process
 from skillc.emit.routing import render_routing
 
 pytestmark = pytest.mark.nginx
@@ -91,8 +91,7 @@ http {{
         except OSError:
             time.sleep(0.05)
     yield bundle, base
-    proc.terminate()
-    proc.wait(timeout=10)
+    stop_process(proc)
 
 
 def test_contract_through_nginx(nginx_bundle):

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import run_skillc, skillc_command, write_skill
+from conftest import run_skillc, skillc_command, stop_process, write_skill
 from skillc.resolve_types import Repository, Tier
 from skillc.sources import open_source
 from skillc.validate.lint import LintConfig
@@ -39,8 +39,7 @@ def served(tmp_path: Path):
         assert m, line
         yield dist, m.group(1)
     finally:
-        proc.terminate()
-        proc.wait(timeout=10)
+        stop_process(proc)
 
 
 def test_http_source_reads_a_skillc_bundle(tmp_path, served):
@@ -171,8 +170,7 @@ def test_a_skill_stored_as_skill_md_comes_over_http_as_its_skill_md(tmp_path):
         files = tmp_path / "mirror/dist/api/files/lower"
         assert sorted(p.name for p in files.iterdir()) == ["SKILL.md"] and (files / "SKILL.md").read_bytes() == original
     finally:
-        proc.terminate()
-        proc.wait(timeout=10)
+        stop_process(proc)
 
 
 def test_an_older_bundle_listing_skill_md_beside_skill_md_mirrors_and_exports(tmp_path):
@@ -211,5 +209,4 @@ def test_an_older_bundle_listing_skill_md_beside_skill_md_mirrors_and_exports(tm
         with zipfile.ZipFile(tmp_path / "again.zip") as zf:
             assert zf.read("twin/SKILL.md") == (tmp_path / "repo/twin/SKILL.md").read_bytes()
     finally:
-        proc.terminate()
-        proc.wait(timeout=10)
+        stop_process(proc)

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import run_skillc, skillc_command, write_skill
+from conftest import run_skillc, skillc_command, stop_process, write_skill
 
 
 def needs_mkdocs() -> None:
@@ -385,8 +385,7 @@ def test_no_published_file_runs_script_on_a_static_host_without_headers(tmp_path
     finally:
         if browser is not None:
             browser.close()
-        server.terminate()
-        server.wait(timeout=10)
+        stop_process(server)
 
 
 # --- also broken (feature audit) ----------------------------------------------------------------
@@ -458,5 +457,4 @@ def test_no_memory_snapshot_over_http_lists_the_urls_it_tried(tmp_path: Path):
             listed = shown.stderr.split("looked for ")[1].split(")")[0].split(", ")
             assert [u.split(str(port), 1)[1] for u in listed] == tried, shown.stderr
     finally:
-        server.terminate()
-        server.wait(timeout=10)
+        stop_process(server)

@@ -30,6 +30,8 @@ import re
 from dataclasses import dataclass
 from typing import Callable, Iterator, Pattern
 
+from .textscan import LazyPattern
+
 try:  # google-re2: one pass over the text finds every trigger at once (see _TRIGGER_SET)
     import re2 as _re2
 except ImportError:  # (a platform without its wheel: the same triggers, one `in` search each)
@@ -57,15 +59,15 @@ _PLACEHOLDER_WORDS = (
     "xxx", "demo", "1234", "abc123", "abcd", "xyz", "hardcoded", "default", "admin", "hunter2", "qwerty",
     "letmein", "test", "key", "p@ss", "ssw0rd", "secure",
 )
-_PLACEHOLDER_WORD = re.compile("|".join(map(re.escape, _PLACEHOLDER_WORDS)))  # (one pass, not one per word)
-_RUN = re.compile(r"(.)\1{5,}")
+_PLACEHOLDER_WORD = LazyPattern("|".join(map(re.escape, _PLACEHOLDER_WORDS)))  # (one pass, not one per word)
+_RUN = LazyPattern(r"(.)\1{5,}")
 _TYPE_WORDS = frozenset({
     "string", "str", "number", "integer", "int", "boolean", "bool", "null", "none", "nil", "true",
     "false", "required", "optional", "undefined", "secret", "password", "value", "env", "text",
 })
 _FILLER = frozenset("xX*#._-•…0")
-_ENV_NAME = re.compile(r"[A-Z]+(?:_[A-Z0-9]+)*")
-_REFERENCE = re.compile(r"\$\{|\{\{|\$\(|%\(|%s\b|^\$[A-Za-z_]|^\{[^}]*\}$|^%[A-Za-z_]+%$")
+_ENV_NAME = LazyPattern(r"[A-Z]+(?:_[A-Z0-9]+)*")
+_REFERENCE = LazyPattern(r"\$\{|\{\{|\$\(|%\(|%s\b|^\$[A-Za-z_]|^\{[^}]*\}$|^%[A-Za-z_]+%$")
 _KNOWN_EXAMPLES = frozenset({
     "JBSWY3DPEHPK3PXP",  # the TOTP secret in Google Authenticator's documentation
     "AKIAIOSFODNN7EXAMPLE",
@@ -179,8 +181,8 @@ _URL_PLACEHOLDER_HOSTS = frozenset({"localhost", "127.0.0.1", "0.0.0.0", "[::1]"
                                     "host.docker.internal"})
 # The host name itself: a bracketed IPv6 literal, or letters, digits, dots and hyphens (prose may
 # follow it: `…@localhost).`, `…@localhost,`).
-_HOST_NAME = re.compile(r"\[[0-9a-f:.]*\]|[a-z0-9.-]*")
-_URL_EXAMPLE_DOMAINS = re.compile(r"(^|[.@])example\.(com|org|net)\b|\.(local|test|example|invalid)\b")
+_HOST_NAME = LazyPattern(r"\[[0-9a-f:.]*\]|[a-z0-9.-]*")
+_URL_EXAMPLE_DOMAINS = LazyPattern(r"(^|[.@])example\.(com|org|net)\b|\.(local|test|example|invalid)\b")
 
 
 def _ok_url(v: str) -> bool:
@@ -205,7 +207,7 @@ def _ok_user_password(v: str) -> bool:
     return bool(password) and _ok_generic(password)
 
 
-_REFERENCE_WHOLE = re.compile(
+_REFERENCE_WHOLE = LazyPattern(
     r"\$\{[^}]*\}|\$\(?[A-Za-z_][A-Za-z0-9_]*\)?|%[A-Za-z_][A-Za-z0-9_]*%|\{\{[^}]*\}\}|<[^<>]*>|\[[^\[\]]*\]")
 
 
@@ -223,7 +225,7 @@ def is_reference(value: str) -> bool:
 
 
 # Code, not a value: `args.password`, `process.env.TOKEN`, `settings.SECRET_KEY`, `get_token()`.
-_DOTTED = re.compile(r"[A-Za-z_$][A-Za-z0-9_$]*(?:\.[A-Za-z_$][A-Za-z0-9_$]*)+")
+_DOTTED = LazyPattern(r"[A-Za-z_$][A-Za-z0-9_$]*(?:\.[A-Za-z_$][A-Za-z0-9_$]*)+")
 _NOT_VALUES = _TYPE_WORDS | {"nil", "undefined", "yes", "no", "on", "off"}
 
 
@@ -241,8 +243,8 @@ def _strict_value(v: str) -> bool:
 
 
 _CODE_WORDS = frozenset({"await", "new", "self", "this", "function", "lambda", "return", "def", "var", "let", "const"})
-_SNAKE_NAME = re.compile(r"[a-z_][a-z0-9_]*")
-_CREDENTIAL_WORD = re.compile(r"pass|pwd|secret|token|key")
+_SNAKE_NAME = LazyPattern(r"[a-z_][a-z0-9_]*")
+_CREDENTIAL_WORD = LazyPattern(r"pass|pwd|secret|token|key")
 
 
 def _strict_url(v: str) -> bool:
@@ -254,14 +256,14 @@ def _strict_url(v: str) -> bool:
 @dataclass(frozen=True, slots=True)
 class _Pattern:
     kind: str
-    regex: Pattern[str]
+    regex: Pattern[str] | LazyPattern  # (compiled when first used: most runs never use most)
     triggers: tuple[str, ...]  # lower-case substrings; the regex runs only when one is present
     accept: Callable[[str], bool]
     group: int | str = 0  # the group that is the secret (its span is reported and redacted)
     span_group: int | str | None = None  # a narrower group to redact, when it differs from `group`
     lower: bool = False  # match the key case-insensitively (on lower-cased text, which is faster than (?i))
     assignment: bool = False  # needs `<trigger>[a-z_-]*["'`]?\s*[:=]` somewhere (a cheap check before the regex)
-    prefilter: Pattern[str] | None = None  # instead of triggers: a literal search in the original text
+    prefilter: Pattern[str] | LazyPattern | None = None  # instead of triggers: a literal search in the original text
     # Every match starts with one of these literals (lower-case for `lower` patterns): the regex is
     # tried only where they occur instead of at every character (a pattern that opens with `\b`, a
     # group or `(?i)` has no literal prefix the regex engine could search for by itself)
@@ -294,7 +296,7 @@ def _token(kind: str, regex: str, starts: tuple[str, ...], accept: Callable[[str
            group: int | str = 0) -> _Pattern:
     """A provider format with fixed literal prefixes (``starts``).  No word boundary before it: a
     token right after letters (SQLite stores `githubghp_…` in a binary page) is still a token."""
-    return _Pattern(kind, re.compile(regex, re.A), tuple(sorted({s.lower() for s in starts})), accept or _ok_token,
+    return _Pattern(kind, LazyPattern(regex, re.A), tuple(sorted({s.lower() for s in starts})), accept or _ok_token,
                     group, starts=starts)
 
 
@@ -302,15 +304,15 @@ def _token(kind: str, regex: str, starts: tuple[str, ...], accept: Callable[[str
 # ASCII's (re.A): a key glued to a non-ASCII letter, as in Chinese or Japanese prose (`使用ghp_…`) or in
 # a binary file read one character per byte (the byte before it `é` or `þ`), is still delimited.
 PATTERNS: tuple[_Pattern, ...] = (
-    _Pattern("private-key", re.compile(
+    _Pattern("private-key", LazyPattern(
         r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----.*?(?:-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----|\Z)",
         re.S), ("private key",), _ok_pem, strict=_ok_pem),
-    _Pattern("putty-private-key", re.compile(
+    _Pattern("putty-private-key", LazyPattern(
         r"private-lines:[ \t]*\d+[ \t]*\r?\n(?P<v>(?:[a-z0-9+/=]{8,}[ \t]*\r?\n?)+)"),
         ("private-lines",), _ok_token, "v", lower=True, starts=("private-lines",)),
-    _Pattern("aws-access-key-id", re.compile(r"(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AROA|AIPA|ANPA|ANVA|A3T[A-Z0-9])[A-Z2-7]{16}\b", re.A),
-             (), _ok_token, prefilter=re.compile("A(?:KIA|SIA|BIA|CCA|GPA|IDA|ROA|IPA|NPA|NVA|3T)")),
-    _Pattern("aws-secret-access-key", re.compile(
+    _Pattern("aws-access-key-id", LazyPattern(r"(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AROA|AIPA|ANPA|ANVA|A3T[A-Z0-9])[A-Z2-7]{16}\b", re.A),
+             (), _ok_token, prefilter=LazyPattern("A(?:KIA|SIA|BIA|CCA|GPA|IDA|ROA|IPA|NPA|NVA|3T)")),
+    _Pattern("aws-secret-access-key", LazyPattern(
         r"(?i)(?:aws_?secret(?:_?access)?_?key|secretaccesskey|aws_?session_?token|sessiontoken)\\?[\"']?\s*[:=]\s*\\?[\"']?"
         r"(?P<v>[A-Za-z0-9/+=]{40,})(?![A-Za-z0-9/+=])"),
         ("secret", "token"), _ok_token, "v", lower=True, assignment=True, starts=("aws", "secretaccesskey", "sessiontoken")),
@@ -323,7 +325,7 @@ PATTERNS: tuple[_Pattern, ...] = (
            ("glpat-", "gldt-", "glft-", "glsoat-", "glrt-", "glcbt-", "glimt-", "glptt-", "gloas-", "glagent-", "GR1348941")),
     _token("slack-token", r"(?:xox[abposre]|xapp)-(?:[0-9]+-)?(?:[A-Za-z0-9]{1,40}-)+[A-Za-z0-9]{6,}(?![A-Za-z0-9-])",
            ("xoxa-", "xoxb-", "xoxp-", "xoxo-", "xoxs-", "xoxr-", "xoxe-", "xapp-"), _ok_slack),
-    _Pattern("slack-webhook", re.compile(
+    _Pattern("slack-webhook", LazyPattern(
         r"hooks\.slack\.com/(?:services|workflows|triggers)/(?P<v>T[A-Za-z0-9_]{6,}/[A-Za-z0-9_/]{8,})", re.I),
         ("hooks.slack.com/",), _ok_token, "v", starts=("hooks.slack.com/",), lower=True),
     _token("anthropic-api-key", r"sk-ant-[A-Za-z0-9_\-]{20,}", ("sk-ant-",)),
@@ -343,49 +345,49 @@ PATTERNS: tuple[_Pattern, ...] = (
            r"sq0atp-[0-9A-Za-z_\-]{22})(?![A-Za-z0-9_\-])",
            ("lin_api_", "gsk_", "ntn_", "dckr_pat_", "figd_", "cfk_", "cfut_", "cfat_", "tskey-", "hvs.", "hvb.", "hvr.",
             "vcp_", "vci_", "vca_", "vcr_", "vck_", "dapi", "glc_", "glsa_", "ops_ey", "sq0csp-", "sq0atp-")),
-    _Pattern("twilio-key", re.compile(r"\b(?:SK|AC)[0-9a-f]{32}\b", re.A), (), _ok_token,
-             prefilter=re.compile("(?:SK|AC)[0-9a-f]{32}")),
-    _Pattern("discord-bot-token", re.compile(r"\b[MNO][A-Za-z0-9_\-]{23,25}\.[A-Za-z0-9_\-]{6}\.[A-Za-z0-9_\-]{27,38}\b", re.A),
-             (), _ok_token, prefilter=re.compile(r"[MNO][A-Za-z0-9_\-]{23,25}\.[A-Za-z0-9_\-]{6}\.")),
-    _Pattern("telegram-bot-token", re.compile(r"\b[0-9]{8,10}:AA[A-Za-z0-9_\-]{33}(?![A-Za-z0-9_\-])", re.A), (), _ok_token,
-             prefilter=re.compile(r"[0-9]{8}:AA")),
-    _Pattern("mailchimp-api-key", re.compile(r"\b[0-9a-f]{32}-us[0-9]{1,2}\b", re.A), (), _ok_token,
-             prefilter=re.compile(r"[0-9a-f]{32}-us[0-9]")),
-    _Pattern("azure-storage-key", re.compile(
+    _Pattern("twilio-key", LazyPattern(r"\b(?:SK|AC)[0-9a-f]{32}\b", re.A), (), _ok_token,
+             prefilter=LazyPattern("(?:SK|AC)[0-9a-f]{32}")),
+    _Pattern("discord-bot-token", LazyPattern(r"\b[MNO][A-Za-z0-9_\-]{23,25}\.[A-Za-z0-9_\-]{6}\.[A-Za-z0-9_\-]{27,38}\b", re.A),
+             (), _ok_token, prefilter=LazyPattern(r"[MNO][A-Za-z0-9_\-]{23,25}\.[A-Za-z0-9_\-]{6}\.")),
+    _Pattern("telegram-bot-token", LazyPattern(r"\b[0-9]{8,10}:AA[A-Za-z0-9_\-]{33}(?![A-Za-z0-9_\-])", re.A), (), _ok_token,
+             prefilter=LazyPattern(r"[0-9]{8}:AA")),
+    _Pattern("mailchimp-api-key", LazyPattern(r"\b[0-9a-f]{32}-us[0-9]{1,2}\b", re.A), (), _ok_token,
+             prefilter=LazyPattern(r"[0-9a-f]{32}-us[0-9]")),
+    _Pattern("azure-storage-key", LazyPattern(
         r"(?:accountkey|sharedaccesskey)=(?P<v>[a-z0-9+/=]{30,100})", re.I),
         ("accountkey=", "sharedaccesskey="), _ok_token, "v", lower=True, starts=("accountkey=", "sharedaccesskey=")),
-    _Pattern("azure-sas-signature", re.compile(r"[?&;]sig=(?P<v>[a-z0-9%+/=]{30,200})"),
+    _Pattern("azure-sas-signature", LazyPattern(r"[?&;]sig=(?P<v>[a-z0-9%+/=]{30,200})"),
              ("sig=",), _ok_token, "v", lower=True, starts=("?sig=", "&sig=", ";sig=")),
-    _Pattern("npm-auth-token", re.compile(r"(?<![^:\n])_(?:authtoken|auth|password)[ \t]*=[ \t]*(?P<v>[^\s$][^\s]{7,})"),
+    _Pattern("npm-auth-token", LazyPattern(r"(?<![^:\n])_(?:authtoken|auth|password)[ \t]*=[ \t]*(?P<v>[^\s$][^\s]{7,})"),
              ("_auth", "_password"), _ok_token, "v", lower=True, starts=("_auth", "_password")),  # (an .npmrc line)
     _token("openai-api-key", r"\bsk-(?!ant-)(?:proj-|svcacct-|admin-)?[A-Za-z0-9_\-]{20,}", ("sk-",), _ok_openai),
     _token("jwt", r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{16,}", ("eyJ",)),
-    _Pattern("bearer-token", re.compile(
+    _Pattern("bearer-token", LazyPattern(
         r"(?i)authorization\\?[\"']?\s*[:=]\s*\\?[\"']?(?:bearer|token|basic)\s+(?P<v>[A-Za-z0-9._~+/\-]+=*)"),
         ("authorization",), _ok_bearer, "v", lower=True, starts=("authorization",)),
-    _Pattern("basic-auth-credentials", re.compile(
+    _Pattern("basic-auth-credentials", LazyPattern(
         r"(?<![a-z0-9_-])(?:-u|--user)[ \t=]+[\"']?(?P<v>[^\s:\"'$]+:(?P<pw>[^\s\"']+))"),
         ("-u",), _ok_user_password, "v", "pw", starts=("-u", "--user")),
-    _Pattern("url-credentials", re.compile(
+    _Pattern("url-credentials", LazyPattern(
         r"://(?P<v>[^\s:/@'\"<>`]*:(?P<pw>[^\s/'\"<>`]+)@[^\s/@'\"<>`]+)"),
         ("://",), _ok_url, "v", "pw", strict=_strict_url),
-    _Pattern("password-assignment", re.compile(
+    _Pattern("password-assignment", LazyPattern(
         r"(?P<key>pass(?:word|wd|phrase)?|pwd)" + _KEY_END + _VALUE),
         ("pass", "pwd"), _ok_generic, "value", lower=True, assignment=True, starts=("pass", "pwd"),
         strict=_strict_value),
-    _Pattern("secret-assignment", re.compile(_ASSIGN_KEYS + _KEY_END + _VALUE),
+    _Pattern("secret-assignment", LazyPattern(_ASSIGN_KEYS + _KEY_END + _VALUE),
         ("secret", "token", "key"), _ok_generic, "value", lower=True, assignment=True,
         starts=("pass", "pwd", "secret", "token", "api", "access", "private", "account", "signing", "encryption",
                 "master"), strict=_strict_value),  # _ASSIGN_KEYS
 )
 
 # `FROM_TOKEN=0x…`, `SPL_TOKEN=EPjF…`: a token here is a currency, not a credential.
-_CURRENCY_KEY = re.compile(r"(?i)(?:from|to|in|out|sell|buy|dst|src|dest|spl|input|output|base|quote|native|reward|"
+_CURRENCY_KEY = LazyPattern(r"(?i)(?:from|to|in|out|sell|buy|dst|src|dest|spl|input|output|base|quote|native|reward|"
                            r"stake|erc20|payment)[_-]$")
 
 # `PublicKeyToken=b03f…` (.NET), `publishable_key`, `max_tokens`, `next_page_token`: named like a
 # credential, published on purpose or not one at all.
-_PUBLIC_KEY = re.compile(r"(?i)(?:public|publishable|max|num|total|next|page)[_-]?(?:key[_-]?)?$")
+_PUBLIC_KEY = LazyPattern(r"(?i)(?:public|publishable|max|num|total|next|page)[_-]?(?:key[_-]?)?$")
 
 # Every trigger, checked with `in` (a fast substring search; one regex alternation of them all is ~10x slower;
 # the many short case-sensitive prefixes of AWS and GitHub tokens are one literal regex each instead).
@@ -489,7 +491,7 @@ def _present(text: str) -> set[str]:
     return present
 # What follows a trigger in a `key = value` assignment (the key's rest, a quote, blanks, `:` or `=`):
 # a necessary condition of the assignment patterns, tested at each occurrence before running them.
-_AFTER_KEY = re.compile(r"[a-z0-9_\-]*(?:\\?[\"'`]|\*\*)?\s*[:=]")  # (`__` is in the key's rest)
+_AFTER_KEY = LazyPattern(r"[a-z0-9_\-]*(?:\\?[\"'`]|\*\*)?\s*[:=]")  # (`__` is in the key's rest)
 
 
 def _assigned(low: str, triggers: tuple[str, ...], last: int | None = None) -> bool:

@@ -9,6 +9,8 @@ first turns each into a ``memchr``.
 
 from __future__ import annotations
 
+import re
+
 _PROBES = 8  # occurrences of the first character tried one by one before the plain search
 
 
@@ -28,3 +30,24 @@ def contains(text: str, needle: str) -> bool:
             return True
         i = text.find(first, i + 1)
     return i >= 0 and text.find(needle, i) >= 0
+
+
+class LazyPattern:
+    """A regular expression compiled on first use (``search``, ``finditer``… are the compiled
+    pattern's).  Compiling a large pattern costs milliseconds, paid at import by every command
+    and by ``skillc lint`` before its workers start, for patterns most runs never use: the secret
+    formats run only on the rare texts where one of their trigger words occurs."""
+
+    __slots__ = ("pattern", "flags", "_compiled")
+
+    def __init__(self, pattern: str, flags: int = 0) -> None:
+        self.pattern, self.flags = pattern, flags
+        self._compiled: re.Pattern[str] | None = None
+
+    def compiled(self) -> re.Pattern[str]:
+        if self._compiled is None:
+            self._compiled = re.compile(self.pattern, self.flags)
+        return self._compiled
+
+    def __getattr__(self, name: str):
+        return getattr(self.compiled(), name)

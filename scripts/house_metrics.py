@@ -162,10 +162,10 @@ def cycle_edges(edges: list[ImportEdge], component: list[str]) -> list[ImportEdg
 # layer or above, so no import runs backwards up the pipeline. docs/ARCHITECTURE.md maps them.
 LAYERS: tuple[tuple[str, ...], ...] = (
     # shared types and helpers every stage may use (the bottom)
-    ("activecontent",),  # what a static host runs as a page: the model's ID rules read it
-    ("errors", "version", "formatting", "paths", "jsonio", "textscan", "secrets", "resources", "layout",
+    ("activecontent", "textscan"),  # what a static host runs as a page (the model's ID rules read it); text scans
+    ("errors", "version", "formatting", "paths", "jsonio", "secrets", "resources", "layout",
      "fetch", "model"),
-    ("instructions",),  # seed 000's IDs of lightweight and convention files: resolve_types reads them
+    ("instructions", "resolve_rules"),  # seed 000's IDs of lightweight and convention files; the R1xx codes
     ("parallel", "resolve_types", "flatnames"),
     ("locks",),
     # the stages, in pipeline order, with what they lean on in between

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping
 
 from .instructions import instruction_description, instruction_name
-from .model import Diagnostic, Document, ItemKind, RuleRef, Severity
+from .model import Diagnostic, Document, ItemKind
 
 
 class Tier(str, enum.Enum):
@@ -235,23 +235,21 @@ class EmitContext:
 
 from pathlib import Path  # noqa: E402  (for the string annotations above)
 
-# The diagnostics of resolving repositories into one namespace (codes R1xx): each one's code and
-# default severity.  The resolve stage raises most of them, sources (a stale or empty repository, a
-# missing remote file) and emit (a bundle path collision, a site page not rendered) the others; the
-# registry's declaration of each (``validate/rules/builtin/resolution.py``: name, rationale,
-# examples) takes these objects.  They live here, below validate, because validate's declarations
-# read them and resolve, sources and emit raise them: a code and its severity are written once.
-SKILL_SHADOWED = RuleRef("R101", Severity.INFO)
-DUPLICATE_SKILL_NAME = RuleRef("R102", Severity.WARNING)
-ID_CASE_COLLISION = RuleRef("R103", Severity.ERROR)
-UNSAFE_SKILL_ID = RuleRef("R104", Severity.ERROR)
-STALE_SOURCE = RuleRef("R105", Severity.WARNING)
-REMOTE_SKILL_MISSING = RuleRef("R106", Severity.WARNING)
-EMPTY_REPOSITORY = RuleRef("R107", Severity.WARNING)
-REMOTE_FILE_UNVERIFIED = RuleRef("R108", Severity.WARNING)
-ID_NOT_INVOCABLE = RuleRef("R109", Severity.WARNING)
-BUNDLE_PATH_COLLISION = RuleRef("R110", Severity.ERROR)
-SUBMODULE_NOT_FETCHED = RuleRef("R111", Severity.WARNING)
-FLAT_NAME_COLLISION = RuleRef("R112", Severity.WARNING)
-SITE_PAGE_NOT_RENDERED = RuleRef("R130", Severity.WARNING)
-UNPUBLISHABLE_FILE_NAME = RuleRef("R131", Severity.ERROR)
+# The diagnostics of resolving repositories (codes R1xx) are declared in ``resolve_rules`` (which
+# lint imports without these types); resolve, sources and emit import them from here too.
+from .resolve_rules import (  # noqa: E402,F401
+    BUNDLE_PATH_COLLISION,
+    DUPLICATE_SKILL_NAME,
+    EMPTY_REPOSITORY,
+    FLAT_NAME_COLLISION,
+    ID_CASE_COLLISION,
+    ID_NOT_INVOCABLE,
+    REMOTE_FILE_UNVERIFIED,
+    REMOTE_SKILL_MISSING,
+    SITE_PAGE_NOT_RENDERED,
+    SKILL_SHADOWED,
+    STALE_SOURCE,
+    SUBMODULE_NOT_FETCHED,
+    UNPUBLISHABLE_FILE_NAME,
+    UNSAFE_SKILL_ID,
+)

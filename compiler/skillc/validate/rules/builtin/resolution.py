@@ -1,10 +1,10 @@
 """Rules emitted while resolving repositories into one namespace (codes R1xx)."""
 
-from .... import resolve_types
+from .... import resolve_rules
 from ..registry import declare
 
 declare(
-    resolve_types.SKILL_SHADOWED, "skill-shadowed", "Two repositories offer the same skill ID; the higher-precedence one wins.",
+    resolve_rules.SKILL_SHADOWED, "skill-shadowed", "Two repositories offer the same skill ID; the higher-precedence one wins.",
     rationale="""
         Repositories merge into one namespace. When the same canonical ID comes from two of them, the
         higher priority wins (seed 000 tiers: builtin 1-50, external 51-100, user 101-200, project 201+),
@@ -16,7 +16,7 @@ declare(
     scope="resolve",
 )
 declare(
-    resolve_types.DUPLICATE_SKILL_NAME, "duplicate-skill-name", "Two different skill IDs carry the same frontmatter `name`.",
+    resolve_rules.DUPLICATE_SKILL_NAME, "duplicate-skill-name", "Two different skill IDs carry the same frontmatter `name`.",
     rationale="""
         IDs are paths, so `a/pdf` and `b/pdf` are different skills; but an agent that lists skills by
         name sees two `pdf` entries and cannot tell them apart. skillc publishes both and warns.
@@ -26,7 +26,7 @@ declare(
     scope="resolve",
 )
 declare(
-    resolve_types.ID_CASE_COLLISION, "id-case-collision", "Two skill IDs (or collection paths) differ only by letter case.",
+    resolve_rules.ID_CASE_COLLISION, "id-case-collision", "Two skill IDs (or collection paths) differ only by letter case.",
     rationale="""
         The bundle stores one file per ID. On case-insensitive filesystems (macOS, Windows) and on
         many static hosts `Tools/pdf` and `tools/pdf` are the same file, so one skill would silently
@@ -35,7 +35,7 @@ declare(
     bad="Tools/pdf and tools/pdf", good="tools/pdf and tools/pdf-legacy", scope="resolve",
 )
 declare(
-    resolve_types.UNSAFE_SKILL_ID, "unsafe-skill-id", "A skill ID cannot be used safely in a URL or as a file name.",
+    resolve_rules.UNSAFE_SKILL_ID, "unsafe-skill-id", "A skill ID cannot be used safely in a URL or as a file name.",
     rationale="""
         The ID is the URL path segment (`/skills/{quote(id, safe='')}`) and the file name in the
         bundle. Empty, `.` or `..` segments, control characters, `%`, `\\`, characters Windows forbids
@@ -45,7 +45,7 @@ declare(
     bad="skills/what?/SKILL.md", good="skills/what-is/SKILL.md", scope="resolve",
 )
 declare(
-    resolve_types.STALE_SOURCE, "stale-source", "A repository could not be refreshed; the last fetched copy was used.",
+    resolve_rules.STALE_SOURCE, "stale-source", "A repository could not be refreshed; the last fetched copy was used.",
     rationale="""
         A branch is re-fetched after `refresh_seconds`. When the fetch fails (network, auth), skillc
         builds from the last successful fetch, like Meerkat's git source, and says so: the bundle may
@@ -55,7 +55,7 @@ declare(
     scope="resolve",
 )
 declare(
-    resolve_types.SUBMODULE_NOT_FETCHED, "submodule-not-fetched", "A git repository holds submodules where its skills are; they are not fetched.",
+    resolve_rules.SUBMODULE_NOT_FETCHED, "submodule-not-fetched", "A git repository holds submodules where its skills are; they are not fetched.",
     rationale="""
         skillc checks out the configured commit and nothing else: a submodule (listed in
         `.gitmodules`) in or above `skills_root` stays an empty folder, so the skills it holds are
@@ -68,7 +68,7 @@ declare(
     scope="resolve",
 )
 declare(
-    resolve_types.REMOTE_SKILL_MISSING, "remote-skill-missing", "A remote registry lists a skill but does not serve its document.",
+    resolve_rules.REMOTE_SKILL_MISSING, "remote-skill-missing", "A remote registry lists a skill but does not serve its document.",
     rationale="""
         `GET {base}/skills` listed the ID but `GET {base}/skills/{id}` answered 404: the remote
         registry is inconsistent. The skill is left out of the build.
@@ -77,7 +77,7 @@ declare(
     scope="resolve",
 )
 declare(
-    resolve_types.REMOTE_FILE_UNVERIFIED, "remote-file-unverified",
+    resolve_rules.REMOTE_FILE_UNVERIFIED, "remote-file-unverified",
     "A remote skillc bundle lists a skill's file but does not serve it with the listed SHA-256.",
     rationale="""
         From another skillc bundle, the http source fetches every file of a skill (`references/`,
@@ -91,7 +91,7 @@ declare(
     scope="resolve",
 )
 declare(
-    resolve_types.EMPTY_REPOSITORY, "empty-repository", "A configured repository offers no skill.",
+    resolve_rules.EMPTY_REPOSITORY, "empty-repository", "A configured repository offers no skill.",
     rationale="""
         Usually a wrong `path` or `skills_root`, or include/exclude globs that match nothing; the
         build goes on with the other repositories.
@@ -100,7 +100,7 @@ declare(
     scope="resolve",
 )
 declare(
-    resolve_types.ID_NOT_INVOCABLE, "id-not-invocable", "A skill ID that Meerkat's `/skill-ref` syntax cannot name.",
+    resolve_rules.ID_NOT_INVOCABLE, "id-not-invocable", "A skill ID that Meerkat's `/skill-ref` syntax cannot name.",
     rationale="""
         Meerkat invokes a skill from a message that starts with `/<id>`, matched by
         `^/([a-z0-9-]+(?:/[a-z0-9-]+)*)` (seed 004): an ID with capitals, `_`, `.` or other
@@ -111,7 +111,7 @@ declare(
     scope="resolve",
 )
 declare(
-    resolve_types.BUNDLE_PATH_COLLISION, "bundle-path-collision",
+    resolve_rules.BUNDLE_PATH_COLLISION, "bundle-path-collision",
     "Two published skills would write the same path in the bundle, or a file where the other needs a folder.",
     rationale="""
         Each skill is published at `api/skills/<encoded id>` (and `.json`), `api/archives/<id>.zip`
@@ -126,7 +126,7 @@ declare(
     scope="resolve",
 )
 declare(
-    resolve_types.FLAT_NAME_COLLISION, "flat-name-collision",
+    resolve_rules.FLAT_NAME_COLLISION, "flat-name-collision",
     "Two skills' folder names give the same flat name; both are published under their whole ID.",
     rationale="""
         Flat readers know a skill by one `[a-z0-9-]` name, not by its ID: the discovery index that
@@ -142,7 +142,7 @@ declare(
     scope="resolve",
 )
 declare(
-    resolve_types.SITE_PAGE_NOT_RENDERED, "site-page-not-rendered", "A skill's site page could not be rendered within bounds; it shows its body as plain text.",
+    resolve_rules.SITE_PAGE_NOT_RENDERED, "site-page-not-rendered", "A skill's site page could not be rendered within bounds; it shows its body as plain text.",
     rationale="""
         Each page of the docs site is rendered within a time and depth bound (ten seconds, a
         recursion limit below mkdocs' own): Python-Markdown recurses once per nesting level and
@@ -155,7 +155,7 @@ declare(
     scope="resolve",
 )
 declare(
-    resolve_types.UNPUBLISHABLE_FILE_NAME, "unpublishable-file-name", "A skill's file has a name that is not UTF-8 text or holds a control character.",
+    resolve_rules.UNPUBLISHABLE_FILE_NAME, "unpublishable-file-name", "A skill's file has a name that is not UTF-8 text or holds a control character.",
     rationale="""
         Every file's path is written into the skill's JSON document, the manifest, the discovery
         index, its zip and URLs. A name that is not UTF-8 text (bytes a Latin-1 system wrote) has no

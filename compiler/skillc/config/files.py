@@ -8,7 +8,6 @@ import hashlib
 import os
 import re
 import sys
-import tomllib
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -111,6 +110,8 @@ def read_config_file(path: Path) -> ConfigFile:
         line = raw.count(b"\n", 0, exc.start) + 1
         column = exc.start - raw.rfind(b"\n", 0, exc.start)
         raise ConfigError(f"{path}:{line}:{column}: not UTF-8 (byte 0x{raw[exc.start]:02x})") from None
+    import tomllib  # (here: a repository without skillc.toml, the usual lint, never parses TOML)
+
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:

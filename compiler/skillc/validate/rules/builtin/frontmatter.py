@@ -17,6 +17,7 @@ import yaml
 
 from ....model import WIRE_FRONTMATTER_KEYS, ItemKind, Position, Severity
 from ....parse.document import YAML_LOADER, a_type_name
+from ....textscan import LazyPattern
 from ..registry import Finding, RuleContext, rule
 from . import schema
 from .fixes import quote_scalar_fix
@@ -47,7 +48,7 @@ KNOWN_KEYS = frozenset(SPEC_KEYS + FORMAT_A_KEYS + SKILL_MEMORY_KEYS + STEP_SKIL
 BOOLEAN_KEYS = ("user-invocable", "disable-model-invocation")
 TEXT_KEYS = ("argument-hint", "model", "context", "agent", "effort", "shell", "author", "category", "id")
 HOOK_EVENTS = ("PreToolUse", "PostToolUse", "Stop")
-_TOOL_ENTRY = re.compile(r"^[A-Za-z*@][\w.*:/@-]*(\(.*\))?$", re.S)
+_TOOL_ENTRY = LazyPattern(r"^[A-Za-z*@][\w.*:/@-]*(\(.*\))?$", re.S)
 _LIST_ENTRY = re.compile(r"^[^\s()][^\n()]*(\(.*\))?$", re.S)  # list items may hold spaces: `Azure MCP/docs`
 
 

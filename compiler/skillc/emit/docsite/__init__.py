@@ -41,11 +41,11 @@ from typing import TYPE_CHECKING
 
 from ...errors import BuildError, writing
 from ...parallel import child_dies_with_build
-from ...resolve_types import EmitContext
 from ..staging import Staging
 from .incremental import files_below, replace_bytes
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # (annotations only: the mkdocs child imports this package, and resolve_types takes time)
+    from ...resolve_types import EmitContext
     from .pages import Planned
 
 SITE_EXTRA_HINT = "pip install 'skillc[site]'"

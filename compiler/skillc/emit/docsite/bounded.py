@@ -30,13 +30,10 @@ import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from ...model import Diagnostic
-from ...resolve_types import EmitContext
-from ...validate.rules.loader import load_all as _load_rules
-
-# The diagnostic a page shown as text raises, through its declared rule (code and severity).
-_R130 = _load_rules()["R130"]
+if TYPE_CHECKING:  # (the mkdocs child imports this module: it needs neither, and they take time)
+    from ...resolve_types import EmitContext
 
 PAGE_SECONDS = 10.0  # a page of any corpus renders in well under a second; the quadratic cases take minutes
 # Frames a page's rendering may use above the caller's: Python-Markdown takes a few per nesting level
@@ -345,8 +342,11 @@ def read_record(site_dir: Path) -> tuple[Fallback, ...]:
 def report_fallbacks(ctx: EmitContext, fallbacks: Sequence[Fallback]) -> None:
     """Each page shown as plain text, for the build to print: an R130 warning on the skill's
     SKILL.md (a skill page), else a note naming the page."""
+    from ...model import Diagnostic
+    from ...validate.rules.loader import load_all
     from .pages import skill_doc
 
+    rule = load_all()["R130"]  # (the diagnostic is raised through its declared rule: code and severity)
     by_doc = {skill_doc(s.id): s for s in ctx.resolution.skills}
     for f in fallbacks:
         skill = by_doc.get(f.doc)
@@ -354,7 +354,7 @@ def report_fallbacks(ctx: EmitContext, fallbacks: Sequence[Fallback]) -> None:
             message = (f"skill {skill.id!r}: its site page could not be rendered within bounds ({f.reason}); "
                        f"the page shows its body as plain text")
             ctx.collected.diagnostics.append((skill.repository.name, Diagnostic(
-                _R130.code, _R130.severity, skill.document.path, skill.document.body_line, 0, message, skill.id)))
+                rule.code, rule.severity, skill.document.path, skill.document.body_line, 0, message, skill.id)))
         else:
             ctx.collected.notes.append(f"site page {f.doc} could not be rendered within bounds ({f.reason}); shown as plain text")
 

@@ -268,13 +268,15 @@ def _args_from_stdin() -> list[str] | None:
 
 
 def main(argv: Sequence[str] | None = None) -> None:
-    """``python -m skillc.emit.docsite.bounded build … [--template-cache DIR] [--jobs N]``: mkdocs'
-    command line, each page rendered within bounds (by ``N`` worker processes), each file written as
-    a new inode, the theme kept compiled.  ``… bounded --mkdocs-args-from-stdin``: the same, started
+    """``python -m skillc.emit.docsite.bounded build … [--template-cache DIR] [--jobs N] [--listed-docs]``:
+    mkdocs' command line, each page rendered within bounds (by ``N`` worker processes), each file
+    written as a new inode, the theme kept compiled; ``--listed-docs``: a dirty build of what the
+    listing on stdin names as changed (``listed``).  ``… bounded --mkdocs-args-from-stdin``: the same, started
     before the project is written (``_args_from_stdin``)."""
     from mkdocs.__main__ import cli
     from mkdocs.structure.pages import Page
 
+    from .listed import LISTED_OPTION, read_listing
     from .page_workers import use_workers
 
     args = list(sys.argv[1:] if argv is None else argv)
@@ -285,7 +287,11 @@ def main(argv: Sequence[str] | None = None) -> None:
         args = read
     cache = _option(args, TEMPLATE_OPTION)
     templates = Path(cache) if cache is not None else None
-    use_workers(int(_option(args, JOBS_OPTION) or 1))
+    listing = None
+    if LISTED_OPTION in args:  # (the parent's listing of docs/ follows the command line: listed.py)
+        args.remove(LISTED_OPTION)
+        listing = read_listing(sys.stdin)
+    use_workers(int(_option(args, JOBS_OPTION) or 1), listing)
     config = Path(args[args.index("--config-file") + 1]) if "--config-file" in args else Path("mkdocs.yml")
     reused_markdown()
     Page.render = _bounded(Page.render, config.parent / FALLBACK_LOG, PAGE_SECONDS)

@@ -247,11 +247,12 @@ def _option(args: list[str], name: str) -> str | None:
 
 def _args_from_stdin() -> list[str] | None:
     """``ARGS_FROM_STDIN``: what takes time before mkdocs can read a project imported first (mkdocs,
-    its build command, the Markdown extensions the site uses), then the command line read as one
+    its command line and build command, the Markdown extensions the site uses), then the command line read as one
     JSON line; None when the input closes first (the build needs no mkdocs run after all)."""
     import importlib
 
-    import mkdocs.commands.build  # noqa: F401  (imported to be ready: what the wait is for)
+    import mkdocs.__main__  # noqa: F401  (imported to be ready: what the wait is for)
+    import mkdocs.commands.build  # noqa: F401
     import mkdocs.config.defaults  # noqa: F401
 
     from .markdown_config import EXTENSIONS

@@ -7,9 +7,10 @@ is newer than its output (3 ``stat`` calls each).  The parent knows all of it al
 every file of ``docs/`` and wrote the ones whose text changed (``incremental.sync``).  It sends that
 ``Listing`` on the child's input after the command line (``LISTED_OPTION``), and ``listed_build``:
 
-* makes mkdocs' ``File`` objects from the listing, in the order ``get_files`` walks them (index and
-  README first, a folder's files before its subfolders), with mkdocs' own exclusions and its rule
-  for a README beside an index: the same ``Files`` as the walk, without touching the disk;
+* stands for mkdocs' ``Files`` with the listing: the same files as ``get_files``' walk (in its
+  order when iterated: index and README first, a folder's files before its subfolders; with
+  mkdocs' exclusions and its rule for a README beside an index), each ``File`` made when first
+  looked up: a rebuild looks up a few (the nav's, the changed pages', their links' targets);
 * builds the navigation from ``mkdocs.yml``'s ``nav`` as mkdocs does, making ``Page`` objects only
   for the pages it names and the changed ones (every other page keeps its output, so needs none);
 * renders and writes the changed pages (``page_workers.render_pages``: bounds, workers, fallback
@@ -25,7 +26,8 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Iterable, Sequence
+import posixpath
+from collections.abc import Callable, Iterable, Iterator, MutableMapping, Sequence
 from dataclasses import dataclass
 
 LISTED_OPTION = "--listed-docs"  # the Listing follows the command line on stdin, as one JSON line
@@ -70,27 +72,136 @@ def walk_order(rel: str) -> tuple:
     return (*((1, f) for f in folders), (0, *_file_sort_key(name)))
 
 
-def listed_files(config, docs: Sequence[str]):
-    """``mkdocs.structure.files.get_files`` from a listing: the same ``Files``, in the same order."""
-    from mkdocs.structure.files import File, Files, set_exclusions
+class _Listed(MutableMapping):
+    """The ``src_uri -> File`` table of mkdocs' ``Files`` over a listing: a ``File`` is made (its
+    inclusion settled as ``set_exclusions`` does) when first looked up; iterating makes them all, in
+    ``get_files``' order, then the files added since (the theme's), in the order they were added."""
 
-    files: list[File] = []
-    by_dest: dict[tuple[str, str], File] = {}
-    conflicts: list[tuple[File, File]] = []
-    for rel in sorted(docs, key=walk_order):
-        file = File(rel, config.docs_dir, config.site_dir, config.use_directory_urls)
-        first = by_dest.setdefault((rel.rpartition("/")[0], file.dest_uri), file)
-        if first is not file:  # (a README.md beside an index.md: get_files keeps one)
-            conflicts.append((first, file))
-        files.append(file)
-    set_exclusions(files, config)
-    for a, b in conflicts:  # (as get_files settles them)
-        loser = a if b.inclusion.is_included() else b
-        if loser is a and a.inclusion.is_included():
-            log.warning(f"Excluding '{a.src_uri}' from the site because it conflicts with '{b.src_uri}'.")
-        if loser in files:
-            files.remove(loser)
-    return Files(files)
+    def __init__(self, config, docs: Sequence[str]) -> None:
+        self._config = config
+        self._listed = frozenset(docs)
+        self._made: dict = {}
+        self._added: dict = {}  # (what Files.append adds: the theme's files; a listed path replaced too)
+        self._gone: set[str] = set()
+        self._losers: frozenset[str] | None = None
+        self._include = _inclusion(config)
+
+    def _file(self, rel: str):
+        from mkdocs.structure.files import File
+
+        file = self._made.get(rel)
+        if file is None:
+            file = self._made[rel] = File(rel, self._config.docs_dir, self._config.site_dir,
+                                          self._config.use_directory_urls)
+            self._include(file)
+        return file
+
+    def _present(self, rel: str) -> bool:
+        return rel in self._listed and rel not in self._gone and rel not in self.losers()
+
+    def losers(self) -> frozenset[str]:
+        """The listed files ``get_files`` leaves out: of two in one folder with one output (a
+        README.md beside an index.md), the first unless the second is excluded (its own rule)."""
+        if self._losers is None:
+            groups: dict[tuple[str, str], list[str]] = {}
+            for rel in self._listed:  # (same output only if same folder and stem, README as index)
+                folder, _, name = rel.rpartition("/")
+                stem = posixpath.splitext(name)[0]
+                groups.setdefault((folder, "index" if stem in ("README", "index") else stem), []).append(rel)
+            losers: set[str] = set()
+            for group in (g for g in groups.values() if len(g) > 1):
+                firsts: dict[str, object] = {}
+                for file in map(self._file, sorted(group, key=walk_order)):
+                    first = firsts.setdefault(file.dest_uri, file)
+                    if first is not file:
+                        losers.add(first.src_uri if file.inclusion.is_included() else file.src_uri)
+            self._losers = frozenset(losers)
+        return self._losers
+
+    def __getitem__(self, rel: str):
+        if rel in self._added:
+            return self._added[rel]
+        if not self._present(rel):
+            raise KeyError(rel)
+        return self._file(rel)
+
+    def __setitem__(self, rel: str, file) -> None:
+        from mkdocs.structure.files import InclusionLevel
+
+        if file.inclusion == InclusionLevel.UNDEFINED:  # (mkdocs settles it after adding the theme's)
+            self._include(file)
+        self._gone.add(rel)
+        self._added.pop(rel, None)
+        self._added[rel] = file
+
+    def __delitem__(self, rel: str) -> None:
+        if rel in self._added:
+            del self._added[rel]
+        elif self._present(rel):
+            self._gone.add(rel)
+        else:
+            raise KeyError(rel)
+
+    def __iter__(self) -> Iterator[str]:
+        yield from sorted((rel for rel in self._listed if self._present(rel)), key=walk_order)
+        yield from list(self._added)
+
+    def __len__(self) -> int:
+        return sum(1 for rel in self._listed if self._present(rel)) + len(self._added)
+
+
+def _inclusion(config) -> Callable:
+    """``set_exclusions`` for one file at a time, its patterns combined once (mkdocs' own rule)."""
+    from mkdocs.structure.files import InclusionLevel, _default_exclude
+
+    exclude = config.get("exclude_docs")
+    exclude = _default_exclude + exclude if exclude else _default_exclude
+    drafts, nav_exclude = config.get("draft_docs"), config.get("not_in_nav")
+
+    def include(file) -> None:
+        if file.inclusion != InclusionLevel.UNDEFINED:
+            return
+        if exclude.match_file(file.src_uri):
+            file.inclusion = InclusionLevel.EXCLUDED
+        elif drafts and drafts.match_file(file.src_uri):
+            file.inclusion = InclusionLevel.DRAFT
+        elif nav_exclude and nav_exclude.match_file(file.src_uri):
+            file.inclusion = InclusionLevel.NOT_IN_NAV
+        else:
+            file.inclusion = InclusionLevel.INCLUDED
+
+    return include
+
+
+def listed_files(config, docs: Sequence[str]):
+    """``mkdocs.structure.files.get_files`` over a listing: the same ``Files``, each ``File`` made
+    when first looked up (a rebuild looks up a few: the nav's, the changed pages', their links')."""
+    from mkdocs.structure.files import Files
+
+    files = Files(())
+    files._src_uris = _Listed(config, docs)  # (Files keeps its table there: every method goes through it)
+    return files
+
+
+class _Pages(Sequence):
+    """The documentation pages of ``files`` (the templates' ``pages``), listed when first read:
+    mkdocs hands them to every page's template, and ours never read them."""
+
+    def __init__(self, files) -> None:
+        self._files, self._pages = files, None
+
+    def _all(self) -> list:
+        if self._pages is None:
+            from mkdocs.structure.files import InclusionLevel
+
+            self._pages = self._files.documentation_pages(inclusion=InclusionLevel.is_included)
+        return self._pages
+
+    def __getitem__(self, index):
+        return self._all()[index]
+
+    def __len__(self) -> int:
+        return len(self._all())
 
 
 def _navigation(files, changed: list, config):
@@ -112,8 +223,6 @@ def listed_build(config, listing: Listing, jobs: int) -> None:
     """``mkdocs build --dirty`` of the files ``listing`` names as changed (see the module)."""
     import time
 
-    from mkdocs.structure.files import InclusionLevel
-
     from .page_workers import render_pages
 
     start = time.monotonic()
@@ -121,9 +230,10 @@ def listed_build(config, listing: Listing, jobs: int) -> None:
     files = listed_files(config, listing.docs)
     env = config.theme.get_env()
     files.add_files_from_theme(env, config)
-    changed = [f for f in files if f.src_uri in listing.changed and f.inclusion.is_included()]
+    found = (files.get_file_from_path(rel) for rel in sorted(listing.changed, key=walk_order))
+    changed = [f for f in found if f is not None and f.inclusion.is_included()]
     nav = _navigation(files, changed, config)
-    docs = files.documentation_pages(inclusion=InclusionLevel.is_included)
+    docs = _Pages(files)
     pages = [f.page for f in changed if f.is_documentation_page()]
 
     def meanwhile() -> None:  # (what mkdocs' dirty build copies: the static files newer than their copy)

@@ -83,7 +83,8 @@ class _Listed(MutableMapping):
         self._made: dict = {}
         self._added: dict = {}  # (what Files.append adds: the theme's files; a listed path replaced too)
         self._gone: set[str] = set()
-        self._losers: frozenset[str] | None = None
+        self._folders: dict[str, list[str]] | None = None
+        self._losers: dict[str, frozenset[str]] = {}
         self._include = _inclusion(config)
 
     def _file(self, rel: str):
@@ -97,26 +98,30 @@ class _Listed(MutableMapping):
         return file
 
     def _present(self, rel: str) -> bool:
-        return rel in self._listed and rel not in self._gone and rel not in self.losers()
+        return rel in self._listed and rel not in self._gone and rel not in self._losers_in(rel.rpartition("/")[0])
 
-    def losers(self) -> frozenset[str]:
-        """The listed files ``get_files`` leaves out: of two in one folder with one output (a
+    def _losers_in(self, folder: str) -> frozenset[str]:
+        """The listed files of ``folder`` that ``get_files`` leaves out: of two with one output (a
         README.md beside an index.md), the first unless the second is excluded (its own rule)."""
-        if self._losers is None:
-            groups: dict[tuple[str, str], list[str]] = {}
-            for rel in self._listed:  # (same output only if same folder and stem, README as index)
-                folder, _, name = rel.rpartition("/")
-                stem = posixpath.splitext(name)[0]
-                groups.setdefault((folder, "index" if stem in ("README", "index") else stem), []).append(rel)
-            losers: set[str] = set()
+        if self._folders is None:  # (one pass over the listing, on the first lookup)
+            self._folders = {}
+            for rel in self._listed:
+                self._folders.setdefault(rel.rpartition("/")[0], []).append(rel)
+        losers = self._losers.get(folder)
+        if losers is None:
+            groups: dict[str, list[str]] = {}
+            for rel in self._folders.get(folder, ()):  # (one output only if one stem, README as index)
+                stem = posixpath.splitext(rel.rpartition("/")[2])[0]
+                groups.setdefault("index" if stem == "README" else stem, []).append(rel)
+            found: set[str] = set()
             for group in (g for g in groups.values() if len(g) > 1):
                 firsts: dict[str, object] = {}
                 for file in map(self._file, sorted(group, key=walk_order)):
                     first = firsts.setdefault(file.dest_uri, file)
                     if first is not file:
-                        losers.add(first.src_uri if file.inclusion.is_included() else file.src_uri)
-            self._losers = frozenset(losers)
-        return self._losers
+                        found.add(first.src_uri if file.inclusion.is_included() else file.src_uri)
+            losers = self._losers[folder] = frozenset(found)
+        return losers
 
     def __getitem__(self, rel: str):
         if rel in self._added:

@@ -104,13 +104,18 @@ def start_mkdocs(epoch: int) -> subprocess.Popen:
 
 
 def stop_mkdocs(child: subprocess.Popen) -> None:
-    """End a child ``start_mkdocs`` started and ``run_mkdocs`` did not use (its input closed: it exits)."""
-    if child.poll() is None:
-        try:
-            child.communicate("", timeout=10)
-        except (subprocess.TimeoutExpired, OSError):
-            child.kill()
-            child.wait()
+    """End a child ``start_mkdocs`` started and ``run_mkdocs`` did not use (the site was reused, or
+    the build failed): terminated at once rather than waited for (it would end when its imports
+    are done and its input is closed: ≈ 0.5 s on the path of a build that reuses its site), which
+    is safe because before its command arrives it has written nothing."""
+    if child.poll() is not None:
+        return
+    child.terminate()
+    try:
+        child.communicate(timeout=10)
+    except (subprocess.TimeoutExpired, OSError):
+        child.kill()
+        child.wait()
 
 
 def run_mkdocs(config: Path, site_dir: Path, epoch: int = 0, dirty: bool = False,

@@ -299,7 +299,25 @@ def main(argv: Sequence[str] | None = None) -> None:
     site = Path(args[args.index("--site-dir") + 1]) if "--site-dir" in args else config.parent / "site"
     fresh_inodes()
     lean_theme(templates, keep_404="--dirty" in args and (site / "404.html").is_file())
-    cli.main(args=args, prog_name="mkdocs")
+    try:
+        cli.main(args=args, prog_name="mkdocs")
+    except SystemExit as exc:  # (click ends every command so, 0 on success)
+        if exc.code is None or isinstance(exc.code, int):
+            _exit(exc.code or 0)
+        raise
+
+
+def _exit(code: int) -> None:
+    """End the child without the interpreter's teardown (≈ 0.07 s of freeing mkdocs, Markdown and
+    the theme, on the path of every rebuild): every file it wrote is closed (mkdocs writes each
+    with ``with open``), its workers have ended; what remains is its output streams, flushed."""
+    logging.shutdown()
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):
+            pass
+    os._exit(code)
 
 
 def read_log(project: Path) -> tuple[Fallback, ...]:

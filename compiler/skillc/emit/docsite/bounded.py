@@ -277,7 +277,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     from mkdocs.__main__ import cli
     from mkdocs.structure.pages import Page
 
-    from .listed import LISTED_OPTION, read_listing
+    from .listed import LISTED_OPTION, read_listing, use_listing
     from .page_workers import use_workers
 
     args = list(sys.argv[1:] if argv is None else argv)
@@ -288,11 +288,11 @@ def main(argv: Sequence[str] | None = None) -> None:
         args = read
     cache = _option(args, TEMPLATE_OPTION)
     templates = Path(cache) if cache is not None else None
-    listing = None
+    jobs = int(_option(args, JOBS_OPTION) or 1)
+    use_workers(jobs)
     if LISTED_OPTION in args:  # (the parent's listing of docs/ follows the command line: listed.py)
         args.remove(LISTED_OPTION)
-        listing = read_listing(sys.stdin)
-    use_workers(int(_option(args, JOBS_OPTION) or 1), listing)
+        use_listing(read_listing(sys.stdin), jobs)
     config = Path(args[args.index("--config-file") + 1]) if "--config-file" in args else Path("mkdocs.yml")
     reused_markdown()
     Page.render = _bounded(Page.render, config.parent / FALLBACK_LOG, PAGE_SECONDS)

@@ -250,6 +250,22 @@ def listed_build(config, listing: Listing, jobs: int) -> None:
     log.info(f"Documentation built in {time.monotonic() - start:.2f} seconds")
 
 
+def use_listing(listing: Listing, jobs: int) -> None:
+    """Replace ``mkdocs.commands.build.build`` (after ``page_workers.use_workers``) by
+    ``listed_build`` for a dirty build the listing can stand for; any other runs as before."""
+    from mkdocs.commands import build as commands
+
+    other = commands.build
+
+    def build(config, *, serve_url: str | None = None, dirty: bool = False) -> None:
+        if dirty and not serve_url and applies(config):
+            listed_build(config, listing, jobs)
+        else:
+            other(config, serve_url=serve_url, dirty=dirty)
+
+    commands.build = build
+
+
 def read_listing(stream) -> Listing:
     """The ``Listing`` line that follows the command line on the child's input."""
     line = stream.readline()
@@ -258,4 +274,5 @@ def read_listing(stream) -> Listing:
     return Listing.from_json(line)
 
 
-__all__ = ["LISTED_OPTION", "Listing", "applies", "listed_build", "listed_files", "read_listing", "walk_order"]
+__all__ = ["LISTED_OPTION", "Listing", "applies", "listed_build", "listed_files", "read_listing", "use_listing",
+           "walk_order"]

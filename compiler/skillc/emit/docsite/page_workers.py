@@ -25,31 +25,21 @@ import logging
 import time
 from collections.abc import Callable
 from functools import partial
-from typing import TYPE_CHECKING
 
 from ...errors import SkillcError
 from ...parallel import MIN_ITEMS, fork_map_async
 
-if TYPE_CHECKING:
-    from .listed import Listing
-
 log = logging.getLogger("mkdocs.commands.build")
 
 
-def use_workers(jobs: int, listing: Listing | None = None) -> None:
+def use_workers(jobs: int) -> None:
     """Replace ``mkdocs.commands.build.build`` (what ``mkdocs build`` calls) by one rendering the
-    pages in ``jobs`` worker processes; a dirty build with the parent's ``listing`` renders only
-    what it names as changed (``listed``)."""
+    pages in ``jobs`` worker processes."""
     from mkdocs.commands import build as commands
-
-    from .listed import applies, listed_build
 
     serial = commands.build
 
     def build(config, *, serve_url: str | None = None, dirty: bool = False) -> None:
-        if dirty and listing is not None and not serve_url and applies(config):
-            listed_build(config, listing, jobs)
-            return
         if jobs <= 1 or serve_url or config.strict or list(config.plugins) or (
                 config.validation.links.anchors > logging.DEBUG):
             serial(config, serve_url=serve_url, dirty=dirty)

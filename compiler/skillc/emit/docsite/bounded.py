@@ -30,13 +30,10 @@ import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from ...model import Diagnostic
-from ...resolve_types import EmitContext
-from ...validate.rules.loader import load_all as _load_rules
-
-# The diagnostic a page shown as text raises, through its declared rule (code and severity).
-_R130 = _load_rules()["R130"]
+if TYPE_CHECKING:  # (the mkdocs child imports this module: it needs neither, and they take time)
+    from ...resolve_types import EmitContext
 
 PAGE_SECONDS = 10.0  # a page of any corpus renders in well under a second; the quadratic cases take minutes
 # Frames a page's rendering may use above the caller's: Python-Markdown takes a few per nesting level
@@ -250,11 +247,12 @@ def _option(args: list[str], name: str) -> str | None:
 
 def _args_from_stdin() -> list[str] | None:
     """``ARGS_FROM_STDIN``: what takes time before mkdocs can read a project imported first (mkdocs,
-    its build command, the Markdown extensions the site uses), then the command line read as one
+    its command line and build command, the Markdown extensions the site uses), then the command line read as one
     JSON line; None when the input closes first (the build needs no mkdocs run after all)."""
     import importlib
 
-    import mkdocs.commands.build  # noqa: F401  (imported to be ready: what the wait is for)
+    import mkdocs.__main__  # noqa: F401  (imported to be ready: what the wait is for)
+    import mkdocs.commands.build  # noqa: F401
     import mkdocs.config.defaults  # noqa: F401
 
     from .markdown_config import EXTENSIONS
@@ -271,13 +269,15 @@ def _args_from_stdin() -> list[str] | None:
 
 
 def main(argv: Sequence[str] | None = None) -> None:
-    """``python -m skillc.emit.docsite.bounded build … [--template-cache DIR] [--jobs N]``: mkdocs'
-    command line, each page rendered within bounds (by ``N`` worker processes), each file written as
-    a new inode, the theme kept compiled.  ``… bounded --mkdocs-args-from-stdin``: the same, started
+    """``python -m skillc.emit.docsite.bounded build … [--template-cache DIR] [--jobs N] [--listed-docs]``:
+    mkdocs' command line, each page rendered within bounds (by ``N`` worker processes), each file
+    written as a new inode, the theme kept compiled; ``--listed-docs``: a dirty build of what the
+    listing on stdin names as changed (``listed``).  ``… bounded --mkdocs-args-from-stdin``: the same, started
     before the project is written (``_args_from_stdin``)."""
     from mkdocs.__main__ import cli
     from mkdocs.structure.pages import Page
 
+    from .listed import LISTED_OPTION, read_listing, use_listing
     from .page_workers import use_workers
 
     args = list(sys.argv[1:] if argv is None else argv)
@@ -288,14 +288,36 @@ def main(argv: Sequence[str] | None = None) -> None:
         args = read
     cache = _option(args, TEMPLATE_OPTION)
     templates = Path(cache) if cache is not None else None
-    use_workers(int(_option(args, JOBS_OPTION) or 1))
+    jobs = int(_option(args, JOBS_OPTION) or 1)
+    use_workers(jobs)
+    if LISTED_OPTION in args:  # (the parent's listing of docs/ follows the command line: listed.py)
+        args.remove(LISTED_OPTION)
+        use_listing(read_listing(sys.stdin), jobs)
     config = Path(args[args.index("--config-file") + 1]) if "--config-file" in args else Path("mkdocs.yml")
     reused_markdown()
     Page.render = _bounded(Page.render, config.parent / FALLBACK_LOG, PAGE_SECONDS)
     site = Path(args[args.index("--site-dir") + 1]) if "--site-dir" in args else config.parent / "site"
     fresh_inodes()
     lean_theme(templates, keep_404="--dirty" in args and (site / "404.html").is_file())
-    cli.main(args=args, prog_name="mkdocs")
+    try:
+        cli.main(args=args, prog_name="mkdocs")
+    except SystemExit as exc:  # (click ends every command so, 0 on success)
+        if exc.code is None or isinstance(exc.code, int):
+            _exit(exc.code or 0)
+        raise
+
+
+def _exit(code: int) -> None:
+    """End the child without the interpreter's teardown (≈ 0.07 s of freeing mkdocs, Markdown and
+    the theme, on the path of every rebuild): every file it wrote is closed (mkdocs writes each
+    with ``with open``), its workers have ended; what remains is its output streams, flushed."""
+    logging.shutdown()
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):
+            pass
+    os._exit(code)
 
 
 def read_log(project: Path) -> tuple[Fallback, ...]:
@@ -345,8 +367,11 @@ def read_record(site_dir: Path) -> tuple[Fallback, ...]:
 def report_fallbacks(ctx: EmitContext, fallbacks: Sequence[Fallback]) -> None:
     """Each page shown as plain text, for the build to print: an R130 warning on the skill's
     SKILL.md (a skill page), else a note naming the page."""
+    from ...model import Diagnostic
+    from ...validate.rules.loader import load_all
     from .pages import skill_doc
 
+    rule = load_all()["R130"]  # (the diagnostic is raised through its declared rule: code and severity)
     by_doc = {skill_doc(s.id): s for s in ctx.resolution.skills}
     for f in fallbacks:
         skill = by_doc.get(f.doc)
@@ -354,7 +379,7 @@ def report_fallbacks(ctx: EmitContext, fallbacks: Sequence[Fallback]) -> None:
             message = (f"skill {skill.id!r}: its site page could not be rendered within bounds ({f.reason}); "
                        f"the page shows its body as plain text")
             ctx.collected.diagnostics.append((skill.repository.name, Diagnostic(
-                _R130.code, _R130.severity, skill.document.path, skill.document.body_line, 0, message, skill.id)))
+                rule.code, rule.severity, skill.document.path, skill.document.body_line, 0, message, skill.id)))
         else:
             ctx.collected.notes.append(f"site page {f.doc} could not be rendered within bounds ({f.reason}); shown as plain text")
 

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import logging
 import time
+from collections.abc import Callable
 from functools import partial
 
 from ...errors import SkillcError
@@ -51,8 +52,6 @@ def use_workers(jobs: int) -> None:
 def _build(config, dirty: bool, jobs: int) -> None:
     """mkdocs' ``build`` for a configuration without plugins, strict mode or anchor validation."""
     from mkdocs import utils
-    from mkdocs.commands import build as commands
-    from mkdocs.exceptions import Abort
     from mkdocs.structure.files import InclusionLevel, get_files, set_exclusions
     from mkdocs.structure.nav import get_navigation
     from mkdocs.structure.pages import Page
@@ -72,6 +71,19 @@ def _build(config, dirty: bool, jobs: int) -> None:
         if file.page is None:
             Page(None, file, config)
     todo = [file.page for file in docs if not dirty or file.is_modified()]
+    render_pages(config, files, docs, nav, env, todo, jobs,
+                 partial(files.copy_static_files, dirty=dirty, inclusion=InclusionLevel.is_included), dirty)
+    log.info(f"Documentation built in {time.monotonic() - start:.2f} seconds")
+
+
+def render_pages(config, files, docs, nav, env, todo: list, jobs: int, meanwhile: Callable[[], None],
+                 dirty: bool = False) -> None:
+    """Read, render and write the pages ``todo`` (the nav's first, here; the others by ``jobs``
+    workers), while this process runs ``meanwhile`` (copying static files) and builds the theme's
+    static templates; ``docs``: every documentation page (the template's ``pages``)."""
+    from mkdocs.commands import build as commands
+    from mkdocs.exceptions import Abort
+
     pending_ids = {id(page) for page in todo}  # (by identity: a Page compares by title, which reads it)
     first = [page for page in nav.pages if id(page) in pending_ids]  # (their titles are in every page's nav)
     for page in first:
@@ -84,7 +96,7 @@ def _build(config, dirty: bool, jobs: int) -> None:
         log.info(f"Rendering {len(todo)} pages in {jobs} worker processes")
     pending = fork_map_async(partial(_page, config, files, docs, nav, env, dirty), todo, jobs)
     try:
-        files.copy_static_files(dirty=dirty, inclusion=InclusionLevel.is_included)
+        meanwhile()
         for template in config.theme.static_templates:
             commands._build_theme_template(template, env, files, config, nav)
         failed = [error for error in pending.result() if error is not None]
@@ -96,7 +108,6 @@ def _build(config, dirty: bool, jobs: int) -> None:
         raise
     if failed:
         raise Abort(f"Aborted with a BuildError! {failed[0]}")
-    log.info(f"Documentation built in {time.monotonic() - start:.2f} seconds")
 
 
 def _page(config, files, docs, nav, env, dirty: bool, page) -> str | None:
@@ -112,4 +123,4 @@ def _page(config, files, docs, nav, env, dirty: bool, page) -> str | None:
     return None
 
 
-__all__ = ["use_workers"]
+__all__ = ["render_pages", "use_workers"]

@@ -9,6 +9,7 @@ the filesystem returns.
 from __future__ import annotations
 
 import fnmatch
+import hashlib
 import os
 import posixpath
 from collections.abc import Callable, Iterable
@@ -168,12 +169,19 @@ def _skill_listing(listings: dict[str, tuple[list[str], list[str], list[str], bo
 class WalkRecord:
     """What a walk's result depends on, for a caller that remembers it (``sources.filesystem``):
     the ``stat`` of every folder listed (taken before listing it: an entry added, removed or
-    renamed since moves its times) and of every file read (COLLECTION.md), by path relative to the
-    root.  ``exact`` is False when the result depends on anything else too (a symbolic link, whose
+    renamed since moves its times) with its ``listing_key``, and of every file read (COLLECTION.md),
+    by path relative to the root.  ``exact`` is False when the result depends on anything else too (a symbolic link, whose
     target may change elsewhere; a folder skipped for what a file in it says; an error)."""
 
-    stats: list[tuple[str, os.stat_result]] = field(default_factory=list)
+    stats: list[tuple[str, os.stat_result, str]] = field(default_factory=list)  # (path, stat, listing_key or "")
     exact: bool = True
+
+
+def listing_key(entries: Iterable[os.DirEntry]) -> str:
+    """What a folder's listing tells the walk: its names and their types.  A file saved by renaming
+    a new one over it moves the folder's times but not this, so the walk's result still holds."""
+    found = sorted((e.name, e.is_dir(follow_symlinks=False), e.is_file(follow_symlinks=False)) for e in entries)
+    return hashlib.sha256(repr(found).encode("utf-8", "surrogateescape")).hexdigest()
 
 
 def discover(root: str | os.PathLike[str], options: DiscoveryOptions = DiscoveryOptions(),
@@ -256,13 +264,14 @@ def discover(root: str | os.PathLike[str], options: DiscoveryOptions = Discovery
             complete(walking.pop()[1])
         dir_abs, dir_rel, parts, in_skill, in_resource = stack.pop()
         try:
-            if record.exact:
-                record.stats.append((dir_rel, os.stat(dir_abs)))
+            before = os.stat(dir_abs) if record.exact else None
             with os.scandir(dir_abs) as it:
                 entries = list(it)
         except OSError as exc:
             diag(rules.UNREADABLE_PATH, dir_rel or ".", f"cannot read directory: {exc.strerror or exc}")
             continue
+        if before is not None:
+            record.stats.append((dir_rel, before, listing_key(entries)))
         names = [e.name for e in entries]  # (one pass: `in` on a list is C, a generator per test is not)
         if dir_rel and CACHE_TAG in names and is_tagged_cache(dir_abs):
             record.exact = False  # (what the tag file says decides it)
@@ -336,7 +345,7 @@ def discover(root: str | os.PathLike[str], options: DiscoveryOptions = Discovery
             try:
                 with open(files["COLLECTION.md"].path, "rb") as fh:
                     if record.exact:
-                        record.stats.append((f"{dir_rel}/COLLECTION.md", os.fstat(fh.fileno())))
+                        record.stats.append((f"{dir_rel}/COLLECTION.md", os.fstat(fh.fileno()), ""))
                     collection_docs[dir_rel] = fh.read(MAX_COLLECTION_BYTES).decode("utf-8").strip()
             except OSError as exc:
                 diag(rules.UNREADABLE_PATH, f"{dir_rel}/COLLECTION.md", f"cannot read: {exc.strerror or exc}",

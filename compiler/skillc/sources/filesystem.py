@@ -13,7 +13,7 @@ from pathlib import Path, PurePosixPath
 
 from ..cache import BuildCache, diagnostics_in, diagnostics_out, key_of, stat_settled, stat_signature
 from ..config.files import anchored
-from ..discover.walk import SKIP_DIRS, DiscoveryOptions, WalkRecord, discover, path_key
+from ..discover.walk import SKIP_DIRS, DiscoveryOptions, WalkRecord, discover, listing_key, path_key
 from ..model import DiscoveredItem, Discovery, ItemKind
 from ..resolve_types import EMPTY_REPOSITORY, Repository, SkillFile, SourceInput, SourceListing, SourceSkill
 from ..validate.lint import LintConfig, read_item
@@ -146,22 +146,26 @@ def _remembered_listing(cache: BuildCache, base: str, skill_dir: str, nested: se
 
 def remembered_discovery(root: Path, options: DiscoveryOptions, cache: BuildCache) -> Discovery:
     """``discover(root, options)``, from the build cache while nothing it depends on changed: the
-    stat of every folder it listed and file it read is the same and settled (``stat_settled``).  A
-    skill added, removed or renamed moves its folder's times, so it is always seen; an edit inside
-    a file changes no listing (the file's own stat decides whether it is read again).  A walk that
-    met a symbolic link, a skipped cache or bundle folder, or an error is never remembered."""
+    stat of every folder it listed and file it read is the same and settled (``stat_settled``), or
+    a folder whose stat moved still lists the same names (``listing_key``: a file saved by
+    renaming a new one over it).  A skill added, removed or renamed changes its folder's listing,
+    so it is always seen; an edit inside a file changes no listing (the file's own stat decides
+    whether it is read again).  A walk that met a symbolic link, a skipped cache or bundle folder,
+    or an error is never remembered."""
     root_abs = os.path.realpath(root)
     key = key_of("discovery", root_abs, _options_key(options))
     rec = cache.get(DISCOVERY_TABLE, key)
     if rec is not None:
-        found = _still(root_abs, rec)
-        if found is not None:
-            return found
+        stats = _still(root_abs, rec)
+        if stats is not None:
+            if stats is not rec[0]:  # (folders listed again: their new stats, for the next build)
+                cache.put(DISCOVERY_TABLE, key, (stats, cache.started_ns, rec[2]))
+            return _discovery_in(root_abs, rec[2])
     record = WalkRecord()
     cache.stats.walked += 1
     disc = discover(root, options, record=record)
     if record.exact:
-        stats = tuple((rel, stat_signature(st)) for rel, st in record.stats)
+        stats = tuple((rel, stat_signature(st), listed) for rel, st, listed in record.stats)
         cache.put(DISCOVERY_TABLE, key, (stats, cache.started_ns, _discovery_out(disc)))
     return disc
 
@@ -178,16 +182,28 @@ def _options_key(options: DiscoveryOptions) -> tuple:
     return tuple((f.name, stable(getattr(options, f.name))) for f in dataclasses.fields(options))
 
 
-def _still(root_abs: str, rec: tuple) -> Discovery | None:
-    """The remembered discovery when every stat it depends on is unchanged and settled, else None."""
-    stats, listed_ns, disc = rec
+def _still(root_abs: str, rec: tuple) -> tuple | None:
+    """The remembered walk's stats when it still holds (each stat unchanged and settled, or the
+    folder listed again with the same ``listing_key``: then its new stat replaces the old), else None."""
+    stats, listed_ns, _ = rec
+    changed: dict[int, tuple] = {}
     try:
-        for rel, sig in stats:
-            if not stat_settled(sig, listed_ns) or stat_signature(os.stat(f"{root_abs}/{rel}" if rel else root_abs)) != sig:
+        for i, (rel, sig, listed) in enumerate(stats):
+            path = f"{root_abs}/{rel}" if rel else root_abs
+            now = stat_signature(os.stat(path))
+            if now == sig and stat_settled(sig, listed_ns):
+                continue
+            if not listed:  # (a file read: COLLECTION.md)
                 return None
+            with os.scandir(path) as it:
+                if listing_key(list(it)) != listed:
+                    return None
+            changed[i] = (rel, now, listed)
     except OSError:
         return None
-    return _discovery_in(root_abs, disc)
+    if not changed:
+        return stats
+    return tuple(changed.get(i, row) for i, row in enumerate(stats))
 
 
 def _discovery_out(disc: Discovery) -> tuple:

@@ -85,14 +85,25 @@ def test_a_walk_that_met_a_link_is_never_remembered(tmp_path: Path):
     assert _remembered(tmp_path / "cache", tree)[2] == 1
 
 
-def test_a_walk_recorded_as_a_folder_changed_is_not_trusted(tmp_path: Path):
-    """A build that began within the clock tick of a change cannot tell it from the next one: its
-    record is not used (what ``stat_settled`` says of files holds for folders)."""
+def test_a_folder_whose_times_moved_is_listed_again(tmp_path: Path):
+    """A build that began within the clock tick of a change cannot tell it from the next one, and a
+    folder's times move when a file in it is saved by renaming a new one over it: such a folder is
+    listed again, and the walk is redone only if its names changed (a skill added with the
+    folder's mtime put back is still seen: its ctime moved)."""
     tree = tmp_path / "repo"
-    write_skill(tree, "team/alpha")
+    skill = write_skill(tree, "team/alpha")
     racy = BuildCache(tmp_path / "cache")  # (began now: the folders changed just before)
     remembered_discovery(tree, DiscoveryOptions(), racy)
     racy.save()
-    again = BuildCache(tmp_path / "cache")
-    remembered_discovery(tree, DiscoveryOptions(), again)
-    assert again.stats.walked == 1
+    paths, _, walked = _remembered(tmp_path / "cache", tree)
+    assert (paths, walked) == (["team/alpha/SKILL.md"], 0)
+    saved = skill.with_name("SKILL.md.tmp")  # (what `sed -i` and many editors do)
+    saved.write_text(skill.read_text().replace("Does the thing", "Does another thing"))
+    os.replace(saved, skill)
+    assert _remembered(tmp_path / "cache", tree)[1:] == ({}, 0)
+    st = (tree / "team").stat()
+    write_skill(tree, "team/beta")
+    os.utime(tree / "team", ns=(st.st_atime_ns, st.st_mtime_ns))
+    paths, _, walked = _remembered(tmp_path / "cache", tree)
+    assert (paths, walked) == (["team/alpha/SKILL.md", "team/beta/SKILL.md"], 1)
+    _same(tree, tmp_path / "cache")

@@ -281,12 +281,14 @@ class BuildCache:
             self._new[table][key] = value
         return value
 
-    def kept(self, table: str, keys: list[str]) -> set[str]:
-        """Those of ``keys`` the table holds, each kept for the next build (``get`` for many keys at
-        once: the publishing gate asks for 43,000 verdicts at 10,000 skills)."""
+    def kept(self, table: str, keys: list[str], value: Any) -> set[str]:
+        """Those of ``keys`` whose record is ``value``, each kept for the next build (``get`` for
+        many keys at once: the publishing gate asks for 53,000 verdicts at 10,000 skills)."""
         old, new = self._old[table], self._new[table]
-        hits = {k for k in keys if k in old or k in new}
-        new.update((k, old[k]) for k in hits if k in old)
+        wanted = set(keys)
+        hits = {k for k in wanted & old.keys() if old[k] == value}
+        new.update((k, old[k]) for k in hits)  # (the loaded object: ``save`` tells unchanged records by identity)
+        hits.update(k for k in wanted & new.keys() if new[k] == value)
         return hits
 
     def put(self, table: str, key: str, value: Any) -> None:

@@ -148,14 +148,13 @@ def _collection_audit(resolution: Resolution) -> Iterator[AuditEntry]:
 
 def _verdict(f: SkillFile, folder: Path, cache: Any) -> tuple[tuple[int, str], ...] | tuple[bytes, tuple]:
     """``()`` for a file published as it is; else its redacted bytes and the ``(line, kind)`` found."""
-    key = f"{ruleset_digest()}:{f.sha256}:{f.size}"
-    hit = cache.get("gate", key) if cache is not None else None
-    if hit == ():
+    rules = ruleset_digest()
+    if cache is not None and cache.get("gate", f.sha256) == rules:  # (clean under this rule set)
         return ()
     data = _read(f.source_path)
     verdict = redacted_bytes(data) if data is not None else ()
-    if not verdict and cache is not None and data is not None:
-        cache.put("gate", key, ())
+    if not verdict and cache is not None and data is not None and hashlib.sha256(data).hexdigest() == f.sha256:
+        cache.put("gate", f.sha256, rules)
     return verdict
 
 
@@ -261,14 +260,15 @@ def check_bundle(out: Path, manifest: Mapping[str, Any], cache: Any = None) -> N
     from .layout import MANIFEST
 
     rules = ruleset_digest()
-    files = [(f["path"], f"{rules}:{f['sha256']}:{f['size']}") for f in manifest.get("files", ())]
+    files = [(f["path"], f["sha256"]) for f in manifest.get("files", ())]
     files.append((MANIFEST, ""))  # (written from the audit itself: scanned at every build)
-    known = cache.kept(_CLEAN, [key for _, key in files]) if cache is not None else set()
+    # (each clean verdict: the bytes' SHA-256 -> the rule set it was reached under)
+    known = cache.kept(_CLEAN, [sha for _, sha in files], rules) if cache is not None else set()
     clean = set(known)
     leaks = bundle_leaks(out, files, clean)
     if cache is not None:
-        for key in clean - known:  # (the verdicts reached now; the others are kept by ``kept``)
-            cache.put(_CLEAN, key, ())
+        for sha in clean - known:  # (the verdicts reached now; the others are kept by ``kept``)
+            cache.put(_CLEAN, sha, rules)
     if leaks:
         shown = "; ".join(str(leak) for leak in leaks[:10]) + (" …" if len(leaks) > 10 else "")
         raise BuildError(f"not published: the bundle would hold {len(leaks)} likely secret(s) the earlier checks "

@@ -7,6 +7,12 @@ like a leak to a scanner reading it.
 
 from __future__ import annotations
 
+import gzip
+import io
+import sqlite3
+import zipfile
+from pathlib import Path
+
 _R = "Kd3Bp6Yh0Cg2Ea8Ru4OiJx8f2Lq9Zr4Vt7Wm1Ks5NdQz8W2e4R6t8Y0u2I4o6P8a0S2"  # random-looking letters and digits
 _HEX = "0f1e2d3c4b5a69788796a5b4c3d2e1f09a8b7c6d5e4f30211203f4e5d6c7b8a9"
 _B64 = "MIIEowIBAAKCAQEA7v1Qx2Lm9Zr4Vt7Wm1Ks5Nd3Bp6Yh0Cg2Ea8Ru4Oi"
@@ -133,3 +139,27 @@ FORMS: tuple[tuple[str, str, str, str], ...] = (
     _f("bearer token", "bearer-token", "Authorization: Bearer 4f9a8b7c6d5e4f3a2b1c", "4f9a8b7c6d5e4f3a2b1c"),
     _f("curl -u", "basic-auth-credentials", "curl -u deploy:Zk29xPq81m https://api.acme.io", "Zk29xPq81m"),
 )
+
+
+def readable_bytes(out: Path) -> dict[str, bytes]:
+    """Every file of the bundle as a reader gets it: zip members, gunzipped files, SQLite rows."""
+    seen: dict[str, bytes] = {}
+    for path in sorted(out.rglob("*")):
+        if not path.is_file() or path.is_symlink():
+            continue
+        rel = path.relative_to(out).as_posix()
+        data = path.read_bytes()
+        seen[rel] = data
+        if data[:4] == b"PK\x03\x04":
+            with zipfile.ZipFile(io.BytesIO(data)) as zf:
+                for info in zf.infolist():
+                    seen[f"{rel}!{info.filename}"] = zf.read(info)
+        elif data[:2] == b"\x1f\x8b":
+            seen[f"{rel}!gunzip"] = gzip.decompress(data)
+        elif data[:16] == b"SQLite format 3\0":
+            db = sqlite3.connect(f"{path.as_uri()}?mode=ro", uri=True)
+            tables = [r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")]
+            rows = [repr(row) for t in tables for row in db.execute(f'SELECT * FROM "{t}"')]
+            seen[f"{rel}#rows"] = "\n".join(rows).encode("utf-8", "surrogatepass")
+            db.close()
+    return seen

@@ -15,7 +15,11 @@ Every record is keyed by a SHA-256 that covers what it depends on:
   ``stat`` it had when hashed (device, inode, size, mtime_ns, ctime_ns), so an unchanged file is
   neither read nor hashed again.  See ``file_digest`` for when a stat is trusted;
 * a **listing** record (``sources.filesystem.skill_files``) keeps a skill folder's file list with
-  the stat of every folder read, so an unchanged skill's folders are not listed again.
+  the stat of every folder read, so an unchanged skill's folders are not listed again;
+* a **discovery** record (``sources.filesystem.remembered_discovery``) keeps a repository's walk
+  with the stat of every folder it listed, so an unchanged repository is not walked again;
+* a **manifest** record keeps the SHA-256 of the manifest a build swapped into an output folder:
+  the next build finds the same bytes there and need not parse them (``emit.manifest.read_manifest``).
 
 Records are plain Python values (no dataclasses: those unpickle slower than a YAML parse), kept in
 one pickle per table below ``root``.  A build keeps exactly the records it used: the new ones go
@@ -46,7 +50,8 @@ from .parse.document import parse_document
 from .version import __version__
 
 FORMAT = 27  # (27: P214 for control characters written as YAML escapes, R131, R104 for names that are not UTF-8 or end .html/.svg/.xml…, such files of a skill in its zip only; 26: lint verdicts block a credential hidden by YAML escapes; the publishing gate's verdicts; 25: a Plan Cascade rule without a priority is priority 0; 24: a folder laid out as a git repository is withheld; 23: a .git file is withheld from the bundle; 22: code spans end at a list item, heading, quote or table row; 21: a secret behind a bold Markdown label (`**Client Secret**: …`) is found and withheld; M60x see the skill-memory reader's line layout; 20: links masked as CommonMark reads code spans, comments and definitions; bad dates placed at the value; unbalanced allowed-tools; no quoting fix for a null; 19: extend-select adds to a select; 18: the secret scan finds keys next to non-ASCII letters and values in escaped quotes, lint messages show secrets redacted: a cached lint verdict or withheld list would keep publishing them; 17: no archive for a skill folder named __MACOSX; 16: YAML errors at the key, quote or bracket to fix, a tab opening a block scalar read as text; 15: positions in the file's lines after NEL, U+2028, U+2029; 14: credential names in any case; 13: archive entry limits; 12: names import refuses are withheld; 11: a skill.md listed first in its discovery entry; 10: fixtures under assets/ listed with their skill; 6: the wire body without the blank lines after the frontmatter; 7: the frontmatter's last line break; 8: list items' positions; 9: the wire body from the closing line's dashes)
-TABLES = ("parse", "lint", "render", "index", "stat", "listing", "gate", "bundle-clean", "gzip")
+TABLES = ("parse", "lint", "render", "index", "stat", "listing", "discovery", "gate", "bundle-clean", "gzip",
+          "manifest")
 COMPACT_SHARE = 0.2  # rewrite a table when this share of it went unused (or its delta is this big)
 # A stat is trusted only for a file last modified (mtime or ctime) this long before the start of the
 # build that hashed it: file times come from a coarse kernel clock (a jiffy behind the one
@@ -114,6 +119,7 @@ class CacheStats:
     hashed: int = 0  # source files read and hashed (SKILL.md and supporting files)
     stat_cached: int = 0  # source files whose hash came from their unchanged stat
     listed: int = 0  # skill folders listed (the others' listings were remembered)
+    walked: int = 0  # repository folders walked by discovery (the others' walks were remembered)
 
     def as_dict(self) -> dict[str, int]:
         return dict(self.__dict__)
@@ -274,6 +280,16 @@ class BuildCache:
         else:
             self._new[table][key] = value
         return value
+
+    def kept(self, table: str, keys: list[str], value: Any) -> set[str]:
+        """Those of ``keys`` whose record is ``value``, each kept for the next build (``get`` for
+        many keys at once: the publishing gate asks for 53,000 verdicts at 10,000 skills)."""
+        old, new = self._old[table], self._new[table]
+        wanted = set(keys)
+        hits = {k for k in wanted & old.keys() if old[k] == value}
+        new.update((k, old[k]) for k in hits)  # (the loaded object: ``save`` tells unchanged records by identity)
+        hits.update(k for k in wanted & new.keys() if new[k] == value)
+        return hits
 
     def put(self, table: str, key: str, value: Any) -> None:
         self._new[table][key] = value

@@ -17,18 +17,21 @@ Three steps, each a pure function but for the file I/O their names say:
 3. ``bundle_leaks(out, files)`` (after the manifest, before the swap): every output byte is scanned
    as a reader gets it (zip members and gzip files decompressed, SQLite tables read row by row), so
    a value the earlier steps missed (rendered JSON, an index, a page) fails the build instead of
-   being published; the previous bundle stays.  Verdicts are kept per content hash, so an
-   incremental build scans only new bytes.
+   being published; the previous bundle stays.  Verdicts are kept per content hash and
+   ``ruleset_digest()``, so an incremental build scans only new bytes, and a scanner that reads
+   differently (a pattern added, a check changed) never reuses a verdict of the old one.
 """
 
 from __future__ import annotations
 
+import functools
 import gzip
 import hashlib
 import io
 import os
 import re
 import sqlite3
+import sys
 import zipfile
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, replace
@@ -40,7 +43,7 @@ from .parse.document import parse_document
 from .resolve_types import Resolution, SkillFile, SourceSkill
 
 __all__ = ["AuditEntry", "BundleLeak", "decoding_leak", "gate_resolution", "bundle_leaks", "check_bundle",
-           "credential_content", "redacted_bytes", "redacted_members"]
+           "credential_content", "redacted_bytes", "redacted_members", "ruleset_digest"]
 
 # Past these sizes a member is scanned as stored (a zip bomb is not inflated to be read).
 _MAX_INFLATED = 256 << 20
@@ -58,6 +61,23 @@ class AuditEntry:
 
     def to_json(self) -> dict[str, Any]:
         return {"id": self.id, "path": self.path, "line": self.line, "kind": self.kind, "action": self.action}
+
+
+@functools.cache
+def ruleset_digest() -> str:
+    """The SHA-256 of the rule set a verdict was reached under: the scanner's code (``skillc.secrets``:
+    its patterns and their checks) and this gate's (how a file is read: zip members, gzip, SQLite
+    rows).  Every cached verdict is keyed by it besides the bytes' hash: the tool version alone
+    does not change while the patterns are edited, and a verdict of an older scanner must never let
+    bytes through unscanned."""
+    h = hashlib.sha256()
+    for module in (secrets, sys.modules[__name__]):
+        try:
+            with open(module.__file__ or "", "rb") as fh:
+                h.update(fh.read())
+        except OSError:  # (no readable source: the compiled patterns still tell one scanner from another)
+            h.update(repr([(p.kind, p.regex.pattern, p.triggers, p.group) for p in secrets.PATTERNS]).encode())
+    return h.hexdigest()
 
 
 # ---------------------------------------------------------------- 1. values after decoding
@@ -128,14 +148,13 @@ def _collection_audit(resolution: Resolution) -> Iterator[AuditEntry]:
 
 def _verdict(f: SkillFile, folder: Path, cache: Any) -> tuple[tuple[int, str], ...] | tuple[bytes, tuple]:
     """``()`` for a file published as it is; else its redacted bytes and the ``(line, kind)`` found."""
-    key = f"{f.sha256}:{f.size}"
-    hit = cache.get("gate", key) if cache is not None else None
-    if hit == ():
+    rules = ruleset_digest()
+    if cache is not None and cache.get("gate", f.sha256) == rules:  # (clean under this rule set)
         return ()
     data = _read(f.source_path)
     verdict = redacted_bytes(data) if data is not None else ()
-    if not verdict and cache is not None and data is not None:
-        cache.put("gate", key, ())
+    if not verdict and cache is not None and data is not None and hashlib.sha256(data).hexdigest() == f.sha256:
+        cache.put("gate", f.sha256, rules)
     return verdict
 
 
@@ -231,19 +250,25 @@ class BundleLeak:
         return f"{self.path}:{self.line}: likely {self.kind} (value not shown)"
 
 
+_CLEAN = "bundle-clean"  # (the build cache's table of the clean verdicts)
+
+
 def check_bundle(out: Path, manifest: Mapping[str, Any], cache: Any = None) -> None:
     """BuildError (the build fails, the previous bundle stays) when any byte of the staged bundle
     holds a likely credential, as a client reads it.  Each clean file's hash is remembered."""
     from .errors import BuildError
     from .layout import MANIFEST
 
-    files = [(f["path"], f"{f['sha256']}:{f['size']}") for f in manifest.get("files", ())]
+    rules = ruleset_digest()
+    files = [(f["path"], f["sha256"]) for f in manifest.get("files", ())]
     files.append((MANIFEST, ""))  # (written from the audit itself: scanned at every build)
-    clean = {key for _, key in files if key and cache is not None and cache.get("bundle-clean", key) == ()}
+    # (each clean verdict: the bytes' SHA-256 -> the rule set it was reached under)
+    known = cache.kept(_CLEAN, [sha for _, sha in files], rules) if cache is not None else set()
+    clean = set(known)
     leaks = bundle_leaks(out, files, clean)
     if cache is not None:
-        for key in clean:
-            cache.put("bundle-clean", key, ())
+        for sha in clean - known:  # (the verdicts reached now; the others are kept by ``kept``)
+            cache.put(_CLEAN, sha, rules)
     if leaks:
         shown = "; ".join(str(leak) for leak in leaks[:10]) + (" …" if len(leaks) > 10 else "")
         raise BuildError(f"not published: the bundle would hold {len(leaks)} likely secret(s) the earlier checks "

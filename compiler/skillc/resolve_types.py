@@ -204,7 +204,7 @@ class EmitCollected:
     ``artifacts``: each skill's published files, set by the skills emitter (a mapping that may wait
     for the forked workers when first read); ``diagnostics``: (repository, Diagnostic) an emitter
     found (R130); ``notes``: warnings for the user (memory entries --keep-going skipped);
-    ``digests``: files whose SHA-256 an emitter knows."""
+    ``digests``, ``known`` and ``listed``: files whose SHA-256 an emitter knows."""
 
     artifacts: Mapping[str, Any] = field(default_factory=dict)
     diagnostics: list[tuple[str, Diagnostic]] = field(default_factory=list)
@@ -213,6 +213,11 @@ class EmitCollected:
     # The manifest takes the digest only while the file in the staging folder is still that inode,
     # size and time (the docs site: its files are hard links of the kept output, hashed once).
     digests: dict[str, tuple[int, int, int, str]] = field(default_factory=dict)
+    # Files an emitter wrote from bytes it held, bundle path -> (sha256, size), and the folders whose
+    # every file it lists there (``listed``): the manifest reads none of those files and walks none
+    # of those folders (the legacy well-known tree: 13,000 files in as many folders at 10,000 skills).
+    known: dict[str, tuple[str, int]] = field(default_factory=dict)
+    listed: set[str] = field(default_factory=set)
 
 
 @dataclass(frozen=True, slots=True)

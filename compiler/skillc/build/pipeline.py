@@ -140,11 +140,12 @@ Progress = Callable[[str, int], Callable[[int], None] | None]  # (label, total) 
 # --- output folder checks ------------------------------------------------------------------------
 
 def check_output(out: Path, repo_paths: Sequence[tuple[str, Path]], force: bool,
-                 keep: Sequence[tuple[str, Path]] = ()) -> dict | None:
+                 keep: Sequence[tuple[str, Path]] = (), written: str | None = None) -> Mapping | None:
     """Refuse an output folder that would read or destroy an input, or hold a stranger's files.
     ``keep``: folders never replaced, ``--force`` or not (the home folder, the current folder):
     an output holding one of them is refused.  Returns the manifest of the bundle already there
-    (None when there is none)."""
+    (None when there is none); ``written``: the SHA-256 of the manifest the last build wrote there
+    (``read_manifest``)."""
     real_out = os.path.realpath(out)
     if out.exists() and not out.is_dir():
         raise BuildError(f"output {out} exists and is not a folder", hint="choose another --out")
@@ -171,7 +172,7 @@ def check_output(out: Path, repo_paths: Sequence[tuple[str, Path]], force: bool,
     if not out.is_dir():
         return None
 
-    manifest = read_manifest(out)
+    manifest = read_manifest(out, written)
     if manifest is None and not force and any(True for _ in os.scandir(out)):
         raise BuildError(f"output folder {out} is not empty and holds no skillc bundle (no api/manifest.json); "
                          "refusing to replace it", hint="use --force to replace it, or choose another --out")
@@ -499,7 +500,7 @@ class _Plan:
     the cache and the hashes that key it."""
     cfg: Any  # config.build.BuildConfig
     out: Path  # the bundle folder, absolute (a symlinked one: the folder it points to)
-    current_manifest: dict | None  # the bundle there now (None: none, or not a skillc bundle)
+    current_manifest: Mapping | None  # the bundle there now (None: none, or not a skillc bundle)
     cache_root: Path | None
     cache: BuildCache
     config_hash: str  # the manifest's: what was asked
@@ -528,8 +529,6 @@ def _plan(opts: BuildOptions, fresh_cache: bool) -> _Plan:
     out = _output_folder(opts)
     local = [(r.name, (Path(r.location) if Path(r.location).is_absolute() else opts.cwd / r.location))
              for r in cfg.repositories if r.type in ("filesystem", "embedded")]
-    current_manifest = check_output(out, local, opts.force,
-                                    keep=(("your home folder", opts.home), ("the current folder", opts.cwd)))
     cache_root = (opts.cache_dir or default_cache_root(opts.env)) if opts.use_cache else None
     inputs = (cfg.settings(), lint_identity(cfg.lint),
               tuple((r.name, r.type, r.tier, r.priority, r.order) for r in cfg.repositories))
@@ -537,12 +536,23 @@ def _plan(opts: BuildOptions, fresh_cache: bool) -> _Plan:
     # What the cached records depend on: not whether the site or whoosh is emitted (a cache shared by
     # `--no-site` pull-request builds and site builds on main was discarded at every switch).
     records_hash = _config_hash(inputs, ())
+    # (loaded first, reading only: it knows the manifest the last build wrote to this output)
+    cache = BuildCache(cache_root / "records" if cache_root else None, salt=records_hash, fresh=fresh_cache)
+    current_manifest = check_output(out, local, opts.force,
+                                    keep=(("your home folder", opts.home), ("the current folder", opts.cwd)),
+                                    written=cache.get(WRITTEN_TABLE, _written_key(out)))
     if cache_root is not None:
         check_cache(Path(cache_root), local)
         tag_cache_root(cache_root)
-    cache = BuildCache(cache_root / "records" if cache_root else None, salt=records_hash, fresh=fresh_cache)
     return _Plan(cfg, out, current_manifest, cache_root, cache, config_hash, records_hash, epoch,
                  float(epoch) if epoch is not None else time.time(), opts.jobs or default_jobs(dict(opts.env)))
+
+
+WRITTEN_TABLE = "manifest"  # output folder -> the SHA-256 of the manifest the last build swapped in there
+
+
+def _written_key(out: Path) -> str:
+    return key_of("written", os.fspath(out))
 
 
 def _output_folder(opts: BuildOptions) -> Path:
@@ -684,8 +694,9 @@ def _emit(resolution: Resolution, redactions: tuple, checked: _Checked, plan: _P
                 checked.diagnostics.extend(collected.diagnostics)
                 produced = {p for art in _wait_artifacts(collected).values() for p, _, _ in art.bundle_files()}
                 staged.staging.prune(produced)
-                manifest = write_manifest(ctx)
+                manifest, written = write_manifest(ctx)
                 gate.check_bundle(staged.path, manifest, plan.cache)  # (every output byte, as a client reads it)
+                plan.cache.put(WRITTEN_TABLE, _written_key(plan.out), written)  # (saved only once swapped in)
                 lap("manifest")
             except BaseException:
                 pending = collected.artifacts

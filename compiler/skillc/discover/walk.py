@@ -9,6 +9,7 @@ the filesystem returns.
 from __future__ import annotations
 
 import fnmatch
+import hashlib
 import os
 import posixpath
 from collections.abc import Callable, Iterable
@@ -164,13 +165,36 @@ def _skill_listing(listings: dict[str, tuple[list[str], list[str], list[str], bo
     return tuple(sorted(files)), tuple(sorted(dirs)), tuple(sorted(links))
 
 
+@dataclass
+class WalkRecord:
+    """What a walk's result depends on, for a caller that remembers it (``sources.filesystem``):
+    the ``stat`` of every folder listed (taken before listing it: an entry added, removed or
+    renamed since moves its times) with its ``listing_key``, and of every file read (COLLECTION.md),
+    by path relative to the root.  ``exact`` is False when the result depends on anything else too (a symbolic link, whose
+    target may change elsewhere; a folder skipped for what a file in it says; an error)."""
+
+    stats: list[tuple[str, os.stat_result, str]] = field(default_factory=list)  # (path, stat, listing_key or "")
+    exact: bool = True
+
+
+def listing_key(entries: Iterable[os.DirEntry]) -> str:
+    """What a folder's listing tells the walk: its names and their types.  A file saved by renaming
+    a new one over it moves the folder's times but not this, so the walk's result still holds."""
+    found = sorted((e.name, e.is_dir(follow_symlinks=False), e.is_file(follow_symlinks=False)) for e in entries)
+    return hashlib.sha256(repr(found).encode("utf-8", "surrogateescape")).hexdigest()
+
+
 def discover(root: str | os.PathLike[str], options: DiscoveryOptions = DiscoveryOptions(),
-             on_item: Callable[[DiscoveredItem], None] | None = None) -> Discovery:
+             on_item: Callable[[DiscoveredItem], None] | None = None,
+             record: WalkRecord | None = None) -> Discovery:
     """Walk ``root`` and return what it holds, sorted by relative path bytes.
 
     ``on_item`` is called with each item as soon as it is complete (a skill once its folder has been
     walked, with its listing), in walk order, so a caller can start on it while the walk goes on.
-    Only the returned items carry their ``aliases`` (known at the end)."""
+    Only the returned items carry their ``aliases`` (known at the end).  ``record`` receives what
+    the result depends on (``WalkRecord``)."""
+    if record is None:
+        record = WalkRecord(exact=False)  # (nobody reads it: no stat is taken for it)
     root_path = Path(root)
     root_abs = os.path.realpath(root_path)
     diagnostics: list[Diagnostic] = []
@@ -181,6 +205,7 @@ def discover(root: str | os.PathLike[str], options: DiscoveryOptions = Discovery
     file_links: list[tuple[str, str]] = []
 
     def diag(rule: RuleRef, rel: str, message: str, *, severity: Severity | None = None) -> None:
+        record.exact = False  # (an unreadable path may become readable with no folder's stat moving)
         diagnostics.append(rule.diagnostic(rel, 0, 0, message, severity=severity))
 
     def rel_of(abs_path: str) -> str:
@@ -239,15 +264,20 @@ def discover(root: str | os.PathLike[str], options: DiscoveryOptions = Discovery
             complete(walking.pop()[1])
         dir_abs, dir_rel, parts, in_skill, in_resource = stack.pop()
         try:
+            before = os.stat(dir_abs) if record.exact else None
             with os.scandir(dir_abs) as it:
                 entries = list(it)
         except OSError as exc:
             diag(rules.UNREADABLE_PATH, dir_rel or ".", f"cannot read directory: {exc.strerror or exc}")
             continue
+        if before is not None:
+            record.stats.append((dir_rel, before, listing_key(entries)))
         names = [e.name for e in entries]  # (one pass: `in` on a list is C, a generator per test is not)
         if dir_rel and CACHE_TAG in names and is_tagged_cache(dir_abs):
+            record.exact = False  # (what the tag file says decides it)
             continue  # a cache (skillc's own, with the checkouts of git sources inside): never an input
         if dir_rel and wanted is None and ".well-known" in names and is_bundle(dir_abs):
+            record.exact = False  # (files in its subfolders decide it)
             continue  # a bundle built into the repository (`--out site`); a file named in it is still linted
         walked.add(dir_rel)
         files: dict[str, os.DirEntry] = {}
@@ -261,6 +291,7 @@ def discover(root: str | os.PathLike[str], options: DiscoveryOptions = Discovery
             try:
                 # The type comes from the directory listing (d_type): no stat call per entry.
                 if entry.is_symlink():
+                    record.exact = False  # (its target may change with no folder here changing)
                     links.append(name)
                     if name in skip_dirs:
                         continue
@@ -313,6 +344,8 @@ def discover(root: str | os.PathLike[str], options: DiscoveryOptions = Discovery
         if "COLLECTION.md" in files and dir_rel and not files["COLLECTION.md"].is_symlink():
             try:
                 with open(files["COLLECTION.md"].path, "rb") as fh:
+                    if record.exact:
+                        record.stats.append((f"{dir_rel}/COLLECTION.md", os.fstat(fh.fileno()), ""))
                     collection_docs[dir_rel] = fh.read(MAX_COLLECTION_BYTES).decode("utf-8").strip()
             except OSError as exc:
                 diag(rules.UNREADABLE_PATH, f"{dir_rel}/COLLECTION.md", f"cannot read: {exc.strerror or exc}",

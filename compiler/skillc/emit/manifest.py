@@ -12,7 +12,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from json.encoder import encode_basestring  # what json.dumps(ensure_ascii=False) quotes strings with
 from pathlib import Path
 from typing import Any
@@ -22,7 +22,6 @@ from ..layout import MANIFEST, MANIFEST_KIND, MANIFEST_VERSION
 from ..resolve_types import EmitContext
 from ..version import __version__
 from .common import pretty_json_rows, shown_location, write
-from .wellknown import legacy_known
 
 KIND = MANIFEST_KIND  # (the name sources.http and older code import)
 WIRE_FORMAT = "meerkat-skills-api/2.0"
@@ -64,35 +63,46 @@ def walk_files(root: Path, skip: tuple[str, ...] = ()) -> list[str]:
 
 def file_entries(root: Path, known: Mapping[str, tuple[str, int]],
                  per_skill: Mapping[str, tuple[str, int]] | None = None,
-                 stated: Mapping[str, tuple[int, int, int, str]] | None = None) -> list[dict[str, Any]]:
+                 stated: Mapping[str, tuple[int, int, int, str]] | None = None,
+                 listed: Iterable[str] = ()) -> list[dict[str, Any]]:
     """The manifest's ``files``: everything below ``root`` but the manifest, with SHA-256 and size
     (from ``known`` where given, else read).  With ``per_skill`` (path -> (sha256, size) of every
-    file below ``PER_SKILL_DIRS``), those folders are not walked: their files are these.
+    file below ``PER_SKILL_DIRS``), those folders are not walked: their files are these; nor are
+    the ``listed`` folders, whose files are those of ``known`` below them (``EmitCollected.listed``).
     ``stated``: path -> (inode, size, mtime_ns, sha256), taken while the file is still that inode,
     size and time (``EmitCollected.digests``)."""
+    trees = tuple(listed)
     rows: list[tuple[str, tuple[str, int]]] = []
-    for rel in walk_files(root, PER_SKILL_DIRS if per_skill is not None else ()):
+    for rel in walk_files(root, trees + (PER_SKILL_DIRS if per_skill is not None else ())):
         if rel == MANIFEST:
             continue
-        hit = known.get(rel)
-        if hit is None and stated and rel in stated:
-            ino, size, mtime, sha = stated[rel]
-            st = os.stat(root / rel, follow_symlinks=False)
-            if (st.st_ino, st.st_size, st.st_mtime_ns) == (ino, size, mtime):
-                hit = (sha, size)
-        if hit is None:
-            with open(root / rel, "rb") as fh:
-                size = os.fstat(fh.fileno()).st_size
-                hit = (hashlib.file_digest(fh, "sha256").hexdigest(), size)
-        rows.append((rel, hit))
+        rows.append((rel, known.get(rel) or _stated(root, rel, stated) or _hashed(root, rel)))
+    if trees:
+        below = tuple(t + "/" for t in trees)
+        rows.extend((rel, hit) for rel, hit in known.items() if rel.startswith(below))
     if per_skill is not None:
         rows.extend(per_skill.items())
-        for rel in SHARED_FILES:
-            if rel not in per_skill and os.path.isfile(root / rel):
-                with open(root / rel, "rb") as fh:
-                    rows.append((rel, (hashlib.file_digest(fh, "sha256").hexdigest(), os.fstat(fh.fileno()).st_size)))
+        rows.extend((rel, _hashed(root, rel)) for rel in SHARED_FILES
+                    if rel not in per_skill and os.path.isfile(root / rel))
+    if trees or per_skill is not None:
         rows.sort(key=lambda r: _path_key(r[0]))
     return [{"path": rel, "sha256": hit[0], "size": hit[1]} for rel, hit in rows]
+
+
+def _stated(root: Path, rel: str, stated: Mapping[str, tuple[int, int, int, str]] | None) -> tuple[str, int] | None:
+    """The digest an emitter stated for ``rel`` while the file is still the inode, size and time it had."""
+    seen = stated.get(rel) if stated else None
+    if seen is None:
+        return None
+    ino, size, mtime, sha = seen
+    st = os.stat(f"{root}/{rel}", follow_symlinks=False)
+    return (sha, size) if (st.st_ino, st.st_size, st.st_mtime_ns) == (ino, size, mtime) else None
+
+
+def _hashed(root: Path, rel: str) -> tuple[str, int]:
+    with open(f"{root}/{rel}", "rb") as fh:
+        size = os.fstat(fh.fileno()).st_size
+        return hashlib.file_digest(fh, "sha256").hexdigest(), size
 
 
 def manifest_document(ctx: EmitContext) -> dict[str, Any]:
@@ -105,7 +115,7 @@ def manifest_document(ctx: EmitContext) -> dict[str, Any]:
         for path, sha, size in art.bundle_files():
             (per_skill if path.startswith(_PER_SKILL_PREFIXES) else known)[path] = (sha, size)
         withheld.extend({"id": art.id, "path": p, "reason": r} for p, r in art.withheld)
-    known.update(legacy_known(ctx))
+    known.update(ctx.collected.known)
     epoch = ctx.options.source_date_epoch
     cwd = ctx.options.cwd
     kinds = {i.repository: i.type for i in res.inputs}
@@ -149,7 +159,7 @@ def manifest_document(ctx: EmitContext) -> dict[str, Any]:
         "redactions": [r.to_json() for r in ctx.options.redactions],
         "lint": ctx.options.lint_summary,
         "files": file_entries(ctx.out, known, per_skill if ctx.options.staging is not None else None,
-                              ctx.collected.digests),
+                              ctx.collected.digests, sorted(ctx.collected.listed)),
         # Published files with the executable bit (the files rows hold no mode): what another build
         # reading this bundle over HTTP needs to keep scripts runnable, as the zip archives do.
         "executables": sorted((p for s in res.skills for f in s.files if f.executable
@@ -167,15 +177,50 @@ def manifest_bytes(doc: Mapping[str, Any]) -> bytes:
     return pretty_json_rows(doc, "files", rows)
 
 
-def write_manifest(ctx: EmitContext) -> dict[str, Any]:
+def write_manifest(ctx: EmitContext) -> tuple[dict[str, Any], str]:
+    """Write the manifest; returns it and the SHA-256 of its bytes (``read_manifest``'s ``written``)."""
     doc = manifest_document(ctx)
-    write(ctx.out, MANIFEST, manifest_bytes(doc))
-    return doc
+    data = manifest_bytes(doc)
+    write(ctx.out, MANIFEST, data)
+    return doc, hashlib.sha256(data).hexdigest()
 
 
-def read_manifest(bundle: Path) -> dict[str, Any] | None:
-    """The manifest of a bundle, or None when ``bundle`` holds no (readable) skillc manifest."""
+def read_manifest(bundle: Path, written: str | None = None) -> Mapping[str, Any] | None:
+    """The manifest of a bundle, or None when ``bundle`` holds no (readable) skillc manifest.
+    ``written``: the SHA-256 of a manifest a build wrote there; when the file still holds those
+    bytes it is a skillc manifest, and is parsed only when first read (``WrittenManifest``: 13 MB
+    of JSON at 10,000 skills, which a steady rebuild never reads)."""
+    if written is not None:
+        try:
+            data = (bundle / MANIFEST).read_bytes()
+        except OSError:
+            return None
+        if hashlib.sha256(data).hexdigest() == written:
+            return WrittenManifest(data)
     return read_manifest_file(bundle / MANIFEST)
+
+
+class WrittenManifest(Mapping):
+    """A manifest known to be one a build wrote (by its bytes' hash), parsed on first use."""
+
+    __slots__ = ("_data", "_doc")
+
+    def __init__(self, data: bytes) -> None:
+        self._data, self._doc = data, None
+
+    def _get(self) -> dict[str, Any]:
+        if self._doc is None:
+            self._doc = json.loads(self._data)
+        return self._doc
+
+    def __getitem__(self, key: str) -> Any:
+        return self._get()[key]
+
+    def __iter__(self):
+        return iter(self._get())
+
+    def __len__(self) -> int:
+        return len(self._get())
 
 
 def read_manifest_file(path: Path) -> dict[str, Any] | None:

@@ -48,21 +48,29 @@ def gzip_bytes(data: bytes) -> bytes:
 
 
 def emit_precompressed(ctx: EmitContext) -> None:
+    known = ctx.collected.known
     for path in precompressed_sources(ctx.out):
         target = path.with_name(path.name + ".gz")
+        rel = path.relative_to(ctx.out).as_posix()
         with writing(target):
             # (unlinked first: a reused site is hard-linked from the visible bundle, never written through)
             target.unlink(missing_ok=True)
-            target.write_bytes(compressed(ctx.options.cache, path.read_bytes()))
+            data = compressed(ctx.options.cache, path, known.get(rel))
+            target.write_bytes(data)
+        known[rel + ".gz"] = (hashlib.sha256(data).hexdigest(), len(data))  # (the manifest reads it no more)
 
 
-def compressed(cache: Any, data: bytes) -> bytes:
-    """``gzip_bytes(data)``, from the build cache's ``gzip`` table when it holds them."""
+def compressed(cache: Any, path: Path, known: tuple[str, int] | None = None) -> bytes:
+    """``gzip_bytes`` of the file at ``path``, from the build cache's ``gzip`` table when it holds
+    them; ``known``: the file's (sha256, size) when an emitter stated them (then it is not read)."""
     if cache is None:
-        return gzip_bytes(data)
-    key = hashlib.sha256(data).hexdigest()
-    found = cache.get(GZIP_TABLE, key)
+        return gzip_bytes(path.read_bytes())
+    data = None
+    if known is None:
+        data = path.read_bytes()
+        known = (hashlib.sha256(data).hexdigest(), len(data))
+    found = cache.get(GZIP_TABLE, known[0])
     if not isinstance(found, bytes):
-        found = gzip_bytes(data)
-        cache.put(GZIP_TABLE, key, found)
+        found = gzip_bytes(data if data is not None else path.read_bytes())
+        cache.put(GZIP_TABLE, known[0], found)
     return found

@@ -493,7 +493,7 @@ def emit_skills(ctx: EmitContext) -> None:
         key = render_key(ctx, skill)
         rec = cache.get("render", key) if cache is not None else None
         art = SkillArtifacts.from_record(rec) if rec is not None else None  # type: ignore[arg-type]
-        if art is not None and staging.recycling and all(staging.provide(p, (s, n)) for p, s, n in art.bundle_files()):
+        if art is not None and staging.recycling and staging.provide_all(art.bundle_files()):
             _reused(cache, artifacts, art, progress)  # every file still in the recycled generation
         elif art is not None:
             reuse.append((skill, key, art))
@@ -517,7 +517,7 @@ def emit_skills(ctx: EmitContext) -> None:
 
     def produce(entry: tuple[SourceSkill, str, SkillArtifacts | None]) -> SkillArtifacts | None:
         skill, _, art = entry
-        if art is not None and all(staging.provide(p, (s, n)) for p, s, n in art.bundle_files()):
+        if art is not None and staging.provide_all(art.bundle_files()):
             return None
         if art is None:
             staging.ensure_dirs(planned_paths(skill), below=f"api/files/{skill.id}")

@@ -120,6 +120,17 @@ class Staging:
         self.linked += 1
         return True
 
+    def provide_all(self, files: Iterable[tuple[str, str, int]]) -> bool:
+        """``provide`` each ``(rel, sha256, size)``; False at the first it cannot.  The steady case,
+        every file still in the recycled generation, costs one dictionary lookup a file (53,000 at
+        10,000 skills) and no system call."""
+        files = list(files)
+        recycled = self.recycled
+        if all(recycled.get(rel) == (sha, size) for rel, sha, size in files):
+            self.kept += len(files)
+            return True
+        return all(self.provide(rel, (sha, size)) for rel, sha, size in files)
+
     def ensure_dirs(self, rels: Iterable[str], below: str = "") -> int:
         """Create (parents first) every folder the files ``rels`` need that does not exist yet;
         returns how many were made.  ``below``: only that folder and its subfolders (its parents

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from urllib.parse import quote
 
 from ..resolve_types import EmitContext
-from .common import compact_json, json_bytes, pretty_json_rows, skill_digest, write
+from .common import compact_json, json_bytes, pretty_json_rows, sha256_hex, skill_digest, write
 
 INDEX = ".well-known/agent-skills/index.json"
 LEGACY_DIR = ".well-known/skills"
@@ -117,16 +117,20 @@ def discovery_skills(ctx: EmitContext) -> list[DiscoverySkill]:
     return out
 
 
-def legacy_known(ctx: EmitContext) -> dict[str, tuple[str, int]]:
-    """``path -> (sha256, size)`` of the legacy tree's files, from the artifacts (for the manifest,
-    which then need not read 40,000 files again)."""
+def legacy_tree(ctx: EmitContext, skills: Sequence[DiscoverySkill]) -> dict[str, tuple[str, tuple[str, int]]]:
+    """Each file of the legacy tree: its path -> (the published file it is another name of, no
+    second copy on disk; its ``(sha256, size)``, from the artifacts: the manifest then reads none
+    of 13,000 files again).  SKILL.md is published under the spelling it had (skill.md too), while
+    the archive and this tree call it SKILL.md."""
     artifacts = ctx.collected.artifacts
-    out = {}
-    for skill in discovery_skills(ctx):
+    out: dict[str, tuple[str, tuple[str, int]]] = {}
+    for skill in skills:
         if skill.listable:
             art = artifacts[skill.id]
-            known = {("SKILL.md" if i == 0 else p): (s, n) for i, (p, s, n) in enumerate(art.files)}
-            out.update((f"{LEGACY_DIR}/{skill.name}/{path}", known[path]) for path in legacy_files(skill))
+            published = {("SKILL.md" if i == 0 else p): (p, s, n) for i, (p, s, n) in enumerate(art.files)}
+            for path in legacy_files(skill):
+                spelled, sha, size = published[path]
+                out[f"{LEGACY_DIR}/{skill.name}/{path}"] = (f"api/files/{skill.id}/{spelled}", (sha, size))
     return out
 
 
@@ -140,30 +144,24 @@ def write_legacy_tree(skills: Sequence[DiscoverySkill], place: Callable[[Discove
 
 def emit_well_known(ctx: EmitContext) -> None:
     skills = discovery_skills(ctx)
-    write(ctx.out, INDEX, agent_skills_index(skills, lambda s: relative_url(INDEX, s.archive)))
+    index, legacy = agent_skills_index(skills, lambda s: relative_url(INDEX, s.archive)), legacy_index(skills)
+    tree = legacy_tree(ctx, skills)
+    write(ctx.out, INDEX, index)
     staging = ctx.options.staging
     if staging is None:
-        write(ctx.out, LEGACY_INDEX, legacy_index(skills))
-        write_legacy_tree(skills, lambda skill, path, dest: write(
-            ctx.out, dest, (ctx.out / _published_file(ctx, skill, path)).read_bytes()))
-        return
-    # The recycled generation's tree is brought up to date file by file: a file that already is
-    # the published file's inode stays, another is replaced, what is gone is removed (``Staging``).
-    staging.reclaim(LEGACY_DIR)
-    staging.write(LEGACY_INDEX, legacy_index(skills))
-    write_legacy_tree(skills, lambda skill, path, dest: staging.link(_published_file(ctx, skill, path), dest))
-    staging.settle()
-
-
-def _published_file(ctx: EmitContext, skill: DiscoverySkill, path: str) -> str:
-    """The published file a legacy tree file is another name of (no second copy on disk); SKILL.md
-    is published under the spelling it had (skill.md too), while the archive and this tree call it
-    SKILL.md."""
-    return f"api/files/{skill.id}/{_published_spelling(ctx, skill, path)}"
-
-
-def _published_spelling(ctx: EmitContext, skill: DiscoverySkill, path: str) -> str:
-    if path != "SKILL.md":
-        return path
-    art = ctx.collected.artifacts[skill.id]
-    return art.files[0][0]
+        write(ctx.out, LEGACY_INDEX, legacy)
+        for dest, (published, _) in tree.items():
+            write(ctx.out, dest, (ctx.out / published).read_bytes())
+    else:
+        # The recycled generation's tree is brought up to date file by file: a file that already is
+        # the published file's inode stays, another is replaced, what is gone is removed (``Staging``).
+        staging.reclaim(LEGACY_DIR)
+        staging.write(LEGACY_INDEX, legacy)
+        for dest, (published, _) in tree.items():
+            staging.link(published, dest)
+        staging.settle()
+    # The tree holds exactly these files (the manifest need not walk it, nor read them)
+    known = ctx.collected.known
+    known.update((dest, entry) for dest, (_, entry) in tree.items())
+    known.update((rel, (sha256_hex(data), len(data))) for rel, data in ((INDEX, index), (LEGACY_INDEX, legacy)))
+    ctx.collected.listed.add(LEGACY_DIR)

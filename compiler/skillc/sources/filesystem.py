@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import fnmatch
 import hashlib
 import os
@@ -10,10 +11,10 @@ from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path, PurePosixPath
 
-from ..cache import BuildCache, stat_settled, stat_signature
+from ..cache import BuildCache, diagnostics_in, diagnostics_out, key_of, stat_settled, stat_signature
 from ..config.files import anchored
-from ..discover.walk import SKIP_DIRS, discover, path_key
-from ..model import ItemKind
+from ..discover.walk import SKIP_DIRS, DiscoveryOptions, WalkRecord, discover, listing_key, path_key
+from ..model import DiscoveredItem, Discovery, ItemKind
 from ..resolve_types import EMPTY_REPOSITORY, Repository, SkillFile, SourceInput, SourceListing, SourceSkill
 from ..validate.lint import LintConfig, read_item
 from .base import ReadItem, SourceError
@@ -143,6 +144,80 @@ def _remembered_listing(cache: BuildCache, base: str, skill_dir: str, nested: se
     return out
 
 
+def remembered_discovery(root: Path, options: DiscoveryOptions, cache: BuildCache) -> Discovery:
+    """``discover(root, options)``, from the build cache while nothing it depends on changed: the
+    stat of every folder it listed and file it read is the same and settled (``stat_settled``), or
+    a folder whose stat moved still lists the same names (``listing_key``: a file saved by
+    renaming a new one over it).  A skill added, removed or renamed changes its folder's listing,
+    so it is always seen; an edit inside a file changes no listing (the file's own stat decides
+    whether it is read again).  A walk that met a symbolic link, a skipped cache or bundle folder,
+    or an error is never remembered."""
+    root_abs = os.path.realpath(root)
+    key = key_of("discovery", root_abs, _options_key(options))
+    rec = cache.get(DISCOVERY_TABLE, key)
+    if rec is not None:
+        stats = _still(root_abs, rec)
+        if stats is not None:
+            if stats is not rec[0]:  # (folders listed again: their new stats, for the next build)
+                cache.put(DISCOVERY_TABLE, key, (stats, cache.started_ns, rec[2]))
+            return _discovery_in(root_abs, rec[2])
+    record = WalkRecord()
+    cache.stats.walked += 1
+    disc = discover(root, options, record=record)
+    if record.exact:
+        stats = tuple((rel, stat_signature(st), listed) for rel, st, listed in record.stats)
+        cache.put(DISCOVERY_TABLE, key, (stats, cache.started_ns, _discovery_out(disc)))
+    return disc
+
+
+DISCOVERY_TABLE = "discovery"
+
+
+def _options_key(options: DiscoveryOptions) -> tuple:
+    """Every field of the options, sets in a stable order (a frozenset's order changes from one
+    process to the next)."""
+    def stable(value: object) -> object:
+        return tuple(sorted(value)) if isinstance(value, (set, frozenset)) else value
+
+    return tuple((f.name, stable(getattr(options, f.name))) for f in dataclasses.fields(options))
+
+
+def _still(root_abs: str, rec: tuple) -> tuple | None:
+    """The remembered walk's stats when it still holds (each stat unchanged and settled, or the
+    folder listed again with the same ``listing_key``: then its new stat replaces the old), else None."""
+    stats, listed_ns, _ = rec
+    changed: dict[int, tuple] = {}
+    try:
+        for i, (rel, sig, listed) in enumerate(stats):
+            path = f"{root_abs}/{rel}" if rel else root_abs
+            now = stat_signature(os.stat(path))
+            if now == sig and stat_settled(sig, listed_ns):
+                continue
+            if not listed:  # (a file read: COLLECTION.md)
+                return None
+            with os.scandir(path) as it:
+                if listing_key(list(it)) != listed:
+                    return None
+            changed[i] = (rel, now, listed)
+    except OSError:
+        return None
+    if not changed:
+        return stats
+    return tuple(changed.get(i, row) for i, row in enumerate(stats))
+
+
+def _discovery_out(disc: Discovery) -> tuple:
+    """A discovery as plain values (records are never dataclasses: those unpickle slowly)."""
+    items = tuple((i.kind.value, i.path, i.skill_dir, i.file_name, i.aliases, i.listing) for i in disc.items)
+    return items, diagnostics_out(disc.diagnostics), tuple(disc.collection_docs.items()), disc.manifests
+
+
+def _discovery_in(root_abs: str, rec: tuple) -> Discovery:
+    items, diags, docs, manifests = rec
+    return Discovery(root_abs, tuple(DiscoveredItem(ItemKind(k), p, d, f, a, li) for k, p, d, f, a, li in items),
+                     diagnostics_in(diags), dict(docs), manifests)
+
+
 def list_directory(repo: Repository, root: Path, read: ReadItem | None, lint: LintConfig,
                    source_input: SourceInput, root_name: str | None = None,
                    instructions_dir: Path | None = None) -> SourceListing:
@@ -156,7 +231,8 @@ def list_directory(repo: Repository, root: Path, read: ReadItem | None, lint: Li
     read = read or read_item
     options = replace(lint.discovery, lightweight=instructions_dir is not None and repo.publish_lightweight,
                       conventions=instructions_dir is not None and repo.publish_conventions)  # (its exclude globs)
-    disc = discover(root, options)
+    cache: BuildCache | None = getattr(read, "cache", None)  # remembers listings and walks too
+    disc = remembered_discovery(root, options, cache) if cache is not None else discover(root, options)
     if any(d.code == "D105" and d.path == "" for d in disc.diagnostics):
         raise SourceError(f"repository {repo.name!r}: {root} does not exist or is not a directory")
     skills_items = [i for i in disc.items if i.kind is ItemKind.SKILL]
@@ -166,7 +242,6 @@ def list_directory(repo: Repository, root: Path, read: ReadItem | None, lint: Li
     nested = {i.skill_dir for i in skills_items}
     # The build's reader hashes through its stat cache and, given a file's stat, may not read it.
     digest: FileDigest | None = getattr(read, "file_digest", None)
-    cache: BuildCache | None = getattr(read, "cache", None)  # remembers listings too
     root_abs = disc.root  # already a real path, and discovery follows no directory link below it
     filtering = bool(repo.include or repo.exclude)
     progress = getattr(read, "progress", None)  # the build's progress bars (a terminal only)

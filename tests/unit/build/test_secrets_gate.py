@@ -15,7 +15,7 @@ import pytest
 
 from bundle_contract import build_env
 from conftest import run_skillc, write_skill
-from secret_forms import FORMS
+from secret_forms import FORMS, readable_bytes
 from skillc import gate, secrets
 
 GHP = "ghp_" + "u8jzPde0IgxLd6GncfBAepfJBd0Kh8oOOL8d"
@@ -23,30 +23,6 @@ HUNTER = "hunter2-" + "Secret-Pa55word"
 STANDIN = "changeme-" + "later"
 SLACK = "xoxb-" + "730519284016-4918273650192-" + "KLzdocJ2isAjIhKtJ0RlgLKO"
 SENDGRID = [f for f in FORMS if f[0] == "sendgrid key"][0][3]
-
-
-def _readable_bytes(out: Path) -> dict[str, bytes]:
-    """Every file of the bundle as a reader gets it: zip members, gunzipped files, SQLite rows."""
-    seen: dict[str, bytes] = {}
-    for path in sorted(out.rglob("*")):
-        if not path.is_file() or path.is_symlink():
-            continue
-        rel = path.relative_to(out).as_posix()
-        data = path.read_bytes()
-        seen[rel] = data
-        if data[:4] == b"PK\x03\x04":
-            with zipfile.ZipFile(io.BytesIO(data)) as zf:
-                for info in zf.infolist():
-                    seen[f"{rel}!{info.filename}"] = zf.read(info)
-        elif data[:2] == b"\x1f\x8b":
-            seen[f"{rel}!gunzip"] = gzip.decompress(data)
-        elif data[:16] == b"SQLite format 3\0":
-            db = sqlite3.connect(f"{path.as_uri()}?mode=ro", uri=True)
-            tables = [r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")]
-            rows = [repr(row) for t in tables for row in db.execute(f'SELECT * FROM "{t}"')]
-            seen[f"{rel}#rows"] = "\n".join(rows).encode("utf-8", "surrogatepass")
-            db.close()
-    return seen
 
 
 def _plant(tmp_path: Path) -> tuple[Path, Path]:
@@ -106,7 +82,7 @@ def planted_build(request, tmp_path_factory) -> tuple[Path, dict, str]:
 
 def test_no_planted_credential_in_any_byte_of_the_bundle(planted_build):
     out, _, mode = planted_build
-    readable = _readable_bytes(out)
+    readable = readable_bytes(out)
     assert any(k.endswith(".zip!standins/SKILL.md") for k in readable)  # (zips were opened)
     assert any(k.endswith(".zip!forms/SKILL.md") for k in readable) is (mode == "no-lint")
     assert any("#rows" in k for k in readable)  # (the memory snapshot's SQLite was read)

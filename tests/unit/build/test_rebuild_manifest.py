@@ -1,0 +1,43 @@
+"""What a rebuild knows of the bundle it replaces (issue 21): the manifest it wrote there is
+trusted by its bytes' hash, never by its name, and the files emitters state are listed as a walk
+and a read would list them."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+
+from test_build_trust import build_json
+
+from bundle_contract import build_env, make_sample_repo
+from conftest import run_skillc
+
+
+def test_a_manifest_replaced_after_the_build_is_read_again(tmp_path: Path):
+    """The last build's manifest is not parsed again while the output holds its very bytes; any
+    other file there is read as any manifest is (a stranger's file: refused without --force)."""
+    make_sample_repo(tmp_path / "repo")
+    build_json(tmp_path, "repo", "--out", "out")
+    build_json(tmp_path, "repo", "--out", "out")  # (the trusted manifest: a rebuild as any other)
+    manifest = tmp_path / "out/api/manifest.json"
+    manifest.write_text('{"kind": "not a manifest"}\n')
+    r = run_skillc("build", "repo", "--out", "out", cwd=tmp_path, env=build_env(tmp_path))
+    assert r.returncode == 1 and "holds no skillc bundle" in r.stderr
+
+
+def test_every_listed_digest_is_the_file_on_disk(tmp_path: Path):
+    """The digests emitters state (well-known indexes and tree, search index, precompressed copies)
+    are those of the bytes published, after a change and a removal too."""
+    repo = tmp_path / "repo"
+    make_sample_repo(repo)
+    build_json(tmp_path, "repo", "--out", "out")
+    first = next(p for p in sorted(repo.rglob("SKILL.md")))
+    first.write_text(first.read_text().replace("description: ", "description: Changed. ", 1))
+    for _ in range(2):
+        build_json(tmp_path, "repo", "--out", "out")
+        out = tmp_path / "out"
+        rows = json.loads((out / "api/manifest.json").read_bytes())["files"]
+        assert {r["path"]: (r["sha256"], r["size"]) for r in rows} == {
+            p.relative_to(out).as_posix(): (hashlib.sha256(p.read_bytes()).hexdigest(), p.stat().st_size)
+            for p in out.rglob("*") if p.is_file() and p != out / "api/manifest.json"}

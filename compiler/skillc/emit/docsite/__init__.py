@@ -46,6 +46,7 @@ from ..staging import Staging
 from .incremental import files_below, replace_bytes
 
 if TYPE_CHECKING:
+    from .model import SiteModel
     from .pages import Planned
 
 SITE_EXTRA_HINT = "pip install 'skillc[site]'"
@@ -286,13 +287,16 @@ def build_site(ctx: EmitContext, options: Mapping[str, object] | None = None) ->
 
 
 def _build_site(ctx: EmitContext, options: Mapping[str, object], epoch: int, child: subprocess.Popen) -> list[str]:
+    from . import incremental
     from .bounded import read_log, read_record, report_fallbacks, write_record
-    from .model import site_model
-    from .pages import project_plan
+    from .pages import project_plan, renderer_key
 
-    plan = project_plan(site_model(ctx), options)
-    key = site_key({rel: p.key for rel, p in plan.items()}, epoch)
     staging = ctx.options.staging or Staging(ctx.out)
+    state = None if ctx.cache_dir is None else incremental.state_dir(
+        ctx.cache_dir, staging.current_dir or bundle_path(ctx.out))
+    plan = project_plan(_model(ctx, state), options,
+                        None if state is None else incremental.compiled_templates(state, renderer_key()))
+    key = site_key({rel: p.key for rel, p in plan.items()}, epoch)
     reused = reuse(key, staging.current_dir, staging)
     if reused is not None:
         report_fallbacks(ctx, read_record(ctx.out))
@@ -312,6 +316,19 @@ def _build_site(ctx: EmitContext, options: Mapping[str, object], epoch: int, chi
     finally:
         if not os.environ.get("SKILLC_SITE_KEEP"):
             shutil.rmtree(work, ignore_errors=True)
+
+
+def _model(ctx: EmitContext, state: Path | None) -> SiteModel:
+    """``model.site_model_memo`` with the memo kept in the site's state folder ``state`` (a build
+    without a cache: none), saved again when this build's differs."""
+    from . import incremental
+    from .model import site_model_memo
+
+    memo = {} if state is None else incremental.read_memo(state)
+    model, kept = site_model_memo(ctx, memo)
+    if state is not None and kept != memo:
+        incremental.write_memo(state, kept)
+    return model
 
 
 def build_incremental(plan: Mapping[str, Planned], key: str, epoch: int, ctx: EmitContext,

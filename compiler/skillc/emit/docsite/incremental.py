@@ -19,7 +19,9 @@ import fcntl
 import hashlib
 import json
 import os
+import pickle
 import shutil
+import tempfile
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
@@ -31,6 +33,9 @@ if TYPE_CHECKING:
 
 FRAME_KEY = "frame.key"
 PAGE_KEYS = "pages.json"  # the key each project file was last written with (absent while it is being written)
+MODEL_MEMO = "model.pickle"  # each skill's memo record (``model.site_model_memo``)
+MEMO_FORMAT = "skillc-site-model-1"
+PAGE_TEMPLATES = "page-templates"  # the page templates compiled (``compiled_templates``)  # (the records' layout: ``model.MemoRecord``)
 
 
 def state_dir(cache_dir: Path, out: Path) -> Path:
@@ -98,6 +103,57 @@ def read_keys(folder: Path) -> dict[str, str] | None:
 
 def write_keys(folder: Path, plan: Mapping[str, Planned]) -> None:
     (folder / PAGE_KEYS).write_text(json.dumps({rel: p.key for rel, p in plan.items()}, sort_keys=True))
+
+
+def read_memo(folder: Path) -> dict[str, tuple]:
+    """The model's memo kept in ``folder`` (``write_memo``); empty when absent or unreadable (each
+    record is checked against its skill's key before use: ``model._skill_info``)."""
+    try:
+        with open(folder / MODEL_MEMO, "rb") as fh:
+            layout, memo = pickle.load(fh)
+    except (OSError, EOFError, pickle.UnpicklingError, ValueError, TypeError, AttributeError, ImportError):
+        return {}
+    ok = layout == MEMO_FORMAT and isinstance(memo, dict)
+    return memo if ok and all(isinstance(r, tuple) and len(r) == 8 for r in memo.values()) else {}
+
+
+def write_memo(folder: Path, memo: Mapping[str, tuple]) -> None:
+    """Replace the kept memo with ``memo`` (atomically: a build reading it meanwhile sees one whole
+    memo); a cache that cannot be written is only slower next time."""
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{MODEL_MEMO}.", dir=folder)
+        try:
+            with os.fdopen(fd, "wb") as fh:
+                pickle.dump((MEMO_FORMAT, dict(memo)), fh, protocol=pickle.HIGHEST_PROTOCOL)
+            os.replace(tmp, folder / MODEL_MEMO)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
+    except OSError:
+        pass
+
+
+def compiled_templates(state: Path, code_key: str) -> Path:
+    """The folder below the site's kept state (``state``) that keeps the page templates compiled
+    (``pages._environment``): named by what compiling depends on besides a template's source (the
+    environment's options, set by the code ``code_key`` digests and by ``resources``; Jinja;
+    Python), so a compiled template is only ever read by the code that wrote it; an older one's
+    folder is removed."""
+    import sys
+
+    import jinja2
+
+    from ... import resources
+
+    h = hashlib.sha256(f"{code_key}|{jinja2.__version__}|{sys.version}\0".encode())
+    h.update(Path(resources.__file__).read_bytes())
+    parent = state / PAGE_TEMPLATES
+    folder = parent / h.hexdigest()[:16]
+    if not folder.is_dir():
+        shutil.rmtree(parent, ignore_errors=True)
+        folder.mkdir(parents=True)
+    return folder
 
 
 def files_below(folder: Path) -> list[str]:

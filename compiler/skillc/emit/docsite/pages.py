@@ -198,8 +198,15 @@ def badge(entry: Mapping[str, Any]) -> Md:
 
 
 @cache
-def _environment():
+def _environment(compiled: str | None = None):
+    """The page templates' Jinja environment; ``compiled``: a folder keeping them compiled between
+    builds (Jinja's bytecode cache, which compiles a template again when its source changes):
+    compiling the 17 templates took longer than rendering a one-change rebuild's pages."""
     env = template_environment(data_dir("site"), trim_blocks=True, keep_trailing_newline=True, finalize=md)
+    if compiled is not None:
+        from jinja2 import FileSystemBytecodeCache
+
+        env.bytecode_cache = FileSystemBytecodeCache(compiled)
     env.filters.update(code=code, md=md, raw=Md, size=human_size, lint=lint_cell, files=size_cell, stars=stars,
                        badge=badge, tojson_text=_json, truncate_text=truncate_text, meta_value=meta_value,
                        lookup=lambda keys, mapping: [mapping[k] for k in keys])
@@ -212,7 +219,11 @@ def _json(value: Any) -> Md:
 
 
 def render(template: str, doc: str, **values: Any) -> str:
-    return _environment().get_template(template).render(page=Page(doc), **values)
+    return _render(_environment(), template, doc, values)
+
+
+def _render(env, template: str, doc: str, values: Mapping[str, Any]) -> str:
+    return env.get_template(template).render(page=Page(doc), **values)
 
 
 # Titles of the pages that are not skill pages (their H1s in site/pages/, and the 404 page's): a
@@ -367,18 +378,20 @@ def _fixed(text: str) -> Planned:
 
 
 def skill_keys(model: SiteModel) -> dict[str, str]:
-    """Each skill's digest: everything a page can show of it (the model's values print the same
-    in every process: strings, numbers, tuples, mappings built in a fixed order)."""
-    return {s.id: _digest(s) for s in model.skills}
+    """Each skill's digest: everything a page can show of it (``SkillInfo.digest``)."""
+    return {s.id: s.digest for s in model.skills}
 
 
-def project_plan(model: SiteModel, options: Mapping[str, Any] | None = None) -> dict[str, Planned]:
+def project_plan(model: SiteModel, options: Mapping[str, Any] | None = None,
+                 compiled: Path | None = None) -> dict[str, Planned]:
     """Every generated file of the mkdocs project, planned: ``mkdocs.yml``, ``docs/**.md``, the
     catalog data and the lists ``markdown_safe`` reads (``PUBLISHED_LIST``, ``PAGES_LIST``).
     Pages that read the whole model (home, collections, provenance, lint summary, memory, search)
     are rendered now; a skill's pages, its files' pages and the paged lists get only their own
-    values, and their key is made of those values (skills by ``skill_keys``)."""
+    values, and their key is made of those values (skills by ``skill_keys``).  ``compiled``: the
+    folder keeping the templates compiled (``incremental.compiled_templates``)."""
     options = dict(options or {})
+    env = _environment(None if compiled is None else str(compiled))
     by_id = {s.id: s for s in model.skills}
     keys = skill_keys(model)
     collections_by_path = {c.path: c for c in model.collections}
@@ -388,11 +401,11 @@ def project_plan(model: SiteModel, options: Mapping[str, Any] | None = None) -> 
               "top_collections": [c.path for c in model.collections if "/" not in c.path], "install": install}
 
     def add(doc: str, template: str, **values: Any) -> None:
-        plan["docs/" + doc] = _fixed(render(template, doc, **common, **values))
+        plan["docs/" + doc] = _fixed(_render(env, template, doc, {**common, **values}))
 
     def add_own(doc: str, template: str, key: tuple, values: Callable[[], dict[str, Any]]) -> None:
         plan["docs/" + doc] = Planned(_digest(renderer_key(), template, doc, key),
-                                      lambda: render(template, doc, **values()))
+                                      lambda: _render(env, template, doc, values()))
 
     def add_paged(folder: str, template: str, items: tuple, size: int, key: str, **values: Any) -> list[str]:
         chunks = _chunks_of(items, size)
@@ -423,7 +436,7 @@ def project_plan(model: SiteModel, options: Mapping[str, Any] | None = None) -> 
         _memory_pages(model, add)
     add("search/index.md", "pages/search.md.j2", memory=model.memory is not None)
     plan.update((rel, _fixed(text)) for rel, text in catalog_files(model).items())
-    plan.update((rel, _fixed(text)) for rel, text in _frame_files(model, options).items())
+    plan.update((rel, _fixed(text)) for rel, text in _frame_files(model, options, env).items())
     return plan
 
 
@@ -432,7 +445,7 @@ def project_files(model: SiteModel, options: Mapping[str, Any] | None = None) ->
     return {rel: planned.render() for rel, planned in project_plan(model, options).items()}
 
 
-def _frame_files(model: SiteModel, options: Mapping[str, Any]) -> dict[str, str]:
+def _frame_files(model: SiteModel, options: Mapping[str, Any], env) -> dict[str, str]:
     """``mkdocs.yml`` and the lists every page's rendering reads (``markdown_safe``)."""
     nav = [("Home", "index.md"), ("All skills", "all/index.md"), ("Collections", "collections/index.md"),
            ("Provenance", "provenance/index.md"), ("Lint", "lint/index.md"),
@@ -444,7 +457,7 @@ def _frame_files(model: SiteModel, options: Mapping[str, Any]) -> dict[str, str]
     # ...and a link to a supporting file that has a page of its own opens that page.
     files[PAGES_LIST] = "".join(sorted(f"{s.id}/{t.path}\t{url_path(text_doc(s.id, t.path)[:-len('index.md')])}\n"
                                        for s in model.skills for t in s.texts))
-    files["mkdocs.yml"] = _environment().get_template("mkdocs.yml.j2").render(
+    files["mkdocs.yml"] = env.get_template("mkdocs.yml.j2").render(
         model=model, nav=nav, site_name=options.get("site_name", "Skills"), site_url=options.get("site_url") or "",
         page=Page("mkdocs.yml"), markdown_extensions=yaml_entries(PUBLISHED_LIST, PAGES_LIST))
     return files

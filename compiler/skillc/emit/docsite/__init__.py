@@ -367,7 +367,7 @@ def build_incremental(plan: Mapping[str, Planned], key: str, epoch: int, ctx: Em
         (site / FALLBACK_RECORD).unlink(missing_ok=True)
         write_record(site, fallbacks)
         files, digests = _site_files(folder, site, key, None if clean else incremental.known_listing(
-            folder, removed, changed))
+            folder, removed, changed), frozenset() if clean else incremental.settled_outputs(plan, changed))
         (folder / incremental.FRAME_KEY).write_text(frame)
         clash = [n for n in sorted(os.listdir(site)) if n in RESERVED or (ctx.out / n).exists()]
         if clash:
@@ -379,24 +379,27 @@ def build_incremental(plan: Mapping[str, Planned], key: str, epoch: int, ctx: Em
         return names
 
 
-def _site_files(folder: Path, site: Path, key: str, known: list[str] | None) -> tuple[list[str], dict]:
+def _site_files(folder: Path, site: Path, key: str, known: list[str] | None,
+                settled: frozenset[str] = frozenset()) -> tuple[list[str], dict]:
     """The kept output's files (``known`` when the caller could tell them without walking, else
-    walked) with ``SITE_RECORD`` written, and the digests of those the bundle publishes."""
+    walked) with ``SITE_RECORD`` written, and the digests of those the bundle publishes
+    (``settled``: files unchanged since the last build, ``incremental.digests``)."""
     from . import incremental
 
     if known is not None:
         try:
-            return _listed(folder, site, key, known)
+            return _listed(folder, site, key, known, settled)
         except FileNotFoundError:  # (a file the known listing names is not there: walked instead)
             pass
     return _listed(folder, site, key, incremental.listing(site))
 
 
-def _listed(folder: Path, site: Path, key: str, listing: list[str]) -> tuple[list[str], dict]:
+def _listed(folder: Path, site: Path, key: str, listing: list[str],
+            settled: frozenset[str] = frozenset()) -> tuple[list[str], dict]:
     from . import incremental
 
     files = _record(site, key, listing)
-    return files, incremental.digests(folder, site, [rel for rel in files if not dropped(rel)])
+    return files, incremental.digests(folder, site, [rel for rel in files if not dropped(rel)], settled)
 
 
 def bundle_path(staging: Path) -> Path:

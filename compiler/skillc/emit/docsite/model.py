@@ -188,7 +188,9 @@ class SkillBase:
     """What a skill's page shows that costs nothing to compute (the build's records, labels): also
     part of the key its memo record is stored under (``memo_key``)."""
 
-    files: tuple[FileInfo, ...]
+    # (out of the repr, which the memo key digests: they are made from the published files'
+    # records, which the key holds as they are, and a repr of each FileInfo cost more than the rest)
+    files: tuple[FileInfo, ...] = field(repr=False)
     withheld: tuple[tuple[str, str], ...]
     archive: str | None
     repository: str
@@ -240,9 +242,10 @@ def memo_code_key() -> str:
 def memo_key(skill: SourceSkill, base: SkillBase, published: tuple | None) -> str:
     """The key of a skill's memo record: everything ``_skill_info`` reads (the document's values,
     the published files' digests ``published``, the ``base``) and the code (``memo_code_key``)."""
-    doc = skill.document
+    doc, repo = skill.document, skill.repository
     h = hashlib.sha256(memo_code_key().encode())
-    h.update(repr((skill.id, doc.kind.value, doc.path, doc.meta, published, base)).encode("utf-8", "surrogateescape"))
+    h.update(repr((skill.id, doc.kind.value, doc.path, doc.meta, repo.type, repo.tier.value, repo.priority, published,
+                   base)).encode("utf-8", "surrogateescape"))
     h.update(b"\0" + doc.body.encode("utf-8", "surrogateescape"))
     return h.hexdigest()
 

@@ -151,10 +151,14 @@ def _failed(returncode: int, output: str, site_dir: Path) -> None:
                      "rebuild with --no-site to skip it, or report the skill text that breaks it")
 
 
+_DROPPED_NAMES, _DROPPED_FOLDERS = frozenset(DROPPED), tuple(d + "/" for d in DROPPED)
+
+
 def dropped(rel: str) -> bool:
-    """A file mkdocs builds that the bundle leaves out (``DROPPED``, source maps)."""
-    return rel.endswith(".map") and rel.startswith("assets/") or any(
-        rel == d or rel.startswith(d + "/") for d in DROPPED)
+    """A file mkdocs builds that the bundle leaves out (``DROPPED``, source maps).  (Asked of each
+    of a 10,000-skill site's 40,000 files, three times a build: no generator per call.)"""
+    return rel in _DROPPED_NAMES or rel.startswith(_DROPPED_FOLDERS) or (
+        rel.endswith(".map") and rel.startswith("assets/"))
 
 
 def _drop(site_dir: Path) -> None:

@@ -186,11 +186,10 @@ def lint_verdicts(summary: Mapping[str, Any]) -> dict[tuple[str, str], tuple[str
 @dataclass(frozen=True)
 class SkillBase:
     """What a skill's page shows that costs nothing to compute (the build's records, labels): also
-    part of the key its memo record is stored under (``memo_key``)."""
+    part of the key its memo record is stored under (``memo_key`` names every field: a field
+    added here goes there too)."""
 
-    # (out of the repr, which the memo key digests: they are made from the published files'
-    # records, which the key holds as they are, and a repr of each FileInfo cost more than the rest)
-    files: tuple[FileInfo, ...] = field(repr=False)
+    files: tuple[FileInfo, ...]  # (made from the published files' records, which the memo key holds)
     withheld: tuple[tuple[str, str], ...]
     archive: str | None
     repository: str
@@ -244,8 +243,11 @@ def memo_key(skill: SourceSkill, base: SkillBase, published: tuple | None) -> st
     the published files' digests ``published``, the ``base``) and the code (``memo_code_key``)."""
     doc, repo = skill.document, skill.repository
     h = hashlib.sha256(memo_code_key().encode())
+    prov = base.provenance  # (its fields, not the dataclasses' reprs: those were half of the key's cost)
     h.update(repr((skill.id, doc.kind.value, doc.path, doc.meta, repo.type, repo.tier.value, repo.priority, published,
-                   base)).encode("utf-8", "surrogateescape"))
+                   base.withheld, base.archive, base.repository, base.location, prov.location, prov.commit, prov.path,
+                   prov.view_url, base.shadowed, base.diagnostics, base.memory, base.flat_name)
+                  ).encode("utf-8", "surrogateescape"))
     h.update(b"\0" + doc.body.encode("utf-8", "surrogateescape"))
     return h.hexdigest()
 

@@ -410,10 +410,11 @@ def project_plan(model: SiteModel, options: Mapping[str, Any] | None = None,
     def add_paged(folder: str, template: str, items: tuple, size: int, key: str, **values: Any) -> list[str]:
         chunks = _chunks_of(items, size)
         docs = [paged_doc(folder, n + 1) for n in range(len(chunks))]
+        shared = _digest(docs, sorted(values.items()))  # (once a list, not once a page: 200 pages at 10,000 skills)
         for n, (doc, chunk) in enumerate(zip(docs, chunks)):
             own = {"docs": docs, "number": n + 1, key: chunk, **values}
             shown = tuple(keys[s.id] if isinstance(s, SkillInfo) else s for s in chunk)
-            add_own(doc, template, (docs, n + 1, shown, sorted(values.items())), lambda own=own: own)
+            add_own(doc, template, (shared, n + 1, shown), lambda own=own: own)
         return docs
 
     all_docs = add_paged("all", "pages/all.md.j2", model.skills, PAGE_SIZE, "skills", total=len(model.skills))
@@ -423,7 +424,7 @@ def project_plan(model: SiteModel, options: Mapping[str, Any] | None = None,
         children = {p: collections_by_path[p] for p in c.children}  # (the tree one level deep)
         add_paged(collection_doc(c.path).rsplit("/", 1)[0], "pages/collection.md.j2",
                   tuple(by_id[i] for i in c.skills), PAGE_SIZE, "skills", collection=c, collections_by_path=children)
-    _skill_pages(model, add_own, keys, install)
+    _skill_pages(model, add_own, keys, install, repr(install))
     add("provenance/index.md", "pages/provenance.md.j2")
     rules, groups = lint_views(model)
     add("lint/index.md", "pages/lint.md.j2", lint_rules=rules, lint_groups=groups)
@@ -463,13 +464,13 @@ def _frame_files(model: SiteModel, options: Mapping[str, Any], env) -> dict[str,
     return files
 
 
-def _skill_pages(model: SiteModel, add_own, keys: Mapping[str, str], install: Install) -> None:
+def _skill_pages(model: SiteModel, add_own, keys: Mapping[str, str], install: Install, install_key: str) -> None:
     titles = skill_titles(model)
     for s in model.skills:
         doc = skill_doc(s.id)
         # The title goes to site/overrides/main.html as page.meta.skillc_title (escaped there), not
         # as mkdocs' `title`, which material prints unescaped; the page's H1 stays the name.
-        add_own(doc, "pages/skill.md.j2", (keys[s.id], titles[s.id], install), lambda s=s, doc=doc: dict(
+        add_own(doc, "pages/skill.md.j2", (keys[s.id], titles[s.id], install_key), lambda s=s, doc=doc: dict(
             skill=s, body=body_markdown(s, Page(doc)), meta=front_matter(skillc_title=titles[s.id]),
             text_paths={t.path for t in s.texts}, install=install))
         for t in s.texts:

@@ -293,7 +293,8 @@ def build_site(ctx: EmitContext, options: Mapping[str, object] | None = None) ->
 def _build_site(ctx: EmitContext, options: Mapping[str, object], epoch: int, child: subprocess.Popen) -> list[str]:
     from . import incremental
     from .bounded import read_log, read_record, report_fallbacks, write_record
-    from .pages import project_plan, renderer_key
+    from .keys import renderer_key
+    from .pages import project_plan
 
     staging = ctx.options.staging or Staging(ctx.out)
     state = None if ctx.cache_dir is None else incremental.state_dir(

@@ -37,6 +37,7 @@ from urllib.parse import quote
 
 from ...formatting import human_size
 from ...resources import data_dir, template_environment
+from .keys import renderer_key
 from .markdown_config import yaml_entries
 from .markdown_safe import FILES_REFERENCE, visible_bidi
 from .model import CATEGORIES, SiteModel, SkillInfo, collection_of
@@ -356,20 +357,6 @@ class Planned:
 
 def _digest(*parts: Any) -> str:
     return hashlib.sha256(repr(parts).encode("utf-8", "surrogateescape")).hexdigest()
-
-
-@cache
-def renderer_key() -> str:
-    """What turns the inputs into a page's Markdown: the page templates, this package's code, the
-    skillc version (the helpers it calls elsewhere change with it)."""
-    from ...version import __version__
-
-    h = hashlib.sha256(__version__.encode())
-    folder = Path(__file__).resolve().parent
-    for path in sorted([*data_dir("site").joinpath("pages").glob("*.j2"), data_dir("site") / "mkdocs.yml.j2",
-                        *folder.glob("*.py")]):
-        h.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
-    return h.hexdigest()
 
 
 def _fixed(text: str) -> Planned:

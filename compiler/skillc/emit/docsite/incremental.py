@@ -137,12 +137,12 @@ def write_memo(folder: Path, memo: Mapping[str, tuple]) -> None:
         pass
 
 
-def compiled_templates(state: Path, code_key: str) -> Path:
+def compiled_templates(state: Path, code_key: str) -> Path | None:
     """The folder below the site's kept state (``state``) that keeps the page templates compiled
     (``pages._environment``): named by what compiling depends on besides a template's source (the
     environment's options, set by the code ``code_key`` digests and by ``resources``; Jinja;
     Python), so a compiled template is only ever read by the code that wrote it; an older one's
-    folder is removed."""
+    folder is removed.  None when it cannot be made (a read-only cache: templates compiled each build)."""
     import sys
 
     import jinja2
@@ -155,8 +155,11 @@ def compiled_templates(state: Path, code_key: str) -> Path:
     folder = parent / h.hexdigest()[:16]
     if not folder.is_dir():
         shutil.rmtree(parent, ignore_errors=True)
-        folder.mkdir(parents=True)
-    return folder
+        try:
+            folder.mkdir(parents=True)
+        except OSError:
+            return None
+    return folder if os.access(folder, os.W_OK) else None
 
 
 def files_below(folder: Path) -> list[str]:

@@ -328,10 +328,7 @@ def site_model_memo(ctx: EmitContext, memo: SkillMemo) -> tuple[SiteModel, dict[
     res = ctx.resolution
     cwd = ctx.options.cwd
     kinds = {i.repository: i.type for i in res.inputs}
-    shadows: dict[str, list[ShadowInfo]] = {}
-    for sh in res.shadowed:
-        shadows.setdefault(sh.id, []).append(ShadowInfo(
-            repository_label(sh.loser, cwd), sh.loser_priority, site_location(kinds.get(sh.loser, ""), sh.loser_source, cwd)))
+    shadows = _shadows(res.shadowed, kinds, cwd)
     summary = ctx.options.lint_summary
     rows = tuple(summary.get("diagnostics", ()))
     messages = _redacted_messages(rows)
@@ -382,6 +379,15 @@ def site_model_memo(ctx: EmitContext, memo: SkillMemo) -> tuple[SiteModel, dict[
                         for r in rows),
         excluded=tuple((redacted(e), redacted(str(reasons.get(e, "lint errors")))) for e in res.excluded),
         memory=memory), kept
+
+
+def _shadows(shadowed, kinds: Mapping[str, str], cwd: str | None) -> dict[str, list[ShadowInfo]]:
+    """The copies each published skill shadows, by its ID."""
+    shadows: dict[str, list[ShadowInfo]] = {}
+    for sh in shadowed:
+        shadows.setdefault(sh.id, []).append(ShadowInfo(
+            repository_label(sh.loser, cwd), sh.loser_priority, site_location(kinds.get(sh.loser, ""), sh.loser_source, cwd)))
+    return shadows
 
 
 def _redacted_messages(rows) -> dict[str, str]:

@@ -398,14 +398,14 @@ def test_a_title_is_text_never_markup(tmp_path: Path, monkeypatch):
     from skillc.emit.docsite import model as site_model_module
 
     evil = "</title><script>alert(1)</script> &amp; \"q\" 'q'"
-    real = site_model_module.site_model
+    real = site_model_module.site_model_memo
 
-    def hostile_names(ctx):
-        m = real(ctx)
+    def hostile_names(ctx, memo):
+        m, kept = real(ctx, memo)
         return dataclasses.replace(m, skills=tuple(
-            dataclasses.replace(s, name=evil) if s.id in ("hostile", "deploy-helper") else s for s in m.skills))
+            dataclasses.replace(s, name=evil) if s.id in ("hostile", "deploy-helper") else s for s in m.skills)), kept
 
-    monkeypatch.setattr(site_model_module, "site_model", hostile_names)
+    monkeypatch.setattr(site_model_module, "site_model_memo", hostile_names)
     make_site_repos(tmp_path)
     run_build(BuildOptions(paths=("team",), out="out", cwd=tmp_path, cache_dir=tmp_path / "cache",
                            env={"SOURCE_DATE_EPOCH": "1700000000"}))

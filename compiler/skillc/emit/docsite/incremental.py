@@ -19,7 +19,9 @@ import fcntl
 import hashlib
 import json
 import os
+import pickle
 import shutil
+import tempfile
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
@@ -31,6 +33,9 @@ if TYPE_CHECKING:
 
 FRAME_KEY = "frame.key"
 PAGE_KEYS = "pages.json"  # the key each project file was last written with (absent while it is being written)
+MODEL_MEMO = "model.pickle"  # each skill's memo record (``model.site_model_memo``)
+MEMO_FORMAT = "skillc-site-model-1"
+PAGE_TEMPLATES = "page-templates"  # the page templates compiled (``compiled_templates``)  # (the records' layout: ``model.MemoRecord``)
 
 
 def state_dir(cache_dir: Path, out: Path) -> Path:
@@ -72,10 +77,13 @@ def sync(plan: Mapping[str, Planned], project: Path, previous: Mapping[str, str]
     for rel in removed:
         (project / rel).unlink(missing_ok=True)
     changed: list[str] = []
+    unchanged = previous if previous is not None else {}
     for rel, planned in plan.items():
-        path = project / rel
-        if previous is not None and previous.get(rel) == planned.key and path.is_file():
+        # (no stat of the 23,000 unchanged files: only this function writes the kept project, under
+        # the lock, and ``previous`` is read only when the last sync finished: ``build_incremental``)
+        if unchanged.get(rel) == planned.key:
             continue
+        path = project / rel
         data = planned.render().encode("utf-8", "surrogateescape")
         try:
             if path.read_bytes() == data:
@@ -98,6 +106,60 @@ def read_keys(folder: Path) -> dict[str, str] | None:
 
 def write_keys(folder: Path, plan: Mapping[str, Planned]) -> None:
     (folder / PAGE_KEYS).write_text(json.dumps({rel: p.key for rel, p in plan.items()}, sort_keys=True))
+
+
+def read_memo(folder: Path) -> dict[str, tuple]:
+    """The model's memo kept in ``folder`` (``write_memo``); empty when absent or unreadable (each
+    record is checked against its skill's key before use: ``model._skill_info``)."""
+    try:
+        with open(folder / MODEL_MEMO, "rb") as fh:
+            layout, memo = pickle.load(fh)
+    except (OSError, EOFError, pickle.UnpicklingError, ValueError, TypeError, AttributeError, ImportError):
+        return {}
+    ok = layout == MEMO_FORMAT and isinstance(memo, dict)
+    return memo if ok and all(isinstance(r, tuple) and len(r) == 8 for r in memo.values()) else {}
+
+
+def write_memo(folder: Path, memo: Mapping[str, tuple]) -> None:
+    """Replace the kept memo with ``memo`` (atomically: a build reading it meanwhile sees one whole
+    memo); a cache that cannot be written is only slower next time."""
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{MODEL_MEMO}.", dir=folder)
+        try:
+            with os.fdopen(fd, "wb") as fh:
+                pickle.dump((MEMO_FORMAT, dict(memo)), fh, protocol=pickle.HIGHEST_PROTOCOL)
+            os.replace(tmp, folder / MODEL_MEMO)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
+    except OSError:
+        pass
+
+
+def compiled_templates(state: Path, code_key: str) -> Path | None:
+    """The folder below the site's kept state (``state``) that keeps the page templates compiled
+    (``pages._environment``): named by what compiling depends on besides a template's source (the
+    environment's options, set by the code ``code_key`` digests and by ``resources``; Jinja;
+    Python), so a compiled template is only ever read by the code that wrote it; an older one's
+    folder is removed.  None when it cannot be made (a read-only cache: templates compiled each build)."""
+    import sys
+
+    import jinja2
+
+    from ... import resources
+
+    h = hashlib.sha256(f"{code_key}|{jinja2.__version__}|{sys.version}\0".encode())
+    h.update(Path(resources.__file__).read_bytes())
+    parent = state / PAGE_TEMPLATES
+    folder = parent / h.hexdigest()[:16]
+    if not folder.is_dir():
+        shutil.rmtree(parent, ignore_errors=True)
+        try:
+            folder.mkdir(parents=True)
+        except OSError:
+            return None
+    return folder if os.access(folder, os.W_OK) else None
 
 
 def files_below(folder: Path) -> list[str]:
@@ -155,6 +217,14 @@ def known_listing(folder: Path, removed: list[str], changed: list[str]) -> list[
     return files
 
 
+def settled_outputs(plan: Mapping[str, Planned], changed: list[str]) -> frozenset[str]:
+    """The built files of the project files ``sync`` left as they were: ``mkdocs build --dirty``
+    renders a page only when its source is newer than its output, so within one frame it wrote
+    none of them (the theme's files, the 404 page and the build's records are not among them)."""
+    written = set(changed)
+    return frozenset(out for rel in plan if rel not in written and (out := output_of(rel)) is not None)
+
+
 def link_site(site: Path, staging: Staging, skip, files: list[str],
               inodes: Mapping[str, tuple[int, int, int, str]]) -> list[str]:
     """Hard-link the built site into the staging folder (a copy where linking fails: another file
@@ -190,19 +260,26 @@ def link_site(site: Path, staging: Staging, skip, files: list[str],
 DIGESTS = "digests.json"  # the kept output's files: rel -> [inode, size, mtime_ns, sha256]
 
 
-def digests(folder: Path, site: Path, files: list[str]) -> dict[str, tuple[int, int, int, str]]:
+def digests(folder: Path, site: Path, files: list[str], settled: frozenset[str] = frozenset()
+            ) -> dict[str, tuple[int, int, int, str]]:
     """The SHA-256 of each of the kept output's ``files``, hashed only where the file is not the
     inode, size and time it was last hashed at (what mkdocs wrote again: a few files on a
     rebuild); the table is kept in ``folder``.  The manifest then reads none of the others (a
-    10,000-skill site is 286 MB, 3 s to hash on every build)."""
+    10,000-skill site is 286 MB, 3 s to hash on every build).  ``settled``: files nothing wrote
+    since the table was made (``settled_outputs``), taken from it without a ``stat`` (23,000 of
+    them at 10,000 skills; the manifest still takes a digest only for the inode, size and time it
+    finds in the bundle)."""
     try:
         table = json.loads((folder / DIGESTS).read_bytes())
     except (OSError, ValueError):
         table = {}
     out: dict[str, tuple[int, int, int, str]] = {}
     for rel in files:
-        st = os.stat(site / rel, follow_symlinks=False)
         seen = table.get(rel)
+        if rel in settled and isinstance(seen, list) and len(seen) == 4:
+            out[rel] = tuple(seen)
+            continue
+        st = os.stat(site / rel, follow_symlinks=False)
         if isinstance(seen, list) and seen[:3] == [st.st_ino, st.st_size, st.st_mtime_ns]:
             out[rel] = (st.st_ino, st.st_size, st.st_mtime_ns, seen[3])
             continue

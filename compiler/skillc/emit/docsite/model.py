@@ -10,10 +10,12 @@ copy the rest of the bundle does not.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from functools import cached_property, lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -85,6 +87,13 @@ class SkillInfo:
     texts: tuple[TextPage, ...] = ()  # supporting text files, each a page of its own
     provenance: Provenance | None = None
 
+    @cached_property
+    def digest(self) -> str:
+        """Everything a page can show of the skill, digested (the model's values print the same in
+        every process: strings, numbers, tuples, mappings built in a fixed order).  ``site_model_memo``
+        sets it from the skill's memo record; a copy made with ``dataclasses.replace`` computes its own."""
+        return hashlib.sha256(repr(self).encode("utf-8", "surrogateescape")).hexdigest()
+
     @property
     def main_file(self) -> str:
         """The published name of the skill's SKILL.md (``skill.md`` for a skill stored so): always first."""
@@ -150,11 +159,9 @@ def collection_of(skill_id: str) -> str:
     return skill_id.rsplit("/", 1)[0] if "/" in skill_id else ""
 
 
-def _provenance(skill: SourceSkill, ctx: EmitContext, main_file: str) -> Provenance:
-    repo, cwd = skill.repository, ctx.options.cwd
-    commit = next((i.resolved or "" for i in ctx.resolution.inputs if i.repository == repo.name), "")
+def _provenance(skill: SourceSkill, commit: str, location: str, main_file: str) -> Provenance:
+    repo = skill.repository
     path = "/".join(p for p in (repo.skills_root.strip("/"), skill.id, main_file) if p)
-    location = site_location(repo.type, repo.location, cwd, repo.config_file)
     git = repo.type == "git"
     return Provenance(location=location, commit=commit if git else "", path=path,
                       view_url=view_url(repo.location, commit, path) if git else "")
@@ -176,30 +183,121 @@ def lint_verdicts(summary: Mapping[str, Any]) -> dict[tuple[str, str], tuple[str
     return {key: lint_verdict(sevs) for key, sevs in severities.items()}
 
 
-def _skill_info(skill: SourceSkill, ctx: EmitContext, shadows, diags, memory_notes, flat_name: str) -> SkillInfo:
+@dataclass(frozen=True)
+class SkillBase:
+    """What a skill's page shows that costs nothing to compute (the build's records, labels): also
+    part of the key its memo record is stored under (``memo_key`` names every field: a field
+    added here goes there too)."""
+
+    files: tuple[FileInfo, ...]  # (made from the published files' records, which the memo key holds)
+    withheld: tuple[tuple[str, str], ...]
+    archive: str | None
+    repository: str
+    location: str
+    provenance: Provenance
+    shadowed: tuple[ShadowInfo, ...]
+    diagnostics: tuple[DiagnosticInfo, ...]
+    memory: tuple[Mapping[str, Any], ...]
+    flat_name: str
+
+
+# A skill's memo record (``SkillMemo``): (key, digest, name, description, body or None when the
+# redacted body is the document's own, metadata, tags, texts as (path, text, language) tuples).
+# Plain tuples: they unpickle several times faster than dataclasses (``skillc.cache``).
+MemoRecord = tuple
+SkillMemo = Mapping[str, MemoRecord]  # skill ID -> its record
+
+
+def _base(skill: SourceSkill, ctx: EmitContext, commits: Mapping[str, str], shadows, diags, memory_notes,
+          flat_name: str) -> SkillBase:
     art = ctx.collected.artifacts.get(skill.id)
-    lint = lint_verdict([d.severity for d in diags])
     if art is not None:
         files = tuple(FileInfo(p, n) for p, _, n in art.files)
         withheld, archive = tuple(art.withheld), (art.archive[0] if art.archive else None)
     else:
         files, withheld, archive = tuple(FileInfo(f.path, f.size) for f in skill.files), (), None
+    repo, cwd = skill.repository, ctx.options.cwd
+    location = site_location(repo.type, repo.location, cwd, repo.config_file)
+    return SkillBase(files, withheld, archive, repository_label(repo.name, cwd), location,
+                     _provenance(skill, commits.get(repo.name, ""), location, files[0].path if files else "SKILL.md"),
+                     shadows, diags, memory_notes, flat_name)
+
+
+@lru_cache(maxsize=1)
+def memo_code_key() -> str:
+    """What turns a skill's inputs into its ``SkillInfo`` besides them: this package's code and
+    templates (``keys.renderer_key``), the secret scan's code, the build cache's format, the
+    Pygments version (``language_of``)."""
+    from importlib.metadata import version
+
+    from ...cache import FORMAT
+    from .keys import renderer_key
+
+    h = hashlib.sha256(f"{renderer_key()}|{FORMAT}|pygments={version('pygments')}\0".encode())
+    h.update(Path(secrets.__file__).read_bytes())
+    return h.hexdigest()
+
+
+def memo_key(skill: SourceSkill, base: SkillBase, published: tuple | None) -> str:
+    """The key of a skill's memo record: everything ``_skill_info`` reads (the document's values,
+    the published files' digests ``published``, the ``base``) and the code (``memo_code_key``)."""
+    doc, repo = skill.document, skill.repository
+    h = hashlib.sha256(memo_code_key().encode())
+    prov = base.provenance  # (its fields, not the dataclasses' reprs: those were half of the key's cost)
+    h.update(repr((skill.id, doc.kind.value, doc.path, doc.meta, repo.type, repo.tier.value, repo.priority, published,
+                   base.withheld, base.archive, base.repository, base.location, prov.location, prov.commit, prov.path,
+                   prov.view_url, base.shadowed, base.diagnostics, base.memory, base.flat_name)
+                  ).encode("utf-8", "surrogateescape"))
+    h.update(b"\0" + doc.body.encode("utf-8", "surrogateescape"))
+    return h.hexdigest()
+
+
+def _skill_info(skill: SourceSkill, ctx: EmitContext, base: SkillBase, memo: SkillMemo,
+                kept: dict[str, MemoRecord]) -> SkillInfo:
+    """The skill's ``SkillInfo``: its redacted texts and supporting file pages from its ``memo``
+    record when that has the same key (a rebuild: the secret scan and the reads are most of the
+    model's cost), else computed; the record used goes into ``kept``."""
+    art = ctx.collected.artifacts.get(skill.id)
+    # (without the skills emitter's records the supporting files' digests are unknown: not memoised)
+    key = memo_key(skill, base, tuple(art.files)) if art is not None else ""
+    record = memo.get(skill.id)
+    if not key or record is None or record[0] != key:
+        record = _memo_record(skill, ctx, base, key)
+    if key:
+        kept[skill.id] = record
+    _, digest, name, description, body, meta, tags, texts = record
+    info = _info(skill, base, name, description, skill.document.body if body is None else body, meta, tags,
+                 tuple(TextPage(*t) for t in texts))
+    if digest:
+        info.__dict__["digest"] = digest  # (the cached property: the record's digest is this info's)
+    return info
+
+
+def _memo_record(skill: SourceSkill, ctx: EmitContext, base: SkillBase, key: str) -> MemoRecord:
+    """A skill's expensive values computed: its texts redacted, its supporting files read."""
     body = redacted(skill.document.body)
     meta = tuple((str(k), redacted(_meta_text(v))) for k, v in sorted(skill.document.meta.items(), key=lambda kv: str(kv[0]))
                  if k not in ("name", "description"))
-    repo, cwd = skill.repository, ctx.options.cwd
-    main = files[0].path if files else "SKILL.md"
+    tags = tuple(redacted(t) for t in skill_tags(skill))
+    texts = text_pages(ctx.out / "api" / "files" / skill.id, [f.path for f in base.files[1:]])
+    name, description = redacted(skill.name), redacted(skill.description)
+    info = _info(skill, base, name, description, body, meta, tags, texts)
+    return (key, info.digest if key else "", name, description, None if body == skill.document.body else body, meta,
+            tags, tuple((t.path, t.text, t.language) for t in texts))
+
+
+def _info(skill: SourceSkill, base: SkillBase, name: str, description: str, body: str, meta, tags,
+          texts) -> SkillInfo:
+    repo, diags = skill.repository, base.diagnostics
+    lint = lint_verdict([d.severity for d in diags])
     return SkillInfo(
-        id=skill.id, name=redacted(skill.name), description=redacted(skill.description),
-        collection=collection_of(skill.id), repository=repository_label(repo.name, cwd), repository_type=repo.type,
-        location=site_location(repo.type, repo.location, cwd, repo.config_file), tier=repo.tier.value,
-        priority=repo.priority, shadowed=shadows, lint=lint[0], warnings=lint[1], diagnostics=diags,
-        files=files, withheld=withheld, archive=archive, size=sum(f.size for f in files), body=body,
+        id=skill.id, name=name, description=description, collection=collection_of(skill.id),
+        repository=base.repository, repository_type=repo.type, location=base.location, tier=repo.tier.value,
+        priority=repo.priority, shadowed=base.shadowed, lint=lint[0], warnings=lint[1], diagnostics=diags,
+        files=base.files, withheld=base.withheld, archive=base.archive, size=sum(f.size for f in base.files), body=body,
         body_lines=body.count("\n") + (1 if body and not body.endswith("\n") else 0),
-        body_tokens=math.ceil(len(body) / 4), metadata=meta, memory=memory_notes, flat_name=flat_name,
-        tags=tuple(redacted(t) for t in skill_tags(skill)),
-        texts=text_pages(ctx.out / "api" / "files" / skill.id, [f.path for f in files[1:]]),
-        provenance=_provenance(skill, ctx, main))
+        body_tokens=math.ceil(len(body) / 4), metadata=meta, memory=base.memory, flat_name=base.flat_name,
+        tags=tags, texts=texts, provenance=base.provenance)
 
 
 def read_memory(out: Path) -> MemoryInfo | None:
@@ -220,33 +318,36 @@ def read_memory(out: Path) -> MemoryInfo | None:
 
 
 def site_model(ctx: EmitContext) -> SiteModel:
+    """What the site shows (``site_model_memo`` without a memo)."""
+    return site_model_memo(ctx, {})[0]
+
+
+def site_model_memo(ctx: EmitContext, memo: SkillMemo) -> tuple[SiteModel, dict[str, MemoRecord]]:
+    """What the site shows, each skill's expensive values taken from ``memo`` where its record's key
+    is the skill's (``_skill_info``); returns the model and the memo of this build's skills."""
     res = ctx.resolution
     cwd = ctx.options.cwd
     kinds = {i.repository: i.type for i in res.inputs}
-    shadows: dict[str, list[ShadowInfo]] = {}
-    for sh in res.shadowed:
-        shadows.setdefault(sh.id, []).append(ShadowInfo(
-            repository_label(sh.loser, cwd), sh.loser_priority, site_location(kinds.get(sh.loser, ""), sh.loser_source, cwd)))
+    shadows = _shadows(res.shadowed, kinds, cwd)
     summary = ctx.options.lint_summary
     rows = tuple(summary.get("diagnostics", ()))
+    messages = _redacted_messages(rows)
     # A skill's findings are its published copy's: the winner's repository only (a shadowed copy of
     # the same ID has its own), lint and resolution (R1xx) alike.
     per_skill: dict[tuple[str, str], list[DiagnosticInfo]] = {}
     for r in rows:
         if r.get("skill"):
             per_skill.setdefault((r.get("repository", ""), r["skill"]), []).append(DiagnosticInfo(
-                r["severity"], r["code"], r["path"], r["line"], redacted(r["message"])))
+                r["severity"], r["code"], r["path"], r["line"], messages[r["message"]]))
     memory = read_memory(ctx.out)
-    notes: dict[str, list] = {}
-    if memory is not None:
-        for e in memory.entries:
-            ns = str(e.get("namespace", ""))
-            if ns.startswith("skill/") and e.get("status", "active") == "active":
-                notes.setdefault(ns[len("skill/"):], []).append(e)
+    notes = _skill_notes(memory)
     flat = res.flat_names  # (the resolve stage's one mapping: skillc.flatnames)
+    commits = {i.repository: i.resolved or "" for i in reversed(res.inputs)}  # (the first input of a name)
+    kept: dict[str, MemoRecord] = {}
     skills = tuple(
-        _skill_info(s, ctx, tuple(shadows.get(s.id, ())), tuple(per_skill.get((s.repository.name, s.id), ())),
-                    tuple(notes.get(s.id, ()) or notes.get(s.name, ())), flat.get(s.id, ""))
+        _skill_info(s, ctx, _base(s, ctx, commits, tuple(shadows.get(s.id, ())),
+                                  tuple(per_skill.get((s.repository.name, s.id), ())),
+                                  tuple(notes.get(s.id, ()) or notes.get(s.name, ())), flat.get(s.id, "")), memo, kept)
         for s in res.skills)
     paths = {c.path for c in res.collections}
     children: dict[str, list[str]] = {p: [] for p in paths}
@@ -274,7 +375,32 @@ def site_model(ctx: EmitContext) -> SiteModel:
         shadowing=shadowing, lint_profile=str(summary.get("profile", "")),
         lint_errors=int(summary.get("errors", 0)), lint_warnings=int(summary.get("warnings", 0)),
         linted=int(summary.get("skills", 0)), published_warnings=sum(s.warnings for s in skills),
-        lint_rows=tuple({**r, "message": redacted(r["message"]), "repository": repository_label(r.get("repository", ""), cwd)}
+        lint_rows=tuple({**r, "message": messages[r["message"]], "repository": repository_label(r.get("repository", ""), cwd)}
                         for r in rows),
         excluded=tuple((redacted(e), redacted(str(reasons.get(e, "lint errors")))) for e in res.excluded),
-        memory=memory)
+        memory=memory), kept
+
+
+def _shadows(shadowed, kinds: Mapping[str, str], cwd: str | None) -> dict[str, list[ShadowInfo]]:
+    """The copies each published skill shadows, by its ID."""
+    shadows: dict[str, list[ShadowInfo]] = {}
+    for sh in shadowed:
+        shadows.setdefault(sh.id, []).append(ShadowInfo(
+            repository_label(sh.loser, cwd), sh.loser_priority, site_location(kinds.get(sh.loser, ""), sh.loser_source, cwd)))
+    return shadows
+
+
+def _redacted_messages(rows) -> dict[str, str]:
+    """Each distinct finding message redacted once (a rule's message repeats across skills)."""
+    return {m: redacted(m) for m in {r["message"] for r in rows}}
+
+
+def _skill_notes(memory: MemoryInfo | None) -> dict[str, list]:
+    """The active memory entries in each ``skill/<id or name>`` namespace."""
+    notes: dict[str, list] = {}
+    if memory is not None:
+        for e in memory.entries:
+            ns = str(e.get("namespace", ""))
+            if ns.startswith("skill/") and e.get("status", "active") == "active":
+                notes.setdefault(ns[len("skill/"):], []).append(e)
+    return notes

@@ -37,6 +37,7 @@ from urllib.parse import quote
 
 from ...formatting import human_size
 from ...resources import data_dir, template_environment
+from .keys import renderer_key
 from .markdown_config import yaml_entries
 from .markdown_safe import FILES_REFERENCE, visible_bidi
 from .model import CATEGORIES, SiteModel, SkillInfo, collection_of
@@ -198,8 +199,15 @@ def badge(entry: Mapping[str, Any]) -> Md:
 
 
 @cache
-def _environment():
+def _environment(compiled: str | None = None):
+    """The page templates' Jinja environment; ``compiled``: a folder keeping them compiled between
+    builds (Jinja's bytecode cache, which compiles a template again when its source changes):
+    compiling the 17 templates took longer than rendering a one-change rebuild's pages."""
     env = template_environment(data_dir("site"), trim_blocks=True, keep_trailing_newline=True, finalize=md)
+    if compiled is not None:
+        from jinja2 import FileSystemBytecodeCache
+
+        env.bytecode_cache = FileSystemBytecodeCache(compiled)
     env.filters.update(code=code, md=md, raw=Md, size=human_size, lint=lint_cell, files=size_cell, stars=stars,
                        badge=badge, tojson_text=_json, truncate_text=truncate_text, meta_value=meta_value,
                        lookup=lambda keys, mapping: [mapping[k] for k in keys])
@@ -212,7 +220,11 @@ def _json(value: Any) -> Md:
 
 
 def render(template: str, doc: str, **values: Any) -> str:
-    return _environment().get_template(template).render(page=Page(doc), **values)
+    return _render(_environment(), template, doc, values)
+
+
+def _render(env, template: str, doc: str, values: Mapping[str, Any]) -> str:
+    return env.get_template(template).render(page=Page(doc), **values)
 
 
 # Titles of the pages that are not skill pages (their H1s in site/pages/, and the 404 page's): a
@@ -347,38 +359,26 @@ def _digest(*parts: Any) -> str:
     return hashlib.sha256(repr(parts).encode("utf-8", "surrogateescape")).hexdigest()
 
 
-@cache
-def renderer_key() -> str:
-    """What turns the inputs into a page's Markdown: the page templates, this package's code, the
-    skillc version (the helpers it calls elsewhere change with it)."""
-    from ...version import __version__
-
-    h = hashlib.sha256(__version__.encode())
-    folder = Path(__file__).resolve().parent
-    for path in sorted([*data_dir("site").joinpath("pages").glob("*.j2"), data_dir("site") / "mkdocs.yml.j2",
-                        *folder.glob("*.py")]):
-        h.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
-    return h.hexdigest()
-
-
 def _fixed(text: str) -> Planned:
     """A file rendered now (pages that read the whole model, data files): its key is its text."""
     return Planned(_digest(renderer_key(), text), lambda: text)
 
 
 def skill_keys(model: SiteModel) -> dict[str, str]:
-    """Each skill's digest: everything a page can show of it (the model's values print the same
-    in every process: strings, numbers, tuples, mappings built in a fixed order)."""
-    return {s.id: _digest(s) for s in model.skills}
+    """Each skill's digest: everything a page can show of it (``SkillInfo.digest``)."""
+    return {s.id: s.digest for s in model.skills}
 
 
-def project_plan(model: SiteModel, options: Mapping[str, Any] | None = None) -> dict[str, Planned]:
+def project_plan(model: SiteModel, options: Mapping[str, Any] | None = None,
+                 compiled: Path | None = None) -> dict[str, Planned]:
     """Every generated file of the mkdocs project, planned: ``mkdocs.yml``, ``docs/**.md``, the
     catalog data and the lists ``markdown_safe`` reads (``PUBLISHED_LIST``, ``PAGES_LIST``).
     Pages that read the whole model (home, collections, provenance, lint summary, memory, search)
     are rendered now; a skill's pages, its files' pages and the paged lists get only their own
-    values, and their key is made of those values (skills by ``skill_keys``)."""
+    values, and their key is made of those values (skills by ``skill_keys``).  ``compiled``: the
+    folder keeping the templates compiled (``incremental.compiled_templates``)."""
     options = dict(options or {})
+    env = _environment(None if compiled is None else str(compiled))
     by_id = {s.id: s for s in model.skills}
     keys = skill_keys(model)
     collections_by_path = {c.path: c for c in model.collections}
@@ -388,19 +388,20 @@ def project_plan(model: SiteModel, options: Mapping[str, Any] | None = None) -> 
               "top_collections": [c.path for c in model.collections if "/" not in c.path], "install": install}
 
     def add(doc: str, template: str, **values: Any) -> None:
-        plan["docs/" + doc] = _fixed(render(template, doc, **common, **values))
+        plan["docs/" + doc] = _fixed(_render(env, template, doc, {**common, **values}))
 
     def add_own(doc: str, template: str, key: tuple, values: Callable[[], dict[str, Any]]) -> None:
         plan["docs/" + doc] = Planned(_digest(renderer_key(), template, doc, key),
-                                      lambda: render(template, doc, **values()))
+                                      lambda: _render(env, template, doc, values()))
 
     def add_paged(folder: str, template: str, items: tuple, size: int, key: str, **values: Any) -> list[str]:
         chunks = _chunks_of(items, size)
         docs = [paged_doc(folder, n + 1) for n in range(len(chunks))]
+        shared = _digest(docs, sorted(values.items()))  # (once a list, not once a page: 200 pages at 10,000 skills)
         for n, (doc, chunk) in enumerate(zip(docs, chunks)):
             own = {"docs": docs, "number": n + 1, key: chunk, **values}
             shown = tuple(keys[s.id] if isinstance(s, SkillInfo) else s for s in chunk)
-            add_own(doc, template, (docs, n + 1, shown, sorted(values.items())), lambda own=own: own)
+            add_own(doc, template, (shared, n + 1, shown), lambda own=own: own)
         return docs
 
     all_docs = add_paged("all", "pages/all.md.j2", model.skills, PAGE_SIZE, "skills", total=len(model.skills))
@@ -410,7 +411,7 @@ def project_plan(model: SiteModel, options: Mapping[str, Any] | None = None) -> 
         children = {p: collections_by_path[p] for p in c.children}  # (the tree one level deep)
         add_paged(collection_doc(c.path).rsplit("/", 1)[0], "pages/collection.md.j2",
                   tuple(by_id[i] for i in c.skills), PAGE_SIZE, "skills", collection=c, collections_by_path=children)
-    _skill_pages(model, add_own, keys, install)
+    _skill_pages(model, add_own, keys, install, repr(install))
     add("provenance/index.md", "pages/provenance.md.j2")
     rules, groups = lint_views(model)
     add("lint/index.md", "pages/lint.md.j2", lint_rules=rules, lint_groups=groups)
@@ -423,7 +424,7 @@ def project_plan(model: SiteModel, options: Mapping[str, Any] | None = None) -> 
         _memory_pages(model, add)
     add("search/index.md", "pages/search.md.j2", memory=model.memory is not None)
     plan.update((rel, _fixed(text)) for rel, text in catalog_files(model).items())
-    plan.update((rel, _fixed(text)) for rel, text in _frame_files(model, options).items())
+    plan.update((rel, _fixed(text)) for rel, text in _frame_files(model, options, env).items())
     return plan
 
 
@@ -432,7 +433,7 @@ def project_files(model: SiteModel, options: Mapping[str, Any] | None = None) ->
     return {rel: planned.render() for rel, planned in project_plan(model, options).items()}
 
 
-def _frame_files(model: SiteModel, options: Mapping[str, Any]) -> dict[str, str]:
+def _frame_files(model: SiteModel, options: Mapping[str, Any], env) -> dict[str, str]:
     """``mkdocs.yml`` and the lists every page's rendering reads (``markdown_safe``)."""
     nav = [("Home", "index.md"), ("All skills", "all/index.md"), ("Collections", "collections/index.md"),
            ("Provenance", "provenance/index.md"), ("Lint", "lint/index.md"),
@@ -444,19 +445,19 @@ def _frame_files(model: SiteModel, options: Mapping[str, Any]) -> dict[str, str]
     # ...and a link to a supporting file that has a page of its own opens that page.
     files[PAGES_LIST] = "".join(sorted(f"{s.id}/{t.path}\t{url_path(text_doc(s.id, t.path)[:-len('index.md')])}\n"
                                        for s in model.skills for t in s.texts))
-    files["mkdocs.yml"] = _environment().get_template("mkdocs.yml.j2").render(
+    files["mkdocs.yml"] = env.get_template("mkdocs.yml.j2").render(
         model=model, nav=nav, site_name=options.get("site_name", "Skills"), site_url=options.get("site_url") or "",
         page=Page("mkdocs.yml"), markdown_extensions=yaml_entries(PUBLISHED_LIST, PAGES_LIST))
     return files
 
 
-def _skill_pages(model: SiteModel, add_own, keys: Mapping[str, str], install: Install) -> None:
+def _skill_pages(model: SiteModel, add_own, keys: Mapping[str, str], install: Install, install_key: str) -> None:
     titles = skill_titles(model)
     for s in model.skills:
         doc = skill_doc(s.id)
         # The title goes to site/overrides/main.html as page.meta.skillc_title (escaped there), not
         # as mkdocs' `title`, which material prints unescaped; the page's H1 stays the name.
-        add_own(doc, "pages/skill.md.j2", (keys[s.id], titles[s.id], install), lambda s=s, doc=doc: dict(
+        add_own(doc, "pages/skill.md.j2", (keys[s.id], titles[s.id], install_key), lambda s=s, doc=doc: dict(
             skill=s, body=body_markdown(s, Page(doc)), meta=front_matter(skillc_title=titles[s.id]),
             text_paths={t.path for t in s.texts}, install=install))
         for t in s.texts:

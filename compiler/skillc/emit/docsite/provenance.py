@@ -76,6 +76,7 @@ def site_location(kind: str, location: str, cwd: str | None, config_file: str | 
     return shown_location(kind, location, cwd)
 
 
+@lru_cache(maxsize=4096)  # (asked once per skill: the same few repositories)
 def repository_label(name: str, cwd: str | None) -> str:
     """A repository's name; one given as a path on the command line is named by its relative path."""
     return local_location(name, None, cwd) if os.path.isabs(name) else name

@@ -68,7 +68,8 @@ def file_entries(root: Path, known: Mapping[str, tuple[str, int]],
     """The manifest's ``files``: everything below ``root`` but the manifest, with SHA-256 and size
     (from ``known`` where given, else read).  With ``per_skill`` (path -> (sha256, size) of every
     file below ``PER_SKILL_DIRS``), those folders are not walked: their files are these; nor are
-    the ``listed`` folders, whose files are those of ``known`` below them (``EmitCollected.listed``).
+    the ``listed`` folders, whose files are those of ``known`` and ``stated`` below them
+    (``EmitCollected.listed``: a stated file is still checked against its inode, size and time).
     ``stated``: path -> (inode, size, mtime_ns, sha256), taken while the file is still that inode,
     size and time (``EmitCollected.digests``)."""
     trees = tuple(listed)
@@ -80,6 +81,8 @@ def file_entries(root: Path, known: Mapping[str, tuple[str, int]],
     if trees:
         below = tuple(t + "/" for t in trees)
         rows.extend((rel, hit) for rel, hit in known.items() if rel.startswith(below))
+        rows.extend((rel, _stated(root, rel, stated) or _hashed(root, rel)) for rel in (stated or ())
+                    if rel.startswith(below) and rel not in known)
     if per_skill is not None:
         rows.extend(per_skill.items())
         rows.extend((rel, _hashed(root, rel)) for rel in SHARED_FILES

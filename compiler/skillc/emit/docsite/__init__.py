@@ -394,6 +394,10 @@ def build_incremental(plan: Mapping[str, Planned], key: str, epoch: int, ctx: Em
         # (linked files keep the kept output's inode, size and time: the manifest reuses these digests)
         ctx.collected.digests.update(digests)
         names = incremental.link_site(site, staging, dropped, files, digests)
+        # The site's folders hold exactly these files (and the .gz copies the precompressed emitter,
+        # the only one after this, states): the manifest need not walk them (13,000 folders at
+        # 10,000 skills, 0.25-1 s), and still checks each file's inode, size and time.
+        ctx.collected.listed.update(name for name in names if (staging.out / name).is_dir())
         report_fallbacks(ctx, fallbacks)
         return names
 

@@ -41,3 +41,25 @@ def test_every_listed_digest_is_the_file_on_disk(tmp_path: Path):
         assert {r["path"]: (r["sha256"], r["size"]) for r in rows} == {
             p.relative_to(out).as_posix(): (hashlib.sha256(p.read_bytes()).hexdigest(), p.stat().st_size)
             for p in out.rglob("*") if p.is_file() and p != out / "api/manifest.json"}
+
+
+def test_a_listed_folder_s_stated_file_that_changed_since_is_read_again(tmp_path: Path):
+    """A folder an emitter lists (the docs site's, in a rebuild) is not walked: its files are those
+    stated, each taken only while it is still the inode, size and time stated; another is read."""
+    import os
+
+    from skillc.emit.manifest import file_entries
+
+    (tmp_path / "site/a").mkdir(parents=True)
+    kept, changed = tmp_path / "site/a/index.html", tmp_path / "site/b.html"
+    kept.write_bytes(b"kept page\n")
+    changed.write_bytes(b"old page\n")
+    stated = {}
+    for path in (kept, changed):
+        st = os.stat(path)
+        stated[path.relative_to(tmp_path).as_posix()] = (st.st_ino, st.st_size, st.st_mtime_ns, "stated-digest")
+    changed.unlink()
+    changed.write_bytes(b"a new page\n")  # (another inode and size: what was stated no longer holds)
+    rows = {r["path"]: r["sha256"] for r in file_entries(tmp_path, {}, stated=stated, listed=("site",))}
+    assert rows == {"site/a/index.html": "stated-digest",
+                    "site/b.html": hashlib.sha256(b"a new page\n").hexdigest()}

@@ -144,6 +144,9 @@ def _remembered_listing(cache: BuildCache, base: str, skill_dir: str, nested: se
     return out
 
 
+DISCOVERY_TABLE = "discovery"  # (skillc.cache.TABLES)
+
+
 def remembered_discovery(root: Path, options: DiscoveryOptions, cache: BuildCache) -> Discovery:
     """``discover(root, options)``, from the build cache while nothing it depends on changed: the
     stat of every folder it listed and file it read is the same and settled (``stat_settled``), or
@@ -169,8 +172,6 @@ def remembered_discovery(root: Path, options: DiscoveryOptions, cache: BuildCach
         cache.put(DISCOVERY_TABLE, key, (stats, cache.started_ns, _discovery_out(disc)))
     return disc
 
-
-DISCOVERY_TABLE = "discovery"
 
 
 def _options_key(options: DiscoveryOptions) -> tuple:

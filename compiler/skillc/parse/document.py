@@ -14,7 +14,7 @@ import datetime
 import hashlib
 import re
 from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import yaml
@@ -268,30 +268,27 @@ def load_yaml(text: str, line_offset: int = 0) -> tuple[Any, Mapping, Mapping, l
     return _load_events(yaml.SafeLoader(text).get_event, text, line_offset)
 
 
-def _load_events(get_event: Any, text: str, line_offset: int) -> tuple[Any, Mapping, Mapping, list[tuple[str, Position]]]:
-    """``load_yaml`` over one parser's events."""
-    implicit_resolvers = YAML_LOADER.yaml_implicit_resolvers
-    wildcard = implicit_resolvers.get(None)
-    base = line_offset + 1
-    keys: dict[tuple, tuple[int, int]] = {}
-    scalars: dict[tuple, tuple[str, Any]] = {}
-    duplicates: list[tuple[str, Position]] = []
-    anchors: dict[str, tuple[Any, int]] = {}
-    node_count = 0
-    # Stack frames: [container, path, pending_key (for mappings), anchor, start_count, is_mapping, key_pos,
-    # start position]
-    stack: list[list[Any]] = []
-    frame: list[Any] | None = None  # stack[-1]
-    root: list[Any] = []  # the document's value, once complete
+@dataclass(slots=True)
+class _Tree:
+    """What ``_load_events`` builds: the positions of keys and list items and the scalars' records
+    (tag, event), by path; the duplicate keys; the anchored nodes (value, node count); and the
+    document's value once complete (``root``)."""
 
-    def attach(value: Any, event: Any, record: Any, frame: list[Any] | None,
+    base: int  # the first line's number
+    keys: dict[tuple, tuple[int, int]] = field(default_factory=dict)
+    scalars: dict[tuple, tuple[str, Any]] = field(default_factory=dict)
+    duplicates: list[tuple[str, Position]] = field(default_factory=list)
+    anchors: dict[str, tuple[Any, int]] = field(default_factory=dict)
+    root: list[Any] = field(default_factory=list)
+
+    def attach(self, value: Any, event: Any, record: Any, frame: list[Any] | None,
                start: tuple[int, int] | None = None) -> None:
         """Put a finished node into its parent (``record``: the scalar's (tag, event), or None;
         ``start``: where a finished mapping or list began, its position as a list item)."""
         if frame is None:
-            root.append(value)
+            self.root.append(value)
             if record is not None:
-                scalars[()] = record
+                self.scalars[()] = record
             return
         container = frame[0]
         if frame[5]:  # mapping
@@ -303,12 +300,12 @@ def _load_events(get_event: Any, text: str, line_offset: int) -> tuple[Any, Mapp
                     )
                 mark = event.start_mark
                 frame[2] = event.value
-                frame[6] = (mark.line + base, mark.column + 1)
+                frame[6] = (mark.line + self.base, mark.column + 1)
                 return
             key, key_pos = frame[2], frame[6]
             frame[2] = None
             if key in container:
-                duplicates.append((key, Position(*key_pos)))
+                self.duplicates.append((key, Position(*key_pos)))
                 return  # the first occurrence wins; the duplicate is reported
             container[key] = value
             child = frame[1] + (key,)
@@ -316,12 +313,81 @@ def _load_events(get_event: Any, text: str, line_offset: int) -> tuple[Any, Mapp
             child = frame[1] + (len(container),)
             container.append(value)
             mark = event.start_mark
-            key_pos = start or (mark.line + base, mark.column + 1)
-        keys[child] = key_pos
+            key_pos = start or (mark.line + self.base, mark.column + 1)
+        self.keys[child] = key_pos
         if record is not None:
-            scalars[child] = record
+            self.scalars[child] = record
 
-    key_map, scalar_map = keys, scalars  # local names for the hot path (the closure holds cells)
+
+def _scalar_value(event: Any, implicit_resolvers: Mapping, wildcard: Any) -> tuple[Any, str]:
+    """A scalar's (value, tag), the tag resolved as BaseResolver.resolve does (inlined)."""
+    value = event.value
+    tag = event.tag
+    if tag is None or tag == "!":
+        tag = _STR_TAG
+        if event.implicit[0]:  # plain: the implicit resolvers for its first character
+            for candidate, regexp in implicit_resolvers.get(value[0] if value else "", ()):
+                if regexp.match(value):
+                    tag = candidate
+                    break
+            else:
+                if wildcard:
+                    tag = _resolve_tag(event, implicit_resolvers)
+    if tag != _STR_TAG:
+        value = _typed_scalar(tag, value, event)
+    return value, tag
+
+
+def _open_frame(event: Any, frame: list[Any] | None, depth: int, node_count: int, base: int) -> list[Any]:
+    """The stack frame of a mapping or list starting at ``event`` (``frame``: its parent's; ``depth``:
+    the stack's size; ``node_count``: the nodes so far, this one included)."""
+    if depth >= MAX_YAML_DEPTH:
+        raise YamlLimitError(f"YAML nesting deeper than {MAX_YAML_DEPTH} levels", event.start_mark)
+    if event.tag not in (None, "!", _TAG_PREFIX + "map", _TAG_PREFIX + "seq"):
+        raise yaml.constructor.ConstructorError(
+            None, None, f"unsupported YAML tag {event.tag!r}", event.start_mark
+        )
+    is_map = type(event) is _MappingStartEvent
+    if frame is not None:
+        if frame[5] and frame[2] is None:
+            raise yaml.constructor.ConstructorError(
+                None, None, "only plain text keys are supported in frontmatter", event.start_mark
+            )
+        path = frame[1] + ((frame[2],) if frame[5] else (len(frame[0]),))
+    else:
+        path = ()
+    mark = event.start_mark
+    return [{} if is_map else [], path, None, event.anchor, node_count, is_map, None,
+            (mark.line + base, mark.column + 1)]
+
+
+def _alias_value(event: Any, anchors: Mapping[str, tuple[Any, int]], node_count: int) -> tuple[Any, int]:
+    """An alias's value, and the node count with the aliased node counted again."""
+    if event.anchor not in anchors:
+        raise yaml.composer.ComposerError(
+            None, None, f"found undefined alias {event.anchor!r}", event.start_mark
+        )
+    value, size = anchors[event.anchor]
+    node_count += size
+    if node_count > MAX_YAML_NODES:
+        raise YamlLimitError(
+            f"YAML aliases expand to more than {MAX_YAML_NODES} nodes (an alias bomb?)", event.start_mark
+        )
+    return value, node_count
+
+
+def _load_events(get_event: Any, text: str, line_offset: int) -> tuple[Any, Mapping, Mapping, list[tuple[str, Position]]]:
+    """``load_yaml`` over one parser's events."""
+    implicit_resolvers = YAML_LOADER.yaml_implicit_resolvers
+    wildcard = implicit_resolvers.get(None)
+    tree = _Tree(line_offset + 1)
+    base, attach, anchors = tree.base, tree.attach, tree.anchors
+    key_map, scalar_map, duplicates = tree.keys, tree.scalars, tree.duplicates  # local names for the hot path
+    node_count = 0
+    # Stack frames: [container, path, pending_key (for mappings), anchor, start_count, is_mapping, key_pos,
+    # start position]
+    stack: list[list[Any]] = []
+    frame: list[Any] | None = None  # stack[-1]
     while True:
         event = get_event()
         if event is None:
@@ -329,11 +395,10 @@ def _load_events(get_event: Any, text: str, line_offset: int) -> tuple[Any, Mapp
         etype = type(event)
         if etype is _ScalarEvent:
             node_count += 1
-            tag = event.tag
             if frame is not None and frame[5] and frame[2] is None:
                 # A mapping key, the most common event: only its text and position are kept (keys
                 # are never typed).
-                if tag is None and not event.anchor:
+                if event.tag is None and not event.anchor:
                     mark = event.start_mark
                     frame[2] = event.value
                     frame[6] = (mark.line + base, mark.column + 1)
@@ -341,19 +406,7 @@ def _load_events(get_event: Any, text: str, line_offset: int) -> tuple[Any, Mapp
                 value = event.value
                 record = (_resolve_tag(event, implicit_resolvers), event)
             else:
-                value = event.value
-                if tag is None or tag == "!":  # resolved as BaseResolver.resolve does (inlined)
-                    tag = _STR_TAG
-                    if event.implicit[0]:  # plain: the implicit resolvers for its first character
-                        for candidate, regexp in implicit_resolvers.get(value[0] if value else "", ()):
-                            if regexp.match(value):
-                                tag = candidate
-                                break
-                        else:
-                            if wildcard:
-                                tag = _resolve_tag(event, implicit_resolvers)
-                if tag != _STR_TAG:
-                    value = _typed_scalar(tag, value, event)
+                value, tag = _scalar_value(event, implicit_resolvers, wildcard)
                 record = (tag, event)
                 if frame is not None and not event.anchor:
                     # A value in a mapping or an item of a list: attach it here (the common case).
@@ -382,24 +435,7 @@ def _load_events(get_event: Any, text: str, line_offset: int) -> tuple[Any, Mapp
             attach(value, event, record, frame)
         elif etype is _MappingStartEvent or etype is _SequenceStartEvent:
             node_count += 1
-            if len(stack) >= MAX_YAML_DEPTH:
-                raise YamlLimitError(f"YAML nesting deeper than {MAX_YAML_DEPTH} levels", event.start_mark)
-            if event.tag not in (None, "!", _TAG_PREFIX + "map", _TAG_PREFIX + "seq"):
-                raise yaml.constructor.ConstructorError(
-                    None, None, f"unsupported YAML tag {event.tag!r}", event.start_mark
-                )
-            is_map = etype is _MappingStartEvent
-            if frame is not None:
-                if frame[5] and frame[2] is None:
-                    raise yaml.constructor.ConstructorError(
-                        None, None, "only plain text keys are supported in frontmatter", event.start_mark
-                    )
-                path = frame[1] + ((frame[2],) if frame[5] else (len(frame[0]),))
-            else:
-                path = ()
-            mark = event.start_mark
-            frame = [{} if is_map else [], path, None, event.anchor, node_count, is_map, None,
-                     (mark.line + base, mark.column + 1)]
+            frame = _open_frame(event, frame, len(stack), node_count, base)
             stack.append(frame)
         elif etype is _MappingEndEvent or etype is _SequenceEndEvent:
             done = stack.pop()
@@ -408,26 +444,18 @@ def _load_events(get_event: Any, text: str, line_offset: int) -> tuple[Any, Mapp
                 anchors[done[3]] = (done[0], node_count - done[4] + 1)
             attach(done[0], event, None, frame, done[7])
         elif etype is _AliasEvent:
-            if event.anchor not in anchors:
-                raise yaml.composer.ComposerError(
-                    None, None, f"found undefined alias {event.anchor!r}", event.start_mark
-                )
-            value, size = anchors[event.anchor]
-            node_count += size
-            if node_count > MAX_YAML_NODES:
-                raise YamlLimitError(
-                    f"YAML aliases expand to more than {MAX_YAML_NODES} nodes (an alias bomb?)", event.start_mark
-                )
+            value, node_count = _alias_value(event, anchors, node_count)
             attach(value, event, None, frame)
-        elif etype is _DocumentStartEvent and root:
+        elif etype is _DocumentStartEvent and tree.root:
             raise yaml.composer.ComposerError(
                 None, None, "expected a single document in the frontmatter", event.start_mark
             )
         if node_count > MAX_YAML_NODES:
             raise YamlLimitError(f"YAML has more than {MAX_YAML_NODES} nodes", event.start_mark)
+    root = tree.root
     if not text.isascii() and _YAML_ONLY_BREAK.search(text):  # (isascii: a flag, no scan)
-        return (root[0] if root else None), *_relined(text, base, keys, scalars, duplicates)
-    return (root[0] if root else None), _Positions(keys), _Scalars(scalars, base), duplicates
+        return (root[0] if root else None), *_relined(text, base, key_map, scalar_map, duplicates)
+    return (root[0] if root else None), _Positions(key_map), _Scalars(scalar_map, base), duplicates
 
 
 # --- the common frontmatter without libyaml -------------------------------------------------------

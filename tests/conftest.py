@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -16,23 +17,24 @@ CORPORA = Path(os.environ.get("SKILLC_TEST_CORPORA") or PROJECT.parent / "shared
 
 
 # A server told to stop has this long to exit: a machine running the suite on every core (and
-# builds beside it) once took a stopped `skillc serve` over 10 s to exit.
+# builds beside it) twice took a stopped `skillc serve` over 10 s to exit (SIGTERM once, SIGINT once).
 STOP_SECONDS = 60
 
 
-def stop_process(proc: subprocess.Popen) -> None:
-    """SIGTERM ``proc`` and wait for it; one that does not exit within ``STOP_SECONDS`` is killed
-    and fails the test with its last output (a server that ignores SIGTERM is a bug)."""
+def stop_process(proc: subprocess.Popen, sig: int = signal.SIGTERM) -> int:
+    """Send ``sig`` to ``proc`` (SIGTERM; SIGINT for Ctrl-C) and wait for it; returns its exit
+    status.  One that does not exit within ``STOP_SECONDS`` is killed and fails the test with its
+    last output (a server that ignores the signal is a bug)."""
     if proc.poll() is not None:
-        return
-    proc.terminate()
+        return proc.returncode
+    proc.send_signal(sig)
     try:
-        proc.wait(timeout=STOP_SECONDS)
+        return proc.wait(timeout=STOP_SECONDS)
     except subprocess.TimeoutExpired:
         proc.kill()
         _, err = proc.communicate()
         tail = err[-2000:] if err else ""
-        pytest.fail(f"{proc.args[:3]} did not exit within {STOP_SECONDS} s of SIGTERM; stderr: {tail!r}")
+        pytest.fail(f"{proc.args[:3]} did not exit within {STOP_SECONDS} s of signal {sig}; stderr: {tail!r}")
 
 
 def skillc_command() -> list[str]:

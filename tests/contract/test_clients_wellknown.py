@@ -16,7 +16,7 @@ from test_serve_contract import start_server
 
 from bundle_contract import build_env, make_sample_repo
 from clients import run_client, tree
-from conftest import run_skillc, write_skill
+from conftest import run_skillc, stop_process, write_skill
 
 pytestmark = pytest.mark.clients
 
@@ -67,8 +67,7 @@ def served(bundle: Path, cwd: Path):
 
 
 def stop(proc) -> None:
-    proc.send_signal(signal.SIGINT)
-    proc.wait(timeout=10)
+    stop_process(proc, signal.SIGINT)
 
 
 def check_all_installed(repo: Path, ids: list[str], bundle: Path, found: dict, output: str) -> None:

@@ -21,7 +21,7 @@ from bundle_contract import (
     make_sample_repo,
     make_unusual_repo,
 )
-from conftest import run_skillc, skillc_command, write_skill
+from conftest import run_skillc, skillc_command, stop_process, write_skill
 
 
 def start_server(bundle: Path, cwd: Path) -> tuple[subprocess.Popen, str]:
@@ -42,8 +42,7 @@ def served(tmp_path_factory):
     assert r.returncode == 0, r.stderr
     proc, base = start_server(tmp / "out", tmp)
     yield tmp / "out", base
-    proc.send_signal(signal.SIGINT)
-    proc.wait(timeout=10)
+    stop_process(proc, signal.SIGINT)
 
 
 def test_contract(served):
@@ -214,8 +213,7 @@ def test_unusual_ids_and_their_names_sent_unencoded(tmp_path: Path):
         line, body = status_and_body("/api/skills/caf\u00e9-nope")
         assert b" 404 " in line and json.loads(body)["message"] == "no skill 'caf\u00e9-nope'"
     finally:
-        proc.send_signal(signal.SIGINT)
-        proc.wait(timeout=10)
+        stop_process(proc, signal.SIGINT)
 
 
 @pytest.mark.parametrize("path", [
@@ -283,8 +281,7 @@ def test_rebuild_is_picked_up_without_restart(tmp_path: Path):
         second = fetch(base, "/api/skills")
         assert b'"two"' in second[2] and second[1]["etag"] != first[1]["etag"]
     finally:
-        proc.send_signal(signal.SIGINT)
-        assert proc.wait(timeout=10) == 0
+        assert stop_process(proc, signal.SIGINT) == 0
     assert "Stopped." in proc.stderr.read()
 
 
@@ -308,8 +305,7 @@ def test_a_linked_bundle_folder_is_served_and_a_manifest_cannot_write_headers(tm
         assert status == 200 and b'"one"' in body
         assert "set-cookie" not in headers and headers["etag"] == f'"{hashlib.sha256(body).hexdigest()}"'
     finally:
-        proc.send_signal(signal.SIGINT)
-        proc.wait(timeout=10)
+        stop_process(proc, signal.SIGINT)
 
 
 def test_serve_refuses_a_folder_that_is_not_a_bundle(tmp_path: Path):
@@ -330,8 +326,7 @@ def test_embedded_build_then_serve(tmp_path: Path):
     try:
         check_contract(base, tmp_path / "dist")
     finally:
-        proc.send_signal(signal.SIGINT)
-        proc.wait(timeout=10)
+        stop_process(proc, signal.SIGINT)
 
 
 def _exchange(base: str, raw: bytes) -> bytes:

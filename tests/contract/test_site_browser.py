@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import run_skillc, skillc_command
+from conftest import run_skillc, skillc_command, stop_process
 from site_fixture import make_site_repos
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -165,8 +165,7 @@ def site(tmp_path_factory):
     browser = Browser(tmp / "profile")
     yield browser, f"http://127.0.0.1:{m.group(1)}/"
     browser.close()
-    proc.send_signal(signal.SIGINT)
-    proc.wait(timeout=10)
+    stop_process(proc, signal.SIGINT)
 
 
 def test_home_page_lists_collections_and_skills(site):

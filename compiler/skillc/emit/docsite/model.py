@@ -239,16 +239,20 @@ def memo_code_key() -> str:
 
 
 def memo_key(skill: SourceSkill, base: SkillBase, published: tuple | None) -> str:
-    """The key of a skill's memo record: everything ``_skill_info`` reads (the document's values,
-    the published files' digests ``published``, the ``base``) and the code (``memo_code_key``)."""
+    """The key of a skill's memo record: everything ``_skill_info`` reads (the document, the
+    published files' digests ``published``, the ``base``) and the code (``memo_code_key``).  The
+    document is keyed by its raw bytes' SHA-256, path and kind, as the parse cache keys it: its
+    frontmatter and body are what parsing those bytes gives, and the parser's code is in the key
+    through the cache's ``FORMAT`` and the skillc version (``memo_code_key``), as it is in the parse
+    cache's (its ``repr`` was most of the key's cost at 10,000 skills)."""
     doc, repo = skill.document, skill.repository
     h = hashlib.sha256(memo_code_key().encode())
-    prov = base.provenance  # (its fields, not the dataclasses' reprs: those were half of the key's cost)
-    h.update(repr((skill.id, doc.kind.value, doc.path, doc.meta, repo.type, repo.tier.value, repo.priority, published,
-                   base.withheld, base.archive, base.repository, base.location, prov.location, prov.commit, prov.path,
-                   prov.view_url, base.shadowed, base.diagnostics, base.memory, base.flat_name)
-                  ).encode("utf-8", "surrogateescape"))
-    h.update(b"\0" + doc.body.encode("utf-8", "surrogateescape"))
+    prov = base.provenance  # (fields and tuples, not the dataclasses' reprs: those were half of the key's cost)
+    h.update(repr((skill.id, doc.kind.value, doc.path, doc.sha256, doc.size, repo.type, repo.tier.value, repo.priority,
+                   published, base.withheld, base.archive, base.repository, base.location, prov.location, prov.commit,
+                   prov.path, prov.view_url, [(s.repository, s.priority, s.location) for s in base.shadowed],
+                   [(d.severity, d.code, d.path, d.line, d.message) for d in base.diagnostics], base.memory,
+                   base.flat_name)).encode("utf-8", "surrogateescape"))
     return h.hexdigest()
 
 

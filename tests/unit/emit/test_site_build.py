@@ -467,3 +467,72 @@ def test_the_table_of_contents_keeps_a_body_that_opens_with_its_own_h1():
 def test_a_link_to_a_renamed_heading_follows_it():
     out = render("See [setup](#md-setup).\n\n## md-setup\n")
     assert 'href="#h-md-setup"' in out and 'id="h-md-setup"' in out
+
+
+# --- the list pages' cards: generated HTML, passed through only on the pages that hold it ----------
+
+MARKED = "before\n\n<!--skillc:html-->\n<ul><li><b>x</b></li></ul>\n<!--/skillc:html-->\n\nafter"
+
+
+def test_a_generated_html_block_is_text_unless_the_page_is_marked():
+    """The block lines a list page's cards sit between are text like any raw HTML on a page its front
+    matter does not mark (a skill body, a description), and in any renderer but the site's."""
+    from skillc.emit.docsite.markdown_config import markdown as site_markdown
+    from skillc.emit.docsite.markdown_safe import trusted_html
+
+    assert "<ul>" not in render(MARKED) and "&lt;ul&gt;" in render(MARKED)
+    converter = site_markdown()
+    trusted_html(converter, {"skillc_html": True})
+    assert "<ul><li><b>x</b></li></ul>" in converter.convert(MARKED)
+    converter.reset()
+    trusted_html(converter, {"skillc_html": "yes"})  # (only the templates' own `true`)
+    assert "<ul>" not in converter.convert(MARKED)
+    converter.reset()
+    trusted_html(converter, {"skillc_html": True})
+    unclosed = converter.convert(MARKED.replace("<!--/skillc:html-->", ""))
+    assert "<ul>" not in unclosed and "&lt;ul&gt;" in unclosed
+
+
+HOSTILE_CARD = "</ul><!--/skillc:html--> <script>alert(1)</script> \"q\" & <img src=x onerror=alert(1)>"
+
+
+def test_cards_print_every_skill_value_as_text():
+    """A name, description, collection, source or tag cannot close the cards' block or add markup."""
+    import dataclasses
+
+    from skillc.emit.docsite.markdown_safe import HTML_END
+    from skillc.emit.docsite.model import SkillInfo
+    from skillc.emit.docsite.pages import Page, skill_cards
+
+    base = SkillInfo(id="c/x", name=HOSTILE_CARD, description=HOSTILE_CARD + "\n" + HOSTILE_CARD, collection="c",
+                     repository=HOSTILE_CARD, repository_type="path", location="", tier="team", priority=0,
+                     shadowed=(), lint="ok", warnings=0, diagnostics=(), files=(), withheld=(), archive=None, size=1,
+                     body="", body_lines=0, body_tokens=1, metadata=(), tags=(HOSTILE_CARD,))
+    cards = skill_cards(Page("all/index.md"), [base, dataclasses.replace(base, id='a"b/<y>', collection='a"b')])
+    lines = cards.splitlines()
+    assert lines[-1] == HTML_END and HTML_END not in lines[:-1]
+    assert not re.search(r"<(script|img)\b", cards) and "onerror=alert(1)&gt;" in cards
+    assert html.unescape(re.sub(r"<[^>]+>", "", cards)).count(HOSTILE_CARD) == 10  # (each card: name, description ×2, source, tag)
+    assert 'href="../skills/a%22b/%3Cy%3E/"' in cards and 'href="../collections/a%22b/"' in cards
+
+
+def test_list_pages_show_hostile_cards_as_text_and_a_body_cannot_mark_its_page(tmp_path: Path):
+    """Built by mkdocs: the list pages hold the cards as HTML, every value escaped; a skill body that
+    writes the block lines (and front matter of its own) shows them as text."""
+    needs_mkdocs()
+    write_skill(tmp_path / "team", "tools/evil", description=HOSTILE_CARD.replace("\"", ""),
+                body="---\nskillc_html: true\n---\n\n<!--skillc:html-->\n<img src=x onerror=alert(1)>\n"
+                     "<!--/skillc:html-->\n")
+    write_skill(tmp_path / "team", "tools/good")
+    r = run_skillc("build", "team", "--out", "out", "--keep-going", cwd=tmp_path,
+                   env={"SKILLC_CACHE_DIR": str(tmp_path / "cache"), "SOURCE_DATE_EPOCH": "1700000000"})
+    assert r.returncode == 0, r.stderr
+    out = tmp_path / "out"
+    for page in ("index.html", "all/index.html", "collections/tools/index.html"):
+        text = (out / page).read_text()
+        article = text[text.index("<article"):text.index("</article>")]
+        assert not re.search(r"<(script|img)\b", article), page
+        assert "&lt;script&gt;alert(1)&lt;/script&gt;" in article, page
+        assert re.search(r'<li>\s*<p><strong><a href="[./]*skills/tools/good/">good</a></strong> ✓ ok', article), page
+    body = (out / "skills/tools/evil/index.html").read_text()
+    assert "<img" not in body[body.index("<article"):] and "&lt;!--skillc:html--&gt;" in body

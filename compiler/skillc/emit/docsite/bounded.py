@@ -208,6 +208,8 @@ def reused_markdown() -> None:
     import markdown
     from mkdocs.structure import pages
 
+    from .markdown_safe import trusted_html
+
     kept: dict[int, markdown.Markdown] = {}
 
     def render(self, config, files) -> None:
@@ -224,6 +226,7 @@ def reused_markdown() -> None:
         relative._register(md)
         title = pages._ExtractTitleTreeprocessor()
         title._register(md)
+        trusted_html(md, self.meta)  # (this page's generated HTML blocks, if its templates marked it)
         self.content = md.convert(self.markdown)
         kept[id(config)] = md
         self.toc = pages.get_toc(getattr(md, "toc_tokens", []))

@@ -30,6 +30,15 @@ safe to publish: ``markdown_extensions: [skillc.emit.docsite.markdown_safe]`` in
   ``span.skillc-missing-link`` holding its text: the site links only what it publishes.  With
   ``pages`` (``path<TAB>page URL`` lines), a link to a file that has a page of its own (a
   reference) opens that page rather than the raw file.
+* **Generated HTML, on generated pages only.**  A page whose front matter (written by the site's own
+  templates: skill text never reaches it) sets ``TRUSTED_HTML_META`` may hold HTML between lines
+  that are exactly ``HTML_START`` and ``HTML_END``: the list pages' skill cards, rendered by an
+  autoescaping template (``site/pages/_cards.html.j2``), so every value in them is text.  That
+  HTML is passed through as a block instead of parsed as Markdown (Python-Markdown's inline
+  processing of long lists was most of a rebuild's page rendering).  The renderer tells this
+  extension about the page (``trusted_html``); on any other page, and in any other renderer, the
+  lines are text like any raw HTML.  On those pages every other value is escaped Markdown (``pages.md``),
+  which cannot start a line with ``<``, so it cannot open or close such a block.
 * **Badges.**  An inline code span that is exactly ``[PREF]`` ``[CONV]`` ``[PATN]`` ``[WARN]``
   ``[FACT]`` ``[EPIS]`` ``[PROC]`` gets the classes ``skillc-badge skillc-badge-<name>`` (seed 000's
   memory tab colours, in ``assets/skillc/site.css``).  Cosmetic only: content may use them too.
@@ -56,6 +65,9 @@ SAFE_SCHEMES = frozenset({"http", "https", "mailto"})
 BADGES = frozenset({"[PREF]", "[CONV]", "[PATN]", "[WARN]", "[FACT]", "[EPIS]", "[PROC]"})
 FILES_REFERENCE = "skillc-files"
 FILES_DIR = "api/files/"  # where the bundle keeps each skill's files (the reference points below it)
+TRUSTED_HTML_META = "skillc_html"  # front matter of a page that holds generated HTML blocks
+HTML_START, HTML_END = "<!--skillc:html-->", "<!--/skillc:html-->"  # (lines around such a block)
+TRUSTED_FLAG = "skillc_trusted_html"  # (the attribute of the Markdown instance ``trusted_html`` sets)
 _ALLOWED_ATTRS = frozenset({"href", "src", "alt", "title", "id", "class", "start", "align", "style"})
 _SCHEME = re.compile(r"^([a-zA-Z][a-zA-Z0-9+.\-]*):")
 _INVISIBLE = re.compile(r"[\x00-\x20\x7f-\x9f\u200b-\u200f\u2028\u2029\ufeff]+")
@@ -209,6 +221,35 @@ class ListIndentPreprocessor(Preprocessor):
         return reindent(lines)
 
 
+class TrustedHtmlPreprocessor(Preprocessor):
+    """Each generated HTML block of a trusted page stashed whole (see the module); ``trusted_html``
+    says whether the page being converted is one (set by the renderer before each conversion)."""
+
+    def run(self, lines: list[str]) -> list[str]:
+        if not getattr(self.md, TRUSTED_FLAG, False) or HTML_START not in lines:
+            return lines
+        out: list[str] = []
+        block: list[str] | None = None
+        for line in lines:
+            if block is None:
+                if line == HTML_START:
+                    block = []
+                else:
+                    out.append(line)
+            elif line == HTML_END:
+                out.extend(("", self.md.htmlStash.store("\n".join(block)), ""))
+                block = None
+            else:
+                block.append(line)
+        return out if block is None else [*out, HTML_START, *block]  # (unclosed: left as text)
+
+
+def trusted_html(md: Markdown, meta) -> None:
+    """Tell the extension whether the page about to be converted (its front matter ``meta``) is one
+    the site's templates marked as holding generated HTML (``TRUSTED_HTML_META``)."""
+    setattr(md, TRUSTED_FLAG, bool(meta) and meta.get(TRUSTED_HTML_META) is True)
+
+
 def _prefixed_id(m: re.Match[str]) -> str:
     value = m.group(2)
     return f'{m.group(1)}h-{value}"' if _RESERVED_ID.match(html.unescape(value)) else m.group(0)
@@ -294,6 +335,8 @@ class SafeExtension(Extension):
         md.postprocessors.register(SafeStashPostprocessor(md), "skillc_safe_stash", 35)
         # After whitespace is normalised (30), before fences are found (25).
         md.preprocessors.register(ListIndentPreprocessor(md), "skillc_list_indent", 29)
+        # After whitespace is normalised (30), before the lists are re-indented (29).
+        md.preprocessors.register(TrustedHtmlPreprocessor(md), "skillc_trusted_html", 29.5)
 
 
 def makeExtension(**kwargs) -> SafeExtension:

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import posixpath
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -39,7 +40,7 @@ from ...formatting import human_size
 from ...resources import data_dir, template_environment
 from .keys import renderer_key
 from .markdown_config import yaml_entries
-from .markdown_safe import FILES_REFERENCE, visible_bidi
+from .markdown_safe import FILES_REFERENCE, HTML_END, HTML_START, visible_bidi
 from .model import CATEGORIES, SiteModel, SkillInfo, collection_of
 from .provenance import TextPage
 
@@ -115,6 +116,12 @@ class Page:
 
     def href(self, target: str) -> str:
         return self.root + url_path(target)
+
+    def url(self, target: str) -> str:
+        """The URL of the page ``target`` (an ``index.md``) relative to this one, as mkdocs writes a
+        Markdown link to it (``../x/index.md`` → ``../x/``, this page itself → ``./``)."""
+        here, there = self.doc[:-len("index.md")], url_path(target[:-len("index.md")])
+        return posixpath.relpath("/" + there, "/" + here) + "/"
 
     def link(self, text: Any, target: str) -> Md:
         return Md(f"[{md(text)}]({self.href(target)})")
@@ -211,8 +218,30 @@ def _environment(compiled: str | None = None):
     env.filters.update(code=code, md=md, raw=Md, size=human_size, lint=lint_cell, files=size_cell, stars=stars,
                        badge=badge, tojson_text=_json, truncate_text=truncate_text, meta_value=meta_value,
                        lookup=lambda keys, mapping: [mapping[k] for k in keys])
-    env.globals.update(CATEGORIES=CATEGORIES, code=code, collection_doc=collection_doc, text_doc=text_doc)
+    env.globals.update(CATEGORIES=CATEGORIES, code=code, collection_doc=collection_doc, text_doc=text_doc,
+                       html_cards=skill_cards)
     return env
+
+
+@cache
+def _html_environment():
+    """The environment of the HTML the list pages hold (``skill_cards``): autoescaping, so every
+    value printed is text."""
+    env = template_environment(data_dir("site"), autoescape=True, trim_blocks=True)
+    env.filters.update(text=title_text, size=human_size, lint=lint_cell, truncate_text=truncate_text)
+    env.globals.update(collection_doc=collection_doc, skill_doc=skill_doc)
+    return env
+
+
+def skill_cards(page: Page, skills) -> Md:
+    """The skill cards of a list page as one generated HTML block (``markdown_safe``: passed through
+    on a page whose front matter marks it, not parsed as Markdown: a list page's cards were most of
+    its rendering), laid out as Markdown renders a list of them: one card a tight list, more a
+    loose one (each card a paragraph)."""
+    skills = list(skills)
+    html = _html_environment().get_template("pages/_cards.html.j2").render(page=page, skills=skills,
+                                                                         loose=len(skills) > 1)
+    return Md(f"{HTML_START}\n{html.rstrip()}\n{HTML_END}\n") if skills else Md("")
 
 
 def _json(value: Any) -> Md:

@@ -271,15 +271,15 @@ def skill_titles(model: SiteModel) -> dict[str, str]:
     """Each skill page's title: its name, or ``name (id)`` when another skill, a collection or a
     report page has the same name (two ``codeql`` skills from different repositories both read
     "codeql - Skills" in a tab, its history and bookmarks)."""
+    names = {s.id: title_text(s.name) for s in model.skills}  # (once a skill: 10,000 of them)
     taken: dict[str, int] = {}
-    for s in model.skills:
-        taken[title_text(s.name)] = taken.get(title_text(s.name), 0) + 1
+    for name in names.values():
+        taken[name] = taken.get(name, 0) + 1
     others = FIXED_TITLES | {title_text(c.path) for c in model.collections}
     titles = {}
-    for s in model.skills:
-        name = title_text(s.name)
+    for sid, name in names.items():
         shared = taken[name] > 1 or name in others or name.startswith(("All skills (", "Memory: "))  # paged, memory
-        titles[s.id] = f"{name} ({title_text(s.id)})" if shared else name
+        titles[sid] = f"{name} ({title_text(sid)})" if shared else name
     return titles
 
 

@@ -219,7 +219,7 @@ def _environment(compiled: str | None = None):
                        badge=badge, tojson_text=_json, truncate_text=truncate_text, meta_value=meta_value,
                        lookup=lambda keys, mapping: [mapping[k] for k in keys])
     env.globals.update(CATEGORIES=CATEGORIES, code=code, collection_doc=collection_doc, text_doc=text_doc,
-                       html_cards=skill_cards)
+                       html_cards=skill_cards, html_pager=pager)
     return env
 
 
@@ -241,7 +241,21 @@ def skill_cards(page: Page, skills) -> Md:
     skills = list(skills)
     html = _html_environment().get_template("pages/_cards.html.j2").render(page=page, skills=skills,
                                                                          loose=len(skills) > 1)
-    return Md(f"{HTML_START}\n{html.rstrip()}\n{HTML_END}\n") if skills else Md("")
+    return _html_block(html) if skills else Md("")
+
+
+def pager(page: Page, docs: list[str], number: int) -> Md:
+    """Links to the pages ``docs`` of a list, page ``number`` in bold, as a generated HTML block
+    (``skill_cards``); nothing for a list of one page."""
+    if len(docs) < 2:
+        return Md("")
+    html = _html_environment().get_template("pages/_pager.html.j2").render(page=page, docs=docs, number=number)
+    return _html_block(html)
+
+
+def _html_block(html: str) -> Md:
+    """Generated HTML between the lines ``markdown_safe`` passes it through between (on marked pages)."""
+    return Md(f"{HTML_START}\n{html.rstrip()}\n{HTML_END}\n")
 
 
 def _json(value: Any) -> Md:

@@ -207,6 +207,8 @@ def test_one_changed_skill_renders_only_its_pages_and_matches_a_clean_build(tmp_
     assert rendered == ["all/index.html", "collections/index.html", "index.html",
                         "skills/deploy-helper/index.html"], rendered
     assert "Deploy services with Argo!!." in (tmp_path / "out/index.html").read_text()
+    # ...and the filters' data: its catalog chunk is encoded again (keyed by its skills' digests).
+    assert "Deploy services with Argo!!." in (tmp_path / "out/assets/skillc/catalog/000.json").read_text()
 
 
 def test_a_page_that_shows_another_part_of_the_model_is_rendered_again_when_that_part_changes(tmp_path: Path):

@@ -351,18 +351,30 @@ def catalog_files(model: SiteModel) -> dict[str, str]:
     """``docs/assets/skillc/catalog/``: every skill's card data for the filters (``catalog.js``),
     ``CATALOG_CHUNK`` a file, loaded only when a reader filters; ``index.json`` names the chunks
     and the facet values."""
-    rows = [[s.id, s.name, truncate_text(s.description), s.collection, list(s.tags), s.repository, s.warnings,
-             s.size, s.body_tokens] for s in model.skills]
-    chunks = _chunks_of(tuple(rows), CATALOG_CHUNK)
+    return {rel: planned.render() for rel, planned in catalog_plan(model).items()}
+
+
+def catalog_plan(model: SiteModel) -> dict[str, Planned]:
+    """``catalog_files`` planned: a chunk's key is its skills' digests (``SkillInfo.digest`` holds
+    every value of a row), so a rebuild encodes only the chunks of the skills that changed."""
+    chunks = _chunks_of(model.skills, CATALOG_CHUNK)
     tags = sorted({t for s in model.skills for t in s.tags}, key=str.encode)
     header = {"fields": ["id", "name", "description", "collection", "tags", "repository", "warnings", "size",
-                         "tokens"], "total": len(rows), "chunk_size": CATALOG_CHUNK, "chunks": [f"{i:03d}.json" for i in range(len(chunks))],
+                         "tokens"], "total": len(model.skills), "chunk_size": CATALOG_CHUNK,
+              "chunks": [f"{i:03d}.json" for i in range(len(chunks))],
               "collections": [c.path for c in model.collections], "tags": tags,
               "repositories": sorted({s.repository for s in model.skills}, key=str.encode)}
-    out = {"docs/assets/skillc/catalog/index.json": _compact(header)}
+    out = {"docs/assets/skillc/catalog/index.json": _fixed(_compact(header))}
     for i, chunk in enumerate(chunks):
-        out[f"docs/assets/skillc/catalog/{i:03d}.json"] = _compact({"skills": list(chunk)})
+        rel = f"docs/assets/skillc/catalog/{i:03d}.json"
+        out[rel] = Planned(_digest(renderer_key(), rel, [s.digest for s in chunk]),
+                           lambda chunk=chunk: _compact({"skills": [_catalog_row(s) for s in chunk]}))
     return out
+
+
+def _catalog_row(s: SkillInfo) -> list:
+    return [s.id, s.name, truncate_text(s.description), s.collection, list(s.tags), s.repository, s.warnings,
+            s.size, s.body_tokens]
 
 
 def _compact(doc: Any) -> str:
@@ -466,7 +478,7 @@ def project_plan(model: SiteModel, options: Mapping[str, Any] | None = None,
     if model.memory is not None:
         _memory_pages(model, add)
     add("search/index.md", "pages/search.md.j2", memory=model.memory is not None)
-    plan.update((rel, _fixed(text)) for rel, text in catalog_files(model).items())
+    plan.update(catalog_plan(model))
     plan.update((rel, _fixed(text)) for rel, text in _frame_files(model, options, env).items())
     return plan
 

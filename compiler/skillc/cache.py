@@ -202,6 +202,7 @@ def _document_in(rec: tuple, path: str, digest: str) -> Document:
 
 
 _READ = os.O_RDONLY | getattr(os, "O_CLOEXEC", 0)
+_MISSING = object()
 
 
 def _read_upto(fd: int, n: int, size: int) -> bytes:
@@ -245,6 +246,9 @@ class BuildCache:
         self.stats = CacheStats()
         self._old: dict[str, dict] = {t: {} for t in TABLES}
         self._new: dict[str, dict] = {t: {} for t in TABLES}
+        # The keys given a record that is not the one loaded (``put``, new stat records): what ``save``
+        # writes is found from them, not by comparing 10,000 records a table (a steady rebuild).
+        self._dirty: dict[str, set[str]] = {t: set() for t in TABLES}
         self._base: dict[str, tuple[str, int]] = {}  # table -> (token, records in its table file)
         self._delta_keys: dict[str, frozenset] = {}  # table -> keys loaded from its delta file
         if root is not None and not fresh:  # fresh: read nothing, and save() rewrites every table
@@ -292,6 +296,8 @@ class BuildCache:
         return hits
 
     def put(self, table: str, key: str, value: Any) -> None:
+        if self._old[table].get(key, _MISSING) is not value:
+            self._dirty[table].add(key)
         self._new[table][key] = value
 
     # --- source files --------------------------------------------------------------------------------
@@ -319,7 +325,7 @@ class BuildCache:
         finally:
             os.close(fd)
         self.stats.hashed += 1
-        self._new["stat"][path] = (sig, digest, sig[1], self.started_ns)
+        self.put("stat", path, (sig, digest, sig[1], self.started_ns))
         return digest, sig[1]
 
     def _stat_record(self, path: str, st: os.stat_result) -> tuple | None:
@@ -361,7 +367,7 @@ class BuildCache:
         key = key_of("parse", digest, path, kind.value, skill)
         small = len(raw) <= MAX_FILE_BYTES
         if small and sig[1] == len(raw):
-            self._new["stat"][full] = (sig, digest, sig[1], self.started_ns)
+            self.put("stat", full, (sig, digest, sig[1], self.started_ns))
         doc = self._cached_document(key, path, digest) if small else None
         if doc is not None:
             return doc
@@ -399,22 +405,36 @@ class BuildCache:
         assert self.root is not None
         self.root.mkdir(parents=True, exist_ok=True)
         for table in TABLES:
-            new, old = self._new[table], self._old[table]
+            new = self._new[table]
             token, in_base = self._base.get(table, ("", 0))
-            delta_keys = self._delta_keys.get(table, frozenset())
             base_path, delta_path = self.root / f"{table}.pickle", self.root / f"{table}.delta.pickle"
             if token:
-                if len(new) == len(old) and all(old.get(k) is v for k, v in new.items()):
+                delta, unused = self._changes(table)
+                if delta is None:
                     continue  # exactly the records the files hold: nothing to write
-                # What the table file does not hold as it is: new records, changed ones, delta ones.
-                delta = {k: v for k, v in new.items() if k in delta_keys or old.get(k) is not v}
-                unused = sum(1 for k in old if k not in new and k not in delta_keys)
                 limit = COMPACT_SHARE * max(in_base, 1)
                 if unused <= limit and len(delta) <= limit:
                     self._write(delta_path, token, delta)
                     continue
             self._write(base_path, os.urandom(8).hex(), new)
             delta_path.unlink(missing_ok=True)
+
+    def _changes(self, table: str) -> tuple[dict | None, int]:
+        """What the table's files do not hold as they are (new records, changed ones, and those of
+        its delta file), and how many of its records went unused; ``(None, 0)`` when the files hold
+        exactly the records this build used.  Counted from the keys given other records
+        (``_dirty``): the work is proportional to the change, not to the table."""
+        new, old, dirty = self._new[table], self._old[table], self._dirty[table]
+        delta_keys = self._delta_keys.get(table, frozenset())
+        if not dirty and len(new) == len(old):  # (every record used, each the one loaded)
+            return None, 0
+        delta = {k: new[k] for k in (dirty | delta_keys) if k in new and (k in delta_keys or old.get(k) is not new[k])}
+        added = sum(1 for k in dirty if k in new and k not in old)  # (new keys are always dirty)
+        used_delta = sum(1 for k in delta_keys if k in new)
+        # old keys (the delta's among them) not used, and not in the delta file: len(old) - |delta_keys|
+        # minus those of the others that the build used.
+        unused = (len(old) - len(delta_keys)) - ((len(new) - added) - used_delta)
+        return delta, unused
 
     def _write(self, path: Path, token: str, data: dict) -> None:
         fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=self.root)

@@ -143,6 +143,39 @@ def test_cache_saves_new_records_beside_the_table_and_compacts_what_went_unused(
     assert cache.get("lint", "k1") == (1,) and cache.get("lint", "new") == ("n",) and cache.get("lint", "k2") is None
 
 
+def test_each_save_keeps_exactly_the_records_the_build_used_whatever_it_did(tmp_path: Path):
+    """``save`` finds what to write from the keys given new records (not by comparing every record):
+    over builds that read, replace, add and drop records at random, the next build always finds
+    exactly the records the last one used, with their last values; a build that changed nothing
+    writes nothing."""
+    import random
+
+    rng = random.Random(7)
+    root = tmp_path / "cache"
+    expected: dict[str, tuple] = {}
+    for _ in range(40):
+        cache = BuildCache(root)
+        assert {k: cache._old["lint"][k] for k in cache._old["lint"]} == expected
+        used: dict[str, tuple] = {}
+        for _ in range(rng.choice([0, 3, 30, 120])):
+            key = f"k{rng.randrange(80)}"
+            if rng.random() < 0.7:
+                value = cache.get("lint", key)
+                if value is not None:
+                    used[key] = value
+            else:
+                value = cache.get("lint", key) if rng.random() < 0.3 else None
+                if value is None:
+                    value = (rng.randrange(4),)
+                    cache.put("lint", key, value)
+                used[key] = value
+        before = {p.name: p.stat().st_mtime_ns for p in root.glob("lint*")} if root.is_dir() else {}
+        cache.save()
+        if used == expected and before:
+            assert {p.name: p.stat().st_mtime_ns for p in root.glob("lint*")} == before
+        expected = used
+
+
 def _on_disk(bundle: Path) -> list[str]:
     files = (p.relative_to(bundle).as_posix() for p in bundle.rglob("*") if p.is_file())
     return sorted((p for p in files if p != "api/manifest.json"), key=lambda p: p.encode())

@@ -34,6 +34,7 @@ ignored, never trusted.
 from __future__ import annotations
 
 import hashlib
+import operator
 import os
 import pickle
 import stat as stat_module
@@ -41,6 +42,7 @@ import tempfile
 import time
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
+from itertools import compress, repeat
 from pathlib import Path
 from typing import Any
 
@@ -287,12 +289,16 @@ class BuildCache:
 
     def kept(self, table: str, keys: list[str], value: Any) -> set[str]:
         """Those of ``keys`` whose record is ``value``, each kept for the next build (``get`` for
-        many keys at once: the publishing gate asks for 53,000 verdicts at 10,000 skills)."""
+        many keys at once: the publishing gate asks for 53,000 verdicts at 10,000 skills, so each
+        pass over them runs in C: ``map``/``compress``, no Python-level loop)."""
         old, new = self._old[table], self._new[table]
         wanted = set(keys)
-        hits = {k for k in wanted & old.keys() if old[k] == value}
-        new.update((k, old[k]) for k in hits)  # (the loaded object: ``save`` tells unchanged records by identity)
-        hits.update(k for k in wanted & new.keys() if new[k] == value)
+        loaded = list(wanted & old.keys())
+        found = list(compress(loaded, map(operator.eq, repeat(value), map(old.__getitem__, loaded))))
+        new.update(zip(found, map(old.__getitem__, found)))  # (the loaded object: ``save`` tells unchanged records by identity)
+        hits = set(found)
+        added = list((wanted & new.keys()) - hits)  # (records put by this build)
+        hits.update(compress(added, map(operator.eq, repeat(value), map(new.__getitem__, added))))
         return hits
 
     def put(self, table: str, key: str, value: Any) -> None:

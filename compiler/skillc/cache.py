@@ -18,6 +18,8 @@ Every record is keyed by a SHA-256 that covers what it depends on:
   the stat of every folder read, so an unchanged skill's folders are not listed again;
 * a **discovery** record (``sources.filesystem.remembered_discovery``) keeps a repository's walk
   with the stat of every folder it listed, so an unchanged repository is not walked again;
+* a **wellknown** record keeps one skill's rows of the discovery indexes (``emit.wellknown``), keyed
+  by its archive's and wire document's SHA-256 and its flat name;
 * a **manifest** record keeps the SHA-256 of the manifest a build swapped into an output folder:
   the next build finds the same bytes there and need not parse them (``emit.manifest.read_manifest``).
 
@@ -53,7 +55,7 @@ from .version import __version__
 
 FORMAT = 27  # (27: P214 for control characters written as YAML escapes, R131, R104 for names that are not UTF-8 or end .html/.svg/.xml…, such files of a skill in its zip only; 26: lint verdicts block a credential hidden by YAML escapes; the publishing gate's verdicts; 25: a Plan Cascade rule without a priority is priority 0; 24: a folder laid out as a git repository is withheld; 23: a .git file is withheld from the bundle; 22: code spans end at a list item, heading, quote or table row; 21: a secret behind a bold Markdown label (`**Client Secret**: …`) is found and withheld; M60x see the skill-memory reader's line layout; 20: links masked as CommonMark reads code spans, comments and definitions; bad dates placed at the value; unbalanced allowed-tools; no quoting fix for a null; 19: extend-select adds to a select; 18: the secret scan finds keys next to non-ASCII letters and values in escaped quotes, lint messages show secrets redacted: a cached lint verdict or withheld list would keep publishing them; 17: no archive for a skill folder named __MACOSX; 16: YAML errors at the key, quote or bracket to fix, a tab opening a block scalar read as text; 15: positions in the file's lines after NEL, U+2028, U+2029; 14: credential names in any case; 13: archive entry limits; 12: names import refuses are withheld; 11: a skill.md listed first in its discovery entry; 10: fixtures under assets/ listed with their skill; 6: the wire body without the blank lines after the frontmatter; 7: the frontmatter's last line break; 8: list items' positions; 9: the wire body from the closing line's dashes)
 TABLES = ("parse", "lint", "render", "index", "stat", "listing", "discovery", "gate", "bundle-clean", "gzip",
-          "manifest")
+          "manifest", "wellknown")
 COMPACT_SHARE = 0.2  # rewrite a table when this share of it went unused (or its delta is this big)
 # A stat is trusted only for a file last modified (mtime or ctime) this long before the start of the
 # build that hashed it: file times come from a coarse kernel clock (a jiffy behind the one

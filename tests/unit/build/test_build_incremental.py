@@ -176,6 +176,52 @@ def test_each_save_keeps_exactly_the_records_the_build_used_whatever_it_did(tmp_
         expected = used
 
 
+def test_the_discovery_rows_a_rebuild_reuses_change_with_each_input_they_are_made_of(tmp_path: Path):
+    """The well-known indexes' rows are cached per skill (``emit.wellknown``, table ``wellknown``):
+    after a change of each thing a row shows (the description, a file's bytes, a file added, the
+    flat name when another skill takes the same leaf, the ID with the same leaf and archive), the
+    rebuilt indexes equal a build
+    without a cache, and the unchanged skills' rows came from the cache."""
+    from skillc.build.pipeline import BuildOptions, run_build
+    from skillc.emit.wellknown import INDEX, LEGACY_INDEX
+
+    repo = tmp_path / "repo"
+    for i in range(4):
+        write_skill(repo, f"tools/skill-{i}")
+    (repo / "tools/skill-1/references").mkdir()
+    (repo / "tools/skill-1/references/notes.md").write_text("notes\n")
+
+    def build(out: str, cache: bool = True):
+        return run_build(BuildOptions(paths=(str(repo),), out=str(tmp_path / out), site=False, cwd=tmp_path,
+                                      use_cache=cache, cache_dir=tmp_path / "cache",
+                                      env={"SOURCE_DATE_EPOCH": "1700000000"}, home=tmp_path))
+
+    def indexes(out: str) -> tuple[bytes, bytes]:
+        return tuple((tmp_path / out / rel).read_bytes() for rel in (INDEX, LEGACY_INDEX))
+
+    build("out")
+    steps = [
+        lambda: write_skill(repo, "tools/skill-0", description="Changed. Use when the user asks for the change."),
+        lambda: (repo / "tools/skill-1/references/notes.md").write_text("NOTES\n"),  # same size, other bytes
+        lambda: (repo / "tools/skill-2/extra.md").write_text("extra\n"),
+        lambda: write_skill(repo, "other/skill-3"),  # skill-3's flat name becomes its whole ID
+        lambda: (repo / "tools/skill-1").rename(repo / "tools/skill-9"),
+        lambda: (repo / "moved").mkdir() or (repo / "tools/skill-2").rename(repo / "moved/skill-2"),  # same leaf, bytes
+    ]
+    for step in steps:
+        step()
+        before = json.loads((tmp_path / "out" / INDEX).read_bytes())
+        result = build("out")
+        shutil.rmtree(tmp_path / "fresh", ignore_errors=True)
+        build("fresh", cache=False)
+        assert indexes("out") == indexes("fresh")
+        assert json.loads((tmp_path / "out" / INDEX).read_bytes()) != before
+        assert result.stats["render_cached"] >= 2  # (the others were not rebuilt)
+    names = {s["id"]: s["name"] for s in json.loads((tmp_path / "out" / INDEX).read_bytes())["skills"]}
+    assert names["tools/skill-3"] != "skill-3" and "tools/skill-9" in names and "tools/skill-1" not in names
+    assert names["moved/skill-2"] == "skill-2"
+
+
 def _on_disk(bundle: Path) -> list[str]:
     files = (p.relative_to(bundle).as_posix() for p in bundle.rglob("*") if p.is_file())
     return sorted((p for p in files if p != "api/manifest.json"), key=lambda p: p.encode())

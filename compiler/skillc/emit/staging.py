@@ -213,23 +213,19 @@ class Staging:
             data = fh.read()
         self.write(rel, data)
 
-    def link(self, existing: str, rel: str, entry: Entry | None = None) -> None:
-        """``out/rel`` becomes another name of ``out/existing`` (same bytes; ``entry``: theirs)."""
-        self.link_file(f"{self._root}/{existing}", rel, entry=entry)
+    def link(self, existing: str, rel: str) -> None:
+        """``out/rel`` becomes another name of ``out/existing`` (same bytes)."""
+        self.link_file(f"{self._root}/{existing}", rel)
 
-    def link_file(self, source: str, rel: str, inode: int | None = None, entry: Entry | None = None) -> None:
+    def link_file(self, source: str, rel: str, inode: int | None = None) -> None:
         """``out/rel`` becomes another name of the file ``source`` (its inode ``inode`` when the caller
         knows it), a copy where linking fails (another file system).  In a reclaimed tree a file
-        that already is that inode stays, and so does one that the recycled generation's manifest
-        lists with ``entry`` (the file's ``(sha256, size)`` when the caller knows it: no system
-        call, as ``provide_all`` trusts the recycled files); any other is replaced, never written in
-        place (the visible bundle may share it)."""
+        that already is that inode stays; any other is replaced, never written in place (the
+        visible bundle may share it).  (Its manifest entry is not enough: a file of the recycled
+        generation altered since is replaced, ``test_a_recycled_file_whose_bytes_were_altered_is_replaced``.)"""
         dest = f"{self._root}/{rel}"
         if rel in self._reclaimed:
             self._placed.add(rel)
-            if entry is not None and self._reclaimed[rel] == entry:
-                self.kept += 1
-                return
             try:
                 if os.lstat(dest).st_ino == (inode if inode is not None else os.stat(source).st_ino):
                     self.kept += 1

@@ -202,8 +202,8 @@ def emit_well_known(ctx: EmitContext) -> None:
         # the published file's inode stays, another is replaced, what is gone is removed (``Staging``).
         staging.reclaim(LEGACY_DIR)
         staging.write(LEGACY_INDEX, legacy)
-        for dest, (published, entry) in tree.items():
-            staging.link(published, dest, entry)
+        for dest, (published, _) in tree.items():
+            staging.link(published, dest)
         staging.settle()
     # The tree holds exactly these files (the manifest need not walk it, nor read them)
     known = ctx.collected.known

@@ -200,32 +200,6 @@ def test_a_reclaimed_tree_keeps_the_right_inodes_replaces_the_others_and_drops_w
     assert (visible / "other").read_text() == "other before\n"
 
 
-def test_a_reclaimed_file_the_manifest_lists_with_the_same_bytes_stays_and_any_other_is_replaced(tmp_path: Path):
-    """``link_file(..., entry=)``: a held file whose manifest entry (sha256, size) is the one placed
-    stays where it is without a system call (the well-known tree of a steady rebuild: 13,000 files);
-    one listed with other bytes is replaced by a link to the source, never written through."""
-    import os
-
-    from skillc.emit.staging import Staging
-
-    src, held, out = tmp_path / "src", tmp_path / "held", tmp_path / "out"
-    for d in (src, held / "t", out):
-        d.mkdir(parents=True)
-    for name in ("same", "changed"):
-        (src / name).write_text(f"{name} now\n")
-        (held / "t" / name).write_text(f"{name} now\n" if name == "same" else "changed before\n")
-    held_inode = (held / "t/same").stat().st_ino
-    entries = {"t/same": ("s1", 9), "t/changed": ("c0", 15)}
-    staging = Staging(out, held=held, held_entries=entries)
-    assert staging.reclaim("t")
-    staging.link_file(str(src / "same"), "t/same", entry=("s1", 9))
-    staging.link_file(str(src / "changed"), "t/changed", entry=("c1", 12))
-    assert staging.settle() == 0 and staging.kept == 1 and staging.linked == 1
-    assert (out / "t/same").stat().st_ino == held_inode
-    assert os.path.samefile(out / "t/changed", src / "changed")
-    assert (out / "t/changed").read_text() == "changed now\n"
-
-
 def test_a_visible_file_is_linked_only_when_it_holds_the_bytes_asked_for(tmp_path: Path):
     """``Staging.provide`` outside the recycled generation: the visible bundle's file is checked by
     its bytes (a few files) or by its manifest (past ``CHECK_BUDGET``, read once); a file with other

@@ -319,6 +319,41 @@ def test_a_remembered_skill_listing_sees_added_removed_and_nested(tmp_path: Path
     assert listing()[0] == ["references/b.md", "sub/SKILL.md", "sub/x.txt"]
 
 
+def test_a_listing_checked_with_the_walks_stats_sees_added_removed_and_nested(tmp_path: Path):
+    """The remembered walk hands the stats it took to the skills' listings (``seen``: one ``stat`` a
+    folder, not two); a listing checked with them still sees every file added or removed, in the
+    skill's folder or below, and a folder that became a skill."""
+    from skillc.discover.walk import DiscoveryOptions
+    from skillc.sources.filesystem import remembered_discovery, skill_files
+
+    root = Path(os.path.realpath(tmp_path)) / "repo"
+    write_skill(root, "s")
+    (root / "s/references").mkdir()
+    (root / "s/references/a.md").write_text("a\n")
+
+    def listing(nested=frozenset()) -> tuple[list[str], BuildCache, dict]:
+        newest = max(max(st.st_mtime_ns, st.st_ctime_ns) for st in (p.stat() for p in [root, *root.rglob("*")]))
+        cache = BuildCache(tmp_path / "cache", started_ns=newest + RACY_NS + SECOND)
+        seen: dict = {}
+        remembered_discovery(root, DiscoveryOptions(), cache, seen)
+        files = skill_files(str(root), "s", set(nested), "SKILL.md", cache.file_digest, cache, seen)
+        cache.save()
+        return [f.path for f in files], cache, seen
+
+    assert listing()[0] == ["references/a.md"]
+    paths, cache, seen = listing()
+    assert paths == ["references/a.md"] and (cache.stats.listed, cache.stats.walked) == (0, 0)
+    assert f"{root}/s" in seen and f"{root}/s/references" in seen  # (taken by the walk, not again)
+    (root / "s/references/b.md").write_text("b\n")
+    assert listing()[0] == ["references/a.md", "references/b.md"]
+    (root / "s/c.md").write_text("c\n")
+    assert listing()[0] == ["c.md", "references/a.md", "references/b.md"]
+    (root / "s/references/a.md").unlink()
+    assert listing()[0] == ["c.md", "references/b.md"]
+    write_skill(root, "s/references")  # references/ becomes a skill of its own: no longer part of s
+    assert listing({"s/references"})[0] == ["c.md"]
+
+
 def _warm_equals_cold(tmp_path: Path, step) -> None:
     """After ``step``, a rebuild with the cache and the recycled generation gives a fresh build's bundle."""
     step()

@@ -18,6 +18,8 @@ Every record is keyed by a SHA-256 that covers what it depends on:
   the stat of every folder read, so an unchanged skill's folders are not listed again;
 * a **discovery** record (``sources.filesystem.remembered_discovery``) keeps a repository's walk
   with the stat of every folder it listed, so an unchanged repository is not walked again;
+* a **wellknown** record keeps one skill's rows of the discovery indexes (``emit.wellknown``), keyed
+  by its archive's and wire document's SHA-256 and its flat name;
 * a **manifest** record keeps the SHA-256 of the manifest a build swapped into an output folder:
   the next build finds the same bytes there and need not parse them (``emit.manifest.read_manifest``).
 
@@ -34,6 +36,7 @@ ignored, never trusted.
 from __future__ import annotations
 
 import hashlib
+import operator
 import os
 import pickle
 import stat as stat_module
@@ -41,6 +44,7 @@ import tempfile
 import time
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
+from itertools import compress, repeat
 from pathlib import Path
 from typing import Any
 
@@ -51,7 +55,7 @@ from .version import __version__
 
 FORMAT = 27  # (27: P214 for control characters written as YAML escapes, R131, R104 for names that are not UTF-8 or end .html/.svg/.xml…, such files of a skill in its zip only; 26: lint verdicts block a credential hidden by YAML escapes; the publishing gate's verdicts; 25: a Plan Cascade rule without a priority is priority 0; 24: a folder laid out as a git repository is withheld; 23: a .git file is withheld from the bundle; 22: code spans end at a list item, heading, quote or table row; 21: a secret behind a bold Markdown label (`**Client Secret**: …`) is found and withheld; M60x see the skill-memory reader's line layout; 20: links masked as CommonMark reads code spans, comments and definitions; bad dates placed at the value; unbalanced allowed-tools; no quoting fix for a null; 19: extend-select adds to a select; 18: the secret scan finds keys next to non-ASCII letters and values in escaped quotes, lint messages show secrets redacted: a cached lint verdict or withheld list would keep publishing them; 17: no archive for a skill folder named __MACOSX; 16: YAML errors at the key, quote or bracket to fix, a tab opening a block scalar read as text; 15: positions in the file's lines after NEL, U+2028, U+2029; 14: credential names in any case; 13: archive entry limits; 12: names import refuses are withheld; 11: a skill.md listed first in its discovery entry; 10: fixtures under assets/ listed with their skill; 6: the wire body without the blank lines after the frontmatter; 7: the frontmatter's last line break; 8: list items' positions; 9: the wire body from the closing line's dashes)
 TABLES = ("parse", "lint", "render", "index", "stat", "listing", "discovery", "gate", "bundle-clean", "gzip",
-          "manifest")
+          "manifest", "wellknown")
 COMPACT_SHARE = 0.2  # rewrite a table when this share of it went unused (or its delta is this big)
 # A stat is trusted only for a file last modified (mtime or ctime) this long before the start of the
 # build that hashed it: file times come from a coarse kernel clock (a jiffy behind the one
@@ -202,6 +206,7 @@ def _document_in(rec: tuple, path: str, digest: str) -> Document:
 
 
 _READ = os.O_RDONLY | getattr(os, "O_CLOEXEC", 0)
+_MISSING = object()
 
 
 def _read_upto(fd: int, n: int, size: int) -> bytes:
@@ -245,6 +250,9 @@ class BuildCache:
         self.stats = CacheStats()
         self._old: dict[str, dict] = {t: {} for t in TABLES}
         self._new: dict[str, dict] = {t: {} for t in TABLES}
+        # The keys given a record that is not the one loaded (``put``, new stat records): what ``save``
+        # writes is found from them, not by comparing 10,000 records a table (a steady rebuild).
+        self._dirty: dict[str, set[str]] = {t: set() for t in TABLES}
         self._base: dict[str, tuple[str, int]] = {}  # table -> (token, records in its table file)
         self._delta_keys: dict[str, frozenset] = {}  # table -> keys loaded from its delta file
         if root is not None and not fresh:  # fresh: read nothing, and save() rewrites every table
@@ -283,15 +291,21 @@ class BuildCache:
 
     def kept(self, table: str, keys: list[str], value: Any) -> set[str]:
         """Those of ``keys`` whose record is ``value``, each kept for the next build (``get`` for
-        many keys at once: the publishing gate asks for 53,000 verdicts at 10,000 skills)."""
+        many keys at once: the publishing gate asks for 53,000 verdicts at 10,000 skills, so each
+        pass over them runs in C: ``map``/``compress``, no Python-level loop)."""
         old, new = self._old[table], self._new[table]
         wanted = set(keys)
-        hits = {k for k in wanted & old.keys() if old[k] == value}
-        new.update((k, old[k]) for k in hits)  # (the loaded object: ``save`` tells unchanged records by identity)
-        hits.update(k for k in wanted & new.keys() if new[k] == value)
+        loaded = list(wanted & old.keys())
+        found = list(compress(loaded, map(operator.eq, repeat(value), map(old.__getitem__, loaded))))
+        new.update(zip(found, map(old.__getitem__, found)))  # (the loaded object: ``save`` tells unchanged records by identity)
+        hits = set(found)
+        added = list((wanted & new.keys()) - hits)  # (records put by this build)
+        hits.update(compress(added, map(operator.eq, repeat(value), map(new.__getitem__, added))))
         return hits
 
     def put(self, table: str, key: str, value: Any) -> None:
+        if self._old[table].get(key, _MISSING) is not value:
+            self._dirty[table].add(key)
         self._new[table][key] = value
 
     # --- source files --------------------------------------------------------------------------------
@@ -319,7 +333,7 @@ class BuildCache:
         finally:
             os.close(fd)
         self.stats.hashed += 1
-        self._new["stat"][path] = (sig, digest, sig[1], self.started_ns)
+        self.put("stat", path, (sig, digest, sig[1], self.started_ns))
         return digest, sig[1]
 
     def _stat_record(self, path: str, st: os.stat_result) -> tuple | None:
@@ -361,7 +375,7 @@ class BuildCache:
         key = key_of("parse", digest, path, kind.value, skill)
         small = len(raw) <= MAX_FILE_BYTES
         if small and sig[1] == len(raw):
-            self._new["stat"][full] = (sig, digest, sig[1], self.started_ns)
+            self.put("stat", full, (sig, digest, sig[1], self.started_ns))
         doc = self._cached_document(key, path, digest) if small else None
         if doc is not None:
             return doc
@@ -399,22 +413,36 @@ class BuildCache:
         assert self.root is not None
         self.root.mkdir(parents=True, exist_ok=True)
         for table in TABLES:
-            new, old = self._new[table], self._old[table]
+            new = self._new[table]
             token, in_base = self._base.get(table, ("", 0))
-            delta_keys = self._delta_keys.get(table, frozenset())
             base_path, delta_path = self.root / f"{table}.pickle", self.root / f"{table}.delta.pickle"
             if token:
-                if len(new) == len(old) and all(old.get(k) is v for k, v in new.items()):
+                delta, unused = self._changes(table)
+                if delta is None:
                     continue  # exactly the records the files hold: nothing to write
-                # What the table file does not hold as it is: new records, changed ones, delta ones.
-                delta = {k: v for k, v in new.items() if k in delta_keys or old.get(k) is not v}
-                unused = sum(1 for k in old if k not in new and k not in delta_keys)
                 limit = COMPACT_SHARE * max(in_base, 1)
                 if unused <= limit and len(delta) <= limit:
                     self._write(delta_path, token, delta)
                     continue
             self._write(base_path, os.urandom(8).hex(), new)
             delta_path.unlink(missing_ok=True)
+
+    def _changes(self, table: str) -> tuple[dict | None, int]:
+        """What the table's files do not hold as they are (new records, changed ones, and those of
+        its delta file), and how many of its records went unused; ``(None, 0)`` when the files hold
+        exactly the records this build used.  Counted from the keys given other records
+        (``_dirty``): the work is proportional to the change, not to the table."""
+        new, old, dirty = self._new[table], self._old[table], self._dirty[table]
+        delta_keys = self._delta_keys.get(table, frozenset())
+        if not dirty and len(new) == len(old):  # (every record used, each the one loaded)
+            return None, 0
+        delta = {k: new[k] for k in (dirty | delta_keys) if k in new and (k in delta_keys or old.get(k) is not new[k])}
+        added = sum(1 for k in dirty if k in new and k not in old)  # (new keys are always dirty)
+        used_delta = sum(1 for k in delta_keys if k in new)
+        # old keys (the delta's among them) not used, and not in the delta file: len(old) - |delta_keys|
+        # minus those of the others that the build used.
+        unused = (len(old) - len(delta_keys)) - ((len(new) - added) - used_delta)
+        return delta, unused
 
     def _write(self, path: Path, token: str, data: dict) -> None:
         fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=self.root)

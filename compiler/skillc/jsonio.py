@@ -5,12 +5,18 @@ from __future__ import annotations
 import json
 import math
 import sys
+from json.encoder import encode_basestring
 from typing import Any
 
 
 def compact_json(obj: Any) -> str:
     """One line of canonical JSON."""
     return json.dumps(obj, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+
+
+# ``compact_json(text)`` for a ``str``, without ``json.dumps``'s per-call set-up: rows written by hand
+# for 10,000 skills (the discovery indexes) cost half as much (tests compare them with compact_json).
+json_string = encode_basestring
 
 
 def json_bytes(obj: Any, *, pretty: bool = False) -> bytes:

@@ -28,6 +28,7 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+import operator
 import sys
 from array import array
 from bisect import bisect_left
@@ -243,7 +244,8 @@ def _term_shards(terms: list[str], postings: Postings, n_docs: int, shard_bytes:
             idf.append(math.log(1.0 + (n_docs - len(d) + 0.5) / (len(d) + 0.5)))
             blob += terms[end].encode("utf-8")
             term_off.append(len(blob))
-            docs.extend([d[0], *(b - a for a, b in zip(d, d[1:]))])  # gaps: they compress (gzip)
+            docs.append(d[0])  # then the gaps: they compress (gzip); ``map`` runs in C (720,000 at 10,000 skills)
+            docs.extend(map(operator.sub, d[1:], d))
             tfs.extend(tf)
             bits.extend(fb)
             post_off.append(len(bits))

@@ -12,7 +12,7 @@ Registered in ``skillc.emit.EMITTERS``.  Writes only below ``ctx.out/api/index/`
 from __future__ import annotations
 
 import hashlib
-import sys
+import pickle
 from collections.abc import Iterable, Mapping
 from dataclasses import asdict, is_dataclass
 from pathlib import Path
@@ -26,6 +26,7 @@ from .bm25 import (
     DOC_CHUNK,
     SHARD_BYTES,
     VERSION,
+    DocTerms,
     IndexDoc,
     Postings,
     analyze,
@@ -128,7 +129,7 @@ def _built_files(ctx: EmitContext, docs: list[IndexDoc]) -> dict[str, bytes]:
         return build(docs).files
     from ..cache import key_of
 
-    keys = [key_of("index", s.document.sha256, len(d.body), d.name, d.description, d.tags)
+    keys = [key_of(ANALYSIS, s.document.sha256, len(d.body), d.name, d.description, d.tags)
             for s, d in zip(ctx.resolution.skills, docs)]
     ids = [d.id for d in docs]
     whole = key_of("index-files", VERSION, SHARD_BYTES, DOC_CHUNK, keys, ids)  # (a new layout: a new key)
@@ -139,25 +140,43 @@ def _built_files(ctx: EmitContext, docs: list[IndexDoc]) -> dict[str, bytes]:
         for key in keys:  # kept for the next build, which may change one skill
             cache.get("index", key)
         return files
-    analyzed = []
+    records = []
     for key, doc in zip(keys, docs):  # (in one process: sending 10,000 analyses back from workers costs more)
         rec = cache.get("index", key)
         if rec is None:
-            terms, tfs, bits, length, unique = analyze(doc)
-            rec = (tuple(map(sys.intern, terms)), tfs, bits, length, unique)  # shared strings: a small pickle
+            rec = _analysis_record(analyze(doc))
             cache.put("index", key, rec)
-        analyzed.append(rec)
-    postings = _updated_postings(cache, previous, keys, analyzed)
+        records.append(rec)
+    postings = _updated_postings(cache, previous, keys, records)
+    # (the terms of every document are needed only to invert them all; updated postings need their lengths)
+    analyzed = [_analysis(r) if postings is None else ((), (), (), r[0], r[1]) for r in records]
     built = build(docs, analyzed=analyzed, postings=postings)
     cache.put("index", whole, built.files)
     cache.put("index", postings_key, (tuple(keys), built.postings))
     return built.files
 
 
+# An analysis record: (length, unique body terms, the pickled terms, frequencies and field bits).
+# The terms stay pickled until a build needs them (the skills that changed; every one when the
+# postings are inverted again), so loading the cache does not rebuild 700,000 small objects.
+ANALYSIS = "index-analysis"  # (its key's prefix: records of another shape are never read as these)
+
+
+def _analysis_record(analysis: DocTerms) -> tuple[int, int, bytes]:
+    terms, tfs, bits, length, unique = analysis
+    return length, unique, pickle.dumps((terms, tfs, bits), protocol=pickle.HIGHEST_PROTOCOL)
+
+
+def _analysis(record: tuple[int, int, bytes]) -> DocTerms:
+    length, unique, blob = record
+    terms, tfs, bits = pickle.loads(blob)
+    return terms, tfs, bits, length, unique
+
+
 UPDATE_SHARE = 4  # update the previous postings when at most 1/UPDATE_SHARE of the skills changed
 
 
-def _updated_postings(cache, previous, keys: list[str], analyzed: list) -> Postings | None:
+def _updated_postings(cache, previous, keys: list[str], records: list) -> Postings | None:
     """The previous build's postings updated for the skills whose analysis changed, or None (invert
     them all) when there are none, the skills differ, or too many changed."""
     if previous is None:
@@ -168,16 +187,16 @@ def _updated_postings(cache, previous, keys: list[str], analyzed: list) -> Posti
     changed = [i for i, (old, new) in enumerate(zip(old_keys, keys)) if old != new]
     if len(changed) * UPDATE_SHARE > len(keys):
         return None
-    changes = []
-    for i in changed:
-        old = cache.get("index", old_keys[i])  # the previous build kept it
-        if old is None:
-            return None
-        changes.append((i, old, analyzed[i]))
     try:
+        changes = []
+        for i in changed:
+            old = cache.get("index", old_keys[i])  # the previous build kept it
+            if old is None:
+                return None
+            changes.append((i, _analysis(old), _analysis(records[i])))
         return update_postings(postings, changes)
-    except ValueError:  # postings that do not hold what their keys say: invert them all
-        return None
+    except (ValueError, TypeError, pickle.UnpicklingError):  # records that do not hold what their keys say
+        return None  # (invert them all)
 
 
 def emit_index(ctx: EmitContext) -> None:

@@ -17,15 +17,17 @@ from __future__ import annotations
 
 import shutil
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from ..config.files import read_config_file
 from ..discover.walk import path_key
 from ..resolve_types import EmitContext
 from .load import memory_files
-from .pipeline import freeze
-from .render import skill_memory_config
-from .settings import MemorySettings, settings_from_config
-from .snapshot import SkillRef
+
+if TYPE_CHECKING:
+    from .settings import MemorySettings
+
+# (the rest of the memory stage, and Jinja through its renderer, is imported only by a build that
+# has memory files: most builds have none, and their start-up need not pay for it)
 
 MEMORY_DIR = "api/memory"
 
@@ -45,6 +47,9 @@ def memory_inputs(ctx: EmitContext) -> list[Path]:
 
 
 def _settings(ctx: EmitContext) -> MemorySettings:
+    from ..config.files import read_config_file
+    from .settings import MemorySettings, settings_from_config
+
     for entry in ctx.options.config_files:
         path = Path(entry[0] if isinstance(entry, (tuple, list)) else entry)
         if path.is_file() and path.suffix == ".toml":
@@ -58,6 +63,10 @@ def emit_memory(ctx: EmitContext) -> None:
     paths = memory_inputs(ctx)
     if not any(True for _ in memory_files(paths)):
         return
+    from .pipeline import freeze
+    from .render import skill_memory_config
+    from .snapshot import SkillRef
+
     settings = _settings(ctx)
     if not settings.enabled:
         return

@@ -44,7 +44,8 @@ def hash_file(path: str, st: os.stat_result) -> tuple[str, int]:
 
 
 def skill_files(root_abs: str, skill_dir: str, nested: set[str], skill_file: str,
-                digest: FileDigest = hash_file, cache: BuildCache | None = None) -> list[SkillFile]:
+                digest: FileDigest = hash_file, cache: BuildCache | None = None,
+                seen: dict[str, tuple] | None = None) -> list[SkillFile]:
     """The supporting files of one skill (everything but its SKILL.md), in byte order.
 
     Skips VCS/build folders, OS junk, nested skills (they are skills of their own), directory
@@ -52,10 +53,12 @@ def skill_files(root_abs: str, skill_dir: str, nested: set[str], skill_file: str
     each file's hash (the build's passes through its stat cache).  With ``cache``, a listing is
     remembered with the stat of every folder it read, and used again (no folder listed, each file
     only stat'ed) while those stats are unchanged and settled (see ``BuildCache.file_digest``).
+    ``seen``: the stat signatures this build already took of folders (by path: the repository's
+    remembered walk checked them), not taken again.
     """
     base = os.path.join(root_abs, skill_dir) if skill_dir else root_abs
     if cache is not None:
-        hit = _remembered_listing(cache, base, skill_dir, nested, digest)
+        hit = _remembered_listing(cache, base, skill_dir, nested, digest, seen or {})
         if hit is not None:
             return hit
         cache.stats.listed += 1
@@ -116,7 +119,7 @@ def skill_files(root_abs: str, skill_dir: str, nested: set[str], skill_file: str
 
 
 def _remembered_listing(cache: BuildCache, base: str, skill_dir: str, nested: set[str],
-                        digest: FileDigest) -> list[SkillFile] | None:
+                        digest: FileDigest, seen: dict[str, tuple]) -> list[SkillFile] | None:
     """The files of a remembered listing, or None when a folder changed (or may have: racy stat),
     a nested skill appeared or went, or a file is no longer a regular file."""
     rec = cache.get("listing", base)
@@ -126,8 +129,10 @@ def _remembered_listing(cache: BuildCache, base: str, skill_dir: str, nested: se
     prefix = f"{skill_dir}/" if skill_dir else ""
     try:
         for rel, sig in dirs:
-            if (rel and prefix + rel in nested) or not stat_settled(sig, listed_ns) \
-                    or stat_signature(os.stat(f"{base}/{rel}" if rel else base)) != sig:
+            if (rel and prefix + rel in nested) or not stat_settled(sig, listed_ns):
+                return None
+            path = f"{base}/{rel}" if rel else base
+            if (seen.get(path) or stat_signature(os.stat(path))) != sig:
                 return None
         if any(prefix + rel not in nested for rel in skipped):
             return None
@@ -147,20 +152,25 @@ def _remembered_listing(cache: BuildCache, base: str, skill_dir: str, nested: se
 DISCOVERY_TABLE = "discovery"  # (skillc.cache.TABLES)
 
 
-def remembered_discovery(root: Path, options: DiscoveryOptions, cache: BuildCache) -> Discovery:
+def remembered_discovery(root: Path, options: DiscoveryOptions, cache: BuildCache,
+                         seen: dict[str, tuple] | None = None) -> Discovery:
     """``discover(root, options)``, from the build cache while nothing it depends on changed: the
     stat of every folder it listed and file it read is the same and settled (``stat_settled``), or
     a folder whose stat moved still lists the same names (``listing_key``: a file saved by
     renaming a new one over it).  A skill added, removed or renamed changes its folder's listing,
     so it is always seen; an edit inside a file changes no listing (the file's own stat decides
     whether it is read again).  A walk that met a symbolic link, a skipped cache or bundle folder,
-    or an error is never remembered."""
+    or an error is never remembered.  ``seen`` receives the stat signature this build took of each
+    path the walk depends on (the skills' listings then need not take them again: 10,000 ``stat``
+    calls at 10,000 skills)."""
     root_abs = os.path.realpath(root)
     key = key_of("discovery", root_abs, _options_key(options))
     rec = cache.get(DISCOVERY_TABLE, key)
     if rec is not None:
         stats = _still(root_abs, rec)
         if stats is not None:
+            if seen is not None:
+                seen.update((f"{root_abs}/{rel}" if rel else root_abs, sig) for rel, sig, _ in stats)
             if stats is not rec[0]:  # (folders listed again: their new stats, for the next build)
                 cache.put(DISCOVERY_TABLE, key, (stats, cache.started_ns, rec[2]))
             return _discovery_in(root_abs, rec[2])
@@ -170,6 +180,8 @@ def remembered_discovery(root: Path, options: DiscoveryOptions, cache: BuildCach
     if record.exact:
         stats = tuple((rel, stat_signature(st), listed) for rel, st, listed in record.stats)
         cache.put(DISCOVERY_TABLE, key, (stats, cache.started_ns, _discovery_out(disc)))
+        if seen is not None:
+            seen.update((f"{root_abs}/{rel}" if rel else root_abs, sig) for rel, sig, _ in stats)
     return disc
 
 
@@ -233,7 +245,8 @@ def list_directory(repo: Repository, root: Path, read: ReadItem | None, lint: Li
     options = replace(lint.discovery, lightweight=instructions_dir is not None and repo.publish_lightweight,
                       conventions=instructions_dir is not None and repo.publish_conventions)  # (its exclude globs)
     cache: BuildCache | None = getattr(read, "cache", None)  # remembers listings and walks too
-    disc = remembered_discovery(root, options, cache) if cache is not None else discover(root, options)
+    seen: dict[str, tuple] = {}  # (path -> the stat signature this build took of it)
+    disc = remembered_discovery(root, options, cache, seen) if cache is not None else discover(root, options)
     if any(d.code == "D105" and d.path == "" for d in disc.diagnostics):
         raise SourceError(f"repository {repo.name!r}: {root} does not exist or is not a directory")
     skills_items = [i for i in disc.items if i.kind is ItemKind.SKILL]
@@ -267,7 +280,7 @@ def list_directory(repo: Repository, root: Path, read: ReadItem | None, lint: Li
         except OSError:
             mode = 0
         main = SkillFile(item.file_name, doc.sha256, doc.size, full, bool(mode & 0o111))
-        files = [main, *skill_files(root_abs, item.skill_dir, nested, item.file_name, digest or hash_file, cache)]
+        files = [main, *skill_files(root_abs, item.skill_dir, nested, item.file_name, digest or hash_file, cache, seen)]
         out.append(SourceSkill(skill_id, repo, doc, tuple(files)))
     if instructions_dir is not None:
         out.extend(instruction_skills(repo, root_abs, [i for i in disc.items if i.kind is not ItemKind.SKILL],

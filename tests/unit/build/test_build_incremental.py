@@ -143,6 +143,85 @@ def test_cache_saves_new_records_beside_the_table_and_compacts_what_went_unused(
     assert cache.get("lint", "k1") == (1,) and cache.get("lint", "new") == ("n",) and cache.get("lint", "k2") is None
 
 
+def test_each_save_keeps_exactly_the_records_the_build_used_whatever_it_did(tmp_path: Path):
+    """``save`` finds what to write from the keys given new records (not by comparing every record):
+    over builds that read, replace, add and drop records at random, the next build always finds
+    exactly the records the last one used, with their last values; a build that changed nothing
+    writes nothing."""
+    import random
+
+    rng = random.Random(7)
+    root = tmp_path / "cache"
+    expected: dict[str, tuple] = {}
+    for _ in range(40):
+        cache = BuildCache(root)
+        assert {k: cache._old["lint"][k] for k in cache._old["lint"]} == expected
+        used: dict[str, tuple] = {}
+        for _ in range(rng.choice([0, 3, 30, 120])):
+            key = f"k{rng.randrange(80)}"
+            if rng.random() < 0.7:
+                value = cache.get("lint", key)
+                if value is not None:
+                    used[key] = value
+            else:
+                value = cache.get("lint", key) if rng.random() < 0.3 else None
+                if value is None:
+                    value = (rng.randrange(4),)
+                    cache.put("lint", key, value)
+                used[key] = value
+        before = {p.name: p.stat().st_mtime_ns for p in root.glob("lint*")} if root.is_dir() else {}
+        cache.save()
+        if used == expected and before:
+            assert {p.name: p.stat().st_mtime_ns for p in root.glob("lint*")} == before
+        expected = used
+
+
+def test_the_discovery_rows_a_rebuild_reuses_change_with_each_input_they_are_made_of(tmp_path: Path):
+    """The well-known indexes' rows are cached per skill (``emit.wellknown``, table ``wellknown``):
+    after a change of each thing a row shows (the description, a file's bytes, a file added, the
+    flat name when another skill takes the same leaf, the ID with the same leaf and archive), the
+    rebuilt indexes equal a build
+    without a cache, and the unchanged skills' rows came from the cache."""
+    from skillc.build.pipeline import BuildOptions, run_build
+    from skillc.emit.wellknown import INDEX, LEGACY_INDEX
+
+    repo = tmp_path / "repo"
+    for i in range(4):
+        write_skill(repo, f"tools/skill-{i}")
+    (repo / "tools/skill-1/references").mkdir()
+    (repo / "tools/skill-1/references/notes.md").write_text("notes\n")
+
+    def build(out: str, cache: bool = True):
+        return run_build(BuildOptions(paths=(str(repo),), out=str(tmp_path / out), site=False, cwd=tmp_path,
+                                      use_cache=cache, cache_dir=tmp_path / "cache",
+                                      env={"SOURCE_DATE_EPOCH": "1700000000"}, home=tmp_path))
+
+    def indexes(out: str) -> tuple[bytes, bytes]:
+        return tuple((tmp_path / out / rel).read_bytes() for rel in (INDEX, LEGACY_INDEX))
+
+    build("out")
+    steps = [
+        lambda: write_skill(repo, "tools/skill-0", description="Changed. Use when the user asks for the change."),
+        lambda: (repo / "tools/skill-1/references/notes.md").write_text("NOTES\n"),  # same size, other bytes
+        lambda: (repo / "tools/skill-2/extra.md").write_text("extra\n"),
+        lambda: write_skill(repo, "other/skill-3"),  # skill-3's flat name becomes its whole ID
+        lambda: (repo / "tools/skill-1").rename(repo / "tools/skill-9"),
+        lambda: (repo / "moved").mkdir() or (repo / "tools/skill-2").rename(repo / "moved/skill-2"),  # same leaf, bytes
+    ]
+    for step in steps:
+        step()
+        before = json.loads((tmp_path / "out" / INDEX).read_bytes())
+        result = build("out")
+        shutil.rmtree(tmp_path / "fresh", ignore_errors=True)
+        build("fresh", cache=False)
+        assert indexes("out") == indexes("fresh")
+        assert json.loads((tmp_path / "out" / INDEX).read_bytes()) != before
+        assert result.stats["render_cached"] >= 2  # (the others were not rebuilt)
+    names = {s["id"]: s["name"] for s in json.loads((tmp_path / "out" / INDEX).read_bytes())["skills"]}
+    assert names["tools/skill-3"] != "skill-3" and "tools/skill-9" in names and "tools/skill-1" not in names
+    assert names["moved/skill-2"] == "skill-2"
+
+
 def _on_disk(bundle: Path) -> list[str]:
     files = (p.relative_to(bundle).as_posix() for p in bundle.rglob("*") if p.is_file())
     return sorted((p for p in files if p != "api/manifest.json"), key=lambda p: p.encode())
@@ -238,6 +317,41 @@ def test_a_remembered_skill_listing_sees_added_removed_and_nested(tmp_path: Path
     write_skill(root, "s/sub")  # sub/ becomes a skill of its own: no longer part of s
     assert listing({"s/sub"})[0] == ["references/b.md"]
     assert listing()[0] == ["references/b.md", "sub/SKILL.md", "sub/x.txt"]
+
+
+def test_a_listing_checked_with_the_walks_stats_sees_added_removed_and_nested(tmp_path: Path):
+    """The remembered walk hands the stats it took to the skills' listings (``seen``: one ``stat`` a
+    folder, not two); a listing checked with them still sees every file added or removed, in the
+    skill's folder or below, and a folder that became a skill."""
+    from skillc.discover.walk import DiscoveryOptions
+    from skillc.sources.filesystem import remembered_discovery, skill_files
+
+    root = Path(os.path.realpath(tmp_path)) / "repo"
+    write_skill(root, "s")
+    (root / "s/references").mkdir()
+    (root / "s/references/a.md").write_text("a\n")
+
+    def listing(nested=frozenset()) -> tuple[list[str], BuildCache, dict]:
+        newest = max(max(st.st_mtime_ns, st.st_ctime_ns) for st in (p.stat() for p in [root, *root.rglob("*")]))
+        cache = BuildCache(tmp_path / "cache", started_ns=newest + RACY_NS + SECOND)
+        seen: dict = {}
+        remembered_discovery(root, DiscoveryOptions(), cache, seen)
+        files = skill_files(str(root), "s", set(nested), "SKILL.md", cache.file_digest, cache, seen)
+        cache.save()
+        return [f.path for f in files], cache, seen
+
+    assert listing()[0] == ["references/a.md"]
+    paths, cache, seen = listing()
+    assert paths == ["references/a.md"] and (cache.stats.listed, cache.stats.walked) == (0, 0)
+    assert f"{root}/s" in seen and f"{root}/s/references" in seen  # (taken by the walk, not again)
+    (root / "s/references/b.md").write_text("b\n")
+    assert listing()[0] == ["references/a.md", "references/b.md"]
+    (root / "s/c.md").write_text("c\n")
+    assert listing()[0] == ["c.md", "references/a.md", "references/b.md"]
+    (root / "s/references/a.md").unlink()
+    assert listing()[0] == ["c.md", "references/b.md"]
+    write_skill(root, "s/references")  # references/ becomes a skill of its own: no longer part of s
+    assert listing({"s/references"})[0] == ["c.md"]
 
 
 def _warm_equals_cold(tmp_path: Path, step) -> None:

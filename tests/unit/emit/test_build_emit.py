@@ -200,6 +200,43 @@ def test_a_reclaimed_tree_keeps_the_right_inodes_replaces_the_others_and_drops_w
     assert (visible / "other").read_text() == "other before\n"
 
 
+def test_a_visible_file_is_linked_only_when_it_holds_the_bytes_asked_for(tmp_path: Path):
+    """``Staging.provide`` outside the recycled generation: the visible bundle's file is checked by
+    its bytes (a few files) or by its manifest (past ``CHECK_BUDGET``, read once); a file with other
+    bytes, a link, or a missing one is never linked, and the caller produces it."""
+    import hashlib
+    import os
+
+    from skillc.emit import staging as staging_module
+    from skillc.emit.staging import Staging
+
+    visible, out = tmp_path / "visible", tmp_path / "out"
+    (visible / "api/files/a").mkdir(parents=True)
+    out.mkdir()
+    (visible / "api/files/a/SKILL.md").write_bytes(b"now\n")
+    (tmp_path / "elsewhere").write_bytes(b"now\n")
+    os.symlink(tmp_path / "elsewhere", visible / "api/files/a/link.md")
+    now = (hashlib.sha256(b"now\n").hexdigest(), 4)
+    before = (hashlib.sha256(b"old\n").hexdigest(), 4)
+    read = []
+
+    def manifest():
+        read.append(1)
+        return {"api/files/a/SKILL.md": now, "api/files/a/link.md": now}
+
+    staging = Staging(out, recycled={"api/files/b/SKILL.md": before}, current_dir=visible, load_current=manifest)
+    assert not staging.provide("api/files/a/SKILL.md", before)  # other bytes than asked for
+    assert not staging.provide("api/files/a/link.md", now)  # a link is never followed
+    assert not staging.provide("api/files/a/gone.md", now)
+    assert staging.provide("api/files/a/SKILL.md", now) and not read
+    assert os.path.samefile(out / "api/files/a/SKILL.md", visible / "api/files/a/SKILL.md")
+    assert staging.linked == 1
+    (out / "api/files/a/SKILL.md").unlink()
+    staging._checked = staging_module.CHECK_BUDGET  # past the budget: the manifest answers
+    assert staging.provide("api/files/a/SKILL.md", now) and read == [1]
+    assert not staging.provide("api/files/a/SKILL.md", before) and read == [1]
+
+
 def test_a_rebuild_compresses_only_the_files_that_changed(tmp_path: Path):
     """The ``.gz`` copies (``emit.precompressed``) are records of the build cache's ``gzip`` table,
     keyed by their source's hash: each copy is its source's bytes compressed, and the cache keeps

@@ -321,25 +321,34 @@ def test_updated_postings_give_the_index_a_fresh_build_gives():
 def test_a_rebuild_inverts_everything_when_the_previous_postings_cannot_be_updated(tmp_path):
     from skillc.cache import BuildCache
     from skillc.index.bm25 import analyze
-    from skillc.index.emit import _updated_postings
+    from skillc.index.emit import _analysis_record, _updated_postings
 
     docs = corpus(40, seed=5)
     analyzed = [analyze(d) for d in docs]
     keys = [f"k{i}" for i in range(40)]
     cache = BuildCache(None)
     for k, a in zip(keys, analyzed):
-        cache.put("index", k, a)
+        cache.put("index", k, _analysis_record(a))
     previous = (tuple(keys), build(docs, analyzed=analyzed).postings)
     changed = docs[:]
     changed[3] = IndexDoc(docs[3].id, docs[3].name, docs[3].description, docs[3].tags, "new words here")
     new_analyzed = analyzed[:3] + [analyze(changed[3])] + analyzed[4:]
+    records = [_analysis_record(a) for a in new_analyzed]
     new_keys = keys[:3] + ["k3-new"] + keys[4:]
-    updated = _updated_postings(cache, previous, new_keys, new_analyzed)
+    updated = _updated_postings(cache, previous, new_keys, records)
     assert updated is not None
     assert build(changed, analyzed=new_analyzed, postings=updated).files == build(changed).files
-    assert _updated_postings(cache, None, new_keys, new_analyzed) is None  # no previous build
-    assert _updated_postings(cache, previous, new_keys[:-1], new_analyzed[:-1]) is None  # other skills
+    # (with the postings updated, a build reads only each analysis's lengths: the terms stay pickled)
+    lengths = [((), (), (), length, unique) for length, unique, _ in records]
+    assert build(changed, analyzed=lengths, postings=updated).files == build(changed).files
+    assert _updated_postings(cache, None, new_keys, records) is None  # no previous build
+    assert _updated_postings(cache, previous, new_keys[:-1], records[:-1]) is None  # other skills
     many = [f"{k}-new" for k in keys[:11]] + keys[11:]  # more than a quarter changed
-    assert _updated_postings(cache, previous, many, new_analyzed) is None
+    assert _updated_postings(cache, previous, many, records) is None
     forgetful = BuildCache(None)  # the old analysis of the changed skill is not in the cache
-    assert _updated_postings(forgetful, previous, new_keys, new_analyzed) is None
+    assert _updated_postings(forgetful, previous, new_keys, records) is None
+    misshapen = BuildCache(None)  # a record of another shape (an older layout) is never read as one
+    misshapen.put("index", "k3", analyzed[3])
+    assert _updated_postings(misshapen, previous, new_keys, records) is None
+
+

@@ -210,10 +210,13 @@ def check_document(ctx: RuleContext, rules: Sequence[Rule]) -> list[Diagnostic]:
 
 def check_collection(ctxs: Sequence[RuleContext], rules: Sequence[Rule]) -> list[Diagnostic]:
     out: list[Diagnostic] = []
+    eligible_by_kinds: dict[frozenset[ItemKind], list[RuleContext]] = {}  # (rules share their kinds)
     for rule in rules:
         if rule.scope != "collection":
             continue
-        eligible = [c for c in ctxs if c.item.kind in rule.kinds]
+        eligible = eligible_by_kinds.get(rule.kinds)
+        if eligible is None:
+            eligible = eligible_by_kinds[rule.kinds] = [c for c in ctxs if c.item.kind in rule.kinds]
         for ctx, finding in rule.check(eligible):
             out.extend(_findings_to_diagnostics(rule, ctx, [finding]))
     return out

@@ -75,12 +75,14 @@ def description_budget_exceeded(ctxs: Sequence[RuleContext]):
     if not ctxs:
         return
     budget = ctxs[0].settings.description_budget
-    if sum(len(d) for c in ctxs if isinstance(d := c.meta.get("description"), str)) <= budget:
+    # (each description's length read once: the contexts are every skill's, cold in memory by now)
+    lengths = [len(d) if isinstance(d := c.meta.get("description"), str) else 0 for c in ctxs]
+    if sum(lengths) <= budget:
         return  # (most repositories: nothing to split)
-    plugins: dict[str, list[RuleContext]] = {}
+    plugins: dict[str, list[tuple[RuleContext, int]]] = {}
     plugin_of = _PluginRoots(ctxs[0].root)
-    for ctx in ctxs:
-        plugins.setdefault(plugin_of(ctx.item.skill_dir), []).append(ctx)
+    for ctx, n in zip(ctxs, lengths):
+        plugins.setdefault(plugin_of(ctx.item.skill_dir), []).append((ctx, n))
     for plugin in sorted(plugins, key=path_key):
         yield from _over_budget(plugins[plugin], budget, plugin if len(plugins) > 1 else None)
 
@@ -116,15 +118,16 @@ class _PluginRoots:
         return self.known[folder]
 
 
-def _over_budget(ctxs: Sequence[RuleContext], budget: int, plugin: str | None):
-    ordered = sorted(ctxs, key=lambda c: path_key(c.item.path))
-    lengths = [len(d) if isinstance(d := c.meta.get("description"), str) else 0 for c in ordered]
+def _over_budget(skills: list[tuple[RuleContext, int]], budget: int, plugin: str | None):
+    """``skills``: (context, description length) pairs of one installation."""
+    ordered = sorted(skills, key=lambda pair: path_key(pair[0].item.path))
+    lengths = [n for _, n in ordered]
     total = sum(lengths)
     if total <= budget:
         return
     where = f" in the plugin {plugin}" if plugin else ""
     running = 0
-    for i, (ctx, n) in enumerate(zip(ordered, lengths)):
+    for i, ((ctx, _), n) in enumerate(zip(ordered, lengths)):
         running += n
         if running > budget:
             beyond = sum(1 for m in lengths[i:] if m)

@@ -719,12 +719,13 @@ def _emit(resolution: Resolution, redactions: tuple, checked: _Checked, plan: _P
                 options = _emit_options(resolution, redactions, checked, plan, opts, staged.staging)
                 ctx = EmitContext(resolution, staged.path, plan.as_of, tuple(Path(p) for p in opts.memory),
                                   plan.cache_root / "emit" if plan.cache_root else None, options, collected)
-                _run_emitters(ctx, progress, lap, forked)
+                passed = _run_emitters(ctx, progress, lap, forked)
                 checked.diagnostics.extend(collected.diagnostics)
                 produced = {p for art in _wait_artifacts(collected).values() for p, _, _ in art.bundle_files()}
                 staged.staging.prune(produced)
                 manifest, written = write_manifest(ctx)
-                gate.check_bundle(staged.path, manifest, plan.cache)  # (every output byte, as a client reads it)
+                # (every output byte, as a client reads it: ``passed`` were checked while the site was built)
+                gate.check_bundle(staged.path, manifest, plan.cache, passed)
                 plan.cache.put(WRITTEN_TABLE, _written_key(plan.out), written)  # (saved only once swapped in)
                 lap("manifest")
             except BaseException:
@@ -752,11 +753,17 @@ def _emit_options(resolution: Resolution, redactions: tuple, checked: _Checked, 
         redactions=redactions, mkdocs=plan.mkdocs)
 
 
-def _run_emitters(ctx: EmitContext, progress: Progress | None, lap: _Lap, forked: list[Forked]) -> None:
+def _run_emitters(ctx: EmitContext, progress: Progress | None, lap: _Lap,
+                  forked: list[Forked]) -> frozenset[tuple[str, str]]:
     """Each emitter in turn (``_emit_order``); the docs site in a forked process beside the ones after
-    it where this process may fork (``forked``: joined before the emitter that reads its files)."""
+    it where this process may fork (``forked``: joined before the emitter that reads its files).
+    Returns the ``(path, sha256)`` of the files the publishing gate passed meanwhile."""
+    passed: frozenset[tuple[str, str]] = frozenset()
     for emitter_name, fn in sorted(EMITTERS, key=_emit_order):
         if emitter_name == JOIN_BEFORE:
+            if forked:
+                passed = _check_meanwhile(ctx)
+                lap("gate (beside the site)")
             _join_forked(ctx, forked)
             lap(f"emit {FORKED} (waited for)")
         if emitter_name == FORKED and ctx.options.site and _fork_emitter(fn, ctx, forked):
@@ -771,6 +778,16 @@ def _run_emitters(ctx: EmitContext, progress: Progress | None, lap: _Lap, forked
             _wait_artifacts(ctx.collected)
             lap("emit skills")
     _join_forked(ctx, forked)
+    return passed
+
+
+def _check_meanwhile(ctx: EmitContext) -> frozenset[tuple[str, str]]:
+    """The publishing gate over the files known so far that are not the site's (the skills' files and
+    those the emitters here stated), while the forked site is built: the gate after the manifest
+    then checks only the others (a pair the manifest lists otherwise is checked again there)."""
+    files = [(path, sha) for art in _wait_artifacts(ctx.collected).values() for path, sha, _ in art.bundle_files()]
+    files.extend((path, sha) for path, (sha, _) in ctx.collected.known.items())
+    return gate.check_files(ctx.out, files, ctx.options.cache)
 
 
 @dataclass(frozen=True)

@@ -177,3 +177,50 @@ def test_the_mkdocs_child_started_early_is_stopped_when_the_build_fails_or_reuse
     with pytest.raises(BuildError):  # (fails in lint, long before the site)
         run_build(BuildOptions(paths=("team",), out="out", cwd=tmp_path, cache_dir=tmp_path / "cache", env=EPOCH))
     assert not _mkdocs_children()
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc"), reason="reads /proc")
+def test_ctrl_c_while_the_forked_site_runs_is_one_line_and_leaves_no_process(tmp_path: Path):
+    """A terminal's Ctrl-C reaches the whole process group: the forked site ignores it and the build
+    kills it as it unwinds; mkdocs and its page workers stop; nothing is published."""
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    from test_build_trust import _AS_A_FOREGROUND_JOB
+    from test_hostile_input import _alive, _children, _cmdline
+
+    from conftest import skillc_command
+
+    needs_mkdocs()
+    body = "\n".join(f"## Part {i}\n\n- step one of {i}\n- step two\n\n`code {i}`\n" for i in range(40))
+    for i in range(300):
+        write_skill(tmp_path / "repo", f"c{i % 8}/skill-{i:03d}", body=body)
+    env = {**os.environ, "SKILLC_CACHE_DIR": str(tmp_path / "cache"), "SKILLC_JOBS": "2", **EPOCH}
+    proc = subprocess.Popen([sys.executable, "-c", _AS_A_FOREGROUND_JOB, *skillc_command(), "build", "repo",
+                             "--out", "out"], cwd=tmp_path, env=env, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE, start_new_session=True)
+    try:
+        seen: list[int] = []
+        deadline = time.monotonic() + 300
+        while not seen and proc.poll() is None and time.monotonic() < deadline:
+            children = _children(proc.pid)
+            forked = [c for c in children if _cmdline(c) == _cmdline(proc.pid)]
+            workers = [w for c in children if "mkdocs" in _cmdline(c) for w in _children(c)]
+            if forked and workers:  # (the site forked and mkdocs rendering its pages)
+                seen = children + workers
+            time.sleep(0.02)
+        assert seen, "the build ended before its forked site and mkdocs' page workers were seen"
+        os.killpg(proc.pid, signal.SIGINT)
+        _, err = proc.communicate(timeout=60)
+        assert proc.returncode == 130 and err.decode().strip() == "Interrupted.", err.decode()[-1500:]
+        deadline = time.monotonic() + 30
+        while any(_alive(p) for p in seen) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert not [p for p in seen if _alive(p)], "a process of the interrupted build is still running"
+        assert not (tmp_path / "out").exists()
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()

@@ -145,6 +145,8 @@ class MkdocsChild(subprocess.Popen):
     def _send_status(self, write: int) -> None:
         try:
             os.write(write, b"%d\n" % self.wait())
+        except OSError:  # (the forked user is gone: killed with a failed or interrupted build)
+            pass
         finally:
             os.close(write)
 

@@ -224,3 +224,38 @@ def test_ctrl_c_while_the_forked_site_runs_is_one_line_and_leaves_no_process(tmp
         if proc.poll() is None:
             proc.kill()
             proc.wait()
+
+
+def test_a_forked_process_using_the_builds_mkdocs_child_sees_how_it_ended(tmp_path: Path):
+    """Only the process that started the mkdocs child can wait for it: a forked site that used it
+    learns its exit status from the build (``MkdocsChild.relay``), so a failed mkdocs fails the
+    build (``Popen.wait`` in the fork would have reported success), and a child the fork stopped
+    unused reports its signal."""
+    needs_mkdocs()
+    from skillc.emit.docsite import run_mkdocs, start_mkdocs, stop_mkdocs
+    from skillc.errors import BuildError
+    from skillc.parallel import fork_call
+
+    epoch = int(EPOCH["SOURCE_DATE_EPOCH"])
+    child = start_mkdocs(epoch)
+    try:
+        def build_nothing() -> None:
+            run_mkdocs(tmp_path / "missing/mkdocs.yml", tmp_path / "site", epoch, child=child)
+
+        running = child.relay(lambda: fork_call(build_nothing, 2))
+        assert running is not None
+        with pytest.raises(BuildError, match="mkdocs could not build the docs site"):
+            running.result()
+    finally:
+        stop_mkdocs(child)
+    assert child.returncode not in (0, None)
+    unused = start_mkdocs(epoch)
+    try:
+        def stop_it() -> int | None:
+            stop_mkdocs(unused)  # (as a forked site whose site was reused)
+            return unused.returncode
+
+        running = unused.relay(lambda: fork_call(stop_it, 2))
+        assert running is not None and running.result() == -15
+    finally:
+        stop_mkdocs(unused)

@@ -52,7 +52,7 @@ from ..emit.skills import bundle_collisions
 from ..errors import BuildError, SkillcError
 from ..layout import WORK_DIR
 from ..model import Diagnostic, DiscoveredItem, Document, ItemKind, Severity
-from ..parallel import Forked, default_jobs, fork_call, fork_map
+from ..parallel import default_jobs, fork_map
 from ..paths import inside as _inside
 from ..resolve.precedence import resolve, winners_of
 from ..resolve_types import EmitCollected, EmitContext, EmitOptions, Resolution, SourceSkill
@@ -790,6 +790,10 @@ def _check_meanwhile(ctx: EmitContext) -> frozenset[tuple[str, str]]:
     return gate.check_files(ctx.out, files, ctx.options.cache)
 
 
+if TYPE_CHECKING:  # (here, not with the imports above: the stages' owner keeps those lazy)
+    from ..parallel import Forked
+
+
 @dataclass(frozen=True)
 class _ForkedEmit:
     """What an emitter run in a forked process handed back (its ``EmitCollected`` but the artifacts,
@@ -817,6 +821,8 @@ def _fork_emitter(fn: Callable[[EmitContext], None], ctx: EmitContext, forked: l
                            tuple(a - b for a, b in zip(after, before)))  # type: ignore[arg-type]
 
     def start() -> Forked | None:
+        from ..parallel import fork_call
+
         return fork_call(run, ctx.options.jobs)
 
     mkdocs = ctx.options.mkdocs  # (started by this process: the forked site learns its end through relay)

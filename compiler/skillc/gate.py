@@ -253,15 +253,26 @@ class BundleLeak:
 _CLEAN = "bundle-clean"  # (the build cache's table of the clean verdicts)
 
 
-def check_bundle(out: Path, manifest: Mapping[str, Any], cache: Any = None) -> None:
+def check_bundle(out: Path, manifest: Mapping[str, Any], cache: Any = None,
+                 checked: frozenset[tuple[str, str]] = frozenset()) -> None:
     """BuildError (the build fails, the previous bundle stays) when any byte of the staged bundle
-    holds a likely credential, as a client reads it.  Each clean file's hash is remembered."""
-    from .errors import BuildError
+    holds a likely credential, as a client reads it.  Each clean file's hash is remembered.
+    ``checked``: ``(path, sha256)`` pairs ``check_files`` already passed in this build (the build
+    checks the files that are not the docs site's while the site is built)."""
     from .layout import MANIFEST
 
-    rules = ruleset_digest()
-    files = [(f["path"], f["sha256"]) for f in manifest.get("files", ())]
+    files = [pair for f in manifest.get("files", ()) if (pair := (f["path"], f["sha256"])) not in checked]
     files.append((MANIFEST, ""))  # (written from the audit itself: scanned at every build)
+    check_files(out, files, cache)
+
+
+def check_files(out: Path, files: list[tuple[str, str]], cache: Any = None) -> frozenset[tuple[str, str]]:
+    """``check_bundle`` of some of the staged bundle's files ``(path, sha256)``; returns the pairs
+    whose bytes are clean (for ``check_bundle``'s ``checked``: a file not read here is not in it
+    unless its SHA-256 is already known clean, which is all ``check_bundle`` asks of any file)."""
+    from .errors import BuildError
+
+    rules = ruleset_digest()
     # (each clean verdict: the bytes' SHA-256 -> the rule set it was reached under)
     known = cache.kept(_CLEAN, [sha for _, sha in files], rules) if cache is not None else set()
     clean = set(known)
@@ -274,6 +285,7 @@ def check_bundle(out: Path, manifest: Mapping[str, Any], cache: Any = None) -> N
         raise BuildError(f"not published: the bundle would hold {len(leaks)} likely secret(s) the earlier checks "
                          f"missed: {secrets.redact(shown)[0]}",
                          hint="report it (skillc bug); the previous bundle is unchanged")
+    return frozenset(pair for pair in files if pair[1] in clean)  # (those whose bytes are known clean)
 
 
 def bundle_leaks(out: Path, files: Iterable[tuple[str, str]], clean: set[str]) -> list[BundleLeak]:

@@ -140,6 +140,10 @@ _FORKED_BY_CALLER = False  # True while the calling thread forks a pool's first 
 
 def _init(parent: int) -> None:
     die_with_parent(parent, _FORKED_BY_CALLER)  # (the value this worker was forked with)
+    _close_inherited()
+
+
+def _close_inherited() -> None:
     for fd in CLOSE_IN_CHILD:
         try:
             os.close(fd)
@@ -278,3 +282,103 @@ def fork_map(fn: Callable[[T], R], items: Sequence[T], jobs: int,
     except BaseException:
         pending.cancel()
         raise
+
+
+def can_fork(jobs: int) -> bool:
+    """Whether work may go to a forked process: ``fork`` exists, more than one job is asked for,
+    and no other thread runs (a thread holding a lock while this process forks leaves the lock
+    held for ever in the child)."""
+    return (jobs >= 2 and "fork" in multiprocessing.get_all_start_methods()
+            and threading.active_count() == 1)
+
+
+class Forked(Generic[R]):
+    """``fn()`` running in a forked process (started by ``fork_call``): ``result()`` waits for it and
+    returns its (pickled) value or raises its exception; ``cancel()`` kills it.  The process dies
+    with this one (``die_with_parent``: Ctrl-C and ``kill -9`` of the build leave no orphan), and
+    keeps none of ``CLOSE_IN_CHILD``."""
+
+    def __init__(self, fn: Callable[[], R]) -> None:
+        read, write = os.pipe()
+        parent = os.getpid()
+        with signals_held():  # (a Ctrl-C now reaches the child only once it ignores it)
+            pid = os.fork()
+            if pid == 0:  # pragma: no cover - the child (coverage does not follow os.fork)
+                os.close(read)
+                die_with_parent(parent)
+                _close_inherited()
+                _run_forked(fn, write)
+        os.close(write)
+        self.pid, self._read = pid, read
+        self._done = False
+
+    def result(self) -> R:
+        import pickle
+
+        chunks = []
+        try:
+            while chunk := os.read(self._read, 1 << 20):
+                chunks.append(chunk)
+        except BaseException:  # (Ctrl-C while waiting: the child ignores it, so it is killed)
+            self.cancel()
+            raise
+        self._close()
+        self._reap()
+        if not chunks:
+            raise SkillcError("a build worker process died (killed, or out of memory?)",
+                              hint="run again; if it dies again, build with SKILLC_JOBS=1")
+        ok, value = pickle.loads(b"".join(chunks))
+        if not ok:
+            raise value
+        return value
+
+    def cancel(self) -> None:
+        if not self._done:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(self.pid, signal.SIGKILL)
+        self._close()
+        self._reap()
+
+    def _close(self) -> None:
+        if self._read >= 0:
+            os.close(self._read)
+            self._read = -1
+
+    def _reap(self) -> None:
+        if not self._done:
+            self._done = True
+            with contextlib.suppress(ChildProcessError):
+                os.waitpid(self.pid, 0)
+
+
+def _run_forked(fn: Callable[[], R], write: int) -> None:  # pragma: no cover - runs in the child
+    """The forked process: run ``fn``, send ``(True, value)`` or ``(False, exception)`` pickled, and
+    end without the parent's exit handlers (they belong to the build)."""
+    import pickle
+    import traceback
+
+    code = 0
+    try:
+        try:
+            data = pickle.dumps((True, fn()), pickle.HIGHEST_PROTOCOL)
+        except BaseException as exc:  # noqa: BLE001 - handed to the parent, raised there
+            if not isinstance(exc, SkillcError):
+                traceback.print_exc()  # (a bug: its traceback is shown once, from where it happened)
+                sys.stderr.flush()
+            try:
+                data = pickle.dumps((False, exc), pickle.HIGHEST_PROTOCOL)
+            except Exception:  # noqa: BLE001 - an exception that does not pickle: its type and message
+                data = pickle.dumps((False, SkillcError(f"{type(exc).__name__}: {exc}")), pickle.HIGHEST_PROTOCOL)
+        view = memoryview(data)
+        while view:
+            view = view[os.write(write, view):]
+    except BaseException:  # noqa: BLE001 - the parent sees an empty answer: "died"
+        code = 1
+    finally:
+        os._exit(code)
+
+
+def fork_call(fn: Callable[[], R], jobs: int) -> Forked[R] | None:
+    """Start ``fn()`` in a forked process (``Forked``); None where it must run in this one
+    (``can_fork``: one job, no ``fork``, other threads running)."""
+    return Forked(fn) if can_fork(jobs) else None

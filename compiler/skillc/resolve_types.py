@@ -190,6 +190,7 @@ class EmitOptions:
     redactions: tuple[Any, ...] = ()  # the publishing gate's audit (gate.Redaction), for the manifest
     archives: bool = True  # write one zip per skill
     progress: Callable[..., Any] | None = None  # the skills emitter's progress bar (one step a skill)
+    mkdocs: Any = None  # the docs site's mkdocs child, started at the build's start (docsite.start_mkdocs)
 
     @property
     def render_salt(self) -> str:

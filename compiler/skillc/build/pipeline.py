@@ -477,7 +477,8 @@ def _run_build(opts: BuildOptions, progress: Progress | None = None, fresh_cache
     plan = _plan(opts, fresh_cache)
     lap("config+cache load")
     work, name = plan.out.parent / WORK_DIR, plan.out.name
-    with OutputLock(work / f"{name}.lock", _build_busy), _sources_folder(plan.cache_root, opts.env) as source_cache:
+    with _early_mkdocs(plan, opts) as mkdocs, OutputLock(work / f"{name}.lock", _build_busy), \
+            _sources_folder(plan.cache_root, opts.env) as source_cache:
         clean_stale(work, name)
         reader = Reader(plan.cache, progress)
         listings = _read_sources(plan.cfg, source_cache, reader)
@@ -488,10 +489,36 @@ def _run_build(opts: BuildOptions, progress: Progress | None = None, fresh_cache
         lap("resolve")
         # (the publishing gate: published text redacted strictly, the audit for the manifest)
         resolution, redactions = gate.gate_resolution(resolution, source_cache / "redacted", plan.cache)
+        plan = replace(plan, mkdocs=mkdocs)
         manifest, collected = _emit(resolution, tuple(redactions), checked, plan, opts, work, progress, lap)
         plan.cache.save()  # (after the swap: a cache that cannot be written never fails a published build)
         lap("cache save")
     return _result(plan, resolution, checked, manifest, collected, time.perf_counter() - t0, timings)
+
+
+@contextlib.contextmanager
+def _early_mkdocs(plan: _Plan, opts: BuildOptions) -> Iterator[Any]:
+    """The docs site's mkdocs child, started now when this build makes the mkdocs site (its ≈ 0.2-0.5 s
+    of imports then overlap the sources, lint and resolve instead of the site's own work); stopped
+    when the build ends, whatever way (at once: it has written nothing unless the site gave it its
+    command, and then it has ended).  None otherwise."""
+    from ..emit.site import site_engine
+    from ..errors import ConfigError
+
+    try:
+        wanted = opts.site and site_engine() == "mkdocs"  # (as emit_site asks)
+    except ConfigError:  # (SKILLC_SITE misspelt: the site emitter says so, in its turn)
+        wanted = False
+    if not wanted:
+        yield None
+        return
+    from ..emit.docsite import start_mkdocs, stop_mkdocs
+
+    child = start_mkdocs(int(plan.epoch or 0))
+    try:
+        yield child
+    finally:
+        stop_mkdocs(child)
 
 
 @dataclass(frozen=True)
@@ -508,6 +535,7 @@ class _Plan:
     epoch: int | None  # SOURCE_DATE_EPOCH
     as_of: float  # build time
     jobs: int
+    mkdocs: Any = None  # the docs site's mkdocs child, started early (_early_mkdocs)
 
 
 @dataclass(frozen=True)
@@ -681,6 +709,7 @@ def _emit(resolution: Resolution, redactions: tuple, checked: _Checked, plan: _P
     running as another user; 0664 under 002 would make one bundle's modes depend on who built it)."""
     user_umask = os.umask(0o022)
     collected = EmitCollected()
+    forked: list[Forked] = []  # the emitters running in a forked process (the docs site)
     # (--force over a folder that held no bundle: what it held is not kept as the previous generation)
     keep_previous = not (plan.out.is_dir() and opts.force and plan.current_manifest is None)
     try:
@@ -690,18 +719,21 @@ def _emit(resolution: Resolution, redactions: tuple, checked: _Checked, plan: _P
                 options = _emit_options(resolution, redactions, checked, plan, opts, staged.staging)
                 ctx = EmitContext(resolution, staged.path, plan.as_of, tuple(Path(p) for p in opts.memory),
                                   plan.cache_root / "emit" if plan.cache_root else None, options, collected)
-                _run_emitters(ctx, progress, lap)
+                passed = _run_emitters(ctx, progress, lap, forked)
                 checked.diagnostics.extend(collected.diagnostics)
                 produced = {p for art in _wait_artifacts(collected).values() for p, _, _ in art.bundle_files()}
                 staged.staging.prune(produced)
                 manifest, written = write_manifest(ctx)
-                gate.check_bundle(staged.path, manifest, plan.cache)  # (every output byte, as a client reads it)
+                # (every output byte, as a client reads it: ``passed`` were checked while the site was built)
+                gate.check_bundle(staged.path, manifest, plan.cache, passed)
                 plan.cache.put(WRITTEN_TABLE, _written_key(plan.out), written)  # (saved only once swapped in)
                 lap("manifest")
             except BaseException:
                 pending = collected.artifacts
                 if hasattr(pending, "cancel"):
                     pending.cancel()  # type: ignore[union-attr]
+                for running in forked:  # (the forked site: killed before the staging folder goes)
+                    running.cancel()
                 raise
         lap("swap")
     finally:
@@ -718,11 +750,25 @@ def _emit_options(resolution: Resolution, redactions: tuple, checked: _Checked, 
         lint_summary=_lint_summary(plan.cfg.lint, len(checked.all_skills), checked.diagnostics),
         excluded_reasons=checked.failing, jobs=plan.jobs, keep_going=opts.keep_going,
         external=plan.cfg.external,  # Plan Cascade detection rules, for api/index/select.json
-        redactions=redactions)
+        redactions=redactions, mkdocs=plan.mkdocs)
 
 
-def _run_emitters(ctx: EmitContext, progress: Progress | None, lap: _Lap) -> None:
+def _run_emitters(ctx: EmitContext, progress: Progress | None, lap: _Lap,
+                  forked: list[Forked]) -> frozenset[tuple[str, str]]:
+    """Each emitter in turn (``_emit_order``); the docs site in a forked process beside the ones after
+    it where this process may fork (``forked``: joined before the emitter that reads its files).
+    Returns the ``(path, sha256)`` of the files the publishing gate passed meanwhile."""
+    passed: frozenset[tuple[str, str]] = frozenset()
     for emitter_name, fn in sorted(EMITTERS, key=_emit_order):
+        if emitter_name == JOIN_BEFORE:
+            if forked:
+                passed = _check_meanwhile(ctx)
+                lap("gate (beside the site)")
+            _join_forked(ctx, forked)
+            lap(f"emit {FORKED} (waited for)")
+        if emitter_name == FORKED and ctx.options.site and _fork_emitter(fn, ctx, forked):
+            lap(f"emit {FORKED} (forked)")
+            continue
         advance = None
         if emitter_name == "skills" and progress is not None:
             advance = progress("Publishing skills", len(ctx.resolution.skills))
@@ -731,6 +777,83 @@ def _run_emitters(ctx: EmitContext, progress: Progress | None, lap: _Lap) -> Non
         if emitter_name == OVERLAPPED:  # now wait for the skills' files
             _wait_artifacts(ctx.collected)
             lap("emit skills")
+    _join_forked(ctx, forked)
+    return passed
+
+
+def _check_meanwhile(ctx: EmitContext) -> frozenset[tuple[str, str]]:
+    """The publishing gate over the files known so far that are not the site's (the skills' files and
+    those the emitters here stated), while the forked site is built: the gate after the manifest
+    then checks only the others (a pair the manifest lists otherwise is checked again there)."""
+    files = [(path, sha) for art in _wait_artifacts(ctx.collected).values() for path, sha, _ in art.bundle_files()]
+    files.extend((path, sha) for path, (sha, _) in ctx.collected.known.items())
+    return gate.check_files(ctx.out, files, ctx.options.cache)
+
+
+if TYPE_CHECKING:  # (here, not with the imports above: the stages' owner keeps those lazy)
+    from ..parallel import Forked
+
+
+@dataclass(frozen=True)
+class _ForkedEmit:
+    """What an emitter run in a forked process handed back (its ``EmitCollected`` but the artifacts,
+    which it only reads) and the staging counters it moved; pickled to the build process."""
+    diagnostics: list[tuple[str, Diagnostic]]
+    notes: list[str]
+    digests: dict[str, tuple[int, int, int, str]]
+    known: dict[str, tuple[str, int]]
+    listed: set[str]
+    counters: tuple[int, int, int]  # Staging (kept, linked, written) added
+
+
+def _fork_emitter(fn: Callable[[EmitContext], None], ctx: EmitContext, forked: list[Forked]) -> bool:
+    """Start ``fn(ctx)`` in a forked process (appended to ``forked``); False where it must run here
+    (``parallel.can_fork``).  The process writes only its own trees of the staging folder and its
+    own state under the cache folder; what it adds to ``ctx.collected`` comes back at the join."""
+    staging = ctx.options.staging
+
+    def run() -> _ForkedEmit:
+        before = _counters(staging)
+        mine = EmitCollected(artifacts=ctx.collected.artifacts)  # (waited for: a plain mapping now)
+        fn(replace(ctx, collected=mine))
+        after = _counters(staging)
+        return _ForkedEmit(mine.diagnostics, mine.notes, mine.digests, mine.known, mine.listed,
+                           tuple(a - b for a, b in zip(after, before)))  # type: ignore[arg-type]
+
+    def start() -> Forked | None:
+        from ..parallel import fork_call
+
+        return fork_call(run, ctx.options.jobs)
+
+    mkdocs = ctx.options.mkdocs  # (started by this process: the forked site learns its end through relay)
+    running = mkdocs.relay(start) if mkdocs is not None else start()
+    if running is None:
+        return False
+    forked.append(running)
+    return True
+
+
+def _join_forked(ctx: EmitContext, forked: list[Forked]) -> None:
+    """Wait for the forked emitters and add what they collected, in the order they would have
+    added it running here (none of the emitters between them and the join adds any)."""
+    while forked:
+        try:
+            back: _ForkedEmit = forked[0].result()
+        finally:
+            forked.pop(0)
+        ctx.collected.diagnostics.extend(back.diagnostics)
+        ctx.collected.notes.extend(back.notes)
+        ctx.collected.digests.update(back.digests)
+        ctx.collected.known.update(back.known)
+        ctx.collected.listed.update(back.listed)
+        staging = ctx.options.staging
+        if staging is not None:
+            staging.kept, staging.linked, staging.written = (
+                a + b for a, b in zip(_counters(staging), back.counters))
+
+
+def _counters(staging: Staging | None) -> tuple[int, int, int]:
+    return (staging.kept, staging.linked, staging.written) if staging is not None else (0, 0, 0)
 
 
 def _result(plan: _Plan, resolution: Resolution, checked: _Checked, manifest: dict, collected: EmitCollected,
@@ -766,8 +889,16 @@ def _sources_folder(cache_root: Path | None, env: Mapping[str, str]) -> Iterator
 OVERLAPPED = "index"
 
 
+# The docs site reads the skills' files and the memory snapshot, and nothing else of the bundle: it
+# runs right after them, in a forked process beside the emitters after it where this process may
+# fork (``_fork_emitter``), joined before the precompressed copies (which read the site's assets).
+# Run here, it runs in the same order: the bundle is byte-identical either way.
+FORKED, JOIN_BEFORE = "site", "precompressed"
+
+
 def _emit_order(emitter: tuple[str, object]) -> int:
-    return {"skills": 0, OVERLAPPED: 1}.get(emitter[0], 2)  # (a stable sort keeps the others' order)
+    # (a stable sort keeps the others' order)
+    return {"skills": 0, OVERLAPPED: 1, "memory": 2, FORKED: 3, JOIN_BEFORE: 5}.get(emitter[0], 4)
 
 
 def _wait_artifacts(collected: EmitCollected) -> Mapping:

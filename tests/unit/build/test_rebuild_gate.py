@@ -99,3 +99,21 @@ def test_the_rule_set_digest_covers_the_scanner_and_the_gate():
     for module in (secrets, gate):
         h.update(Path(module.__file__).read_bytes())
     assert gate.ruleset_digest() == h.hexdigest()
+
+
+def test_what_the_gate_passed_beside_the_site_is_checked_again_when_the_manifest_lists_other_bytes(tmp_path: Path):
+    """The build checks the files that are not the site's while the site is built (``check_files``)
+    and the rest after the manifest (``check_bundle``'s ``checked``): a pair passed first is not read
+    again, but the same path with other bytes is, and a file that could not be read is not passed."""
+    cache = BuildCache(tmp_path / "cache", salt="x")
+    out, manifest = _bundle_with(tmp_path, b"# Notes\n\nNothing secret here.\n")
+    row = manifest["files"][0]
+    passed = gate.check_files(out, [(row["path"], row["sha256"])], cache)
+    assert passed == {(row["path"], row["sha256"])}
+    gate.check_bundle(out, manifest, cache, passed)
+    leaked = f"Use token {GHP} to deploy.\n".encode()
+    (out / "api/notes.md").write_bytes(leaked)
+    again = {"files": [{**row, "sha256": hashlib.sha256(leaked).hexdigest(), "size": len(leaked)}]}
+    with pytest.raises(BuildError, match="likely secret"):
+        gate.check_bundle(out, again, cache, passed)
+    assert gate.check_files(out, [("api/missing.md", "0" * 64)], cache) == frozenset()

@@ -35,9 +35,9 @@ import shutil
 import subprocess
 import sys
 import tempfile
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 from ...errors import BuildError, writing
 from ...parallel import child_dies_with_build
@@ -50,6 +50,7 @@ if TYPE_CHECKING:  # (annotations only: the mkdocs child imports this package, a
     from .model import SiteModel
     from .pages import Planned
 
+T = TypeVar("T")
 SITE_EXTRA_HINT = "pip install 'skillc[site]'"
 # Built by mkdocs but meaningless in a bundle: no site_url is known, and the search plugin is off.
 DROPPED = ("sitemap.xml", "sitemap.xml.gz", "assets/javascripts/lunr", "assets/javascripts/workers")
@@ -92,16 +93,83 @@ def mkdocs_env(epoch: int, base: Mapping[str, str] | None = None) -> dict[str, s
 def start_mkdocs(epoch: int) -> subprocess.Popen:
     """The bounded mkdocs child, started before its project exists (``bounded.ARGS_FROM_STDIN``): it
     imports mkdocs, the theme's Python side and the Markdown extensions (≈ 0.5 s) while this process
-    computes the site's model and writes the project, then waits for ``run_mkdocs`` to send its
-    command line; closing its input ends it unused (the site was reused, or the build failed)."""
+    computes the site's model and writes the project (the build starts it at its own start, so the
+    imports overlap the sources and lint too), then waits for ``run_mkdocs`` to send its command
+    line; closing its input ends it unused (the site was reused, or the build failed)."""
     from .bounded import ARGS_FROM_STDIN
 
     try:
-        return subprocess.Popen([sys.executable, "-m", "skillc.emit.docsite.bounded", ARGS_FROM_STDIN],
-                                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                                errors="replace", env=mkdocs_env(epoch), preexec_fn=child_dies_with_build())
+        return MkdocsChild([sys.executable, "-m", "skillc.emit.docsite.bounded", ARGS_FROM_STDIN],
+                           stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                           errors="replace", env=mkdocs_env(epoch), preexec_fn=child_dies_with_build())
     except OSError as exc:
         raise BuildError(f"cannot run mkdocs for the docs site: {exc}", hint=SITE_EXTRA_HINT) from None
+
+
+class MkdocsChild(subprocess.Popen):
+    """The mkdocs child ``start_mkdocs`` starts.  Only the process that started it can wait for it
+    (``waitpid``); a process forked from that one (the build's forked site) may use it all the
+    same: ``relay`` makes the starter send it the child's exit status, which its ``wait`` reads
+    (``Popen.wait`` there would take the missing child for one that ended well)."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.starter = os.getpid()
+        self._relayed = -1  # (in the forked user) the pipe the starter writes the exit status to
+        self._relay_thread = None
+
+    def relay(self, fork: Callable[[], T]) -> T:
+        """``fork()`` (which forks the process that will use this child and returns what stands for
+        it, None when it did not fork), with a thread of this process then waiting for the child
+        and sending its exit status to the forked one."""
+        import threading
+
+        from ...parallel import CLOSE_IN_CHILD
+
+        read, write = os.pipe()
+        self._relayed = read
+        CLOSE_IN_CHILD.append(write)  # (the forked user keeps only the read end)
+        try:
+            forked = fork()
+        finally:
+            CLOSE_IN_CHILD.remove(write)
+            self._relayed = -1
+            os.close(read)
+        if forked is None:
+            os.close(write)
+            return forked
+        self._relay_thread = threading.Thread(target=self._send_status, args=(write,), daemon=True)
+        self._relay_thread.start()
+        return forked
+
+    def _send_status(self, write: int) -> None:
+        try:
+            os.write(write, b"%d\n" % self.wait())
+        except OSError:  # (the forked user is gone: killed with a failed or interrupted build)
+            pass
+        finally:
+            os.close(write)
+
+    def poll(self) -> int | None:
+        if self.returncode is None and os.getpid() != self.starter:
+            return None  # (not this process's to reap: see wait)
+        return super().poll()
+
+    def wait(self, timeout: float | None = None) -> int:
+        if self.returncode is None and os.getpid() != self.starter and self._relayed >= 0:
+            status = b""
+            while not status.endswith(b"\n"):
+                part = os.read(self._relayed, 32)
+                if not part:  # (the starter is gone: this process is about to be killed too)
+                    break
+                status += part
+            self.returncode = int(status) if status.strip() else 1
+        return super().wait(timeout)
+
+    def join_relay(self) -> None:
+        thread, self._relay_thread = self._relay_thread, None
+        if thread is not None:
+            thread.join()
 
 
 def stop_mkdocs(child: subprocess.Popen) -> None:
@@ -109,14 +177,15 @@ def stop_mkdocs(child: subprocess.Popen) -> None:
     the build failed): terminated at once rather than waited for (it would end when its imports
     are done and its input is closed: ≈ 0.5 s on the path of a build that reuses its site), which
     is safe because before its command arrives it has written nothing."""
-    if child.poll() is not None:
-        return
-    child.terminate()
-    try:
-        child.communicate(timeout=10)
-    except (subprocess.TimeoutExpired, OSError):
-        child.kill()
-        child.wait()
+    if child.poll() is None:
+        child.terminate()
+        try:
+            child.communicate(timeout=10)
+        except (subprocess.TimeoutExpired, OSError, ValueError):  # (ValueError: its pipes already closed)
+            child.kill()
+            child.wait()
+    if isinstance(child, MkdocsChild) and os.getpid() == child.starter:
+        child.join_relay()
 
 
 def run_mkdocs(config: Path, site_dir: Path, epoch: int = 0, dirty: bool = False,
@@ -295,7 +364,8 @@ def site_url(env: Mapping[str, str] | None = None) -> str:
 
 def build_site(ctx: EmitContext, options: Mapping[str, object] | None = None) -> list[str]:
     epoch = int(ctx.options.source_date_epoch or ctx.options.epoch or 0)
-    child = start_mkdocs(epoch)  # (its imports overlap the model and the project: see start_mkdocs)
+    # (its imports overlap the model and the project, and with the build's own the earlier stages)
+    child = ctx.options.mkdocs or start_mkdocs(epoch)
     try:
         return _build_site(ctx, {"site_url": site_url(), **(options or {})}, epoch, child)
     finally:

@@ -280,7 +280,7 @@ def _lint_work(located, config: LintConfig, cache: BuildCache, blocked: dict[int
     for dirs in skill_dirs.values():
         dirs.sort()
     for skill, root, item, doc in located:
-        root_path = roots.setdefault(root, Path(root))
+        root_path = roots.get(root) or roots.setdefault(root, Path(root))  # (setdefault alone makes the Path each time)
         # A skill at the repository's root is checked (S308) against the name it is published under,
         # which its files do not show, not its folder's: a zip's extraction folder is named after the
         # archive's hash, a git checkout after its URL and ref, an http mirror after the ID.

@@ -273,16 +273,12 @@ def theme_key(epoch: int) -> str:
 def site_key(keys: Mapping[str, str], epoch: int) -> str:
     """What the built site depends on: the generated project (each file's key, ``pages.Planned``),
     the theme files, the tool versions."""
-    from importlib.metadata import version
-
     from ...version import __version__
+    from .keys import tool_key
 
     h = hashlib.sha256()
     for dist in ("mkdocs", "mkdocs-material", "markdown"):
-        try:
-            h.update(f"{dist}={version(dist)}\n".encode())
-        except ImportError:  # PackageNotFoundError
-            h.update(f"{dist}=?\n".encode())
+        h.update(f"{dist}={tool_key(dist)}\n".encode())
     h.update(f"skillc={__version__}\nepoch={epoch}\n".encode())
     for rel in sorted(keys):
         h.update(rel.encode() + b"\0" + keys[rel].encode() + b"\0")

@@ -60,13 +60,10 @@ from markdown.preprocessors import Preprocessor
 from markdown.treeprocessors import Treeprocessor, UnescapeTreeprocessor
 
 from .lists import reindent
+from .markers import FILES_DIR, FILES_REFERENCE, HTML_END, HTML_START, TRUSTED_HTML_META, visible_bidi
 
 SAFE_SCHEMES = frozenset({"http", "https", "mailto"})
 BADGES = frozenset({"[PREF]", "[CONV]", "[PATN]", "[WARN]", "[FACT]", "[EPIS]", "[PROC]"})
-FILES_REFERENCE = "skillc-files"
-FILES_DIR = "api/files/"  # where the bundle keeps each skill's files (the reference points below it)
-TRUSTED_HTML_META = "skillc_html"  # front matter of a page that holds generated HTML blocks
-HTML_START, HTML_END = "<!--skillc:html-->", "<!--/skillc:html-->"  # (lines around such a block)
 TRUSTED_FLAG = "skillc_trusted_html"  # (the attribute of the Markdown instance ``trusted_html`` sets)
 _ALLOWED_ATTRS = frozenset({"href", "src", "alt", "title", "id", "class", "start", "align", "style"})
 _SCHEME = re.compile(r"^([a-zA-Z][a-zA-Z0-9+.\-]*):")
@@ -278,16 +275,6 @@ def _unlinked(el: etree.Element, target: str) -> None:
 
 
 _REMOTE = re.compile(r"(?i)\s*(https?:|//)")  # (`https:/host/x` too: browsers read it as https://host/x)
-# Bidirectional embeddings, overrides and isolates reorder the text after them: "\u202eevil" reads
-# "live".  Untrusted text shows them as their code points instead (search.js does the same).
-_BIDI = re.compile("[\u202a-\u202e\u2066-\u2069]")
-
-
-def visible_bidi(text: str) -> str:
-    """``text`` with each bidirectional control shown as ``[U+202E]``, so it cannot disguise text."""
-    return _BIDI.sub(lambda m: f"[U+{ord(m.group()):04X}]", text) if _BIDI.search(text) else text
-
-
 def _as_link(el: etree.Element) -> None:
     """A remote image becomes a link to it, named by its alt text (the site fetches nothing from
     another host, so the reader chooses to open it)."""

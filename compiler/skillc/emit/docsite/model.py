@@ -228,12 +228,10 @@ def memo_code_key() -> str:
     """What turns a skill's inputs into its ``SkillInfo`` besides them: this package's code and
     templates (``keys.renderer_key``), the secret scan's code, the build cache's format, the
     Pygments version (``language_of``)."""
-    from importlib.metadata import version
-
     from ...cache import FORMAT
-    from .keys import renderer_key
+    from .keys import renderer_key, tool_key
 
-    h = hashlib.sha256(f"{renderer_key()}|{FORMAT}|pygments={version('pygments')}\0".encode())
+    h = hashlib.sha256(f"{renderer_key()}|{FORMAT}|pygments={tool_key('pygments')}\0".encode())
     h.update(Path(secrets.__file__).read_bytes())
     return h.hexdigest()
 

@@ -40,7 +40,7 @@ from ...formatting import human_size
 from ...resources import data_dir, template_environment
 from .keys import renderer_key
 from .markdown_config import yaml_entries
-from .markdown_safe import FILES_REFERENCE, HTML_END, HTML_START, visible_bidi
+from .markers import FILES_REFERENCE, HTML_END, HTML_START, visible_bidi
 from .model import CATEGORIES, SiteModel, SkillInfo, collection_of
 from .provenance import TextPage
 

@@ -723,10 +723,11 @@ def _emit(resolution: Resolution, redactions: tuple, checked: _Checked, plan: _P
                 early = _run_emitters(ctx, progress, lap, forked)
                 checked.diagnostics.extend(collected.diagnostics)
                 manifest, written = write_manifest(ctx, early.part)
+                lap("manifest")
                 # (every output byte, as a client reads it: ``early.passed`` were checked while the site was built)
                 gate.check_bundle(staged.path, manifest, plan.cache, early.passed)
                 plan.cache.put(WRITTEN_TABLE, _written_key(plan.out), written)  # (saved only once swapped in)
-                lap("manifest")
+                lap("gate")
             except BaseException:
                 pending = collected.artifacts
                 if hasattr(pending, "cancel"):

@@ -151,9 +151,7 @@ class _Rows:
 
     @classmethod
     def of(cls, rows: list[tuple[str, tuple[str, int]]]) -> _Rows:
-        enc = encode_basestring
-        return cls([_path_key(rel) for rel, _ in rows],
-                   [f'{{"path":{enc(rel)},"sha256":{enc(sha)},"size":{int(size)}}}' for rel, (sha, size) in rows],
+        return cls([_path_key(rel) for rel, _ in rows], [_line(rel, sha, size) for rel, (sha, size) in rows],
                    [{"path": rel, "sha256": sha, "size": size} for rel, (sha, size) in rows])
 
     def merged(self, other: _Rows) -> _Rows:
@@ -278,8 +276,14 @@ def manifest_document(ctx: EmitContext) -> dict[str, Any]:
 def manifest_bytes(doc: Mapping[str, Any]) -> bytes:
     """``json_bytes(doc, pretty=True)``, with the ``files`` rows (43,000 at 10,000 skills) written
     directly rather than each through ``json.dumps``: the same bytes, a fifth of the time."""
-    rows = _Rows.of([(f["path"], (f["sha256"], f["size"])) for f in doc.get("files") or ()])
-    return pretty_json_rows({**doc, "files": []}, "files", rows.lines)
+    rows = [_line(f["path"], f["sha256"], f["size"]) for f in doc.get("files") or ()]
+    return pretty_json_rows(doc, "files", rows)
+
+
+def _line(rel: str, sha: str, size: int) -> str:
+    """A ``files`` row as ``json.dumps`` writes it compact (``encode_basestring``: its quoting)."""
+    enc = encode_basestring
+    return f'{{"path":{enc(rel)},"sha256":{enc(sha)},"size":{int(size)}}}'
 
 
 def _finished(ctx: EmitContext, part: ManifestPart) -> tuple[dict[str, Any], bytes]:

@@ -14,6 +14,9 @@ MARKETPLACE = "marketplace.json"
 PLUGIN = "plugin.json"
 MANIFEST_NAMES = (MARKETPLACE, PLUGIN)
 WORK_DIR = ".skillc-build"  # beside the output: staging, previous generation, lock, the site's kept state
+# The bundle's top-level names every emitter but the docs site writes below; the site writes only
+# other names (it refuses these).  So the build can list, compress and gate these while the site is built.
+BUNDLE_TOPS = frozenset({"api", ".well-known", "_routing", "_redirects", "_headers"})
 
 __all__ = ["MANIFEST_KIND", "MANIFEST_VERSION", "SELECT_VERSION", "WORK_DIR", "MANIFEST", "MANIFEST_DIR",
-           "MARKETPLACE", "PLUGIN", "MANIFEST_NAMES"]
+           "MARKETPLACE", "PLUGIN", "MANIFEST_NAMES", "BUNDLE_TOPS"]

@@ -47,10 +47,11 @@ from ..config.build import load_build_config
 from ..config.files import anchored
 from ..discover.walk import SKIP_DIRS, path_key
 from ..emit import EMITTERS
-from ..emit.manifest import read_manifest, write_manifest
+from ..emit.manifest import ManifestPart, manifest_part, read_manifest, write_manifest
+from ..emit.precompressed import emit_precompressed, precompressed_folders
 from ..emit.skills import bundle_collisions
 from ..errors import BuildError, SkillcError
-from ..layout import WORK_DIR
+from ..layout import BUNDLE_TOPS, WORK_DIR
 from ..model import Diagnostic, DiscoveredItem, Document, ItemKind, Severity
 from ..parallel import default_jobs, fork_map
 from ..paths import inside as _inside
@@ -719,15 +720,14 @@ def _emit(resolution: Resolution, redactions: tuple, checked: _Checked, plan: _P
                 options = _emit_options(resolution, redactions, checked, plan, opts, staged.staging)
                 ctx = EmitContext(resolution, staged.path, plan.as_of, tuple(Path(p) for p in opts.memory),
                                   plan.cache_root / "emit" if plan.cache_root else None, options, collected)
-                passed = _run_emitters(ctx, progress, lap, forked)
+                early = _run_emitters(ctx, progress, lap, forked)
                 checked.diagnostics.extend(collected.diagnostics)
-                produced = {p for art in _wait_artifacts(collected).values() for p, _, _ in art.bundle_files()}
-                staged.staging.prune(produced)
-                manifest, written = write_manifest(ctx)
-                # (every output byte, as a client reads it: ``passed`` were checked while the site was built)
-                gate.check_bundle(staged.path, manifest, plan.cache, passed)
-                plan.cache.put(WRITTEN_TABLE, _written_key(plan.out), written)  # (saved only once swapped in)
+                manifest, written = write_manifest(ctx, early.part)
                 lap("manifest")
+                # (every output byte, as a client reads it: ``early.passed`` were checked while the site was built)
+                gate.check_bundle(staged.path, manifest, plan.cache, early.passed)
+                plan.cache.put(WRITTEN_TABLE, _written_key(plan.out), written)  # (saved only once swapped in)
+                lap("gate")
             except BaseException:
                 pending = collected.artifacts
                 if hasattr(pending, "cancel"):
@@ -753,19 +753,19 @@ def _emit_options(resolution: Resolution, redactions: tuple, checked: _Checked, 
         redactions=redactions, mkdocs=plan.mkdocs)
 
 
-def _run_emitters(ctx: EmitContext, progress: Progress | None, lap: _Lap,
-                  forked: list[Forked]) -> frozenset[tuple[str, str]]:
+def _run_emitters(ctx: EmitContext, progress: Progress | None, lap: _Lap, forked: list[Forked]) -> _Early:
     """Each emitter in turn (``_emit_order``); the docs site in a forked process beside the ones after
     it where this process may fork (``forked``: joined before the emitter that reads its files).
-    Returns the ``(path, sha256)`` of the files the publishing gate passed meanwhile."""
-    passed: frozenset[tuple[str, str]] = frozenset()
+    What needs none of the site's files is done before the join, forked or not (``_before_join``)."""
+    early = _Early()
     for emitter_name, fn in sorted(EMITTERS, key=_emit_order):
         if emitter_name == JOIN_BEFORE:
-            if forked:
-                passed = _check_meanwhile(ctx)
-                lap("gate (beside the site)")
+            early = _before_join(ctx, lap)
             _join_forked(ctx, forked)
             lap(f"emit {FORKED} (waited for)")
+            emit_precompressed(ctx, precompressed_folders(BUNDLE_TOPS, inside=False))  # (the site's assets)
+            lap(f"emit {JOIN_BEFORE}")
+            continue
         if emitter_name == FORKED and ctx.options.site and _fork_emitter(fn, ctx, forked):
             lap(f"emit {FORKED} (forked)")
             continue
@@ -778,16 +778,32 @@ def _run_emitters(ctx: EmitContext, progress: Progress | None, lap: _Lap,
             _wait_artifacts(ctx.collected)
             lap("emit skills")
     _join_forked(ctx, forked)
-    return passed
+    return early
 
 
-def _check_meanwhile(ctx: EmitContext) -> frozenset[tuple[str, str]]:
-    """The publishing gate over the files known so far that are not the site's (the skills' files and
-    those the emitters here stated), while the forked site is built: the gate after the manifest
-    then checks only the others (a pair the manifest lists otherwise is checked again there)."""
-    files = [(path, sha) for art in _wait_artifacts(ctx.collected).values() for path, sha, _ in art.bundle_files()]
-    files.extend((path, sha) for path, (sha, _) in ctx.collected.known.items())
-    return gate.check_files(ctx.out, files, ctx.options.cache)
+@dataclass(frozen=True)
+class _Early:
+    """What ``_before_join`` did: the manifest but the site's rows, and the ``(path, sha256)`` the
+    publishing gate passed (None and none: the manifest is computed whole after the emitters)."""
+    part: ManifestPart | None = None
+    passed: frozenset[tuple[str, str]] = frozenset()
+
+
+def _before_join(ctx: EmitContext, lap: _Lap) -> _Early:
+    """Below the other emitters' top-level names (``BUNDLE_TOPS``, which the docs site never writes),
+    while the forked site is built: the recycled skills' files nobody produced removed, the index's
+    precompressed copies, the manifest's rows and the rest of its document, and the publishing
+    gate over those rows.  After the join only the site's files are listed, compressed and gated."""
+    produced = {p for art in _wait_artifacts(ctx.collected).values() for p, _, _ in art.bundle_files()}
+    if ctx.options.staging is not None:
+        ctx.options.staging.prune(produced)
+    emit_precompressed(ctx, precompressed_folders(BUNDLE_TOPS, inside=True))
+    lap(f"{JOIN_BEFORE} (beside the site)")
+    part = manifest_part(ctx, BUNDLE_TOPS)
+    lap("manifest (beside the site)")
+    passed = gate.check_files(ctx.out, [(f["path"], f["sha256"]) for f in part.entries], ctx.options.cache)
+    lap("gate (beside the site)")
+    return _Early(part, passed)
 
 
 if TYPE_CHECKING:  # (here, not with the imports above: the stages' owner keeps those lazy)

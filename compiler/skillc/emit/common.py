@@ -54,9 +54,18 @@ def pretty_json_rows(doc: Mapping[str, Any], key: str, rows: list[str]) -> bytes
     """``json_bytes({**doc, key: items}, pretty=True)`` where ``rows`` are the items already as
     compact JSON (cached per skill, or written directly: 10,000 ``json.dumps`` calls are most of the
     time a manifest or discovery index takes)."""
+    return with_rows(pretty_json_head(doc, key), key, rows)
+
+
+def pretty_json_head(doc: Mapping[str, Any], key: str) -> bytes:
+    return json_bytes({**doc, key: []}, pretty=True)
+
+
+def with_rows(head: bytes, key: str, rows: list[str]) -> bytes:
+    """``pretty_json_rows`` from ``head``, the document's pretty JSON with ``key`` empty (which a
+    build can write before it knows the rows: the manifest's, while the docs site is built)."""
     if not rows:
-        return json_bytes({**doc, key: []}, pretty=True)
-    head = json_bytes({**doc, key: []}, pretty=True)
+        return head
     marker = f"\n  {compact_json(key)}: []".encode()  # its one top-level line (values hold no raw newline)
     block = ",\n".join("    " + r for r in rows)
     return head.replace(marker, f"\n  {compact_json(key)}: [\n{block}\n  ]".encode(), 1)

@@ -9,10 +9,12 @@ recognises a folder as a bundle (and reuses its files) and how ``skillc serve`` 
 
 from __future__ import annotations
 
+import bisect
 import hashlib
 import json
 import os
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 from json.encoder import encode_basestring  # what json.dumps(ensure_ascii=False) quotes strings with
 from pathlib import Path
 from typing import Any
@@ -21,7 +23,7 @@ from .. import secrets
 from ..layout import MANIFEST, MANIFEST_KIND, MANIFEST_VERSION
 from ..resolve_types import EmitContext
 from ..version import __version__
-from .common import pretty_json_rows, shown_location, write
+from .common import pretty_json_head, pretty_json_rows, shown_location, with_rows, write
 
 KIND = MANIFEST_KIND  # (the name sources.http and older code import)
 WIRE_FORMAT = "meerkat-skills-api/2.0"
@@ -40,15 +42,18 @@ def _path_key(rel: str) -> bytes:
     return rel.encode("utf-8", "surrogateescape")
 
 
-def walk_files(root: Path, skip: tuple[str, ...] = ()) -> list[str]:
+def walk_files(root: Path, skip: tuple[str, ...] = (), only: frozenset[str] | None = None) -> list[str]:
     """Every regular file below ``root`` (posix paths, byte order) but those below the ``skip``
-    folders; links and specials are refused."""
+    folders; links and specials are refused.  ``only``: the top-level names looked at (no other is
+    even seen: the forked docs site may be writing them meanwhile)."""
     out: list[str] = []
     stack = [(str(root), "")]
     while stack:
         d, rel = stack.pop()
         with os.scandir(d) as it:
             for e in it:
+                if not rel and only is not None and e.name not in only:
+                    continue
                 r = f"{rel}/{e.name}" if rel else e.name
                 if e.is_dir(follow_symlinks=False):
                     if r not in skip:
@@ -72,24 +77,53 @@ def file_entries(root: Path, known: Mapping[str, tuple[str, int]],
     (``EmitCollected.listed``: a stated file is still checked against its inode, size and time).
     ``stated``: path -> (inode, size, mtime_ns, sha256), taken while the file is still that inode,
     size and time (``EmitCollected.digests``)."""
-    trees = tuple(listed)
+    rows = _file_rows(root, _Sources(known, per_skill, stated or {}, tuple(listed)), _Tops(frozenset(), False))
+    return [{"path": rel, "sha256": hit[0], "size": hit[1]} for rel, hit in rows]
+
+
+@dataclass(frozen=True)
+class _Sources:
+    """What ``file_entries`` lists files from besides the folders it walks (its arguments)."""
+    known: Mapping[str, tuple[str, int]]
+    per_skill: Mapping[str, tuple[str, int]] | None
+    stated: Mapping[str, tuple[int, int, int, str]]
+    listed: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class _Tops:
+    """The files below some of the bundle's top-level names: those in ``names`` (``inside``), or
+    those in none of them (a top-level file counts as its own name)."""
+    names: frozenset[str]
+    inside: bool
+
+    def __contains__(self, rel: str) -> bool:
+        return (rel.split("/", 1)[0] in self.names) == self.inside
+
+
+def _file_rows(root: Path, src: _Sources, tops: _Tops) -> list[tuple[str, tuple[str, int]]]:
+    """``file_entries``'s rows (path, (sha256, size)) of the files in ``tops``, in path byte order."""
+    trees = src.listed
+    skip = trees + (PER_SKILL_DIRS if src.per_skill is not None else ())
+    if not tops.inside:  # (the folders of the names it covers; a file among them is left out below)
+        skip += tuple(tops.names)
     rows: list[tuple[str, tuple[str, int]]] = []
-    for rel in walk_files(root, trees + (PER_SKILL_DIRS if per_skill is not None else ())):
-        if rel == MANIFEST:
+    for rel in walk_files(root, skip, tops.names if tops.inside else None):
+        if rel == MANIFEST or rel not in tops:
             continue
-        rows.append((rel, known.get(rel) or _stated(root, rel, stated) or _hashed(root, rel)))
+        rows.append((rel, src.known.get(rel) or _stated(root, rel, src.stated) or _hashed(root, rel)))
     if trees:
         below = tuple(t + "/" for t in trees)
-        rows.extend((rel, hit) for rel, hit in known.items() if rel.startswith(below))
-        rows.extend((rel, _stated(root, rel, stated) or _hashed(root, rel)) for rel in (stated or ())
-                    if rel.startswith(below) and rel not in known)
-    if per_skill is not None:
-        rows.extend(per_skill.items())
+        rows.extend((rel, hit) for rel, hit in src.known.items() if rel.startswith(below) and rel in tops)
+        rows.extend((rel, _stated(root, rel, src.stated) or _hashed(root, rel)) for rel in src.stated
+                    if rel.startswith(below) and rel not in src.known and rel in tops)
+    if src.per_skill is not None:
+        rows.extend(hit for hit in src.per_skill.items() if hit[0] in tops)
         rows.extend((rel, _hashed(root, rel)) for rel in SHARED_FILES
-                    if rel not in per_skill and os.path.isfile(root / rel))
-    if trees or per_skill is not None:
+                    if rel not in src.per_skill and rel in tops and os.path.isfile(root / rel))
+    if trees or src.per_skill is not None:
         rows.sort(key=lambda r: _path_key(r[0]))
-    return [{"path": rel, "sha256": hit[0], "size": hit[1]} for rel, hit in rows]
+    return rows
 
 
 def _stated(root: Path, rel: str, stated: Mapping[str, tuple[int, int, int, str]] | None) -> tuple[str, int] | None:
@@ -108,17 +142,81 @@ def _hashed(root: Path, rel: str) -> tuple[str, int]:
         return hashlib.file_digest(fh, "sha256").hexdigest(), size
 
 
-def manifest_document(ctx: EmitContext) -> dict[str, Any]:
-    res = ctx.resolution
-    artifacts = ctx.collected.artifacts
+@dataclass(frozen=True)
+class _Rows:
+    """Manifest ``files`` rows in path byte order, three ways: sort keys, JSON lines, entries."""
+    keys: list[bytes]
+    lines: list[str]
+    entries: list[dict[str, Any]]
+
+    @classmethod
+    def of(cls, rows: list[tuple[str, tuple[str, int]]]) -> _Rows:
+        return cls([_path_key(rel) for rel, _ in rows], [_line(rel, sha, size) for rel, (sha, size) in rows],
+                   [{"path": rel, "sha256": sha, "size": size} for rel, (sha, size) in rows])
+
+    def merged(self, other: _Rows) -> _Rows:
+        """Both, in path byte order.  ``other`` holds the files of other top-level names: each name's
+        rows are one run of the order, so each goes in whole at one place (a few splices)."""
+        keys, lines, entries = list(self.keys), list(self.lines), list(self.entries)
+        end = len(other.keys)
+        i = 0
+        while i < end:
+            top = other.keys[i].split(b"/", 1)[0]
+            j = i + 1
+            while j < end and other.keys[j].split(b"/", 1)[0] == top:
+                j += 1
+            at = bisect.bisect_left(keys, other.keys[i])
+            keys[at:at] = other.keys[i:j]
+            lines[at:at] = other.lines[i:j]
+            entries[at:at] = other.entries[i:j]
+            i = j
+        return _Rows(keys, lines, entries)
+
+
+@dataclass(frozen=True)
+class ManifestPart:
+    """The manifest as far as it is known before the docs site is joined: the whole document but
+    the rows of the files below the top-level names it does not cover (``tops``: the other
+    emitters' ``BUNDLE_TOPS``), its pretty JSON with ``files`` empty, and what the rest needs."""
+    doc: dict[str, Any]
+    head: bytes
+    rows: _Rows
+    tops: frozenset[str]
+    known: dict[str, tuple[str, int]]  # (the skills' files outside PER_SKILL_DIRS)
+    per_skill: dict[str, tuple[str, int]]
+
+    @property
+    def entries(self) -> list[dict[str, Any]]:
+        return self.rows.entries
+
+
+def manifest_part(ctx: EmitContext, tops: frozenset[str] = frozenset()) -> ManifestPart:
+    """Everything of the manifest but the files outside ``tops`` (nothing emitted later may write
+    below them): ``write_manifest`` adds those.  Empty ``tops``: the document alone."""
     known: dict[str, tuple[str, int]] = {}
     per_skill: dict[str, tuple[str, int]] = {}
     withheld = []
-    for art in artifacts.values():
+    for art in ctx.collected.artifacts.values():
         for path, sha, size in art.bundle_files():
             (per_skill if path.startswith(_PER_SKILL_PREFIXES) else known)[path] = (sha, size)
         withheld.extend({"id": art.id, "path": p, "reason": r} for p, r in art.withheld)
-    known.update(ctx.collected.known)
+    doc = manifest_head(ctx, withheld, per_skill)
+    rows = _Rows.of(_file_rows(ctx.out, _manifest_sources(ctx, known, per_skill), _Tops(tops, True))
+                    if tops else [])
+    return ManifestPart(doc, pretty_json_head(doc, "files"), rows, tops, known, per_skill)
+
+
+def _manifest_sources(ctx: EmitContext, known: dict[str, tuple[str, int]],
+                      per_skill: dict[str, tuple[str, int]]) -> _Sources:
+    """The skills' files and what the emitters stated so far (``known``: the skills' others)."""
+    return _Sources({**known, **ctx.collected.known}, per_skill if ctx.options.staging is not None else None,
+                    ctx.collected.digests, tuple(sorted(ctx.collected.listed)))
+
+
+def manifest_head(ctx: EmitContext, withheld: list[dict[str, str]],
+                  per_skill: Mapping[str, tuple[str, int]]) -> dict[str, Any]:
+    """The manifest document with ``files`` empty (its place kept)."""
+    res = ctx.resolution
     epoch = ctx.options.source_date_epoch
     cwd = ctx.options.cwd
     kinds = {i.repository: i.type for i in res.inputs}
@@ -161,8 +259,7 @@ def manifest_document(ctx: EmitContext) -> dict[str, Any]:
         # The publishing gate's audit: each credential redacted from a published file (never its value)
         "redactions": [r.to_json() for r in ctx.options.redactions],
         "lint": ctx.options.lint_summary,
-        "files": file_entries(ctx.out, known, per_skill if ctx.options.staging is not None else None,
-                              ctx.collected.digests, sorted(ctx.collected.listed)),
+        "files": [],
         # Published files with the executable bit (the files rows hold no mode): what another build
         # reading this bundle over HTTP needs to keep scripts runnable, as the zip archives do.
         "executables": sorted((p for s in res.skills for f in s.files if f.executable
@@ -171,19 +268,36 @@ def manifest_document(ctx: EmitContext) -> dict[str, Any]:
     }
 
 
+def manifest_document(ctx: EmitContext) -> dict[str, Any]:
+    """The whole manifest document of the files below ``ctx.out`` now."""
+    return _finished(ctx, manifest_part(ctx))[0]
+
+
 def manifest_bytes(doc: Mapping[str, Any]) -> bytes:
     """``json_bytes(doc, pretty=True)``, with the ``files`` rows (43,000 at 10,000 skills) written
     directly rather than each through ``json.dumps``: the same bytes, a fifth of the time."""
-    enc = encode_basestring
-    rows = [f'{{"path":{enc(f["path"])},"sha256":{enc(f["sha256"])},"size":{int(f["size"])}}}'
-            for f in doc.get("files") or ()]
+    rows = [_line(f["path"], f["sha256"], f["size"]) for f in doc.get("files") or ()]
     return pretty_json_rows(doc, "files", rows)
 
 
-def write_manifest(ctx: EmitContext) -> tuple[dict[str, Any], str]:
-    """Write the manifest; returns it and the SHA-256 of its bytes (``read_manifest``'s ``written``)."""
-    doc = manifest_document(ctx)
-    data = manifest_bytes(doc)
+def _line(rel: str, sha: str, size: int) -> str:
+    """A ``files`` row as ``json.dumps`` writes it compact (``encode_basestring``: its quoting)."""
+    enc = encode_basestring
+    return f'{{"path":{enc(rel)},"sha256":{enc(sha)},"size":{int(size)}}}'
+
+
+def _finished(ctx: EmitContext, part: ManifestPart) -> tuple[dict[str, Any], bytes]:
+    """``part`` with the rows of the files outside its ``tops`` merged in: the document and its bytes."""
+    src = _manifest_sources(ctx, part.known, part.per_skill)
+    rows = part.rows.merged(_Rows.of(_file_rows(ctx.out, src, _Tops(part.tops, False))))
+    return {**part.doc, "files": rows.entries}, with_rows(part.head, "files", rows.lines)
+
+
+def write_manifest(ctx: EmitContext, part: ManifestPart | None = None) -> tuple[dict[str, Any], str]:
+    """Write the manifest; returns it and the SHA-256 of its bytes (``read_manifest``'s ``written``).
+    ``part``: what ``manifest_part`` computed of it before the last emitters ran (they wrote only
+    outside its ``tops``); None: all of it is computed here."""
+    doc, data = _finished(ctx, part if part is not None else manifest_part(ctx))
     write(ctx.out, MANIFEST, data)
     return doc, hashlib.sha256(data).hexdigest()
 

@@ -31,10 +31,10 @@ GZIP_LEVEL = 9
 GZIP_TABLE = "gzip"  # (skillc.cache.TABLES)
 
 
-def precompressed_sources(out: Path) -> list[Path]:
+def precompressed_sources(out: Path, folders: tuple[str, ...] = PRECOMPRESSED_DIRS) -> list[Path]:
     """The files that get a ``.gz`` copy, in path order (``whoosh/`` is read by Python, not fetched)."""
     found = []
-    for folder in PRECOMPRESSED_DIRS:
+    for folder in folders:
         base = out / folder
         if base.is_dir():
             found += [p for p in base.rglob("*") if p.is_file() and not p.is_symlink()
@@ -43,13 +43,20 @@ def precompressed_sources(out: Path) -> list[Path]:
     return sorted(found)
 
 
+def precompressed_folders(tops: frozenset[str], inside: bool) -> tuple[str, ...]:
+    """The ``PRECOMPRESSED_DIRS`` below the top-level names ``tops`` (``inside``), or below none of them."""
+    return tuple(f for f in PRECOMPRESSED_DIRS if (f.split("/", 1)[0] in tops) == inside)
+
+
 def gzip_bytes(data: bytes) -> bytes:
     return gzip.compress(data, GZIP_LEVEL, mtime=0)
 
 
-def emit_precompressed(ctx: EmitContext) -> None:
+def emit_precompressed(ctx: EmitContext, folders: tuple[str, ...] = PRECOMPRESSED_DIRS) -> None:
+    """The copies of the files below ``folders`` (the build makes those of the index while the docs
+    site is built, then the site's: ``precompressed_folders``); the same bytes either way."""
     known = ctx.collected.known
-    for path in precompressed_sources(ctx.out):
+    for path in precompressed_sources(ctx.out, folders):
         target = path.with_name(path.name + ".gz")
         rel = path.relative_to(ctx.out).as_posix()
         with writing(target):

@@ -259,3 +259,28 @@ def test_a_forked_process_using_the_builds_mkdocs_child_sees_how_it_ended(tmp_pa
         assert running is not None and running.result() == -15
     finally:
         stop_mkdocs(unused)
+
+
+@pytest.mark.parametrize("how", ["forked", "jobs=1"])
+def test_the_manifest_written_in_two_parts_is_the_one_written_whole(tmp_path: Path, how: str):
+    """The manifest's rows below the other emitters' names are listed while the site is built, the
+    site's after the join (``manifest_part``): its bytes are those the one-pass formatter writes of
+    its document, and its rows every file of the bundle, hashed, in path byte order (a rebuild too)."""
+    import hashlib
+
+    from skillc.emit.manifest import manifest_bytes
+
+    needs_mkdocs()
+    make_site_repos(tmp_path)
+    for step in (lambda tmp: None, _change):
+        step(tmp_path)
+        _build(tmp_path, "out", how)
+        out = tmp_path / "out"
+        data = (out / "api/manifest.json").read_bytes()
+        doc = json.loads(data)
+        assert manifest_bytes(doc) == data
+        files = {p: b for p, b in _bundle(out).items() if p != "api/manifest.json"}
+        assert [(f["path"], f["sha256"], f["size"]) for f in doc["files"]] == [
+            (p, hashlib.sha256(files[p]).hexdigest(), len(files[p])) for p in sorted(files, key=str.encode)]
+        assert any(p.startswith("assets/skillc/") and p.endswith(".gz") for p in files)  # (the site's copies)
+        assert any(p.startswith("api/index/") and p.endswith(".gz") for p in files)  # (the index's)

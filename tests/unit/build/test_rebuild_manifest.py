@@ -63,3 +63,25 @@ def test_a_listed_folder_s_stated_file_that_changed_since_is_read_again(tmp_path
     rows = {r["path"]: r["sha256"] for r in file_entries(tmp_path, {}, stated=stated, listed=("site",))}
     assert rows == {"site/a/index.html": "stated-digest",
                     "site/b.html": hashlib.sha256(b"a new page\n").hexdigest()}
+
+
+def test_the_manifest_rows_listed_in_two_parts_are_those_listed_whole(tmp_path: Path):
+    """The build lists the files below the other emitters' top-level names while the docs site is
+    built and the site's after it (``manifest_part``, ``write_manifest``): merged, the rows are
+    those listed in one pass, in path byte order, whatever names sort between the parts'."""
+    from skillc.emit.manifest import _file_rows, _Rows, _Sources, _Tops, file_entries
+    from skillc.layout import BUNDLE_TOPS
+
+    for rel in ("api/skills.json", "api/index/a.json", "api.html", "api-x/y", "_headers", "_routing/nginx.conf",
+                ".well-known/agent-skills/index.json", ".nojekyll", "index.html", "assets/skillc/x.js",
+                "_redirects", "a/b", "a-b/c", "a.b", "zz/é.html", "skills/x/index.html"):
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text(rel)
+    src = _Sources({"api/skills.json": ("stated", 3)}, None, {}, ())
+    early = _Rows.of(_file_rows(tmp_path, src, _Tops(BUNDLE_TOPS, True)))
+    rest = _Rows.of(_file_rows(tmp_path, src, _Tops(BUNDLE_TOPS, False)))
+    assert {e["path"].split("/")[0] for e in early.entries} == {"api", "_headers", "_routing", ".well-known",
+                                                                "_redirects"}
+    whole = file_entries(tmp_path, {"api/skills.json": ("stated", 3)})
+    assert early.merged(rest).entries == whole
+    assert [e["path"] for e in whole] == sorted((e["path"] for e in whole), key=lambda p: p.encode())

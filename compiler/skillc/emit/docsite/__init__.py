@@ -40,6 +40,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
 from ...errors import BuildError, writing
+from ...layout import BUNDLE_TOPS
 from ...parallel import child_dies_with_build
 from ..staging import Staging
 from .incremental import files_below, replace_bytes
@@ -55,7 +56,7 @@ SITE_EXTRA_HINT = "pip install 'skillc[site]'"
 # Built by mkdocs but meaningless in a bundle: no site_url is known, and the search plugin is off.
 DROPPED = ("sitemap.xml", "sitemap.xml.gz", "assets/javascripts/lunr", "assets/javascripts/workers")
 SITE_RECORD = "assets/skillc/site.json"  # the key the site was built from, and its files (for reuse)
-RESERVED = frozenset({"api", ".well-known", "_routing", "_redirects", "_headers"})
+RESERVED = BUNDLE_TOPS  # (the other emitters' names: the site never writes them)
 TEMPLATE_CACHE = "templates"  # in the kept state: the theme's Jinja templates compiled (bounded.py)
 
 

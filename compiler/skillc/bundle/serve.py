@@ -577,21 +577,35 @@ class BundleServer(ThreadingHTTPServer):
 
     def server_activate(self) -> None:
         self._slots = threading.BoundedSemaphore(self.max_connections)
+        self._holding: set[int] = set()  # the requests holding a slot (by id)
         super().server_activate()
 
     def process_request(self, request, client_address) -> None:
         self._slots.acquire()  # (full: the accept loop waits; new clients queue in the backlog)
+        self._holding.add(id(request))
         try:
             super().process_request(request, client_address)
         except BaseException:
-            self._slots.release()
+            # The stop signal (a KeyboardInterrupt) can arrive while the handler's thread is
+            # starting, after that thread already answered and gave the slot back: giving it back
+            # twice raised ValueError, which the accept loop swallowed, and the signal was lost
+            # (the server ran on: a test's stop waited 60 s).
+            self._give_back(request)
             raise
 
     def process_request_thread(self, request, client_address) -> None:
         try:
             super().process_request_thread(request, client_address)
         finally:
-            self._slots.release()
+            self._give_back(request)
+
+    def _give_back(self, request) -> None:
+        """Release the request's slot once, whichever of its two paths ends first."""
+        try:
+            self._holding.remove(id(request))  # (atomic: only one caller finds it)
+        except KeyError:
+            return
+        self._slots.release()
 
 
 def make_server(root: Path, host: str = "127.0.0.1", port: int = 8000, quiet: bool = False,

@@ -152,3 +152,35 @@ def test_a_large_file_is_sent_from_the_file_and_every_descriptor_is_closed(tmp_p
     if fds is not None:
         time.sleep(0.2)  # (the handler threads close their sockets after answering)
         assert len(os.listdir("/proc/self/fd")) <= fds + 2
+
+
+def test_a_stop_signal_while_a_handler_starts_stops_the_server_and_frees_its_slot(tmp_path: Path, monkeypatch):
+    """The stop signal (SIGTERM or Ctrl-C: a KeyboardInterrupt in the accept loop) can arrive while
+    a request's thread is starting, after that thread already answered and gave its slot back.  The
+    interrupt must leave the accept loop (it was replaced by "Semaphore released too many times",
+    which the loop swallowed: the server ran on, and a stop waited 60 s) and the slot be free once."""
+    from skillc.bundle import serve
+
+    server = serve.make_server(_bundle(tmp_path, {"api/skills/one": b"{}"}), port=0, quiet=True)
+    with socket.create_server(("127.0.0.1", 0)) as listener:  # (a real TCP connection, as accepted)
+        theirs = socket.create_connection(listener.getsockname(), timeout=10)
+        ours, _ = listener.accept()
+    theirs.sendall(b"GET /api/skills/one HTTP/1.0\r\nHost: x\r\n\r\n")
+    real_start = threading.Thread.start
+
+    def start_then_interrupted(thread):
+        real_start(thread)
+        thread.join(10)  # (the handler answered and gave its slot back)
+        raise KeyboardInterrupt  # (the signal lands in the accept loop now)
+
+    monkeypatch.setattr(threading.Thread, "start", start_then_interrupted)
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            server.process_request(ours, ("127.0.0.1", 0))
+        monkeypatch.undo()
+        assert theirs.recv(64).startswith(b"HTTP/1.1 200")  # (the handler answered)
+        slots = [server._slots.acquire(blocking=False) for _ in range(server.max_connections + 1)]
+        assert slots == [True] * server.max_connections + [False]  # every slot free, none twice
+    finally:
+        theirs.close()
+        server.server_close()

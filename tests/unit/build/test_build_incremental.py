@@ -24,10 +24,10 @@ from skillc.model import ItemKind
 SECOND = 1_000_000_000
 
 
-def _settled_cache(root: Path, path: Path) -> BuildCache:
-    """A cache as a build that started well after ``path`` was last changed leaves it."""
-    st = path.stat()
-    return BuildCache(root, started_ns=max(st.st_mtime_ns, st.st_ctime_ns) + RACY_NS + SECOND)
+def _settled_cache(root: Path, *paths: Path) -> BuildCache:
+    """A cache as a build that started well after ``paths`` were last changed leaves it."""
+    newest = max(max(st.st_mtime_ns, st.st_ctime_ns) for st in (p.stat() for p in paths))
+    return BuildCache(root, started_ns=newest + RACY_NS + SECOND)
 
 
 def _same_size_edit(path: Path, old: bytes, new: bytes, keep_mtime: bool) -> None:
@@ -301,8 +301,7 @@ def test_a_remembered_skill_listing_sees_added_removed_and_nested(tmp_path: Path
     (root / "s/sub/x.txt").write_text("x\n")
 
     def listing(nested=frozenset()) -> tuple[list[str], BuildCache]:
-        newest = max(max(st.st_mtime_ns, st.st_ctime_ns) for st in (p.stat() for p in [root, *root.rglob("*")]))
-        cache = BuildCache(tmp_path / "cache", started_ns=newest + RACY_NS + SECOND)
+        cache = _settled_cache(tmp_path / "cache", root, *root.rglob("*"))
         files = skill_files(str(root), "s", set(nested), "SKILL.md", cache.file_digest, cache)
         cache.save()
         return [f.path for f in files], cache
@@ -332,8 +331,7 @@ def test_a_listing_checked_with_the_walks_stats_sees_added_removed_and_nested(tm
     (root / "s/references/a.md").write_text("a\n")
 
     def listing(nested=frozenset()) -> tuple[list[str], BuildCache, dict]:
-        newest = max(max(st.st_mtime_ns, st.st_ctime_ns) for st in (p.stat() for p in [root, *root.rglob("*")]))
-        cache = BuildCache(tmp_path / "cache", started_ns=newest + RACY_NS + SECOND)
+        cache = _settled_cache(tmp_path / "cache", root, *root.rglob("*"))
         seen: dict = {}
         remembered_discovery(root, DiscoveryOptions(), cache, seen)
         files = skill_files(str(root), "s", set(nested), "SKILL.md", cache.file_digest, cache, seen)

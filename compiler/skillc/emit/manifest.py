@@ -268,11 +268,6 @@ def manifest_head(ctx: EmitContext, withheld: list[dict[str, str]],
     }
 
 
-def manifest_document(ctx: EmitContext) -> dict[str, Any]:
-    """The whole manifest document of the files below ``ctx.out`` now."""
-    return _finished(ctx, manifest_part(ctx))[0]
-
-
 def manifest_bytes(doc: Mapping[str, Any]) -> bytes:
     """``json_bytes(doc, pretty=True)``, with the ``files`` rows (43,000 at 10,000 skills) written
     directly rather than each through ``json.dumps``: the same bytes, a fifth of the time."""

@@ -181,3 +181,20 @@ def test_compiled_templates_are_kept_per_code_and_an_older_codes_are_removed(tmp
     assert incremental.compiled_templates(tmp_path, "code 1") == first and (first / "__jinja2_x.cache").exists()
     second = incremental.compiled_templates(tmp_path, "code 2")
     assert second != first and not first.exists() and list(second.iterdir()) == []
+
+
+def test_list_pages_read_through_kept_compiled_templates_are_the_pages_compiled_now(tmp_path: Path):
+    """The list pages' card and pager HTML (``pages._html_environment``) keep their templates compiled
+    beside the page templates, in files of their own; pages rendered from that kept code are the
+    pages rendered from the templates compiled afresh."""
+    from skillc.emit.docsite.pages import project_plan
+
+    _repo(tmp_path)
+    site = site_model(_ctx(tmp_path))
+    fresh = {rel: p.render() for rel, p in project_plan(site).items()}
+    compiled = incremental.compiled_templates(tmp_path / "state", "code")
+    for _ in range(2):  # (the first compiles and writes the cache, the second reads it)
+        kept = {rel: p.render() for rel, p in project_plan(site, compiled=compiled).items()}
+        assert kept == fresh
+    names = sorted(p.name for p in compiled.iterdir())
+    assert any(n.startswith("__html_") for n in names) and any(n.startswith("__jinja2_") for n in names)

@@ -452,8 +452,9 @@ def build_incremental(plan: Mapping[str, Planned], key: str, epoch: int, ctx: Em
         fallbacks = read_log(project)
         (site / FALLBACK_RECORD).unlink(missing_ok=True)
         write_record(site, fallbacks)
+        table = None if clean else incremental.read_digests(folder)
         files, digests = _site_files(folder, site, key, None if clean else incremental.known_listing(
-            folder, removed, changed), frozenset() if clean else incremental.settled_outputs(plan, changed))
+            table, removed, changed), frozenset() if clean else incremental.settled_outputs(plan, changed), table)
         (folder / incremental.FRAME_KEY).write_text(frame)
         clash = [n for n in sorted(os.listdir(site)) if n in RESERVED or (ctx.out / n).exists()]
         if clash:
@@ -470,26 +471,27 @@ def build_incremental(plan: Mapping[str, Planned], key: str, epoch: int, ctx: Em
 
 
 def _site_files(folder: Path, site: Path, key: str, known: list[str] | None,
-                settled: frozenset[str] = frozenset()) -> tuple[list[str], dict]:
+                settled: frozenset[str] = frozenset(), table: Mapping | None = None) -> tuple[list[str], dict]:
     """The kept output's files (``known`` when the caller could tell them without walking, else
     walked) with ``SITE_RECORD`` written, and the digests of those the bundle publishes
-    (``settled``: files unchanged since the last build, ``incremental.digests``)."""
+    (``settled``: files unchanged since the last build, ``incremental.digests``; ``table``: the kept
+    digests, ``incremental.read_digests``)."""
     from . import incremental
 
     if known is not None:
         try:
-            return _listed(folder, site, key, known, settled)
+            return _listed(folder, site, key, known, settled, table)
         except FileNotFoundError:  # (a file the known listing names is not there: walked instead)
             pass
-    return _listed(folder, site, key, incremental.listing(site))
+    return _listed(folder, site, key, incremental.listing(site), table=table)
 
 
 def _listed(folder: Path, site: Path, key: str, listing: list[str],
-            settled: frozenset[str] = frozenset()) -> tuple[list[str], dict]:
+            settled: frozenset[str] = frozenset(), table: Mapping | None = None) -> tuple[list[str], dict]:
     from . import incremental
 
     files = _record(site, key, listing)
-    return files, incremental.digests(folder, site, [rel for rel in files if not dropped(rel)], settled)
+    return files, incremental.digests(folder, site, [rel for rel in files if not dropped(rel)], settled, table)
 
 
 def bundle_path(staging: Path) -> Path:

@@ -199,17 +199,23 @@ def drop_outputs(site: Path, removed: list[str]) -> None:
             (site / target).unlink(missing_ok=True)
 
 
-def known_listing(folder: Path, removed: list[str], changed: list[str]) -> list[str] | None:
-    """The kept output's files without walking its 20,000 folders: the previous build's (the
-    ``DIGESTS`` table lists them) less the outputs of the removed project files, plus those of the
-    written ones (``sync``; mkdocs ``--dirty`` writes nothing else within one frame).  None when the
-    table is unreadable; ``digests`` then finds a listed file missing (``FileNotFoundError``) if
-    the guess is wrong, and the caller walks."""
+def read_digests(folder: Path) -> dict | None:
+    """The ``DIGESTS`` table kept in ``folder``; None when absent or unreadable (read once a build:
+    ``known_listing`` and ``digests`` share it, 2.3 MB at 10,000 skills)."""
     try:
         table = json.loads((folder / DIGESTS).read_bytes())
     except (OSError, ValueError):
         return None
-    if not isinstance(table, dict):
+    return table if isinstance(table, dict) else None
+
+
+def known_listing(table: Mapping[str, list] | None, removed: list[str], changed: list[str]) -> list[str] | None:
+    """The kept output's files without walking its 20,000 folders: the previous build's (the
+    ``DIGESTS`` table ``table`` lists them) less the outputs of the removed project files, plus those
+    of the written ones (``sync``; mkdocs ``--dirty`` writes nothing else within one frame).  None
+    when the table is unreadable; ``digests`` then finds a listed file missing (``FileNotFoundError``)
+    if the guess is wrong, and the caller walks."""
+    if table is None:
         return None
     gone = {output_of(rel) for rel in removed}
     files = [rel for rel in table if rel not in gone]
@@ -260,19 +266,17 @@ def link_site(site: Path, staging: Staging, skip, files: list[str],
 DIGESTS = "digests.json"  # the kept output's files: rel -> [inode, size, mtime_ns, sha256]
 
 
-def digests(folder: Path, site: Path, files: list[str], settled: frozenset[str] = frozenset()
-            ) -> dict[str, tuple[int, int, int, str]]:
+def digests(folder: Path, site: Path, files: list[str], settled: frozenset[str] = frozenset(),
+            table: Mapping[str, list] | None = None) -> dict[str, tuple[int, int, int, str]]:
     """The SHA-256 of each of the kept output's ``files``, hashed only where the file is not the
     inode, size and time it was last hashed at (what mkdocs wrote again: a few files on a
     rebuild); the table is kept in ``folder``.  The manifest then reads none of the others (a
     10,000-skill site is 286 MB, 3 s to hash on every build).  ``settled``: files nothing wrote
     since the table was made (``settled_outputs``), taken from it without a ``stat`` (23,000 of
     them at 10,000 skills; the manifest still takes a digest only for the inode, size and time it
-    finds in the bundle)."""
-    try:
-        table = json.loads((folder / DIGESTS).read_bytes())
-    except (OSError, ValueError):
-        table = {}
+    finds in the bundle).  ``table``: the kept table when the caller read it (``read_digests``)."""
+    if table is None:
+        table = read_digests(folder) or {}
     out: dict[str, tuple[int, int, int, str]] = {}
     for rel in files:
         seen = table.get(rel)

@@ -31,7 +31,7 @@ import posixpath
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, partial
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
@@ -218,38 +218,44 @@ def _environment(compiled: str | None = None):
     env.filters.update(code=code, md=md, raw=Md, size=human_size, lint=lint_cell, files=size_cell, stars=stars,
                        badge=badge, tojson_text=_json, truncate_text=truncate_text, meta_value=meta_value,
                        lookup=lambda keys, mapping: [mapping[k] for k in keys])
+    html = _html_environment(compiled)
     env.globals.update(CATEGORIES=CATEGORIES, code=code, collection_doc=collection_doc, text_doc=text_doc,
-                       html_cards=skill_cards, html_pager=pager)
+                       html_cards=partial(skill_cards, env=html), html_pager=partial(pager, env=html))
     return env
 
 
 @cache
-def _html_environment():
+def _html_environment(compiled: str | None = None):
     """The environment of the HTML the list pages hold (``skill_cards``): autoescaping, so every
-    value printed is text."""
+    value printed is text; ``compiled`` as for ``_environment`` (its own file names there: the two
+    environments compile with different options)."""
     env = template_environment(data_dir("site"), autoescape=True, trim_blocks=True)
+    if compiled is not None:
+        from jinja2 import FileSystemBytecodeCache
+
+        env.bytecode_cache = FileSystemBytecodeCache(compiled, pattern="__html_%s.cache")
     env.filters.update(text=title_text, size=human_size, lint=lint_cell, truncate_text=truncate_text)
     env.globals.update(collection_doc=collection_doc, skill_doc=skill_doc)
     return env
 
 
-def skill_cards(page: Page, skills) -> Md:
+def skill_cards(page: Page, skills, env=None) -> Md:
     """The skill cards of a list page as one generated HTML block (``markdown_safe``: passed through
     on a page whose front matter marks it, not parsed as Markdown: a list page's cards were most of
     its rendering), laid out as Markdown renders a list of them: one card a tight list, more a
     loose one (each card a paragraph)."""
     skills = list(skills)
-    html = _html_environment().get_template("pages/_cards.html.j2").render(page=page, skills=skills,
+    html = (env or _html_environment()).get_template("pages/_cards.html.j2").render(page=page, skills=skills,
                                                                          loose=len(skills) > 1)
     return _html_block(html) if skills else Md("")
 
 
-def pager(page: Page, docs: list[str], number: int) -> Md:
+def pager(page: Page, docs: list[str], number: int, env=None) -> Md:
     """Links to the pages ``docs`` of a list, page ``number`` in bold, as a generated HTML block
     (``skill_cards``); nothing for a list of one page."""
     if len(docs) < 2:
         return Md("")
-    html = _html_environment().get_template("pages/_pager.html.j2").render(page=page, docs=docs, number=number)
+    html = (env or _html_environment()).get_template("pages/_pager.html.j2").render(page=page, docs=docs, number=number)
     return _html_block(html)
 
 

@@ -43,7 +43,7 @@ from .parse.document import parse_document
 from .resolve_types import Resolution, SkillFile, SourceSkill
 
 __all__ = ["AuditEntry", "BundleLeak", "decoding_leak", "gate_resolution", "bundle_leaks", "check_bundle",
-           "check_pieces", "credential_content", "redacted_bytes", "redacted_members", "ruleset_digest"]
+           "check_pieces", "unchecked_files", "credential_content", "redacted_bytes", "redacted_members", "ruleset_digest"]
 
 # Past these sizes a member is scanned as stored (a zip bomb is not inflated to be read).
 _MAX_INFLATED = 256 << 20
@@ -270,6 +270,19 @@ def check_files(out: Path, files: list[tuple[str, str]], cache: Any = None) -> f
     """``check_bundle`` of some of the staged bundle's files ``(path, sha256)``; returns the pairs
     whose bytes are clean (for ``check_bundle``'s ``checked``: a file not read here is not in it
     unless its SHA-256 is already known clean, which is all ``check_bundle`` asks of any file)."""
+    clean = _clean_files(out, files, cache)
+    return frozenset(pair for pair in files if pair[1] in clean)  # (those whose bytes are known clean)
+
+
+def unchecked_files(out: Path, files: list[tuple[str, str]], cache: Any = None) -> list[tuple[str, str]]:
+    """``check_files``, returning the pairs it did not pass instead (a file it could not read): what
+    is left for the last check, in one pass over 53,000 pairs rather than two."""
+    clean = _clean_files(out, files, cache)
+    return [pair for pair in files if pair[1] not in clean]
+
+
+def _clean_files(out: Path, files: list[tuple[str, str]], cache: Any) -> set[str]:
+    """The SHA-256 of the bytes of ``files`` known or found clean; BuildError on a likely secret."""
     rules = ruleset_digest()
     # (each clean verdict: the bytes' SHA-256 -> the rule set it was reached under)
     known = cache.kept(_CLEAN, [sha for _, sha in files], rules) if cache is not None else set()
@@ -277,7 +290,7 @@ def check_files(out: Path, files: list[tuple[str, str]], cache: Any = None) -> f
     leaks = bundle_leaks(out, files, clean)
     _keep_verdicts(cache, clean - known, rules)
     _refuse(leaks)
-    return frozenset(pair for pair in files if pair[1] in clean)  # (those whose bytes are known clean)
+    return clean
 
 
 def _keep_verdicts(cache: Any, clean: set[str], rules: str) -> None:

@@ -803,11 +803,10 @@ def _before_join(ctx: EmitContext, lap: _Lap) -> _Early:
     lap(f"{JOIN_BEFORE} (beside the site)")
     part = manifest_part(ctx, BUNDLE_TOPS)
     lap("manifest (beside the site)")
-    rows = [(f["path"], f["sha256"]) for f in part.entries]
-    passed = gate.check_files(ctx.out, rows, ctx.options.cache)
+    unpassed = gate.unchecked_files(ctx.out, [(f["path"], f["sha256"]) for f in part.entries], ctx.options.cache)
     pieces = gate.check_pieces(MANIFEST, part.pieces, ctx.options.cache)  # (its head and these rows)
     lap("gate (beside the site)")
-    return _Early(part, tuple(pair for pair in rows if pair not in passed), pieces)
+    return _Early(part, tuple(unpassed), pieces)
 
 
 def _gate_after_join(out: Path, written: ManifestFile, early: _Early, cache: BuildCache) -> None:

@@ -16,6 +16,7 @@ import os
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from json.encoder import encode_basestring  # what json.dumps(ensure_ascii=False) quotes strings with
+from operator import itemgetter
 from pathlib import Path
 from typing import Any
 
@@ -112,18 +113,31 @@ def _file_rows(root: Path, src: _Sources, tops: _Tops) -> list[tuple[str, tuple[
         if rel == MANIFEST or rel not in tops:
             continue
         rows.append((rel, src.known.get(rel) or _stated(root, rel, src.stated) or _hashed(root, rel)))
-    if trees:
-        below = tuple(t + "/" for t in trees)
-        rows.extend((rel, hit) for rel, hit in src.known.items() if rel.startswith(below) and rel in tops)
+    # (a folder's files are in ``tops`` exactly when the folder is: each is looked at once, not each file)
+    below = tuple(t + "/" for t in trees if t in tops)
+    if below:
+        rows.extend((rel, hit) for rel, hit in src.known.items() if rel.startswith(below))
         rows.extend((rel, _stated(root, rel, src.stated) or _hashed(root, rel)) for rel in src.stated
-                    if rel.startswith(below) and rel not in src.known and rel in tops)
+                    if rel.startswith(below) and rel not in src.known)
     if src.per_skill is not None:
-        rows.extend(hit for hit in src.per_skill.items() if hit[0] in tops)
+        if all(d in tops for d in PER_SKILL_DIRS):
+            rows.extend(src.per_skill.items())
+        elif any(d in tops for d in PER_SKILL_DIRS):
+            rows.extend(hit for hit in src.per_skill.items() if hit[0] in tops)
         rows.extend((rel, _hashed(root, rel)) for rel in SHARED_FILES
                     if rel not in src.per_skill and rel in tops and os.path.isfile(root / rel))
     if trees or src.per_skill is not None:
-        rows.sort(key=lambda r: _path_key(r[0]))
+        _sort_rows(rows)
     return rows
+
+
+def _sort_rows(rows: list[tuple[str, tuple[str, int]]]) -> None:
+    """In path byte order: ASCII paths (the usual) sort as strings, others by their bytes (code point
+    order is UTF-8's but for the lone surrogates an undecodable name's bytes become)."""
+    if "".join([rel for rel, _ in rows]).isascii():
+        rows.sort(key=itemgetter(0))
+    else:
+        rows.sort(key=lambda r: _path_key(r[0]))
 
 
 def _stated(root: Path, rel: str, stated: Mapping[str, tuple[int, int, int, str]] | None) -> tuple[str, int] | None:

@@ -176,13 +176,18 @@ def update_postings(postings: Postings, changes: Sequence[tuple[int, DocTerms, D
         return entry  # type: ignore[return-value]
 
     for i, old, new in changes:
+        differ = changed_terms(old, new)  # (a term the document holds as it did keeps its postings)
         for term in old[0]:
+            if term not in differ:
+                continue
             docs, tfs, bits = own(term)
             k = bisect_left(docs, i)
             if k == len(docs) or docs[k] != i:
                 raise ValueError(f"document {i} is not in the postings of {term!r}")
             del docs[k], tfs[k], bits[k]
         for term, tf, bit in zip(new[0], new[1], new[2]):
+            if term not in differ:
+                continue
             docs, tfs, bits = own(term)
             k = bisect_left(docs, i)
             docs.insert(k, i)
@@ -192,6 +197,14 @@ def update_postings(postings: Postings, changes: Sequence[tuple[int, DocTerms, D
         if not out[term][0]:
             del out[term]
     return out
+
+
+def changed_terms(old: DocTerms, new: DocTerms) -> set[str]:
+    """The terms whose postings entry for a document differs between two analyses of it (held by
+    one only, or with another weighted frequency or field bits)."""
+    before = dict(zip(old[0], zip(old[1], old[2])))
+    after = dict(zip(new[0], zip(new[1], new[2])))
+    return {t for t in before.keys() | after.keys() if before.get(t) != after.get(t)}
 
 
 def _file_entry(name: str, data: bytes) -> dict:

@@ -31,6 +31,7 @@ from .bm25 import (
     Postings,
     analyze,
     build,
+    changed_terms,
     dump_json,
     previous_shards,
     update_postings,
@@ -212,7 +213,7 @@ def _updated_postings(cache, previous, keys: list[str], records: list) -> tuple[
             if old is None:
                 return None
             changes.append((i, _analysis(old), _analysis(records[i])))
-        touched = frozenset(t for _, old, new in changes for terms in (old[0], new[0]) for t in terms)
+        touched = frozenset(t for _, old, new in changes for t in changed_terms(old, new))
         return update_postings(postings, changes), touched
     except (ValueError, TypeError, pickle.UnpicklingError):  # records that do not hold what their keys say
         return None  # (invert them all)

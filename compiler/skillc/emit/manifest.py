@@ -200,7 +200,7 @@ class _Rows:
 
 @dataclass(frozen=True)
 class _Run:
-    """One top-level name's ``files`` rows as the manifest writes them (``"    <row>,\n"`` each), in
+    """One top-level name's ``files`` rows as the manifest writes them (``"    <row>,"`` lines), in
     blocks (``_blocks``); ``first``: its first path's sort key (the runs' order in the manifest)."""
     first: bytes
     blocks: tuple[bytes, ...]
@@ -254,7 +254,8 @@ class ManifestPart:
     @property
     def pieces(self) -> tuple[bytes, ...]:
         """The pieces of the manifest's text it knows (``manifest_pieces``): the head and its rows'
-        blocks (the last one a row short of its comma when nothing follows it: checked again then)."""
+        blocks, the last one without the comma its last row gets when the site's rows follow (that
+        block is then checked again after the join)."""
         return manifest_pieces(self.head, list(self.runs))
 
 
@@ -352,8 +353,8 @@ def _line(rel: str, sha: str, size: int) -> str:
 @dataclass(frozen=True)
 class ManifestFile:
     """The manifest ``write_manifest`` wrote: its document, the SHA-256 of its bytes
-    (``read_manifest``'s ``written``), those bytes in pieces that each end at a line break (what the
-    publishing gate scans: ``gate.check_pieces``) and the rows its part did not hold (the site's)."""
+    (``read_manifest``'s ``written``), those bytes in pieces cut at line breaks (what the publishing
+    gate scans: ``gate.check_pieces``) and the rows its part did not hold (the site's)."""
     doc: dict[str, Any]
     sha256: str
     pieces: tuple[bytes, ...]

@@ -47,11 +47,11 @@ from ..config.build import load_build_config
 from ..config.files import anchored
 from ..discover.walk import SKIP_DIRS, path_key
 from ..emit import EMITTERS
-from ..emit.manifest import ManifestPart, manifest_part, read_manifest, write_manifest
+from ..emit.manifest import ManifestFile, ManifestPart, manifest_part, read_manifest, write_manifest
 from ..emit.precompressed import emit_precompressed, precompressed_folders
 from ..emit.skills import bundle_collisions
 from ..errors import BuildError, SkillcError
-from ..layout import BUNDLE_TOPS, WORK_DIR
+from ..layout import BUNDLE_TOPS, MANIFEST, WORK_DIR
 from ..model import Diagnostic, DiscoveredItem, Document, ItemKind, Severity
 from ..parallel import default_jobs, fork_call, fork_map
 from ..paths import inside as _inside
@@ -754,11 +754,11 @@ def _emit(resolution: Resolution, redactions: tuple, checked: _Checked, plan: _P
                                   plan.cache_root / "emit" if plan.cache_root else None, options, collected)
                 early = _run_emitters(ctx, progress, lap, forked)
                 checked.diagnostics.extend(collected.diagnostics)
-                manifest, written = write_manifest(ctx, early.part)
+                written = write_manifest(ctx, early.part)
+                manifest = written.doc
                 lap("manifest")
-                # (every output byte, as a client reads it: ``early.passed`` were checked while the site was built)
-                gate.check_bundle(staged.path, manifest, plan.cache, early.passed)
-                plan.cache.put(WRITTEN_TABLE, _written_key(plan.out), written)  # (saved only once swapped in)
+                _gate_after_join(staged.path, written, early, plan.cache)
+                plan.cache.put(WRITTEN_TABLE, _written_key(plan.out), written.sha256)  # (saved only once swapped in)
                 lap("gate")
             except BaseException:
                 pending = collected.artifacts
@@ -815,10 +815,12 @@ def _run_emitters(ctx: EmitContext, progress: Progress | None, lap: _Lap, forked
 
 @dataclass(frozen=True)
 class _Early:
-    """What ``_before_join`` did: the manifest but the site's rows, and the ``(path, sha256)`` the
-    publishing gate passed (None and none: the manifest is computed whole after the emitters)."""
+    """What ``_before_join`` did: the manifest but the site's rows, the ``(path, sha256)`` of its rows
+    the publishing gate did not pass (none unless a file could not be read), and the digests of the
+    pieces of the manifest's text it passed (None and none: all of it is done after the emitters)."""
     part: ManifestPart | None = None
-    passed: frozenset[tuple[str, str]] = frozenset()
+    unpassed: tuple[tuple[str, str], ...] = ()
+    pieces: frozenset[str] = frozenset()
 
 
 def _before_join(ctx: EmitContext, lap: _Lap) -> _Early:
@@ -833,9 +835,19 @@ def _before_join(ctx: EmitContext, lap: _Lap) -> _Early:
     lap(f"{JOIN_BEFORE} (beside the site)")
     part = manifest_part(ctx, BUNDLE_TOPS)
     lap("manifest (beside the site)")
-    passed = gate.check_files(ctx.out, [(f["path"], f["sha256"]) for f in part.entries], ctx.options.cache)
+    unpassed = gate.unchecked_files(ctx.out, [(f["path"], f["sha256"]) for f in part.entries], ctx.options.cache)
+    pieces = gate.check_pieces(MANIFEST, part.pieces, ctx.options.cache)  # (its head and these rows)
     lap("gate (beside the site)")
-    return _Early(part, passed)
+    return _Early(part, tuple(unpassed), pieces)
+
+
+def _gate_after_join(out: Path, written: ManifestFile, early: _Early, cache: BuildCache) -> None:
+    """The publishing gate over what ``_before_join`` did not pass: the site's files, and the pieces
+    of the manifest's text it has not seen (the site's rows, the blocks around them): with those
+    checked beside the site, every output byte is checked, as a client reads it (without a part,
+    ``written.added`` is every row)."""
+    gate.check_files(out, [*early.unpassed, *((f["path"], f["sha256"]) for f in written.added)], cache)
+    gate.check_pieces(MANIFEST, written.pieces, cache, early.pieces)
 
 
 if TYPE_CHECKING:  # (here, not with the imports above: the stages' owner keeps those lazy)

@@ -64,11 +64,22 @@ def pretty_json_head(doc: Mapping[str, Any], key: str) -> bytes:
 def with_rows(head: bytes, key: str, rows: list[str]) -> bytes:
     """``pretty_json_rows`` from ``head``, the document's pretty JSON with ``key`` empty (which a
     build can write before it knows the rows: the manifest's, while the docs site is built)."""
-    if not rows:
+    around = rows_around(head, key)
+    if not rows or around is None:
         return head
-    marker = f"\n  {compact_json(key)}: []".encode()  # its one top-level line (values hold no raw newline)
-    block = ",\n".join("    " + r for r in rows)
-    return head.replace(marker, f"\n  {compact_json(key)}: [\n{block}\n  ]".encode(), 1)
+    return around[0] + ",\n".join("    " + r for r in rows).encode() + around[1]
+
+
+def rows_around(head: bytes, key: str) -> tuple[bytes, bytes] | None:
+    """``head`` (pretty JSON with ``key`` an empty list) cut where ``with_rows`` puts the rows: what
+    comes before them (through the list's opening line) and after them (from the line break before
+    its closing bracket); None when ``head`` has no such list."""
+    name = compact_json(key)
+    marker = f"\n  {name}: []".encode()  # its one top-level line (values hold no raw newline)
+    at = head.find(marker)
+    if at < 0:
+        return None
+    return head[:at] + f"\n  {name}: [\n".encode(), b"\n  ]" + head[at + len(marker):]
 
 
 def encode_id(skill_id: str) -> str:

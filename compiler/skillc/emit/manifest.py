@@ -16,6 +16,7 @@ import os
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from json.encoder import encode_basestring  # what json.dumps(ensure_ascii=False) quotes strings with
+from operator import itemgetter
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +24,7 @@ from .. import secrets
 from ..layout import MANIFEST, MANIFEST_KIND, MANIFEST_VERSION
 from ..resolve_types import EmitContext
 from ..version import __version__
-from .common import pretty_json_head, pretty_json_rows, shown_location, with_rows, write
+from .common import pretty_json_head, pretty_json_rows, rows_around, shown_location, write
 
 KIND = MANIFEST_KIND  # (the name sources.http and older code import)
 WIRE_FORMAT = "meerkat-skills-api/2.0"
@@ -112,18 +113,31 @@ def _file_rows(root: Path, src: _Sources, tops: _Tops) -> list[tuple[str, tuple[
         if rel == MANIFEST or rel not in tops:
             continue
         rows.append((rel, src.known.get(rel) or _stated(root, rel, src.stated) or _hashed(root, rel)))
-    if trees:
-        below = tuple(t + "/" for t in trees)
-        rows.extend((rel, hit) for rel, hit in src.known.items() if rel.startswith(below) and rel in tops)
+    # (a folder's files are in ``tops`` exactly when the folder is: each is looked at once, not each file)
+    below = tuple(t + "/" for t in trees if t in tops)
+    if below:
+        rows.extend((rel, hit) for rel, hit in src.known.items() if rel.startswith(below))
         rows.extend((rel, _stated(root, rel, src.stated) or _hashed(root, rel)) for rel in src.stated
-                    if rel.startswith(below) and rel not in src.known and rel in tops)
+                    if rel.startswith(below) and rel not in src.known)
     if src.per_skill is not None:
-        rows.extend(hit for hit in src.per_skill.items() if hit[0] in tops)
+        if all(d in tops for d in PER_SKILL_DIRS):
+            rows.extend(src.per_skill.items())
+        elif any(d in tops for d in PER_SKILL_DIRS):
+            rows.extend(hit for hit in src.per_skill.items() if hit[0] in tops)
         rows.extend((rel, _hashed(root, rel)) for rel in SHARED_FILES
                     if rel not in src.per_skill and rel in tops and os.path.isfile(root / rel))
     if trees or src.per_skill is not None:
-        rows.sort(key=lambda r: _path_key(r[0]))
+        _sort_rows(rows)
     return rows
+
+
+def _sort_rows(rows: list[tuple[str, tuple[str, int]]]) -> None:
+    """In path byte order: ASCII paths (the usual) sort as strings, others by their bytes (code point
+    order is UTF-8's but for the lone surrogates an undecodable name's bytes become)."""
+    if "".join([rel for rel, _ in rows]).isascii():
+        rows.sort(key=itemgetter(0))
+    else:
+        rows.sort(key=lambda r: _path_key(r[0]))
 
 
 def _stated(root: Path, rel: str, stated: Mapping[str, tuple[int, int, int, str]] | None) -> tuple[str, int] | None:
@@ -172,6 +186,53 @@ class _Rows:
             i = j
         return _Rows(keys, lines, entries)
 
+    def runs(self) -> list[_Run]:
+        """The rows as manifest text, one ``_Run`` per top-level name (each name's rows are one run
+        of the path order: a file named as the top, or the paths below ``<top>/``)."""
+        keys, out, i = self.keys, [], 0
+        while i < len(keys):
+            top, slash, _ = keys[i].partition(b"/")
+            end = bisect.bisect_left(keys, top + b"0", i) if slash else i + 1  # ("0" follows "/")
+            out.append(_Run(keys[i], _blocks(self.lines[i:end], self.entries[i:end])))
+            i = end
+        return out
+
+
+@dataclass(frozen=True)
+class _Run:
+    """One top-level name's ``files`` rows as the manifest writes them (``"    <row>,"`` lines), in
+    blocks (``_blocks``); ``first``: its first path's sort key (the runs' order in the manifest)."""
+    first: bytes
+    blocks: tuple[bytes, ...]
+
+
+# A block of rows ends after a row whose SHA-256 ends with this (one row in 256): where blocks end
+# depends on the rows alone, so a changed row changes the block it is in, not the blocks after it,
+# and a rebuild's gate scans that block again, not the 13 MB of the manifest (``gate.check_pieces``).
+_BLOCK_END = "00"
+
+
+def _blocks(lines: list[str], entries: list[dict[str, Any]]) -> tuple[bytes, ...]:
+    ends = [i + 1 for i, e in enumerate(entries) if e["sha256"].endswith(_BLOCK_END)]
+    if not ends or ends[-1] != len(lines):
+        ends.append(len(lines))
+    out, start = [], 0
+    for end in ends:
+        out.append("".join([f"    {line},\n" for line in lines[start:end]]).encode())
+        start = end
+    return tuple(out)
+
+
+def manifest_pieces(head: bytes, runs: list[_Run]) -> tuple[bytes, ...]:
+    """The manifest's bytes (``with_rows(head, "files", lines)``) in pieces cut at line breaks: the
+    head through the ``files`` list's opening line, the rows' blocks in path order, the rest."""
+    blocks = [b for run in sorted(runs, key=lambda r: r.first) for b in run.blocks]
+    around = rows_around(head, "files")
+    if not blocks or around is None:
+        return (head,)
+    blocks[-1] = blocks[-1][:-2]  # (the last row has no comma; the line break is the rest's)
+    return (around[0], *blocks, around[1])
+
 
 @dataclass(frozen=True)
 class ManifestPart:
@@ -184,10 +245,18 @@ class ManifestPart:
     tops: frozenset[str]
     known: dict[str, tuple[str, int]]  # (the skills' files outside PER_SKILL_DIRS)
     per_skill: dict[str, tuple[str, int]]
+    runs: tuple[_Run, ...] = ()  # (its rows as manifest text)
 
     @property
     def entries(self) -> list[dict[str, Any]]:
         return self.rows.entries
+
+    @property
+    def pieces(self) -> tuple[bytes, ...]:
+        """The pieces of the manifest's text it knows (``manifest_pieces``): the head and its rows'
+        blocks, the last one without the comma its last row gets when the site's rows follow (that
+        block is then checked again after the join)."""
+        return manifest_pieces(self.head, list(self.runs))
 
 
 def manifest_part(ctx: EmitContext, tops: frozenset[str] = frozenset()) -> ManifestPart:
@@ -203,7 +272,7 @@ def manifest_part(ctx: EmitContext, tops: frozenset[str] = frozenset()) -> Manif
     doc = manifest_head(ctx, withheld, per_skill)
     rows = _Rows.of(_file_rows(ctx.out, _manifest_sources(ctx, known, per_skill), _Tops(tops, True))
                     if tops else [])
-    return ManifestPart(doc, pretty_json_head(doc, "files"), rows, tops, known, per_skill)
+    return ManifestPart(doc, pretty_json_head(doc, "files"), rows, tops, known, per_skill, tuple(rows.runs()))
 
 
 def _manifest_sources(ctx: EmitContext, known: dict[str, tuple[str, int]],
@@ -281,20 +350,34 @@ def _line(rel: str, sha: str, size: int) -> str:
     return f'{{"path":{enc(rel)},"sha256":{enc(sha)},"size":{int(size)}}}'
 
 
-def _finished(ctx: EmitContext, part: ManifestPart) -> tuple[dict[str, Any], bytes]:
-    """``part`` with the rows of the files outside its ``tops`` merged in: the document and its bytes."""
+@dataclass(frozen=True)
+class ManifestFile:
+    """The manifest ``write_manifest`` wrote: its document, the SHA-256 of its bytes
+    (``read_manifest``'s ``written``), those bytes in pieces cut at line breaks (what the publishing
+    gate scans: ``gate.check_pieces``) and the rows its part did not hold (the site's)."""
+    doc: dict[str, Any]
+    sha256: str
+    pieces: tuple[bytes, ...]
+    added: list[dict[str, Any]]
+
+
+def _finished(ctx: EmitContext, part: ManifestPart) -> tuple[ManifestFile, bytes]:
+    """``part`` with the rows of the files outside its ``tops`` merged in: the document and its bytes
+    (the part's blocks of rows as they were; the others' made now)."""
     src = _manifest_sources(ctx, part.known, part.per_skill)
-    rows = part.rows.merged(_Rows.of(_file_rows(ctx.out, src, _Tops(part.tops, False))))
-    return {**part.doc, "files": rows.entries}, with_rows(part.head, "files", rows.lines)
+    added = _Rows.of(_file_rows(ctx.out, src, _Tops(part.tops, False)))
+    pieces = manifest_pieces(part.head, [*part.runs, *added.runs()])
+    data = b"".join(pieces)
+    entries = part.rows.merged(added).entries
+    return ManifestFile({**part.doc, "files": entries}, hashlib.sha256(data).hexdigest(), pieces, added.entries), data
 
 
-def write_manifest(ctx: EmitContext, part: ManifestPart | None = None) -> tuple[dict[str, Any], str]:
-    """Write the manifest; returns it and the SHA-256 of its bytes (``read_manifest``'s ``written``).
-    ``part``: what ``manifest_part`` computed of it before the last emitters ran (they wrote only
-    outside its ``tops``); None: all of it is computed here."""
-    doc, data = _finished(ctx, part if part is not None else manifest_part(ctx))
+def write_manifest(ctx: EmitContext, part: ManifestPart | None = None) -> ManifestFile:
+    """Write the manifest.  ``part``: what ``manifest_part`` computed of it before the last emitters
+    ran (they wrote only outside its ``tops``); None: all of it is computed here."""
+    written, data = _finished(ctx, part if part is not None else manifest_part(ctx))
     write(ctx.out, MANIFEST, data)
-    return doc, hashlib.sha256(data).hexdigest()
+    return written
 
 
 def read_manifest(bundle: Path, written: str | None = None) -> Mapping[str, Any] | None:

@@ -33,7 +33,7 @@ import sys
 from array import array
 from bisect import bisect_left
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterator, Mapping, Sequence, Set
 from dataclasses import dataclass, field
 
 from .tokenize import TOKENIZER_SPEC, tokenize
@@ -176,13 +176,18 @@ def update_postings(postings: Postings, changes: Sequence[tuple[int, DocTerms, D
         return entry  # type: ignore[return-value]
 
     for i, old, new in changes:
+        differ = changed_terms(old, new)  # (a term the document holds as it did keeps its postings)
         for term in old[0]:
+            if term not in differ:
+                continue
             docs, tfs, bits = own(term)
             k = bisect_left(docs, i)
             if k == len(docs) or docs[k] != i:
                 raise ValueError(f"document {i} is not in the postings of {term!r}")
             del docs[k], tfs[k], bits[k]
         for term, tf, bit in zip(new[0], new[1], new[2]):
+            if term not in differ:
+                continue
             docs, tfs, bits = own(term)
             k = bisect_left(docs, i)
             docs.insert(k, i)
@@ -192,6 +197,14 @@ def update_postings(postings: Postings, changes: Sequence[tuple[int, DocTerms, D
         if not out[term][0]:
             del out[term]
     return out
+
+
+def changed_terms(old: DocTerms, new: DocTerms) -> set[str]:
+    """The terms whose postings entry for a document differs between two analyses of it (held by
+    one only, or with another weighted frequency or field bits)."""
+    before = dict(zip(old[0], zip(old[1], old[2])))
+    after = dict(zip(new[0], zip(new[1], new[2])))
+    return {t for t in before.keys() | after.keys() if before.get(t) != after.get(t)}
 
 
 def _file_entry(name: str, data: bytes) -> dict:
@@ -220,53 +233,69 @@ def _shard_bytes(idf: array, term_off: array, post_off: array, docs: array, tfs:
 
 
 def _term_shards(terms: list[str], postings: Postings, n_docs: int, shard_bytes: int,
-                 files: dict[str, bytes]) -> list[dict]:
+                 files: dict[str, bytes], reuse: Mapping[tuple[str, str, int], bytes] | None = None) -> list[dict]:
     """Cut the sorted terms into contiguous ranges of about ``shard_bytes``; each shard holds its
     terms (idf, UTF-8 bytes) and their postings, so a query term costs one fetch of one shard, found
-    by the ``first`` term the header lists for each."""
+    by the ``first`` term the header lists for each.  ``reuse``: the bytes of shards known already,
+    by their (first term, last term, number of terms), whose terms' postings are the ones here."""
     code = doc_typecode(n_docs)
-    per_posting = (2 if code == "H" else 4) + 3
     shards: list[dict] = []
-    first_term = first_posting = 0
-    while first_term < len(terms):
-        idf, term_off, post_off = array("d"), array("I", [0]), array("I", [0])
-        docs, tfs, bits, blob = array(code), array("H"), array("B"), bytearray()
-        end = first_term
-        used = 0
-        while end < len(terms):
-            d, tf, fb = postings[terms[end]]
-            cost = len(d) * per_posting + len(terms[end].encode("utf-8")) + 16
-            # (a term that would overflow the shard starts the next one: a common term's long
-            # postings then share a shard with few others, and a query that names it fetches less)
-            if end > first_term and used + cost > shard_bytes:
-                break
-            used += cost
-            idf.append(math.log(1.0 + (n_docs - len(d) + 0.5) / (len(d) + 0.5)))
-            blob += terms[end].encode("utf-8")
-            term_off.append(len(blob))
-            docs.append(d[0])  # then the gaps: they compress (gzip); ``map`` runs in C (720,000 at 10,000 skills)
-            docs.extend(map(operator.sub, d[1:], d))
-            tfs.extend(tf)
-            bits.extend(fb)
-            post_off.append(len(bits))
-            end += 1
-        data = _shard_bytes(idf, term_off, post_off, docs, tfs, bits, bytes(blob))
+    first_posting = 0
+    for first_term, end, count in _shard_ranges(terms, postings, (2 if code == "H" else 4) + 3, shard_bytes):
+        known = reuse.get((terms[first_term], terms[end - 1], end - first_term)) if reuse else None
+        data = known if known is not None else _shard(terms[first_term:end], postings, n_docs, code)
         name = f"postings-{len(shards):03d}.bin"
         files[name] = data
         shards.append({**_file_entry(name, data), "first": terms[first_term], "first_term": first_term,
-                       "terms": end - first_term, "first_posting": first_posting, "count": len(bits)})
-        first_posting += len(bits)
-        first_term = end
+                       "terms": end - first_term, "first_posting": first_posting, "count": count})
+        first_posting += count
     return shards
+
+
+def _shard_ranges(terms: list[str], postings: Postings, per_posting: int,
+                  shard_bytes: int) -> Iterator[tuple[int, int, int]]:
+    """Each shard's terms ``[first, end)`` and how many postings they hold."""
+    first = end = used = count = 0
+    while end < len(terms):
+        n = len(postings[terms[end]][0])
+        cost = n * per_posting + len(terms[end].encode("utf-8")) + 16
+        # (a term that would overflow the shard starts the next one: a common term's long
+        # postings then share a shard with few others, and a query that names it fetches less)
+        if end > first and used + cost > shard_bytes:
+            yield first, end, count
+            first, used, count = end, 0, 0
+        used += cost
+        count += n
+        end += 1
+    if end > first:
+        yield first, end, count
+
+
+def _shard(terms: list[str], postings: Postings, n_docs: int, code: str) -> bytes:
+    """One shard's bytes: its terms' dictionary and postings."""
+    idf, term_off, post_off = array("d"), array("I", [0]), array("I", [0])
+    docs, tfs, bits, blob = array(code), array("H"), array("B"), bytearray()
+    for term in terms:
+        d, tf, fb = postings[term]
+        idf.append(math.log(1.0 + (n_docs - len(d) + 0.5) / (len(d) + 0.5)))
+        blob += term.encode("utf-8")
+        term_off.append(len(blob))
+        docs.append(d[0])  # then the gaps: they compress (gzip); ``map`` runs in C (720,000 at 10,000 skills)
+        docs.extend(map(operator.sub, d[1:], d))
+        tfs.extend(tf)
+        bits.extend(fb)
+        post_off.append(len(bits))
+    return _shard_bytes(idf, term_off, post_off, docs, tfs, bits, bytes(blob))
 
 
 def build(docs: Sequence[IndexDoc], *, k1: float = K1, b: float = B, shard_bytes: int = SHARD_BYTES,
           keep_tokens: bool = False, analyzed: Sequence[DocTerms | None] | None = None,
-          postings: Postings | None = None) -> BuiltIndex:
+          postings: Postings | None = None, reuse: Mapping[tuple[str, str, int], bytes] | None = None) -> BuiltIndex:
     """Tokenize and invert ``docs`` (already in the order the index keeps: ID byte order).
 
     ``analyzed``: ``analyze(doc)`` of each document where already known (a build's cache), else None.
-    ``postings``: their inversion, when known (``update_postings``); ``BuiltIndex.postings`` is it."""
+    ``postings``: their inversion, when known (``update_postings``); ``BuiltIndex.postings`` is it.
+    ``reuse``: shards' bytes known already (``previous_shards``)."""
     n_docs = len(docs)
     doc_lengths = array("I")
     body_unique: list[int] = []
@@ -288,7 +317,7 @@ def build(docs: Sequence[IndexDoc], *, k1: float = K1, b: float = B, shard_bytes
     terms = sorted(postings)  # code point order == UTF-8 byte order
     avgdl = (sum(doc_lengths) / n_docs) if n_docs else 0.0
     files: dict[str, bytes] = {}
-    shards = _term_shards(terms, postings, n_docs, shard_bytes, files)
+    shards = _term_shards(terms, postings, n_docs, shard_bytes, files, reuse)
     sections: dict[str, dict] = {}
     dictionary = bytearray()
     sections["doc_lengths"] = {"offset": 0, "type": "uint32", "count": n_docs}
@@ -316,3 +345,22 @@ def build(docs: Sequence[IndexDoc], *, k1: float = K1, b: float = B, shard_bytes
     }
     files[HEADER] = dump_json(header)
     return BuiltIndex(header, files, tuple(body_unique), tuple(kept), postings)
+
+
+def previous_shards(files: Mapping[str, bytes], terms: Sequence[str],
+                    touched: Set[str]) -> dict[tuple[str, str, int], bytes]:
+    """The shards of an index built before (its ``files``; ``terms``: its terms, sorted) whose terms
+    ``touched`` does not name, by (first term, last term, number of terms), for ``build``'s
+    ``reuse``: the same number of terms between the same two, none of them touched, have the same
+    postings (with as many documents), so the same bytes.  Empty when the files are not such an index."""
+    try:
+        header = json.loads(files[HEADER])
+        out = {}
+        for shard in header["shards"]:
+            first, n = shard["first_term"], shard["terms"]
+            held = terms[first:first + n]
+            if len(held) == n and touched.isdisjoint(held):
+                out[(held[0], held[-1], n)] = files[shard["file"]]
+        return out
+    except (KeyError, TypeError, ValueError, IndexError):
+        return {}

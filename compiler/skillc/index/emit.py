@@ -31,7 +31,9 @@ from .bm25 import (
     Postings,
     analyze,
     build,
+    changed_terms,
     dump_json,
+    previous_shards,
     update_postings,
 )
 from .select import DEFAULT_MAX_SKILLS_PER_STORY, DetectRule
@@ -133,9 +135,9 @@ def _built_files(ctx: EmitContext, docs: list[IndexDoc]) -> dict[str, bytes]:
             for s, d in zip(ctx.resolution.skills, docs)]
     ids = [d.id for d in docs]
     whole = key_of("index-files", VERSION, SHARD_BYTES, DOC_CHUNK, keys, ids)  # (a new layout: a new key)
-    postings_key = key_of("index-postings", ids)
+    postings_key = key_of(POSTINGS, ids)
     files = cache.get("index", whole)
-    previous = cache.get("index", postings_key)  # (analysis keys, postings); kept for the next build
+    previous = cache.get("index", postings_key)  # (analysis keys, postings, files key); kept for the next build
     if files is not None:
         for key in keys:  # kept for the next build, which may change one skill
             cache.get("index", key)
@@ -147,13 +149,29 @@ def _built_files(ctx: EmitContext, docs: list[IndexDoc]) -> dict[str, bytes]:
             rec = _analysis_record(analyze(doc))
             cache.put("index", key, rec)
         records.append(rec)
-    postings = _updated_postings(cache, previous, keys, records)
+    updated = _updated_postings(cache, previous, keys, records)
+    postings = updated[0] if updated is not None else None
     # (the terms of every document are needed only to invert them all; updated postings need their lengths)
     analyzed = [_analysis(r) if postings is None else ((), (), (), r[0], r[1]) for r in records]
-    built = build(docs, analyzed=analyzed, postings=postings)
+    reuse = _reusable_shards(cache, previous, updated[1]) if updated is not None else None
+    built = build(docs, analyzed=analyzed, postings=postings, reuse=reuse)
     cache.put("index", whole, built.files)
-    cache.put("index", postings_key, (tuple(keys), built.postings))
+    cache.put("index", postings_key, (tuple(keys), built.postings, whole))
     return built.files
+
+
+# The key prefix of the postings record: (analysis keys, postings, the key of the files built from
+# them).  A record of another shape is never read as one (the prefix changes with the shape).
+POSTINGS = "index-postings-2"
+
+
+def _reusable_shards(cache, previous, touched: frozenset[str]) -> dict | None:
+    """The previous build's postings shards whose terms no changed document touched (their bytes are
+    those it wrote: ``bm25.previous_shards``), or None when its files are not in the cache."""
+    files = cache.get("index", previous[2])
+    if not isinstance(files, dict):
+        return None
+    return previous_shards(files, sorted(previous[1]), touched)
 
 
 # An analysis record: (length, unique body terms, the pickled terms, frequencies and field bits).
@@ -176,12 +194,13 @@ def _analysis(record: tuple[int, int, bytes]) -> DocTerms:
 UPDATE_SHARE = 4  # update the previous postings when at most 1/UPDATE_SHARE of the skills changed
 
 
-def _updated_postings(cache, previous, keys: list[str], records: list) -> Postings | None:
-    """The previous build's postings updated for the skills whose analysis changed, or None (invert
-    them all) when there are none, the skills differ, or too many changed."""
+def _updated_postings(cache, previous, keys: list[str], records: list) -> tuple[Postings, frozenset[str]] | None:
+    """The previous build's postings updated for the skills whose analysis changed, and the terms
+    whose postings that touched; None (invert them all) when there are none, the skills differ, or
+    too many changed."""
     if previous is None:
         return None
-    old_keys, postings = previous
+    old_keys, postings, _ = previous
     if len(old_keys) != len(keys):
         return None
     changed = [i for i, (old, new) in enumerate(zip(old_keys, keys)) if old != new]
@@ -194,7 +213,8 @@ def _updated_postings(cache, previous, keys: list[str], records: list) -> Postin
             if old is None:
                 return None
             changes.append((i, _analysis(old), _analysis(records[i])))
-        return update_postings(postings, changes)
+        touched = frozenset(t for _, old, new in changes for t in changed_terms(old, new))
+        return update_postings(postings, changes), touched
     except (ValueError, TypeError, pickle.UnpicklingError):  # records that do not hold what their keys say
         return None  # (invert them all)
 

@@ -117,3 +117,16 @@ def test_what_the_gate_passed_beside_the_site_is_checked_again_when_the_manifest
     with pytest.raises(BuildError, match="likely secret"):
         gate.check_bundle(out, again, cache, passed)
     assert gate.check_files(out, [("api/missing.md", "0" * 64)], cache) == frozenset()
+
+
+def test_what_the_gate_could_not_read_is_left_for_the_last_check(tmp_path: Path):
+    """``unchecked_files``: the pairs ``check_files`` would not pass (a file it could not read), so
+    the check after the site's join reads them again; clean ones are not."""
+    cache = BuildCache(tmp_path / "cache", salt="x")
+    out, manifest = _bundle_with(tmp_path, b"# Notes\n\nNothing secret here.\n")
+    row = manifest["files"][0]
+    pairs = [(row["path"], row["sha256"]), ("api/missing.md", "0" * 64)]
+    assert gate.unchecked_files(out, pairs, cache) == [("api/missing.md", "0" * 64)]
+    (out / "api/notes.md").write_bytes(f"token: {GHP}\n".encode())
+    with pytest.raises(BuildError, match="likely secret"):
+        gate.unchecked_files(out, [("api/notes.md", "1" * 64)], cache)

@@ -85,3 +85,16 @@ def test_the_manifest_rows_listed_in_two_parts_are_those_listed_whole(tmp_path: 
     whole = file_entries(tmp_path, {"api/skills.json": ("stated", 3)})
     assert early.merged(rest).entries == whole
     assert [e["path"] for e in whole] == sorted((e["path"] for e in whole), key=lambda p: p.encode())
+
+
+def test_rows_sort_by_their_bytes_whatever_the_names():
+    """ASCII paths sort as strings; a name with other characters by its bytes, where code point
+    order is not byte order (an undecodable name's byte, kept as a lone surrogate, against U+E000)."""
+    from skillc.emit.manifest import _sort_rows
+
+    rows = [("b/x", ("1", 1)), ("a/\udcff", ("2", 1)), ("a/\ue000", ("3", 1)), ("a/z", ("4", 1))]
+    _sort_rows(rows)
+    assert [r[0] for r in rows] == ["a/z", "a/\ue000", "a/\udcff", "b/x"]
+    ascii_rows = [("b", ("1", 1)), ("B", ("2", 1)), ("a-b/c", ("3", 1)), ("a/c", ("4", 1))]
+    _sort_rows(ascii_rows)
+    assert [r[0] for r in ascii_rows] == ["B", "a-b/c", "a/c", "b"]

@@ -318,6 +318,41 @@ def test_updated_postings_give_the_index_a_fresh_build_gives():
         update_postings(first.postings, [(0, analyze(IndexDoc("x", "x", "x", (), "neverseen")), analyzed[0])])
 
 
+def test_the_shards_no_change_touched_are_reused_byte_for_byte():
+    """A rebuild takes the previous bytes of each postings shard none of whose terms a changed
+    document touched (same first and last term, as many terms); the index is the fresh build's,
+    also where a term appeared or vanished between two kept shards' terms."""
+    from skillc.index.bm25 import analyze, changed_terms, previous_shards, update_postings
+
+    docs = corpus(300, seed=11)
+    analyzed = [analyze(d) for d in docs]
+    first = build(docs, analyzed=analyzed, shard_bytes=2048)
+    changes = []
+    changed = docs[:]
+    for i, extra in ((7, " zzzbrandnew"), (120, " aaanewterm"), (250, "")):
+        d = changed[i]
+        changed[i] = IndexDoc(d.id, d.name, d.description, d.tags, " ".join(d.body.split()[1:]) + extra)
+        changes.append((i, analyzed[i], analyze(changed[i])))
+        analyzed[i] = changes[-1][2]
+    touched = {t for _, old, new in changes for t in changed_terms(old, new)}
+    assert touched < {t for _, old, new in changes for t in (*old[0], *new[0])}  # (most terms kept theirs)
+    reuse = previous_shards(first.files, sorted(first.postings), touched)
+    shards = json.loads(first.files["search.json"])["shards"]
+    assert 0 < len(reuse) < len(shards)
+    updated = update_postings(first.postings, changes)
+    fresh = build(changed, shard_bytes=2048).files
+    assert build(changed, analyzed=analyzed, postings=updated, shard_bytes=2048, reuse=reuse).files == fresh
+    # (what is offered is what is written: a wrong offer would show)
+    poisoned = build(changed, analyzed=analyzed, postings=updated, shard_bytes=2048,
+                     reuse={k: b"poisoned" for k in reuse}).files
+    terms = sorted(updated)
+    offered = [s for s in json.loads(fresh["search.json"])["shards"]
+               if (s["first"], terms[s["first_term"] + s["terms"] - 1], s["terms"]) in reuse]
+    assert offered and all(poisoned[s["file"]] == b"poisoned" for s in offered)
+    assert sum(data == b"poisoned" for data in poisoned.values()) == len(offered)
+    assert previous_shards({"search.json": b"not json"}, sorted(first.postings), touched) == {}
+
+
 def test_a_rebuild_inverts_everything_when_the_previous_postings_cannot_be_updated(tmp_path):
     from skillc.cache import BuildCache
     from skillc.index.bm25 import analyze
@@ -329,14 +364,17 @@ def test_a_rebuild_inverts_everything_when_the_previous_postings_cannot_be_updat
     cache = BuildCache(None)
     for k, a in zip(keys, analyzed):
         cache.put("index", k, _analysis_record(a))
-    previous = (tuple(keys), build(docs, analyzed=analyzed).postings)
+    previous = (tuple(keys), build(docs, analyzed=analyzed).postings, "the files' key")
     changed = docs[:]
     changed[3] = IndexDoc(docs[3].id, docs[3].name, docs[3].description, docs[3].tags, "new words here")
     new_analyzed = analyzed[:3] + [analyze(changed[3])] + analyzed[4:]
     records = [_analysis_record(a) for a in new_analyzed]
     new_keys = keys[:3] + ["k3-new"] + keys[4:]
-    updated = _updated_postings(cache, previous, new_keys, records)
-    assert updated is not None
+    updated, touched = _updated_postings(cache, previous, new_keys, records)
+    assert touched == {t for t in set(analyzed[3][0]) ^ set(new_analyzed[3][0])} | {
+        t for t in set(analyzed[3][0]) & set(new_analyzed[3][0])
+        if analyzed[3][1][analyzed[3][0].index(t)] != new_analyzed[3][1][new_analyzed[3][0].index(t)]
+        or analyzed[3][2][analyzed[3][0].index(t)] != new_analyzed[3][2][new_analyzed[3][0].index(t)]}
     assert build(changed, analyzed=new_analyzed, postings=updated).files == build(changed).files
     # (with the postings updated, a build reads only each analysis's lengths: the terms stay pickled)
     lengths = [((), (), (), length, unique) for length, unique, _ in records]

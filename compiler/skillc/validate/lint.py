@@ -324,8 +324,16 @@ def collection_keys(rules: Sequence[Rule]) -> frozenset[str] | None:
 
 def summary(doc: Document, keys: Collection[str]) -> Document:
     """``doc`` reduced to what collection rules read: the top-level frontmatter ``keys`` (values,
-    key and value positions); no text, no body (see ``lint_root(documents=False)``)."""
-    return _document_from_record(_document_record(doc, keys))
+    key and value positions); no text, no body (see ``lint_root(documents=False)``).  What a worker
+    sends (``_document_record`` with ``keys``) reads back as this (built here directly: this process
+    checks half the files of a large lint itself)."""
+    fm = doc.frontmatter
+    if fm is not None:
+        data = fm.data
+        paths = [(k,) for k in keys if k in data]
+        fm = Frontmatter({p[0]: data[p[0]] for p in paths}, positions_from_record(positions_record(fm.keys, paths)),
+                         scalars_from_record(scalars_record(fm.scalars, paths)), fm.start_line, fm.end_line)
+    return Document(doc.path, doc.kind, doc.sha256, doc.size, "", fm, "", doc.body_line, ())
 
 
 def _document_record(doc: Document, keys: Collection[str] | None = None) -> tuple:

@@ -15,6 +15,7 @@ import re
 from collections.abc import Iterator
 
 from ....model import ItemKind, Position, Severity
+from ....textscan import contains
 from ..registry import Finding, RuleContext, rule
 from .content import MARKDOWN_EXTENSIONS, _mask_fences, code_spans, fence_blocks, skill_files, skill_text
 
@@ -158,7 +159,7 @@ _STAND_INS = frozenset({"user", "username", "you", "me", "name", "shared", "publ
 )
 def hard_coded_user_path(ctx: RuleContext):
     for path, text, first in markdown_texts(ctx):
-        if "Users" not in text and "/home/" not in text:
+        if not contains(text, "Users") and not contains(text, "/home/"):  # (`in` compares at each character)
             continue
         unix = "/Users/" in text or "/home/" in text
         windows = "\\Users" in text

@@ -489,7 +489,8 @@ def _simple_scalar(raw: str, line: int, column: int) -> tuple[str, tuple] | None
             return None
         value, style = inner.replace("''", "'"), "'"
     else:
-        if first in _PLAIN_FIRST_BAD or ": " in raw or raw[-1] == ":" or " #" in raw:
+        # (a one-character `in` is a memchr, a two-character one compares at each character)
+        if first in _PLAIN_FIRST_BAD or raw[-1] == ":" or ":" in raw and ": " in raw or "#" in raw and " #" in raw:
             return None
         for _tag, regexp in YAML_LOADER.yaml_implicit_resolvers.get(first, ()):
             if regexp.match(raw):
@@ -549,9 +550,11 @@ def _simple_yaml(text: str, line_offset: int) -> tuple[Any, Mapping, Mapping, li
             at += 1
             continue
         m = _SIMPLE_LINE.match(line)
-        if m is None or m.group(1):
+        if m is None:
             return None
-        key, raw = m.group(2), m.group(3)
+        indent, key, raw = m.groups()
+        if indent:
+            return None
         if raw is None:
             found = _simple_map(lines, at + 1, base)
         elif raw == "|":
@@ -584,11 +587,13 @@ def _simple_map(lines: list[str], start: int, base: int) -> tuple[dict, list, in
     at = start
     while at < len(lines) and lines[at][:1] == " ":
         m = _SIMPLE_LINE.match(lines[at])
-        if m is None or m.group(3) is None or indent and len(m.group(1)) != indent:
+        if m is None:
             return None
-        indent = len(m.group(1))
-        key = m.group(2)
-        one = _simple_scalar(m.group(3), at + base, indent + len(key) + 2)
+        spaces, key, raw = m.groups()
+        if raw is None or indent and len(spaces) != indent:
+            return None
+        indent = len(spaces)
+        one = _simple_scalar(raw, at + base, indent + len(key) + 2)
         if one is None or key in values:
             return None  # (a duplicate below a key: libyaml reads it and reports it)
         values[key] = one[0]

@@ -130,6 +130,9 @@ class _LazyMap(Mapping):
     def __contains__(self, path: object) -> bool:
         return path in self._raw
 
+    def get(self, path: object, default: Any = None) -> Any:  # (Mapping's goes through try/except and a call more)
+        return self[path] if path in self._raw else default
+
     def __iter__(self) -> Iterator[tuple]:
         return iter(self._raw)
 

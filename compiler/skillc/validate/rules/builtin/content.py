@@ -9,6 +9,7 @@ read with a size cap.
 from __future__ import annotations
 
 import bisect
+import functools
 import os
 import posixpath
 import re
@@ -447,6 +448,7 @@ def local_links(text: str) -> list[Link]:
     return out
 
 
+@functools.lru_cache(maxsize=4096)  # (skills link the same few paths: `references/REFERENCE.md`)
 def _resolve(source_dir: str, path: str) -> str | None:
     """The link's posix path relative to the skill folder, or None when it leaves the folder."""
     path = path.replace("\\", "/")

@@ -528,7 +528,7 @@ def _simple_block(lines: list[str], start: int, base: int, column: int) -> tuple
         last -= 1
     body = [text[indent:] for text in lines[start:last]]
     value = "\n".join(body) + "\n"
-    if not all(t.isprintable() for t in body):
+    if not all(map(str.isprintable, body)):
         return None
     return value, ("str", value, "|", start - 1 + base, column + 1, end + base, 1), end
 
@@ -546,8 +546,8 @@ def _simple_yaml(text: str, line_offset: int) -> tuple[Any, Mapping, Mapping, li
     data: dict[str, Any] = {}
     keys: dict[tuple, tuple[int, int]] = {}
     scalars: dict[tuple, tuple] = {}
-    at = 0
-    while at < len(lines):
+    at, count = 0, len(lines)
+    while at < count:
         line = lines[at]
         if line == "":
             at += 1
@@ -576,7 +576,8 @@ def _simple_yaml(text: str, line_offset: int) -> tuple[Any, Mapping, Mapping, li
             scalars[(key,)] = record
         else:  # (a map: its keys' positions and scalars, below this key's path)
             for path, position, scalar in record:
-                keys[(key, *path)], scalars[(key, *path)] = position, scalar
+                path = (key, *path)
+                keys[path], scalars[path] = position, scalar
         at = after
     return data, _Positions(keys), _Scalars(scalars, base), []
 

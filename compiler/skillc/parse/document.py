@@ -130,6 +130,9 @@ class _LazyMap(Mapping):
     def __contains__(self, path: object) -> bool:
         return path in self._raw
 
+    def get(self, path: object, default: Any = None) -> Any:  # (Mapping's goes through try/except and a call more)
+        return self[path] if path in self._raw else default
+
     def __iter__(self) -> Iterator[tuple]:
         return iter(self._raw)
 
@@ -489,7 +492,8 @@ def _simple_scalar(raw: str, line: int, column: int) -> tuple[str, tuple] | None
             return None
         value, style = inner.replace("''", "'"), "'"
     else:
-        if first in _PLAIN_FIRST_BAD or ": " in raw or raw[-1] == ":" or " #" in raw:
+        # (a one-character `in` is a memchr, a two-character one compares at each character)
+        if first in _PLAIN_FIRST_BAD or raw[-1] == ":" or ":" in raw and ": " in raw or "#" in raw and " #" in raw:
             return None
         for _tag, regexp in YAML_LOADER.yaml_implicit_resolvers.get(first, ()):
             if regexp.match(raw):
@@ -524,7 +528,7 @@ def _simple_block(lines: list[str], start: int, base: int, column: int) -> tuple
         last -= 1
     body = [text[indent:] for text in lines[start:last]]
     value = "\n".join(body) + "\n"
-    if not all(t.isprintable() for t in body):
+    if not all(map(str.isprintable, body)):
         return None
     return value, ("str", value, "|", start - 1 + base, column + 1, end + base, 1), end
 
@@ -542,16 +546,18 @@ def _simple_yaml(text: str, line_offset: int) -> tuple[Any, Mapping, Mapping, li
     data: dict[str, Any] = {}
     keys: dict[tuple, tuple[int, int]] = {}
     scalars: dict[tuple, tuple] = {}
-    at = 0
-    while at < len(lines):
+    at, count = 0, len(lines)
+    while at < count:
         line = lines[at]
         if line == "":
             at += 1
             continue
         m = _SIMPLE_LINE.match(line)
-        if m is None or m.group(1):
+        if m is None:
             return None
-        key, raw = m.group(2), m.group(3)
+        indent, key, raw = m.groups()
+        if indent:
+            return None
         if raw is None:
             found = _simple_map(lines, at + 1, base)
         elif raw == "|":
@@ -570,7 +576,8 @@ def _simple_yaml(text: str, line_offset: int) -> tuple[Any, Mapping, Mapping, li
             scalars[(key,)] = record
         else:  # (a map: its keys' positions and scalars, below this key's path)
             for path, position, scalar in record:
-                keys[(key, *path)], scalars[(key, *path)] = position, scalar
+                path = (key, *path)
+                keys[path], scalars[path] = position, scalar
         at = after
     return data, _Positions(keys), _Scalars(scalars, base), []
 
@@ -584,11 +591,13 @@ def _simple_map(lines: list[str], start: int, base: int) -> tuple[dict, list, in
     at = start
     while at < len(lines) and lines[at][:1] == " ":
         m = _SIMPLE_LINE.match(lines[at])
-        if m is None or m.group(3) is None or indent and len(m.group(1)) != indent:
+        if m is None:
             return None
-        indent = len(m.group(1))
-        key = m.group(2)
-        one = _simple_scalar(m.group(3), at + base, indent + len(key) + 2)
+        spaces, key, raw = m.groups()
+        if raw is None or indent and len(spaces) != indent:
+            return None
+        indent = len(spaces)
+        one = _simple_scalar(raw, at + base, indent + len(key) + 2)
         if one is None or key in values:
             return None  # (a duplicate below a key: libyaml reads it and reports it)
         values[key] = one[0]
@@ -719,7 +728,7 @@ def _mark_position(fm_text: str, mark: Any) -> tuple[int, int]:
 def _decode(raw: bytes, ctx: _Ctx) -> tuple[str | None, list[Diagnostic]]:
     if raw.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
         return None, [_diag(ctx, rules.NOT_UTF8_TEXT, 1, 1, "file is UTF-16; save it as UTF-8")]
-    if b"\x00" in raw[:8192]:
+    if raw.find(b"\x00", 0, 8192) >= 0:  # (no copy of the first 8 KB)
         return None, [_diag(ctx, rules.NOT_UTF8_TEXT, 0, 0, "binary file (contains NUL bytes), not UTF-8 text")]
     try:
         return raw.decode("utf-8"), []

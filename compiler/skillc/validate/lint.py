@@ -278,8 +278,11 @@ def _check_chunk(root: str, items: Sequence[DiscoveredItem], config: LintConfig,
     root_path = Path(root)
     settings, profile = config.settings, config.profile
     out = []
-    for item in items:
-        ctx = RuleContext(item, read_item(root, item), root_path, settings, profile)
+    # All the chunk's files are read and parsed first, then checked: one kind of work at a time keeps
+    # its code and data in the processor's caches (~5% less CPU than alternating file by file).
+    documents = [read_item(root, item) for item in items]
+    for item, document in zip(items, documents):
+        ctx = RuleContext(item, document, root_path, settings, profile)
         found = lint_item(ctx, rules)
         if keys is not None:
             ctx = RuleContext(item, summary(ctx.document, keys), root_path, settings, profile)
@@ -302,12 +305,17 @@ def lint_item(ctx: RuleContext, rules: Sequence[Rule]) -> list[Diagnostic]:
 # always does); frontmatter positions cross as plain dicts of tuples and stay lazy on the other side
 # (parse.positions_record, parse.scalars_record).
 
+# (a dict lookup: calling an Enum with a value runs Python code, ~0.7 us, for each record read back)
+_SEVERITIES = {s.value: s for s in Severity}
+_KINDS = {k.value: k for k in ItemKind}
+
+
 def _diagnostic_record(d: Diagnostic) -> tuple:
     return (d.code, d.severity.value, d.path, d.line, d.column, d.message, d.skill, d.fix)
 
 
 def _diagnostic_from_record(r: tuple) -> Diagnostic:
-    return Diagnostic(r[0], Severity(r[1]), r[2], r[3], r[4], r[5], r[6], r[7])
+    return Diagnostic(r[0], _SEVERITIES[r[1]], r[2], r[3], r[4], r[5], r[6], r[7])
 
 
 def collection_keys(rules: Sequence[Rule]) -> frozenset[str] | None:
@@ -324,8 +332,16 @@ def collection_keys(rules: Sequence[Rule]) -> frozenset[str] | None:
 
 def summary(doc: Document, keys: Collection[str]) -> Document:
     """``doc`` reduced to what collection rules read: the top-level frontmatter ``keys`` (values,
-    key and value positions); no text, no body (see ``lint_root(documents=False)``)."""
-    return _document_from_record(_document_record(doc, keys))
+    key and value positions); no text, no body (see ``lint_root(documents=False)``).  What a worker
+    sends (``_document_record`` with ``keys``) reads back as this (built here directly: this process
+    checks half the files of a large lint itself)."""
+    fm = doc.frontmatter
+    if fm is not None:
+        data = fm.data
+        paths = [(k,) for k in keys if k in data]
+        fm = Frontmatter({p[0]: data[p[0]] for p in paths}, positions_from_record(positions_record(fm.keys, paths)),
+                         scalars_from_record(scalars_record(fm.scalars, paths)), fm.start_line, fm.end_line)
+    return Document(doc.path, doc.kind, doc.sha256, doc.size, "", fm, "", doc.body_line, ())
 
 
 def _document_record(doc: Document, keys: Collection[str] | None = None) -> tuple:
@@ -352,7 +368,7 @@ def _document_from_record(r: tuple) -> Document:
     else:
         data, keys, scalars, start_line, end_line = fm_rec
         fm = Frontmatter(data, positions_from_record(keys), scalars_from_record(scalars), start_line, end_line)
-    return Document(path, ItemKind(kind), digest, size, text, fm, body, body_line,
+    return Document(path, _KINDS[kind], digest, size, text, fm, body, body_line,
                     tuple(map(_diagnostic_from_record, diags)))
 
 
@@ -392,7 +408,7 @@ def _item_record(item: DiscoveredItem) -> tuple:
 
 
 def _item_from_record(r: tuple) -> DiscoveredItem:
-    return DiscoveredItem(ItemKind(r[0]), r[1], r[2], r[3], (), r[4])
+    return DiscoveredItem(_KINDS[r[0]], r[1], r[2], r[3], (), r[4])
 
 
 def _worker_loop(worker: int, results) -> None:
@@ -410,11 +426,12 @@ def _worker_loop(worker: int, results) -> None:
             lo = _claim(claims) * _CHUNK
             while total is None and len(items) < lo + _CHUNK:
                 batch, total = feed.get()
-                items.extend(map(_item_from_record, batch))
+                items.extend(batch)  # (records: an item is made when its chunk is claimed, here or not at all)
             if total is not None and lo >= total:
                 break
+            chunk = [i if isinstance(i, DiscoveredItem) else _item_from_record(i) for i in items[lo : lo + _CHUNK]]
             results.put((lo // _CHUNK, [(_document_record(ctx.document, keys), tuple(map(_diagnostic_record, diags)))
-                                        for ctx, diags in _check_chunk(root, items[lo : lo + _CHUNK], config, rules)]))
+                                        for ctx, diags in _check_chunk(root, chunk, config, rules)]))
     except BaseException as exc:  # noqa: BLE001 - reported by the parent, which raises it
         import traceback
 

@@ -119,6 +119,25 @@ def test_b712_long_reference_without_contents(repo: Path):
     assert [p for p, _, _ in found(repo, "B712")] == ["demo/references/plain.md"]
 
 
+def test_markdown_rules_run_together_read_the_same_texts_as_alone(repo: Path):
+    """B709, B710 and B712 share one list of a skill's Markdown texts per file (B712 reads the
+    references only): run together, each reports what it reports alone, SKILL.md's long body never
+    counting as a reference without contents."""
+    long = "\n".join(f"line {i}" for i in range(400))
+    skill(repo, body="# T\n\nRun /Users/jane/bin/x.\n<example>\n" + long + "\n")
+    refs = repo / "demo" / "references"
+    refs.mkdir()
+    (refs / "plain.md").write_text("# Plain\nSee /home/alice/notes.\n<note>\n" + long, encoding="utf-8")
+    codes = ("B709", "B710", "B712")
+    together = lint_root(repo, LintConfig(select=codes)).diagnostics
+    alone = sorted((d for code in codes for d in lint_root(repo, LintConfig(select=(code,))).diagnostics),
+                   key=lambda d: d.sort_key())
+    assert list(together) == alone
+    assert {(d.code, d.path) for d in together} == {
+        ("B709", "demo/SKILL.md"), ("B709", "demo/references/plain.md"), ("B710", "demo/SKILL.md"),
+        ("B710", "demo/references/plain.md"), ("B712", "demo/references/plain.md")}
+
+
 # --- L906 convention links -----------------------------------------------------------------------
 
 def test_l906_convention_file_names_missing_files(repo: Path):

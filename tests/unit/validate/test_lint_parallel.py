@@ -74,6 +74,27 @@ def test_documents_cross_worker_processes_unchanged(big_repo: Path):
             assert dict(back.frontmatter.scalars.items()) == dict(doc.frontmatter.scalars.items())
 
 
+def test_a_summary_made_here_is_what_a_worker_sends(big_repo: Path):
+    """This process builds the summaries of the files it checks itself directly (``summary``); a
+    worker sends ``_document_record(doc, keys)``: both must be the same document, positions and
+    written forms included, or a report would depend on which process checked a file."""
+    from skillc.validate.lint import summary
+
+    disc = discover(big_repo)
+    keys = frozenset({"name", "description", "metadata"})
+    with_frontmatter = 0
+    for item in disc.items:
+        doc = read_item(disc.root, item)
+        here = summary(doc, keys)
+        sent = _document_from_record(pickle.loads(pickle.dumps(_document_record(doc, keys))))
+        assert here == sent
+        if doc.frontmatter is not None:
+            with_frontmatter += 1
+            assert dict(here.frontmatter.keys.items()) == dict(sent.frontmatter.keys.items())
+            assert dict(here.frontmatter.scalars.items()) == dict(sent.frontmatter.scalars.items())
+    assert with_frontmatter > 100
+
+
 def test_parallel_lint_reports_exactly_what_serial_lint_does(big_repo: Path):
     outputs = {}
     for jobs in ("1", "2", "3"):  # this process and one worker, or two workers, share the chunks

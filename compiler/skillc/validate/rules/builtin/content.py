@@ -9,6 +9,7 @@ read with a size cap.
 from __future__ import annotations
 
 import bisect
+import functools
 import os
 import posixpath
 import re
@@ -80,9 +81,11 @@ def _skill_path(ctx: RuleContext) -> str:
 def skill_files(ctx: RuleContext) -> SkillFiles:
     """The regular files and folders of a skill (nested skills' subtrees and VCS/build folders skipped):
     discovery's listing when it has one, else the folder is listed here."""
-    key = (str(ctx.root), ctx.item.skill_dir)
-    if _cache[0] is not None and _cache[0][0] == key and _cache[0][1] is ctx.document:
+    cached = _cache[0]
+    # (the document first: every rule of a file asks, ~5 times a file, and it nearly always is the same)
+    if cached is not None and cached[1] is ctx.document and cached[0] == (str(ctx.root), ctx.item.skill_dir):
         return _cache[1]
+    key = (str(ctx.root), ctx.item.skill_dir)
     base = _skill_path(ctx)
     listing = ctx.item.listing
     if listing is not None:
@@ -445,6 +448,7 @@ def local_links(text: str) -> list[Link]:
     return out
 
 
+@functools.lru_cache(maxsize=4096)  # (skills link the same few paths: `references/REFERENCE.md`)
 def _resolve(source_dir: str, path: str) -> str | None:
     """The link's posix path relative to the skill folder, or None when it leaves the folder."""
     path = path.replace("\\", "/")

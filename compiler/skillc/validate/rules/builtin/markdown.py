@@ -15,6 +15,7 @@ import re
 from collections.abc import Iterator
 
 from ....model import ItemKind, Position, Severity
+from ....textscan import contains
 from ..registry import Finding, RuleContext, rule
 from .content import MARKDOWN_EXTENSIONS, _mask_fences, code_spans, fence_blocks, skill_files, skill_text
 
@@ -25,14 +26,23 @@ MAX_MARKDOWN_FILES = 100  # Markdown files read per skill beside SKILL.md
 MAX_FINDINGS_PER_FILE = 5  # a file with the same problem everywhere gets five lines, not fifty
 
 
-def markdown_texts(ctx: RuleContext, with_skill_file: bool = True) -> Iterator[tuple[str | None, str, int]]:
+_texts_of: list = [None, []]  # (document, its markdown_texts): B709, B710 and B712 list them once per file
+
+
+def markdown_texts(ctx: RuleContext, with_skill_file: bool = True) -> list[tuple[str | None, str, int]]:
     """``(path, text, first line)`` of SKILL.md's body (path None: the document itself) and of the
     skill's other Markdown files (root-relative paths); for other kinds, the document's text."""
+    if _texts_of[0] is not ctx.document:
+        _texts_of[0], _texts_of[1] = ctx.document, list(_markdown_texts(ctx))
+    texts = _texts_of[1]
+    return texts if with_skill_file or ctx.item.kind is not ItemKind.SKILL else texts[1:]
+
+
+def _markdown_texts(ctx: RuleContext) -> Iterator[tuple[str | None, str, int]]:
     if ctx.item.kind is not ItemKind.SKILL:
         yield None, ctx.document.text, 1
         return
-    if with_skill_file:
-        yield None, ctx.document.body, ctx.document.body_line
+    yield None, ctx.document.body, ctx.document.body_line
     files = skill_files(ctx)
     own = ctx.item.file_name
     read = 0
@@ -158,7 +168,7 @@ _STAND_INS = frozenset({"user", "username", "you", "me", "name", "shared", "publ
 )
 def hard_coded_user_path(ctx: RuleContext):
     for path, text, first in markdown_texts(ctx):
-        if "Users" not in text and "/home/" not in text:
+        if not contains(text, "Users") and not contains(text, "/home/"):  # (`in` compares at each character)
             continue
         unix = "/Users/" in text or "/home/" in text
         windows = "\\Users" in text

@@ -134,8 +134,8 @@ def _built_files(ctx: EmitContext, docs: list[IndexDoc]) -> dict[str, bytes]:
     ids = [d.id for d in docs]
     whole = key_of("index-files", VERSION, SHARD_BYTES, DOC_CHUNK, keys, ids)  # (a new layout: a new key)
     postings_key = key_of("index-postings", ids)
-    files = cache.get("index", whole)
-    previous = cache.get("index", postings_key)  # (analysis keys, postings); kept for the next build
+    files = cache.get(WHOLE_TABLE, whole)
+    previous = cache.get(WHOLE_TABLE, postings_key)  # (analysis keys, postings); kept for the next build
     if files is not None:
         for key in keys:  # kept for the next build, which may change one skill
             cache.get("index", key)
@@ -151,9 +151,14 @@ def _built_files(ctx: EmitContext, docs: list[IndexDoc]) -> dict[str, bytes]:
     # (the terms of every document are needed only to invert them all; updated postings need their lengths)
     analyzed = [_analysis(r) if postings is None else ((), (), (), r[0], r[1]) for r in records]
     built = build(docs, analyzed=analyzed, postings=postings)
-    cache.put("index", whole, built.files)
-    cache.put("index", postings_key, (tuple(keys), built.postings))
+    cache.put(WHOLE_TABLE, whole, built.files)
+    cache.put(WHOLE_TABLE, postings_key, (tuple(keys), built.postings))
     return built.files
+
+
+# The whole index and the postings (megabytes each) are records of their own files, read only when
+# asked for: a rebuild that changed a skill never reads the previous whole index (skillc.cache.FILE_TABLES).
+WHOLE_TABLE = "index-files"
 
 
 # An analysis record: (length, unique body terms, the pickled terms, frequencies and field bits).

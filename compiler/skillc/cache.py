@@ -47,7 +47,7 @@ import re
 import stat as stat_module
 import tempfile
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from itertools import compress, repeat
 from pathlib import Path
@@ -259,7 +259,11 @@ class BuildCache:
         self.salt = f"{__version__}|{FORMAT}|{salt}"
         self.started_ns = time.time_ns() if started_ns is None else started_ns
         self.stats = CacheStats()
-        self._old: dict[str, dict] = {t: {} for t in (*TABLES, *FILE_TABLES)}
+        # The records loaded, per table: each table file is read on the first look at it (``_Loaded``),
+        # so the tables the emitters after the site's fork use are not loaded before it, and a table a
+        # build never looks at is never unpickled.
+        self._old: dict[str, dict] = _Loaded(self._load if root is not None and not fresh else None)
+        self._old.update((t, {}) for t in FILE_TABLES)
         self._new: dict[str, dict] = {t: {} for t in (*TABLES, *FILE_TABLES)}
         # The keys given a record that is not the one loaded (``put``, new stat records): what ``save``
         # writes is found from them, not by comparing 10,000 records a table (a steady rebuild).
@@ -273,17 +277,16 @@ class BuildCache:
             for table in FILE_TABLES:  # (listed even when fresh: save() removes what it did not write)
                 self._on_disk[table] = _record_files(root / table)
         if root is not None and not fresh:  # fresh: read nothing, and save() rewrites every table
-            for table in TABLES:
-                self._old[table] = self._load(root, table)
             self._readable = dict(self._on_disk)
 
-    def _load(self, root: Path, table: str) -> dict:
-        base = self._read(root / f"{table}.pickle")
+    def _load(self, table: str) -> dict:
+        assert self.root is not None
+        base = self._read(self.root / f"{table}.pickle")
         if base is None:
             return {}
         token, data = base
         self._base[table] = (token, len(data))
-        delta = self._read(root / f"{table}.delta.pickle")
+        delta = self._read(self.root / f"{table}.delta.pickle")
         if delta is not None and delta[0] == token:
             data.update(delta[1])
             self._delta_keys[table] = frozenset(delta[1])
@@ -507,6 +510,21 @@ class BuildCache:
         except BaseException:
             Path(tmp).unlink(missing_ok=True)
             raise
+
+
+class _Loaded(dict):
+    """Table name -> its loaded records, each table loaded by ``load(table)`` when first looked up
+    (``load`` None: every table starts empty)."""
+
+    def __init__(self, load: Callable[[str], dict] | None) -> None:
+        super().__init__()
+        self._loader = load
+
+    def __missing__(self, table: str) -> dict:
+        if table not in TABLES:
+            raise KeyError(table)
+        data = self[table] = self._loader(table) if self._loader is not None else {}
+        return data
 
 
 _RECORD_FILE = re.compile(r"[0-9a-f]{64}\.pickle")

@@ -135,3 +135,21 @@ def test_a_file_table_record_put_again_replaces_its_file(tmp_path: Path):
     second.save()
     assert BuildCache(root).get("index-files", "a" * 64) == "two"
     assert not [p for p in (root / "index-files").iterdir() if p.name.startswith(".")]  # no temporary left
+
+
+def test_tables_are_read_when_first_looked_at_and_keep_exactly_what_the_build_used(tmp_path: Path):
+    root = tmp_path / "records"
+    first = BuildCache(root)
+    for table in ("lint", "gzip", "wellknown"):
+        first.put(table, "a", f"{table} a")
+        first.put(table, "b", f"{table} b")
+    first.save()
+    second = BuildCache(root)
+    assert second.get("lint", "a") == "lint a"  # (read now)
+    second.put("gzip", "c", "gzip c")  # a put into a table not looked at yet: its records stay what they were
+    assert second.get("gzip", "b") == "gzip b"
+    second.save()  # wellknown was never looked at: none of its records was used
+    third = BuildCache(root)
+    assert [third.get("lint", k) for k in "ab"] == ["lint a", None]
+    assert [third.get("gzip", k) for k in "abc"] == [None, "gzip b", "gzip c"]
+    assert [third.get("wellknown", k) for k in "ab"] == [None, None]

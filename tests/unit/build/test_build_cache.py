@@ -153,3 +153,25 @@ def test_tables_are_read_when_first_looked_at_and_keep_exactly_what_the_build_us
     assert [third.get("lint", k) for k in "ab"] == ["lint a", None]
     assert [third.get("gzip", k) for k in "abc"] == [None, "gzip b", "gzip c"]
     assert [third.get("wellknown", k) for k in "ab"] == [None, None]
+
+
+def test_an_unchanged_file_read_under_another_path_is_the_document_of_that_path(tmp_path: Path):
+    # (the stat record keeps the parse record's key with the path, kind and skill it was read
+    # under: read from another root, the same file is parsed as the file at its new path)
+    import os
+    import time
+
+    raw = DOCS["broken-yaml"].encode("utf-8")  # (its diagnostics name the path)
+    (tmp_path / "r/s").mkdir(parents=True)
+    (tmp_path / "r/s/SKILL.md").write_bytes(raw)
+    later = time.time_ns() + 10_000_000_000  # (builds that start well after the file was written: its stat is settled)
+    st = os.lstat(tmp_path / "r/s/SKILL.md")
+    first = BuildCache(tmp_path / "cache", started_ns=later)
+    first.read_document(str(tmp_path / "r"), "s/SKILL.md", ItemKind.SKILL, "s", st)
+    first.save()
+    second = BuildCache(tmp_path / "cache", started_ns=later)
+    assert second.read_document(str(tmp_path / "r"), "s/SKILL.md", ItemKind.SKILL, "s", st) == \
+        parse_document(raw, "s/SKILL.md", ItemKind.SKILL, "s")
+    assert (second.stats.stat_cached, second.stats.hashed) == (1, 0)  # (not even read)
+    moved = second.read_document(str(tmp_path), "r/s/SKILL.md", ItemKind.SKILL, "r/s", st)
+    assert moved == parse_document(raw, "r/s/SKILL.md", ItemKind.SKILL, "r/s")

@@ -13,7 +13,8 @@ Every record is keyed by a SHA-256 that covers what it depends on:
   by its SKILL.md hash and indexed fields, and the whole index by all of those and the IDs;
 * a **stat** record (``file_digest``) maps a source file's path to the SHA-256 of its bytes and the
   ``stat`` it had when hashed (device, inode, size, mtime_ns, ctime_ns), so an unchanged file is
-  neither read nor hashed again.  See ``file_digest`` for when a stat is trusted;
+  neither read nor hashed again (a SKILL.md's also keeps the key of its parse record, with the path,
+  kind and skill it was read under).  See ``file_digest`` for when a stat is trusted;
 * a **listing** record (``sources.filesystem.skill_files``) keeps a skill folder's file list with
   the stat of every folder read, so an unchanged skill's folders are not listed again;
 * a **discovery** record (``sources.filesystem.remembered_discovery``) keeps a repository's walk
@@ -21,14 +22,18 @@ Every record is keyed by a SHA-256 that covers what it depends on:
 * a **wellknown** record keeps one skill's rows of the discovery indexes (``emit.wellknown``), keyed
   by its archive's and wire document's SHA-256 and its flat name;
 * a **manifest** record keeps the SHA-256 of the manifest a build swapped into an output folder:
-  the next build finds the same bytes there and need not parse them (``emit.manifest.read_manifest``).
+  the next build finds the same bytes there and need not parse them (``emit.manifest.read_manifest``);
+* an **index-files** record keeps a whole search index (its files, or its postings: megabytes each).
 
 Records are plain Python values (no dataclasses: those unpickle slower than a YAML parse), kept in
 one pickle per table below ``root``.  A build keeps exactly the records it used: the new ones go
 into a small *delta* file beside the table (``<table>.delta.pickle``, tied to its table by a random
 token), and the table itself is rewritten (compacted) only when a fifth of what it holds went
 unused or the delta grew past a fifth of it, so a rebuild that changed one skill writes kilobytes,
-not the whole cache.  Every file is replaced atomically.  ``stats`` counts hits and misses;
+not the whole cache.  The few tables of large records (``FILE_TABLES``) keep each record in a file
+of its own (``<table>/<key>.pickle``), read only when a build asks for it: a rebuild that changed a
+skill asks for the previous search postings, never for the previous whole index (megabytes that
+loading every table whole unpickled for nothing).  Every file is replaced atomically.  ``stats`` counts hits and misses;
 ``skillc build --json`` reports them (``parsed``, ``cached``…).  A cache that cannot be read is
 ignored, never trusted.
 """
@@ -39,10 +44,11 @@ import hashlib
 import operator
 import os
 import pickle
+import re
 import stat as stat_module
 import tempfile
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from itertools import compress, repeat
 from pathlib import Path
@@ -53,9 +59,11 @@ from .model import Diagnostic, Document, Frontmatter, ItemKind, Severity
 from .parse.document import parse_document
 from .version import __version__
 
-FORMAT = 27  # (27: P214 for control characters written as YAML escapes, R131, R104 for names that are not UTF-8 or end .html/.svg/.xml…, such files of a skill in its zip only; 26: lint verdicts block a credential hidden by YAML escapes; the publishing gate's verdicts; 25: a Plan Cascade rule without a priority is priority 0; 24: a folder laid out as a git repository is withheld; 23: a .git file is withheld from the bundle; 22: code spans end at a list item, heading, quote or table row; 21: a secret behind a bold Markdown label (`**Client Secret**: …`) is found and withheld; M60x see the skill-memory reader's line layout; 20: links masked as CommonMark reads code spans, comments and definitions; bad dates placed at the value; unbalanced allowed-tools; no quoting fix for a null; 19: extend-select adds to a select; 18: the secret scan finds keys next to non-ASCII letters and values in escaped quotes, lint messages show secrets redacted: a cached lint verdict or withheld list would keep publishing them; 17: no archive for a skill folder named __MACOSX; 16: YAML errors at the key, quote or bracket to fix, a tab opening a block scalar read as text; 15: positions in the file's lines after NEL, U+2028, U+2029; 14: credential names in any case; 13: archive entry limits; 12: names import refuses are withheld; 11: a skill.md listed first in its discovery entry; 10: fixtures under assets/ listed with their skill; 6: the wire body without the blank lines after the frontmatter; 7: the frontmatter's last line break; 8: list items' positions; 9: the wire body from the closing line's dashes)
+FORMAT = 28  # (28: the whole search index and its postings in records of their own files (index-files); 27: P214 for control characters written as YAML escapes, R131, R104 for names that are not UTF-8 or end .html/.svg/.xml…, such files of a skill in its zip only; 26: lint verdicts block a credential hidden by YAML escapes; the publishing gate's verdicts; 25: a Plan Cascade rule without a priority is priority 0; 24: a folder laid out as a git repository is withheld; 23: a .git file is withheld from the bundle; 22: code spans end at a list item, heading, quote or table row; 21: a secret behind a bold Markdown label (`**Client Secret**: …`) is found and withheld; M60x see the skill-memory reader's line layout; 20: links masked as CommonMark reads code spans, comments and definitions; bad dates placed at the value; unbalanced allowed-tools; no quoting fix for a null; 19: extend-select adds to a select; 18: the secret scan finds keys next to non-ASCII letters and values in escaped quotes, lint messages show secrets redacted: a cached lint verdict or withheld list would keep publishing them; 17: no archive for a skill folder named __MACOSX; 16: YAML errors at the key, quote or bracket to fix, a tab opening a block scalar read as text; 15: positions in the file's lines after NEL, U+2028, U+2029; 14: credential names in any case; 13: archive entry limits; 12: names import refuses are withheld; 11: a skill.md listed first in its discovery entry; 10: fixtures under assets/ listed with their skill; 6: the wire body without the blank lines after the frontmatter; 7: the frontmatter's last line break; 8: list items' positions; 9: the wire body from the closing line's dashes)
 TABLES = ("parse", "lint", "render", "index", "stat", "listing", "discovery", "gate", "bundle-clean", "gzip",
           "manifest", "wellknown")
+# Tables of a few large records, one file each, read on demand (``BuildCache.get``), never loaded whole.
+FILE_TABLES = ("index-files",)
 COMPACT_SHARE = 0.2  # rewrite a table when this share of it went unused (or its delta is this big)
 # A stat is trusted only for a file last modified (mtime or ctime) this long before the start of the
 # build that hashed it: file times come from a coarse kernel clock (a jiffy behind the one
@@ -202,7 +210,11 @@ def _document_in(rec: tuple, path: str, digest: str) -> Document:
     if fm_rec is not None:
         data, maps, start, end = fm_rec
         fm = Frontmatter(data, _Unpickled(maps, 0), _Unpickled(maps, 1), start, end)
-    return Document(path, ItemKind(kind), digest, size, text, fm, body, body_line, diagnostics_in(diags))
+    return Document(path, _KINDS.get(kind) or ItemKind(kind), digest, size, text, fm, body, body_line,
+                    diagnostics_in(diags) if diags else ())
+
+
+_KINDS = {k.value: k for k in ItemKind}  # (a lookup: calling the enum costs more, 10,000 times a rebuild)
 
 
 _READ = os.O_RDONLY | getattr(os, "O_CLOEXEC", 0)
@@ -248,24 +260,34 @@ class BuildCache:
         self.salt = f"{__version__}|{FORMAT}|{salt}"
         self.started_ns = time.time_ns() if started_ns is None else started_ns
         self.stats = CacheStats()
-        self._old: dict[str, dict] = {t: {} for t in TABLES}
-        self._new: dict[str, dict] = {t: {} for t in TABLES}
+        # The records loaded, per table: each table file is read on the first look at it (``_Loaded``),
+        # so the tables the emitters after the site's fork use are not loaded before it, and a table a
+        # build never looks at is never unpickled.
+        self._old: dict[str, dict] = _Loaded(self._load if root is not None and not fresh else None)
+        self._old.update((t, {}) for t in FILE_TABLES)
+        self._new: dict[str, dict] = {t: {} for t in (*TABLES, *FILE_TABLES)}
         # The keys given a record that is not the one loaded (``put``, new stat records): what ``save``
         # writes is found from them, not by comparing 10,000 records a table (a steady rebuild).
-        self._dirty: dict[str, set[str]] = {t: set() for t in TABLES}
+        self._dirty: dict[str, set[str]] = {t: set() for t in (*TABLES, *FILE_TABLES)}
         self._base: dict[str, tuple[str, int]] = {}  # table -> (token, records in its table file)
         self._delta_keys: dict[str, frozenset] = {}  # table -> keys loaded from its delta file
+        # FILE_TABLES: the record files each holds (by file name), and those a lookup may read
+        self._on_disk: dict[str, frozenset[str]] = {t: frozenset() for t in FILE_TABLES}
+        self._readable: dict[str, frozenset[str]] = dict(self._on_disk)
+        if root is not None:
+            for table in FILE_TABLES:  # (listed even when fresh: save() removes what it did not write)
+                self._on_disk[table] = _record_files(root / table)
         if root is not None and not fresh:  # fresh: read nothing, and save() rewrites every table
-            for table in TABLES:
-                self._old[table] = self._load(root, table)
+            self._readable = dict(self._on_disk)
 
-    def _load(self, root: Path, table: str) -> dict:
-        base = self._read(root / f"{table}.pickle")
+    def _load(self, table: str) -> dict:
+        assert self.root is not None
+        base = self._read(self.root / f"{table}.pickle")
         if base is None:
             return {}
         token, data = base
         self._base[table] = (token, len(data))
-        delta = self._read(root / f"{table}.delta.pickle")
+        delta = self._read(self.root / f"{table}.delta.pickle")
         if delta is not None and delta[0] == token:
             data.update(delta[1])
             self._delta_keys[table] = frozenset(delta[1])
@@ -285,8 +307,27 @@ class BuildCache:
         value = self._old[table].get(key)
         if value is None:
             value = self._new[table].get(key)
+            if value is None and table in self._readable:
+                value = self._read_record(table, key)
         else:
             self._new[table][key] = value
+        return value
+
+    def _read_record(self, table: str, key: str) -> Any:
+        """The record of a ``FILE_TABLES`` table read from its own file (None: none, or not this
+        version's, or not this key's); kept for the next build as it is (not rewritten)."""
+        name = _record_name(key)
+        if name not in self._readable[table]:
+            return None
+        assert self.root is not None
+        try:
+            with open(self.root / table / name, "rb") as fh:
+                salt, stored_key, value = pickle.load(fh)
+        except (OSError, EOFError, pickle.UnpicklingError, ValueError, TypeError, AttributeError, ImportError):
+            return None
+        if salt != self.salt or stored_key != key or value is None:
+            return None
+        self._new[table][key] = value
         return value
 
     def kept(self, table: str, keys: list[str], value: Any) -> set[str]:
@@ -353,11 +394,11 @@ class BuildCache:
         read: the record gives its hash, and the parse record its text."""
         from .parse.document import MAX_FILE_BYTES
 
-        full = os.path.join(root, path)
+        full = f"{root}/{path}" if root and root[-1] != "/" else os.path.join(root, path)  # (as the sources join it)
         if st is not None and stat_module.S_ISREG(st.st_mode) and st.st_size <= MAX_FILE_BYTES:
             hit = self._stat_record(full, st)
             if hit is not None:
-                doc = self._cached_document(key_of("parse", hit[1], path, kind.value, skill), path, hit[1])
+                doc = self._cached_document(_parse_key(hit, path, kind, skill), path, hit[1])
                 if doc is not None:
                     self.stats.stat_cached += 1
                     return doc
@@ -375,7 +416,7 @@ class BuildCache:
         key = key_of("parse", digest, path, kind.value, skill)
         small = len(raw) <= MAX_FILE_BYTES
         if small and sig[1] == len(raw):
-            self.put("stat", full, (sig, digest, sig[1], self.started_ns))
+            self.put("stat", full, (sig, digest, sig[1], self.started_ns, (path, kind.value, skill, key)))
         doc = self._cached_document(key, path, digest) if small else None
         if doc is not None:
             return doc
@@ -412,6 +453,8 @@ class BuildCache:
     def _save(self) -> None:
         assert self.root is not None
         self.root.mkdir(parents=True, exist_ok=True)
+        for table in FILE_TABLES:
+            self._save_files(table)
         for table in TABLES:
             new = self._new[table]
             token, in_base = self._base.get(table, ("", 0))
@@ -426,6 +469,19 @@ class BuildCache:
                     continue
             self._write(base_path, os.urandom(8).hex(), new)
             delta_path.unlink(missing_ok=True)
+
+    def _save_files(self, table: str) -> None:
+        """A ``FILE_TABLES`` table: each record put by this build written to its file, and the files
+        of the records it did not use removed."""
+        assert self.root is not None
+        new, folder = self._new[table], self.root / table
+        written = {_record_name(k) for k in new}
+        for key in self._dirty[table]:
+            if key in new:
+                folder.mkdir(exist_ok=True)
+                self._write(folder / _record_name(key), key, new[key], into=folder)
+        for name in self._on_disk[table] - written:
+            (folder / name).unlink(missing_ok=True)
 
     def _changes(self, table: str) -> tuple[dict | None, int]:
         """What the table's files do not hold as they are (new records, changed ones, and those of
@@ -444,8 +500,10 @@ class BuildCache:
         unused = (len(old) - len(delta_keys)) - ((len(new) - added) - used_delta)
         return delta, unused
 
-    def _write(self, path: Path, token: str, data: dict) -> None:
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=self.root)
+    def _write(self, path: Path, token: str, data: Any, into: Path | None = None) -> None:
+        """``(salt, token, data)`` pickled to ``path`` atomically (a temporary file in ``into``, the
+        records folder by default, renamed over it)."""
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=into or self.root)
         try:
             with writing(tmp), os.fdopen(fd, "wb") as fh:
                 pickle.dump((self.salt, token, data), fh, protocol=pickle.HIGHEST_PROTOCOL)
@@ -453,3 +511,49 @@ class BuildCache:
         except BaseException:
             Path(tmp).unlink(missing_ok=True)
             raise
+
+
+def _parse_key(rec: tuple, path: str, kind: ItemKind, skill: str | None) -> str:
+    """The key of the parse record of the file a stat record describes: the one the record keeps
+    when the file was read under the same path, kind and skill (``key_of`` costs microseconds,
+    10,000 times a rebuild), else computed."""
+    if len(rec) > 4 and rec[4][:3] == (path, kind.value, skill):
+        return rec[4][3]
+    return key_of("parse", rec[1], path, kind.value, skill)
+
+
+class _Loaded(dict):
+    """Table name -> its loaded records, each table loaded by ``load(table)`` when first looked up
+    (``load`` None: every table starts empty)."""
+
+    def __init__(self, load: Callable[[str], dict] | None) -> None:
+        super().__init__()
+        self._loader = load
+
+    def __missing__(self, table: str) -> dict:
+        if table not in TABLES:
+            raise KeyError(table)
+        data = self[table] = self._loader(table) if self._loader is not None else {}
+        return data
+
+
+_RECORD_FILE = re.compile(r"[0-9a-f]{64}\.pickle")
+
+
+def _record_name(key: str) -> str:
+    """The file of a ``FILE_TABLES`` record: its key when it is a SHA-256 (``key_of``), else the
+    SHA-256 of the key (the file holds the key itself, compared when read)."""
+    if len(key) != 64 or not _HEX.fullmatch(key):
+        key = hashlib.sha256(key.encode("utf-8", "surrogateescape")).hexdigest()
+    return f"{key}.pickle"
+
+
+_HEX = re.compile(r"[0-9a-f]+")
+
+
+def _record_files(folder: Path) -> frozenset[str]:
+    """The record files in a ``FILE_TABLES`` folder (none when it does not exist)."""
+    try:
+        return frozenset(n for n in os.listdir(folder) if _RECORD_FILE.fullmatch(n))
+    except OSError:
+        return frozenset()

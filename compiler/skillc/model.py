@@ -56,8 +56,23 @@ def file_name_problem(path: str) -> str | None:
     return f"its name holds the control character U+{ord(bad):04X}" if bad else None
 
 
+# An ID of lowercase ASCII letters, digits, '-' and '_' (nearly every one) can fail none of
+# ``id_problem``'s checks but a reserved device name or a length, which ``_PLAIN_DOUBT`` finds (a plain
+# ID holds no dot, so a device name is a whole segment): answered without the per-segment checks.
+_PLAIN_ID = re.compile(r"[a-z0-9_-]+(?:/[a-z0-9_-]+)*")
+_PLAIN_DOUBT = re.compile(r"(?:^|/)(?:con|prn|aux|nul|com[0-9]|lpt[0-9])(?:/|$)|[^/]{256}")
+
+
 def id_problem(skill_id: str) -> str | None:
     """Why ``skill_id`` is unsafe as a URL segment or a file name, or None when it is safe."""
+    if (_PLAIN_ID.fullmatch(skill_id) and not _PLAIN_DOUBT.search(skill_id)
+            and len(skill_id) + 2 * skill_id.count("/") <= MAX_NAME_BYTES):  # (quote() encodes '/' only)
+        return None
+    return _id_problem(skill_id)
+
+
+def _id_problem(skill_id: str) -> str | None:
+    """``id_problem`` by every check."""
     if not skill_id:
         return "the ID is empty"
     if _SURROGATE.search(skill_id):

@@ -106,7 +106,9 @@ def resolve(listings: Sequence[SourceListing], *, settings: Mapping[str, object]
     winners: list[SourceSkill] = []
     shadowed: list[Shadowing] = []
     for skill_id in sorted(offers, key=path_key):
-        ranked = sorted(offers[skill_id], key=precedence)
+        ranked = offers[skill_id]
+        if len(ranked) > 1:  # (nearly every ID is offered once)
+            ranked = sorted(ranked, key=precedence)
         win = ranked[0]
         winners.append(win)
         for lose in ranked[1:]:
@@ -146,21 +148,7 @@ def resolve(listings: Sequence[SourceListing], *, settings: Mapping[str, object]
             for skill in group:
                 diags.append(_diag(DUPLICATE_SKILL_NAME, skill, message))
 
-    # IDs and collection paths that differ only by case
-    spellings: dict[str, dict[str, SourceSkill]] = {}
-    for skill in winners:
-        parts = skill.id.split("/")
-        for i in range(1, len(parts) + 1):
-            node = "/".join(parts[:i])
-            spellings.setdefault(node.casefold(), {}).setdefault(node, skill)
-    for folded in sorted(spellings, key=path_key):
-        variants = spellings[folded]
-        if len(variants) > 1:
-            names = sorted(variants, key=path_key)
-            for node in names:
-                diags.append(_diag(ID_CASE_COLLISION, variants[node],
-                                   f"{' and '.join(repr(n) for n in names)} differ only by case; they collide "
-                                   "on case-insensitive filesystems and hosts"))
+    diags.extend(_case_collisions(winners))
 
     flat = assign_flat_names(s.id for s in winners)
     diags.extend(flat_name_diagnostics(flat, {s.id: s for s in winners}))
@@ -169,6 +157,32 @@ def resolve(listings: Sequence[SourceListing], *, settings: Mapping[str, object]
     diags.sort(key=Diagnostic.sort_key)
     return Resolution(tuple(winners), tuple(shadowed), collections, inputs, tuple(diags),
                       settings=dict(settings or {}), flat_names=flat.names)
+
+
+def _case_collisions(winners: Sequence[SourceSkill]) -> list[Diagnostic]:
+    """R103 for IDs and collection paths that differ only by case: each spelling of a path, with the
+    first skill (in ID order) at or below it."""
+    first: dict[str, SourceSkill] = {}  # every path (collections, then the ID) -> its first skill
+    for skill in winners:
+        skill_id = skill.id
+        cut = skill_id.find("/")
+        while cut > 0:  # (a collection is met once per skill in it: a lookup, not a split and join)
+            if skill_id[:cut] not in first:
+                first[skill_id[:cut]] = skill
+            cut = skill_id.find("/", cut + 1)
+        first.setdefault(skill_id, skill)
+    spellings: dict[str, dict[str, SourceSkill]] = {}
+    for node, skill in first.items():
+        spellings.setdefault(node.casefold(), {})[node] = skill
+    out = []
+    for folded in sorted((f for f, v in spellings.items() if len(v) > 1), key=path_key):
+        variants = spellings[folded]
+        names = sorted(variants, key=path_key)
+        for node in names:
+            out.append(_diag(ID_CASE_COLLISION, variants[node],
+                             f"{' and '.join(repr(n) for n in names)} differ only by case; they collide "
+                             "on case-insensitive filesystems and hosts"))
+    return out
 
 
 def flat_name_diagnostics(flat: FlatNames, by_id: Mapping[str, SourceSkill]) -> list[Diagnostic]:

@@ -56,7 +56,9 @@ def skill_files(root_abs: str, skill_dir: str, nested: set[str], skill_file: str
     ``seen``: the stat signatures this build already took of folders (by path: the repository's
     remembered walk checked them), not taken again.
     """
-    base = os.path.join(root_abs, skill_dir) if skill_dir else root_abs
+    base = root_abs
+    if skill_dir:  # (as the discovery joins paths: an f-string costs a third of os.path.join)
+        base = f"{root_abs}/{skill_dir}" if root_abs[-1:] != "/" else os.path.join(root_abs, skill_dir)
     if cache is not None:
         hit = _remembered_listing(cache, base, skill_dir, nested, digest, seen or {})
         if hit is not None:
@@ -227,7 +229,9 @@ def _discovery_out(disc: Discovery) -> tuple:
 
 def _discovery_in(root_abs: str, rec: tuple) -> Discovery:
     items, diags, docs, manifests = rec
-    return Discovery(root_abs, tuple(DiscoveredItem(ItemKind(k), p, d, f, a, li) for k, p, d, f, a, li in items),
+    kinds = {k.value: k for k in ItemKind}  # (a lookup: calling the enum costs more, per item)
+    return Discovery(root_abs, tuple(DiscoveredItem(kinds.get(k) or ItemKind(k), p, d, f, a, li)
+                                     for k, p, d, f, a, li in items),
                      diagnostics_in(diags), dict(docs), manifests)
 
 

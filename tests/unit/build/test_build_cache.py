@@ -74,3 +74,104 @@ def test_site_and_no_site_builds_share_the_cache(tmp_path: Path):
     files = sorted(p.relative_to(out).as_posix() for p in out.rglob("*") if p.is_file())
     assert files == sorted(p.relative_to(fresh).as_posix() for p in fresh.rglob("*") if p.is_file())
     assert all(filecmp.cmp(out / f, fresh / f, shallow=False) for f in files)
+
+
+# --- tables of large records, one file each (FILE_TABLES) ------------------------------------------
+
+def _files_of(root: Path) -> set[str]:
+    folder = root / "index-files"
+    return {p.name for p in folder.iterdir()} if folder.is_dir() else set()
+
+
+def test_a_file_table_record_is_read_back_only_when_asked_for_and_dropped_when_unused(tmp_path: Path):
+    root = tmp_path / "records"
+    first = BuildCache(root)
+    first.put("index-files", "a" * 64, {"postings": b"x" * 1000})
+    first.put("index-files", "b" * 64, ("ids", b"y"))
+    first.save()
+    assert _files_of(root) == {"a" * 64 + ".pickle", "b" * 64 + ".pickle"}
+
+    second = BuildCache(root)
+    assert second.get("index-files", "a" * 64) == {"postings": b"x" * 1000}
+    assert second.get("index-files", "c" * 64) is None
+    second.save()  # (b was not used by this build: its file goes; a is kept as it was)
+    assert _files_of(root) == {"a" * 64 + ".pickle"}
+    assert BuildCache(root).get("index-files", "a" * 64) == {"postings": b"x" * 1000}
+
+
+def test_a_file_table_record_of_another_version_or_key_is_never_served(tmp_path: Path):
+    root = tmp_path / "records"
+    old = BuildCache(root, salt="config one")
+    old.put("index-files", "a" * 64, "old value")
+    old.put("index-files", "not a sha", "odd key")
+    old.save()
+    assert BuildCache(root, salt="config two").get("index-files", "a" * 64) is None
+    assert BuildCache(root, salt="config one").get("index-files", "not a sha") == "odd key"
+    # a file renamed to another key's name is not that key's record
+    (root / "index-files" / ("a" * 64 + ".pickle")).rename(root / "index-files" / ("d" * 64 + ".pickle"))
+    assert BuildCache(root, salt="config one").get("index-files", "d" * 64) is None
+
+
+def test_a_fresh_cache_reads_no_file_table_record_and_its_save_removes_them(tmp_path: Path):
+    root = tmp_path / "records"
+    old = BuildCache(root)
+    old.put("index-files", "a" * 64, "old")
+    old.save()
+    fresh = BuildCache(root, fresh=True)
+    assert fresh.get("index-files", "a" * 64) is None
+    fresh.put("index-files", "b" * 64, "new")
+    fresh.save()
+    assert _files_of(root) == {"b" * 64 + ".pickle"}
+
+
+def test_a_file_table_record_put_again_replaces_its_file(tmp_path: Path):
+    root = tmp_path / "records"
+    first = BuildCache(root)
+    first.put("index-files", "a" * 64, "one")
+    first.save()
+    second = BuildCache(root)
+    assert second.get("index-files", "a" * 64) == "one"
+    second.put("index-files", "a" * 64, "two")
+    second.save()
+    assert BuildCache(root).get("index-files", "a" * 64) == "two"
+    assert not [p for p in (root / "index-files").iterdir() if p.name.startswith(".")]  # no temporary left
+
+
+def test_tables_are_read_when_first_looked_at_and_keep_exactly_what_the_build_used(tmp_path: Path):
+    root = tmp_path / "records"
+    first = BuildCache(root)
+    for table in ("lint", "gzip", "wellknown"):
+        first.put(table, "a", f"{table} a")
+        first.put(table, "b", f"{table} b")
+    first.save()
+    second = BuildCache(root)
+    assert second.get("lint", "a") == "lint a"  # (read now)
+    second.put("gzip", "c", "gzip c")  # a put into a table not looked at yet: its records stay what they were
+    assert second.get("gzip", "b") == "gzip b"
+    second.save()  # wellknown was never looked at: none of its records was used
+    third = BuildCache(root)
+    assert [third.get("lint", k) for k in "ab"] == ["lint a", None]
+    assert [third.get("gzip", k) for k in "abc"] == [None, "gzip b", "gzip c"]
+    assert [third.get("wellknown", k) for k in "ab"] == [None, None]
+
+
+def test_an_unchanged_file_read_under_another_path_is_the_document_of_that_path(tmp_path: Path):
+    # (the stat record keeps the parse record's key with the path, kind and skill it was read
+    # under: read from another root, the same file is parsed as the file at its new path)
+    import os
+    import time
+
+    raw = DOCS["broken-yaml"].encode("utf-8")  # (its diagnostics name the path)
+    (tmp_path / "r/s").mkdir(parents=True)
+    (tmp_path / "r/s/SKILL.md").write_bytes(raw)
+    later = time.time_ns() + 10_000_000_000  # (builds that start well after the file was written: its stat is settled)
+    st = os.lstat(tmp_path / "r/s/SKILL.md")
+    first = BuildCache(tmp_path / "cache", started_ns=later)
+    first.read_document(str(tmp_path / "r"), "s/SKILL.md", ItemKind.SKILL, "s", st)
+    first.save()
+    second = BuildCache(tmp_path / "cache", started_ns=later)
+    assert second.read_document(str(tmp_path / "r"), "s/SKILL.md", ItemKind.SKILL, "s", st) == \
+        parse_document(raw, "s/SKILL.md", ItemKind.SKILL, "s")
+    assert (second.stats.stat_cached, second.stats.hashed) == (1, 0)  # (not even read)
+    moved = second.read_document(str(tmp_path), "r/s/SKILL.md", ItemKind.SKILL, "r/s", st)
+    assert moved == parse_document(raw, "r/s/SKILL.md", ItemKind.SKILL, "r/s")

@@ -141,3 +141,28 @@ def test_c1_control_characters_make_an_id_unsafe():
         problem = id_problem(f"tools/a{cp}b")
         assert problem and "control characters" in problem, repr(cp)
     assert id_problem("tools/nb\xa0sp") is None  # (U+00A0, the first code point after C1, is no control)
+
+
+def test_plain_ids_are_still_refused_for_device_names_and_lengths():
+    # Lowercase ASCII IDs are answered without the per-segment checks: the ones those checks refuse
+    # all the same (a Windows device name as a whole segment, a segment over 255 bytes, an ID whose
+    # percent-encoded form, '/' as %2F, passes the file name limit).
+    for reserved in ("con", "group/prn", "aux/x", "a/nul/b", "com1", "tools/lpt9"):
+        problem = id_problem(reserved)
+        assert problem and "reserved device name" in problem, reserved
+    assert id_problem("console/prn-tools/com10") is None  # (a device name inside a longer one is fine)
+    assert "longer than 255 bytes" in id_problem("a/" + "x" * 256)
+    assert id_problem("a/" + "x" * 240) is None
+    deep = "/".join(["abcdefgh"] * 24)  # 215 characters, 23 slashes: 261 once encoded
+    assert len(deep) < 251 and "once percent-encoded" in id_problem(deep)
+    assert id_problem("/".join(["abcdefgh"] * 22)) is None  # (239 once encoded)
+    for odd in ("a//b", "a/", "/a", "a/-", "a_b/c-d", ""):
+        assert (id_problem(odd) is None) == (odd in ("a/-", "a_b/c-d")), odd
+
+
+def test_ids_differing_by_case_in_a_collection_are_reported_once_per_spelling(tmp_path):
+    listing = repo_with(tmp_path / "r", "r", ["Tools/a", "tools/b", "tools/c", "tools/c/d"])
+    found = [d for d in resolve([listing]).diagnostics if d.code == "R103"]
+    assert [(d.skill, d.message) for d in found] == [
+        ("Tools/a", "'Tools' and 'tools' differ only by case; they collide on case-insensitive filesystems and hosts"),
+        ("tools/b", "'Tools' and 'tools' differ only by case; they collide on case-insensitive filesystems and hosts")]

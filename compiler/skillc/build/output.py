@@ -97,13 +97,13 @@ class StagedBundle:
 
 @contextmanager
 def staged_bundle(work: Path, out: Path, current_manifest: dict | None,
-                  keep_previous: bool, seed: Callable[[], Seed | None] | None = None) -> Iterator[StagedBundle]:
+                  keep_previous: bool) -> Iterator[StagedBundle]:
     """A staging folder for the bundle at ``out`` (the previous generation ``<work>/<name>.prev``
     recycled when it is a sound bundle), swapped in when the block ends normally; the bundle swapped
     out becomes ``<name>.prev`` when ``keep_previous``, else is deleted.  Any
-    exception removes the staging folder: ``out`` is left as it was.  ``seed``: see ``prepare_staging``."""
+    exception removes the staging folder: ``out`` is left as it was."""
     name = out.name
-    path, staging, set_aside = prepare_staging(work, name, out, current_manifest, seed)
+    path, staging, set_aside = prepare_staging(work, name, out, current_manifest)
     removal = _remove_meanwhile(set_aside)
     try:
         yield StagedBundle(path, staging)
@@ -194,14 +194,13 @@ _MANAGED = ("api/skills/", "api/files/", "api/archives/", "api/discovery/")
 _HELD = (".well-known",)  # (the legacy tree below it; the site's names come from its record)
 
 
-def prepare_staging(work: Path, name: str, current: Path, current_manifest: dict | None = None,
-                    seed: Callable[[], Seed | None] | None = None) -> tuple[Path, Staging, Path]:
+def prepare_staging(work: Path, name: str, current: Path,
+                    current_manifest: dict | None = None) -> tuple[Path, Staging, Path]:
     """A staging folder: the previous generation recycled when it is a sound bundle, else empty;
     and the folder its other files were moved into, for the caller to delete (``clean_stale``
     deletes it if this process dies first).  The recycled generation's ``.well-known`` and docs site
     are held in ``<staging>-held`` (``Staging.held``) for their emitters to reclaim; the caller
-    deletes what is left of it.  ``current_manifest``: the visible bundle's (``check_output`` read it).
-    ``seed()``: the trees to hold where the recycled generation has none of theirs (``Seed``)."""
+    deletes what is left of it.  ``current_manifest``: the visible bundle's (``check_output`` read it)."""
     staging = work / f"{name}.tmp-{os.getpid()}"
     prev = work / f"{name}.prev"
     set_aside = work / f"{name}.tmp-{os.getpid()}-removed"
@@ -226,42 +225,11 @@ def prepare_staging(work: Path, name: str, current: Path, current_manifest: dict
             os.rename(prev, set_aside / "unsound")
     if not renamed:
         staging.mkdir(parents=True)
-    if seed is not None:
-        _hold_seed(seed(), held, held_entries)
     # The visible bundle's manifest is read only if a file is not in the recycled generation (the
     # first rebuild after a full one, or after a change): in a steady rebuild it is never needed.
     return staging, Staging(staging, recycled, current if current_manifest is not None else None,
                             load_current=lambda: manifest_entries(current_manifest), held=held,
                             held_entries=held_entries), set_aside
-
-
-@dataclass(frozen=True)
-class Seed:
-    """Trees made for the staging folder to hold (``emit.docsite.seed``: the docs site the recycled
-    generation lacks): ``folder``'s top-level entries, its files' manifest ``entries``."""
-    folder: Path
-    entries: dict
-
-
-def _hold_seed(seed: Seed | None, held: Path, held_entries: dict) -> None:
-    """Hold ``seed``'s trees as the recycled generation's own, unless it holds one of their names
-    already (then the seed is not used); the seed's folder is removed."""
-    if seed is None:
-        return
-    try:
-        tops = {rel.split("/", 1)[0] for rel in seed.entries}
-        if any(rel.split("/", 1)[0] in tops for rel in held_entries) or any(os.path.lexists(held / t) for t in tops):
-            return
-        moved = set()
-        for top in sorted(tops):
-            try:
-                os.rename(seed.folder / top, held / top)
-            except OSError:  # (only slower: the site links that tree's files itself)
-                continue
-            moved.add(top)
-        held_entries.update((rel, e) for rel, e in seed.entries.items() if rel.split("/", 1)[0] in moved)
-    finally:
-        shutil.rmtree(seed.folder, ignore_errors=True)
 
 
 def held_folder(staging: Path) -> Path:
@@ -364,5 +332,5 @@ def _put_back(done: list[tuple[Path, Path | None]], staging: Path) -> list[str]:
     return stranded
 
 
-__all__ = ["MoveInError", "OutputLock", "Seed", "StagedBundle", "clean_stale", "move_in", "prepare_staging",
+__all__ = ["MoveInError", "OutputLock", "StagedBundle", "clean_stale", "move_in", "prepare_staging",
            "staged_bundle", "staging_folder", "swap_in"]

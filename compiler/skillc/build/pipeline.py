@@ -53,7 +53,7 @@ from ..emit.skills import bundle_collisions
 from ..errors import BuildError, SkillcError
 from ..layout import BUNDLE_TOPS, MANIFEST, WORK_DIR
 from ..model import Diagnostic, DiscoveredItem, Document, ItemKind, Severity
-from ..parallel import default_jobs, fork_call, fork_map
+from ..parallel import default_jobs, fork_map
 from ..paths import inside as _inside
 from ..resolve.precedence import resolve, winners_of
 from ..resolve_types import EmitCollected, EmitContext, EmitOptions, Resolution, SourceSkill
@@ -71,7 +71,7 @@ from ..validate.lint import (
 )
 from ..validate.rules.loader import load_all as _load_rules
 from ..validate.rules.registry import RuleContext
-from .output import OutputLock, Seed, clean_stale, staged_bundle
+from .output import OutputLock, clean_stale, staged_bundle
 
 if TYPE_CHECKING:
     from ..emit.staging import Staging
@@ -481,18 +481,17 @@ def _run_build(opts: BuildOptions, progress: Progress | None = None, fresh_cache
     with _early_mkdocs(plan, opts) as mkdocs, OutputLock(work / f"{name}.lock", _build_busy), \
             _sources_folder(plan.cache_root, opts.env) as source_cache:
         clean_stale(work, name)
-        with _site_seed(plan, mkdocs, work, name) as seed:
-            reader = Reader(plan.cache, progress)
-            listings = _read_sources(plan.cfg, source_cache, reader)
-            lap("sources")
-            checked = _validate(listings, reader, plan, progress)
-            lap("lint")
-            resolution = _resolve(listings, checked, plan, opts.keep_going)
-            lap("resolve")
-            # (the publishing gate: published text redacted strictly, the audit for the manifest)
-            resolution, redactions = gate.gate_resolution(resolution, source_cache / "redacted", plan.cache)
-            plan = replace(plan, mkdocs=mkdocs, site_seed=seed)
-            manifest, collected = _emit(resolution, tuple(redactions), checked, plan, opts, work, progress, lap)
+        reader = Reader(plan.cache, progress)
+        listings = _read_sources(plan.cfg, source_cache, reader)
+        lap("sources")
+        checked = _validate(listings, reader, plan, progress)
+        lap("lint")
+        resolution = _resolve(listings, checked, plan, opts.keep_going)
+        lap("resolve")
+        # (the publishing gate: published text redacted strictly, the audit for the manifest)
+        resolution, redactions = gate.gate_resolution(resolution, source_cache / "redacted", plan.cache)
+        plan = replace(plan, mkdocs=mkdocs)
+        manifest, collected = _emit(resolution, tuple(redactions), checked, plan, opts, work, progress, lap)
         plan.cache.save()  # (after the swap: a cache that cannot be written never fails a published build)
         lap("cache save")
     return _result(plan, resolution, checked, manifest, collected, time.perf_counter() - t0, timings)
@@ -523,36 +522,6 @@ def _early_mkdocs(plan: _Plan, opts: BuildOptions) -> Iterator[Any]:
         stop_mkdocs(child)
 
 
-@contextlib.contextmanager
-def _site_seed(plan: _Plan, mkdocs: Any, work: Path, name: str) -> Iterator[Callable[[], Seed | None] | None]:
-    """``emit.docsite.seed``: when this build makes the mkdocs site (``mkdocs``, its child) and the
-    generation it will recycle has no site, the kept site is hard-linked, in a process forked now
-    (on the other core, while the sources are read), into a folder the staging step then holds as
-    that generation's site.  Yields the function that waits for it (None: nothing to seed); the
-    process and its folder are gone when the block ends."""
-    from ..emit.docsite.seed import seed_site, seed_source
-
-    state = None if mkdocs is None else seed_source(plan.cache_root / "emit" if plan.cache_root else None,
-                                                    plan.out, work / f"{name}.prev")
-    folder = work / f"{name}.tmp-{os.getpid()}-seed"
-    forked = None if state is None else fork_call(lambda: seed_site(state, folder), plan.jobs)
-    if forked is None:
-        yield None
-        return
-
-    def wait() -> Seed | None:
-        try:
-            return Seed(folder, forked.result())
-        except Exception:  # noqa: BLE001 - only a shortcut: without it the site links its files itself
-            return None
-
-    try:
-        yield wait
-    finally:
-        forked.cancel()
-        shutil.rmtree(folder, ignore_errors=True)
-
-
 @dataclass(frozen=True)
 class _Plan:
     """What the build decides before reading any skill: its configuration, where the bundle goes,
@@ -568,7 +537,6 @@ class _Plan:
     as_of: float  # build time
     jobs: int
     mkdocs: Any = None  # the docs site's mkdocs child, started early (_early_mkdocs)
-    site_seed: Callable[[], Seed | None] | None = None  # the recycled generation's site, seeded (_site_seed)
 
 
 @dataclass(frozen=True)
@@ -746,7 +714,7 @@ def _emit(resolution: Resolution, redactions: tuple, checked: _Checked, plan: _P
     # (--force over a folder that held no bundle: what it held is not kept as the previous generation)
     keep_previous = not (plan.out.is_dir() and opts.force and plan.current_manifest is None)
     try:
-        with staged_bundle(work, plan.out, plan.current_manifest, keep_previous, plan.site_seed) as staged:
+        with staged_bundle(work, plan.out, plan.current_manifest, keep_previous) as staged:
             lap("staging")
             try:
                 options = _emit_options(resolution, redactions, checked, plan, opts, staged.staging)

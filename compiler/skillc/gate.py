@@ -315,8 +315,8 @@ def check_pieces(rel: str, pieces: Sequence[bytes], cache: Any = None,
     """``check_files`` of the bundle file ``rel`` given as its bytes in pieces cut at line breaks, whose
     text is pretty JSON (``jsonio.json_bytes``: each value or list item compact on a line of its own;
     the manifest: ``emit.manifest.manifest_pieces``).  Each piece is scanned by itself and its clean
-    verdict kept by its SHA-256, so a rebuild scans the pieces that changed, not 13 MB.  ``passed``: the digests of pieces already found clean in this
-    build; returns those of the pieces found clean.
+    verdict kept by its SHA-256, so a rebuild scans the pieces that changed, not 13 MB.  ``passed``:
+    the digests of pieces already found clean in this build; returns those of the pieces found clean.
 
     Scanning the pieces apart finds every secret a scan of the whole file finds (and may find more):
     a match never crosses a raw line break of such text.  Most patterns cannot match a line break at

@@ -441,8 +441,8 @@ def _trigger_set() -> tuple[object, tuple[str, ...]] | None:
     automaton.Compile()
     # (the compiled set itself when the wrapper exposes it: its Match is one Python call more per
     # text, ~35,000 texts in a 10,000-skill lint; both return an empty answer as falsy)
-    return getattr(automaton, "_set", automaton), (*needles, *(_ASSIGNED + p.kind for p in assigning), *(_STARTS + s for s in starts),
-                       _PREFILTERED_MAYBE)
+    names = (*needles, *(_ASSIGNED + p.kind for p in assigning), *(_STARTS + s for s in starts), _PREFILTERED_MAYBE)
+    return getattr(automaton, "_set", automaton), names
 
 
 def _prefilter_any() -> object | None:

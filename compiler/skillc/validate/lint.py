@@ -13,7 +13,17 @@ from pathlib import Path
 from .. import secrets
 from ..discover import rules as discover_rules
 from ..discover.walk import DiscoveryOptions, config_relative, discover, path_key
-from ..model import Diagnostic, DiscoveredItem, Discovery, Document, Frontmatter, ItemKind, Severity
+from ..model import (
+    ITEM_KIND_OF,
+    SEVERITY_OF,
+    Diagnostic,
+    DiscoveredItem,
+    Discovery,
+    Document,
+    Frontmatter,
+    ItemKind,
+    Severity,
+)
 from ..parse import rules as parse_rules
 from ..parse.document import (
     MAX_FILE_BYTES,
@@ -305,17 +315,12 @@ def lint_item(ctx: RuleContext, rules: Sequence[Rule]) -> list[Diagnostic]:
 # always does); frontmatter positions cross as plain dicts of tuples and stay lazy on the other side
 # (parse.positions_record, parse.scalars_record).
 
-# (a dict lookup: calling an Enum with a value runs Python code, ~0.7 us, for each record read back)
-_SEVERITIES = {s.value: s for s in Severity}
-_KINDS = {k.value: k for k in ItemKind}
-
-
 def _diagnostic_record(d: Diagnostic) -> tuple:
     return (d.code, d.severity.value, d.path, d.line, d.column, d.message, d.skill, d.fix)
 
 
 def _diagnostic_from_record(r: tuple) -> Diagnostic:
-    return Diagnostic(r[0], _SEVERITIES[r[1]], r[2], r[3], r[4], r[5], r[6], r[7])
+    return Diagnostic(r[0], SEVERITY_OF[r[1]], r[2], r[3], r[4], r[5], r[6], r[7])
 
 
 def collection_keys(rules: Sequence[Rule]) -> frozenset[str] | None:
@@ -368,7 +373,7 @@ def _document_from_record(r: tuple) -> Document:
     else:
         data, keys, scalars, start_line, end_line = fm_rec
         fm = Frontmatter(data, positions_from_record(keys), scalars_from_record(scalars), start_line, end_line)
-    return Document(path, _KINDS[kind], digest, size, text, fm, body, body_line,
+    return Document(path, ITEM_KIND_OF[kind], digest, size, text, fm, body, body_line,
                     tuple(map(_diagnostic_from_record, diags)))
 
 
@@ -408,7 +413,7 @@ def _item_record(item: DiscoveredItem) -> tuple:
 
 
 def _item_from_record(r: tuple) -> DiscoveredItem:
-    return DiscoveredItem(_KINDS[r[0]], r[1], r[2], r[3], (), r[4])
+    return DiscoveredItem(ITEM_KIND_OF[r[0]], r[1], r[2], r[3], (), r[4])
 
 
 def _worker_loop(worker: int, results) -> None:

@@ -53,7 +53,7 @@ from ..emit.skills import bundle_collisions
 from ..errors import BuildError, SkillcError
 from ..layout import BUNDLE_TOPS, MANIFEST, WORK_DIR
 from ..model import Diagnostic, DiscoveredItem, Document, ItemKind, Severity
-from ..parallel import default_jobs, fork_map
+from ..parallel import default_jobs, fork_call, fork_map
 from ..paths import inside as _inside
 from ..resolve.precedence import resolve, winners_of
 from ..resolve_types import EmitCollected, EmitContext, EmitOptions, Resolution, SourceSkill
@@ -481,17 +481,18 @@ def _run_build(opts: BuildOptions, progress: Progress | None = None, fresh_cache
     with _early_mkdocs(plan, opts) as mkdocs, OutputLock(work / f"{name}.lock", _build_busy), \
             _sources_folder(plan.cache_root, opts.env) as source_cache:
         clean_stale(work, name)
-        reader = Reader(plan.cache, progress)
-        listings = _read_sources(plan.cfg, source_cache, reader)
-        lap("sources")
-        checked = _validate(listings, reader, plan, progress)
-        lap("lint")
-        resolution = _resolve(listings, checked, plan, opts.keep_going)
-        lap("resolve")
-        # (the publishing gate: published text redacted strictly, the audit for the manifest)
-        resolution, redactions = gate.gate_resolution(resolution, source_cache / "redacted", plan.cache)
-        plan = replace(plan, mkdocs=mkdocs)
-        manifest, collected = _emit(resolution, tuple(redactions), checked, plan, opts, work, progress, lap)
+        with _site_seed(plan, mkdocs, work, name) as seed:
+            reader = Reader(plan.cache, progress)
+            listings = _read_sources(plan.cfg, source_cache, reader)
+            lap("sources")
+            checked = _validate(listings, reader, plan, progress)
+            lap("lint")
+            resolution = _resolve(listings, checked, plan, opts.keep_going)
+            lap("resolve")
+            # (the publishing gate: published text redacted strictly, the audit for the manifest)
+            resolution, redactions = gate.gate_resolution(resolution, source_cache / "redacted", plan.cache)
+            plan = replace(plan, mkdocs=mkdocs, site_seed=seed)
+            manifest, collected = _emit(resolution, tuple(redactions), checked, plan, opts, work, progress, lap)
         plan.cache.save()  # (after the swap: a cache that cannot be written never fails a published build)
         lap("cache save")
     return _result(plan, resolution, checked, manifest, collected, time.perf_counter() - t0, timings)
@@ -522,6 +523,36 @@ def _early_mkdocs(plan: _Plan, opts: BuildOptions) -> Iterator[Any]:
         stop_mkdocs(child)
 
 
+@contextlib.contextmanager
+def _site_seed(plan: _Plan, mkdocs: Any, work: Path, name: str) -> Iterator[Callable[[], Seed | None] | None]:
+    """``emit.docsite.seed``: when this build makes the mkdocs site (``mkdocs``, its child) and the
+    generation it will recycle has no site, the kept site is hard-linked, in a process forked now
+    (on the other core, while the sources are read), into a folder the staging folder holds as that
+    generation's site just before the site runs (``Staging.hold``).  Yields the function that waits
+    for it (None: nothing to seed); the process and its folder are gone when the block ends."""
+    from ..emit.docsite.seed import Seed, seed_site, seed_source
+
+    state = None if mkdocs is None else seed_source(plan.cache_root / "emit" if plan.cache_root else None,
+                                                    plan.out, work / f"{name}.prev")
+    folder = work / f"{name}.tmp-{os.getpid()}-seed"
+    forked = None if state is None else fork_call(lambda: seed_site(state, folder), plan.jobs)
+    if forked is None:
+        yield None
+        return
+
+    def wait() -> Seed | None:
+        try:
+            return Seed(folder, forked.result())
+        except Exception:  # noqa: BLE001 - only a shortcut: without it the site links its files itself
+            return None
+
+    try:
+        yield wait
+    finally:
+        forked.cancel()
+        shutil.rmtree(folder, ignore_errors=True)
+
+
 @dataclass(frozen=True)
 class _Plan:
     """What the build decides before reading any skill: its configuration, where the bundle goes,
@@ -537,6 +568,7 @@ class _Plan:
     as_of: float  # build time
     jobs: int
     mkdocs: Any = None  # the docs site's mkdocs child, started early (_early_mkdocs)
+    site_seed: Callable[[], Seed | None] | None = None  # the recycled generation's site, seeded (_site_seed)
 
 
 @dataclass(frozen=True)
@@ -720,7 +752,7 @@ def _emit(resolution: Resolution, redactions: tuple, checked: _Checked, plan: _P
                 options = _emit_options(resolution, redactions, checked, plan, opts, staged.staging)
                 ctx = EmitContext(resolution, staged.path, plan.as_of, tuple(Path(p) for p in opts.memory),
                                   plan.cache_root / "emit" if plan.cache_root else None, options, collected)
-                early = _run_emitters(ctx, progress, lap, forked)
+                early = _run_emitters(ctx, progress, lap, forked, plan.site_seed)
                 checked.diagnostics.extend(collected.diagnostics)
                 written = write_manifest(ctx, early.part)
                 manifest = written.doc
@@ -753,12 +785,20 @@ def _emit_options(resolution: Resolution, redactions: tuple, checked: _Checked, 
         redactions=redactions, mkdocs=plan.mkdocs)
 
 
-def _run_emitters(ctx: EmitContext, progress: Progress | None, lap: _Lap, forked: list[Forked]) -> _Early:
+def _run_emitters(ctx: EmitContext, progress: Progress | None, lap: _Lap, forked: list[Forked],
+                  seed: Callable[[], Seed | None] | None = None) -> _Early:
     """Each emitter in turn (``_emit_order``); the docs site in a forked process beside the ones after
     it where this process may fork (``forked``: joined before the emitter that reads its files).
-    What needs none of the site's files is done before the join, forked or not (``_before_join``)."""
+    What needs none of the site's files is done before the join, forked or not (``_before_join``).
+    ``seed``: the site seeded for the recycled generation (``_site_seed``), held just before the site
+    runs (as late as can be: the seeding process has had the sources, lint and the emitters before
+    the site to finish in)."""
     early = _Early()
     for emitter_name, fn in sorted(EMITTERS, key=_emit_order):
+        if emitter_name == FORKED and seed is not None and ctx.options.site and ctx.options.staging is not None:
+            seeded = seed()
+            if seeded is not None:
+                ctx.options.staging.hold(seeded.folder, seeded.entries)
         if emitter_name == JOIN_BEFORE:
             early = _before_join(ctx, lap)
             _join_forked(ctx, forked)
@@ -819,6 +859,7 @@ def _gate_after_join(out: Path, written: ManifestFile, early: _Early, cache: Bui
 
 
 if TYPE_CHECKING:  # (here, not with the imports above: the stages' owner keeps those lazy)
+    from ..emit.docsite.seed import Seed
     from ..parallel import Forked
 
 

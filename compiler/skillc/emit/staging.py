@@ -105,6 +105,26 @@ class Staging:
                                if rel.startswith(prefix) or rel == tree)
         return True
 
+    def hold(self, folder: Path, entries: dict[str, Entry]) -> None:
+        """Hold the top-level trees of ``folder`` (its files' manifest ``entries``) as if the recycled
+        generation had them (a seeded site: ``emit.docsite.seed``), unless it holds one of their
+        names already; the caller deletes ``folder`` and what is left in it."""
+        if self.held is None:
+            return
+        tops = {rel.split("/", 1)[0] for rel in entries}
+        if any(rel.split("/", 1)[0] in tops for rel in self.held_entries) or any(
+                os.path.lexists(self.held / top) for top in tops):
+            return
+        moved = set()
+        for top in sorted(tops):
+            try:
+                os.rename(folder / top, self.held / top)
+            except OSError:  # (only slower: the site links that tree's files itself)
+                continue
+            moved.add(top)
+        self.held_entries.update((rel, e) for rel, e in entries.items() if rel.split("/", 1)[0] in moved)
+        self._by_top = None
+
     def _held_by_top(self) -> dict[str, list[str]]:
         """The held files by their top-level name (each reclaim reads only its own)."""
         if self._by_top is None:

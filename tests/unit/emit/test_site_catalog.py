@@ -325,6 +325,30 @@ def test_a_rebuild_after_a_skill_is_removed_or_renamed_leaves_nothing_stale_and_
         p.name for p in (tmp_path / ".skillc-build").iterdir() if ".tmp-" in p.name]
 
 
+def test_a_rebuild_after_a_build_without_the_site_seeds_it_and_equals_a_clean_build(tmp_path: Path):
+    needs_mkdocs()
+    make_site_repos(tmp_path)
+    env = {"SKILLC_CACHE_DIR": str(tmp_path / "cache"), "SOURCE_DATE_EPOCH": "1700000000"}
+    assert run_skillc("build", "team", "vendor", "--out", "out", "--no-site", cwd=tmp_path, env=env).returncode == 0
+    assert run_skillc("build", "team", "vendor", "--out", "out", cwd=tmp_path, env=env).returncode == 0
+    assert not (tmp_path / ".skillc-build/out.prev/index.html").exists()  # (the generation to recycle: no site)
+    skill = tmp_path / "team/deploy-helper/SKILL.md"
+    skill.write_text(skill.read_text().replace("Roll out the release", "Roll out the RELEASE"))
+    r = run_skillc("build", "team", "vendor", "--out", "out", cwd=tmp_path, env=env)
+    assert r.returncode == 0, r.stderr
+    out = tmp_path / "out"
+    from skillc.emit.docsite.incremental import state_dir
+
+    kept = state_dir(tmp_path / "cache/emit", out) / "site"
+    assert os.path.samefile(out / "skills/vendor-only/index.html", kept / "skills/vendor-only/index.html")
+    assert "RELEASE" in (out / "skills/deploy-helper/index.html").read_text()
+    listed = {f["path"] for f in json.loads((out / "api/manifest.json").read_text())["files"]}
+    assert listed | {"api/manifest.json"} == set(_bundle(out))
+    a, b = _bundle(out), _clean_bundle(tmp_path, env)
+    assert sorted(a) == sorted(b) and [k for k in a if a[k] != b[k]] == []
+    assert [p.name for p in (tmp_path / ".skillc-build").iterdir() if ".tmp-" in p.name] == []
+
+
 def test_a_recycled_file_whose_bytes_were_altered_is_replaced(tmp_path: Path):
     env, recycled = _two_builds(tmp_path)
     folder = (recycled / "skills/vendor-only").stat().st_ino

@@ -74,7 +74,7 @@ from ..validate.rules.registry import RuleContext
 from .output import OutputLock, clean_stale, staged_bundle
 
 if TYPE_CHECKING:
-    from ..emit.staging import Staging
+    from ..emit.staging import Seed, Staging
 
 # The stage diagnostic the build raises itself, through its declared rule (code and severity).
 _R110 = _load_rules()["R110"]
@@ -528,9 +528,10 @@ def _site_seed(plan: _Plan, mkdocs: Any, work: Path, name: str) -> Iterator[Call
     """``emit.docsite.seed``: when this build makes the mkdocs site (``mkdocs``, its child) and the
     generation it will recycle has no site, the kept site is hard-linked, in a process forked now
     (on the other core, while the sources are read), into a folder the staging folder holds as that
-    generation's site just before the site runs (``Staging.hold``).  Yields the function that waits
+    generation's site when the site asks (``Staging.hold_seed``: in its own process, where forked).  Yields the function that waits
     for it (None: nothing to seed); the process and its folder are gone when the block ends."""
-    from ..emit.docsite.seed import Seed, seed_site, seed_source
+    from ..emit.docsite.seed import seed_site, seed_source
+    from ..emit.staging import Seed
 
     state = None if mkdocs is None else seed_source(plan.cache_root / "emit" if plan.cache_root else None,
                                                     plan.out, work / f"{name}.prev")
@@ -790,15 +791,12 @@ def _run_emitters(ctx: EmitContext, progress: Progress | None, lap: _Lap, forked
     """Each emitter in turn (``_emit_order``); the docs site in a forked process beside the ones after
     it where this process may fork (``forked``: joined before the emitter that reads its files).
     What needs none of the site's files is done before the join, forked or not (``_before_join``).
-    ``seed``: the site seeded for the recycled generation (``_site_seed``), held just before the site
-    runs (as late as can be: the seeding process has had the sources, lint and the emitters before
-    the site to finish in)."""
+    ``seed``: the site seeded for the recycled generation (``_site_seed``), handed to the staging
+    folder for the site to hold (``Staging.hold_seed``)."""
     early = _Early()
     for emitter_name, fn in sorted(EMITTERS, key=_emit_order):
-        if emitter_name == FORKED and seed is not None and ctx.options.site and ctx.options.staging is not None:
-            seeded = seed()
-            if seeded is not None:
-                ctx.options.staging.hold(seeded.folder, seeded.entries)
+        if emitter_name == FORKED and ctx.options.site and ctx.options.staging is not None:
+            ctx.options.staging.seed = seed
         if emitter_name == JOIN_BEFORE:
             early = _before_join(ctx, lap)
             _join_forked(ctx, forked)
@@ -859,7 +857,6 @@ def _gate_after_join(out: Path, written: ManifestFile, early: _Early, cache: Bui
 
 
 if TYPE_CHECKING:  # (here, not with the imports above: the stages' owner keeps those lazy)
-    from ..emit.docsite.seed import Seed
     from ..parallel import Forked
 
 

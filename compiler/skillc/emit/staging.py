@@ -36,6 +36,15 @@ from pathlib import Path
 from ..errors import writing
 
 Entry = tuple[str, int]  # (sha256 hex, size)
+
+
+@dataclass(frozen=True)
+class Seed:
+    """Trees made for a staging folder to hold as its recycled generation's (``emit.docsite.seed``:
+    the docs site that generation lacks): ``folder``'s top-level entries, its files' ``entries``."""
+    folder: Path
+    entries: dict[str, Entry]
+
 _CREATE = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0)
 _READ = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
 # Files of the visible bundle checked by their bytes before its manifest is read instead: a steady
@@ -73,6 +82,7 @@ class Staging:
     load_current: Callable[[], dict[str, Entry]] | None = None  # reads it (the manifest of current_dir)
     held: Path | None = None  # the recycled generation's other trees, set aside until reclaimed
     held_entries: dict[str, Entry] = field(default_factory=dict)  # their files (its manifest's entries)
+    seed: Callable[[], Seed | None] | None = None  # waits for trees to hold when asked (``hold_seed``)
     kept: int = 0
     linked: int = 0
     written: int = 0
@@ -104,6 +114,16 @@ class Staging:
         self._reclaimed.update((rel, self.held_entries[rel]) for rel in self._held_by_top().get(tree.split("/")[0], ())
                                if rel.startswith(prefix) or rel == tree)
         return True
+
+    def hold_seed(self) -> None:
+        """Hold the seeded trees (``seed``, waited for now, once): the docs site asks just before it
+        reclaims its trees, in its own process where the build forked it, so the seeding process
+        has had the build's every stage before the site to finish in."""
+        if self.seed is not None:
+            wait, self.seed = self.seed, None
+            seeded = wait()
+            if seeded is not None:
+                self.hold(seeded.folder, seeded.entries)
 
     def hold(self, folder: Path, entries: dict[str, Entry]) -> None:
         """Hold the top-level trees of ``folder`` (its files' manifest ``entries``) as if the recycled

@@ -14,6 +14,7 @@ from skillc.build.output import prepare_staging
 from skillc.emit.docsite import SITE_RECORD
 from skillc.emit.docsite.incremental import DIGESTS, FRAME_KEY, state_dir
 from skillc.emit.docsite.seed import seed_site, seed_source
+from skillc.emit.staging import Seed
 
 
 def _kept_site(state: Path, files: dict[str, bytes], table_extra: dict | None = None) -> None:
@@ -63,7 +64,11 @@ def test_the_staging_folder_holds_the_seed_unless_the_recycled_generation_has_th
     (seed / "skills/a/index.html").write_text("a")
     entries = {"skills/a/index.html": ("a" * 64, 1)}
     path, staging, _ = prepare_staging(work, "out", tmp_path / "out", None)
-    staging.hold(seed, entries)
+    asked = []
+    staging.seed = lambda: asked.append(1) or Seed(seed, entries)
+    staging.hold_seed()
+    staging.hold_seed()  # (waited for once)
+    assert asked == [1]
     assert (staging.held / "skills/a/index.html").read_text() == "a" and staging.held_entries == entries
     assert not (seed / "skills").exists()
     assert staging.reclaim("skills") and (path / "skills/a/index.html").is_file()

@@ -311,6 +311,7 @@ def reuse(key: str, current: Path | None, staging: Staging) -> list[str] | None:
         if parts[0] in RESERVED or any(p in ("", ".", "..") for p in parts):
             return None
     names = sorted({rel.split("/")[0] for rel in files})
+    staging.hold_seed()
     for name in names:
         staging.reclaim(name)
     base = os.fspath(current)
@@ -461,6 +462,7 @@ def build_incremental(plan: Mapping[str, Planned], key: str, epoch: int, ctx: Em
             raise BuildError(f"the docs site would overwrite {', '.join(clash)} in the bundle")
         # (linked files keep the kept output's inode, size and time: the manifest reuses these digests)
         ctx.collected.digests.update(digests)
+        staging.hold_seed()  # (the recycled generation's site, seeded when it had none: emit.docsite.seed)
         names = incremental.link_site(site, staging, dropped, files, digests)
         # The site's folders hold exactly these files (and the .gz copies the precompressed emitter,
         # the only one after this, states): the manifest need not walk them (13,000 folders at

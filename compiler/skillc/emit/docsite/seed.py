@@ -9,9 +9,9 @@ first rebuild after a clean one took 4.7 s where the next took 4.2 s).
 
 So the build forks ``seed_site`` at its start: it hard-links the kept site (the files of the last
 site build, in the build cache: ``incremental.state_dir``) into a folder of the work area while the
-build reads, lints and resolves its sources on the other core; just before the site runs, the
-staging folder holds that tree as if the recycled generation had it (``Staging.hold``), and the
-site emitter reclaims it.  Nothing here decides what is published: ``link_site`` still keeps a held file only where it is
+build reads, lints and resolves its sources on the other core; just before the site reclaims its
+trees, the staging folder holds that tree as if the recycled generation had it
+(``Staging.hold_seed``), and the site emitter reclaims it.  Nothing here decides what is published: ``link_site`` still keeps a held file only where it is
 the inode the new site's file is, replaces the others and removes what the site no longer has; a
 seeded tree the site does not reclaim is deleted with the held folder.
 """
@@ -21,19 +21,11 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
 
-from ..staging import Entry
+from ..staging import Entry, Seed
 from . import SITE_RECORD
 from .incremental import DIGESTS, FRAME_KEY, state_dir
-
-
-@dataclass(frozen=True)
-class Seed:
-    """A seeded site: ``folder``'s top-level entries, its files' manifest ``entries`` (``seed_site``)."""
-    folder: Path
-    entries: dict[str, Entry]
 
 
 def seed_source(cache_dir: Path | None, out: Path, recycled: Path) -> Path | None:

@@ -136,6 +136,15 @@ class CacheStats:
         return dict(self.__dict__)
 
 
+@dataclass(frozen=True)
+class TableChanges:
+    """What a process did with one table of the build's cache (``BuildCache.changes``): the keys of
+    the records it used as they were loaded (or read), and the records it put."""
+    table: str
+    used: tuple[str, ...]
+    put: dict[str, Any]
+
+
 # --- compact, fast-to-load forms of model objects ------------------------------------------------
 
 def _diag_out(d: Diagnostic) -> tuple:
@@ -271,6 +280,8 @@ class BuildCache:
         # FILE_TABLES: the record files each holds (by file name), and those a lookup may read
         self._on_disk: dict[str, frozenset[str]] = {t: frozenset() for t in FILE_TABLES}
         self._readable: dict[str, frozenset[str]] = dict(self._on_disk)
+        # FILE_TABLES: the keys of the records a forked process used (``adopt``): kept, never read here
+        self._held: dict[str, set[str]] = {t: set() for t in FILE_TABLES}
         if root is not None:
             for table in FILE_TABLES:  # (listed even when fresh: save() removes what it did not write)
                 self._on_disk[table] = _record_files(root / table)
@@ -345,6 +356,29 @@ class BuildCache:
         if self._old[table].get(key, _MISSING) is not value:
             self._dirty[table].add(key)
         self._new[table][key] = value
+
+    def changes(self, tables: tuple[str, ...]) -> tuple[TableChanges, ...]:
+        """What this process did with ``tables`` (a forked process's records are lost with it unless
+        the build process takes them over: ``adopt``)."""
+        out = []
+        for table in tables:
+            new, dirty = self._new[table], self._dirty[table]
+            out.append(TableChanges(table, tuple(k for k in new if k not in dirty),
+                                    {k: new[k] for k in dirty if k in new}))
+        return tuple(out)
+
+    def adopt(self, changes: tuple[TableChanges, ...]) -> None:
+        """Keep for the next build the records a forked process used or put (``changes``), as if this
+        process had: the used ones as loaded (a record file of a ``FILE_TABLES`` table is kept as it
+        is, not read), the put ones written by ``save``."""
+        for change in changes:
+            if change.table in FILE_TABLES:
+                self._held[change.table].update(change.used)
+            else:
+                old = self._old[change.table]
+                self._new[change.table].update((k, old[k]) for k in change.used if k in old)
+            for key, value in change.put.items():
+                self.put(change.table, key, value)
 
     # --- source files --------------------------------------------------------------------------------
     def file_digest(self, path: str, st: os.stat_result | None = None) -> tuple[str, int]:
@@ -472,7 +506,7 @@ class BuildCache:
         of the records it did not use removed."""
         assert self.root is not None
         new, folder = self._new[table], self.root / table
-        written = {_record_name(k) for k in new}
+        written = {_record_name(k) for k in (*new, *self._held[table])}
         for key in self._dirty[table]:
             if key in new:
                 folder.mkdir(exist_ok=True)

@@ -362,8 +362,10 @@ def _run_forked(fn: Callable[[], R], write: int) -> None:  # pragma: no cover - 
         try:
             data = pickle.dumps((True, fn()), pickle.HIGHEST_PROTOCOL)
         except BaseException as exc:  # noqa: BLE001 - handed to the parent, raised there
-            if not isinstance(exc, SkillcError):
-                traceback.print_exc()  # (a bug: its traceback is shown once, from where it happened)
+            # (a bug: its traceback is shown once, from where it happened; not an error of the
+            # environment, a full disk say, which the build reports in one line)
+            if not isinstance(exc, (SkillcError, OSError)):
+                traceback.print_exc()
                 sys.stderr.flush()
             try:
                 data = pickle.dumps((False, exc), pickle.HIGHEST_PROTOCOL)

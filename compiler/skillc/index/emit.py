@@ -217,6 +217,7 @@ def postings_in(rec: Any) -> tuple[tuple[str, ...], Postings, str] | None:
 # asked for (skillc.cache.FILE_TABLES): a rebuild that changed a skill reads the previous whole index
 # only for the bytes of the postings shards no change touched (``_reusable_shards``).
 WHOLE_TABLE = "index-files"
+CACHE_TABLES = ("index", WHOLE_TABLE)  # (no other emitter uses them: a forked index hands them back)
 
 
 # An analysis record: (length, unique body terms, the pickled terms, frequencies and field bits).

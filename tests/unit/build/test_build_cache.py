@@ -175,3 +175,35 @@ def test_an_unchanged_file_read_under_another_path_is_the_document_of_that_path(
     assert (second.stats.stat_cached, second.stats.hashed) == (1, 0)  # (not even read)
     moved = second.read_document(str(tmp_path), "r/s/SKILL.md", ItemKind.SKILL, "r/s", st)
     assert moved == parse_document(raw, "r/s/SKILL.md", ItemKind.SKILL, "r/s")
+
+
+def test_the_records_a_forked_process_used_or_put_are_kept_once_the_build_adopts_them(tmp_path: Path):
+    """The search index runs in a forked process: the records it used (as loaded, or a record file
+    kept unread) and those it put reach the next build through ``changes`` and ``adopt``, and those
+    it did not use are dropped, as if it had run in the build's process."""
+    from skillc.parallel import fork_call
+
+    root = tmp_path / "records"
+    first = BuildCache(root)
+    for key in ("used", "unused"):
+        first.put("index", key, (1, 2, key.encode()))
+    first.put("index-files", "a" * 64, "files a")
+    first.put("index-files", "b" * 64, "files b")
+    first.save()
+
+    build = BuildCache(root)
+
+    def forked() -> tuple:
+        assert build.get("index", "used") == (1, 2, b"used")
+        assert build.get("index-files", "a" * 64) == "files a"
+        build.put("index", "new", (3, 4, b"new"))
+        build.put("index-files", "c" * 64, "files c")
+        return build.changes(("index", "index-files"))
+
+    running = fork_call(forked, 2)
+    assert running is not None
+    build.adopt(running.result())
+    build.save()
+    after = BuildCache(root)
+    assert [after.get("index", k) for k in ("used", "new", "unused")] == [(1, 2, b"used"), (3, 4, b"new"), None]
+    assert [after.get("index-files", c * 64) for c in "acb"] == ["files a", "files c", None]

@@ -185,9 +185,9 @@ def lint_verdicts(summary: Mapping[str, Any]) -> dict[tuple[str, str], tuple[str
 
 @dataclass(frozen=True)
 class SkillBase:
-    """What a skill's page shows that costs nothing to compute (the build's records, labels): also
-    part of the key its memo record is stored under (``memo_key`` names every field: a field
-    added here goes there too)."""
+    """What a skill's page shows that costs nothing to compute (the build's records, labels), made
+    from inputs the key of its memo record holds (``memo_key``: a field made from another input
+    adds that input there)."""
 
     files: tuple[FileInfo, ...]  # (made from the published files' records, which the memo key holds)
     withheld: tuple[tuple[str, str], ...]
@@ -201,9 +201,10 @@ class SkillBase:
     flat_name: str
 
 
-# A skill's memo record (``SkillMemo``): (key, digest, name, description, body or None when the
-# redacted body is the document's own, metadata, tags, texts as (path, text, language) tuples).
-# Plain tuples: they unpickle several times faster than dataclasses (``skillc.cache``).
+# A skill's memo record (``SkillMemo``): (key, digest, values): ``values`` are its ``SkillInfo``'s
+# fields in order, the nested dataclasses as tuples of their fields and the body None when the
+# redacted body is the document's own (``_memo_values``).  Plain tuples: they unpickle several times
+# faster than dataclasses (``skillc.cache``).
 MemoRecord = tuple
 SkillMemo = Mapping[str, MemoRecord]  # skill ID -> its record
 
@@ -236,56 +237,84 @@ def memo_code_key() -> str:
     return h.hexdigest()
 
 
-def memo_key(skill: SourceSkill, base: SkillBase, published: tuple | None) -> str:
-    """The key of a skill's memo record: everything ``_skill_info`` reads (the document, the
-    published files' digests ``published``, the ``base``) and the code (``memo_code_key``).  The
+def memo_key(skill: SourceSkill, published: tuple, cwd: str | None, commit: str, shadows, diags, memory_notes,
+             flat_name: str) -> str:
+    """The key of a skill's memo record: everything ``_base`` and ``_skill_info`` read, as they
+    read it (so a record is found without making its ``SkillBase``): the document, the skills
+    emitter's ``published`` records (files with digests, withheld files, archive), the repository's
+    fields they show, the build folder ``cwd``
+    (shown paths are relative to it), the source's ``commit``, the other copies it ``shadows``,
+    its findings ``diags``, memory notes and flat name; and the code (``memo_code_key``).  The
     document is keyed by its raw bytes' SHA-256, path and kind, as the parse cache keys it: its
     frontmatter and body are what parsing those bytes gives, and the parser's code is in the key
     through the cache's ``FORMAT`` and the skillc version (``memo_code_key``), as it is in the parse
     cache's (its ``repr`` was most of the key's cost at 10,000 skills)."""
     doc, repo = skill.document, skill.repository
     h = hashlib.sha256(memo_code_key().encode())
-    prov = base.provenance  # (fields and tuples, not the dataclasses' reprs: those were half of the key's cost)
-    h.update(repr((skill.id, doc.kind.value, doc.path, doc.sha256, doc.size, repo.type, repo.tier.value, repo.priority,
-                   published, base.withheld, base.archive, base.repository, base.location, prov.location, prov.commit,
-                   prov.path, prov.view_url, [(s.repository, s.priority, s.location) for s in base.shadowed],
-                   [(d.severity, d.code, d.path, d.line, d.message) for d in base.diagnostics], base.memory,
-                   base.flat_name)).encode("utf-8", "surrogateescape"))
+    # (fields and tuples, not the dataclasses' reprs: those were half of the key's cost)
+    h.update(repr((skill.id, doc.kind.value, doc.path, doc.sha256, doc.size, repo.name, repo.type, repo.location,
+                   repo.config_file, repo.skills_root, repo.tier.value, repo.priority, cwd, commit, published,
+                   [(s.repository, s.priority, s.location) for s in shadows],
+                   [(d.severity, d.code, d.path, d.line, d.message) for d in diags], memory_notes,
+                   flat_name)).encode("utf-8", "surrogateescape"))
     return h.hexdigest()
 
 
-def _skill_info(skill: SourceSkill, ctx: EmitContext, base: SkillBase, memo: SkillMemo,
-                kept: dict[str, MemoRecord]) -> SkillInfo:
-    """The skill's ``SkillInfo``: its redacted texts and supporting file pages from its ``memo``
-    record when that has the same key (a rebuild: the secret scan and the reads are most of the
-    model's cost), else computed; the record used goes into ``kept``."""
+def _skill_info(skill: SourceSkill, ctx: EmitContext, commits: Mapping[str, str], shadows, diags, memory_notes,
+                flat_name: str, memo: SkillMemo, kept: dict[str, MemoRecord]) -> SkillInfo:
+    """The skill's ``SkillInfo``: from its ``memo`` record when that has the same key (a rebuild:
+    the secret scan, the reads and making the info were most of the model's cost), else computed;
+    the record used goes into ``kept``."""
     art = ctx.collected.artifacts.get(skill.id)
     # (without the skills emitter's records the supporting files' digests are unknown: not memoised)
-    key = memo_key(skill, base, tuple(art.files)) if art is not None else ""
+    key = "" if art is None else memo_key(skill, (tuple(art.files), tuple(art.withheld), art.archive), ctx.options.cwd,
+                                          commits.get(skill.repository.name, ""), shadows, diags, memory_notes,
+                                          flat_name)
     record = memo.get(skill.id)
-    if not key or record is None or record[0] != key:
-        record = _memo_record(skill, ctx, base, key)
-    if key:
+    if key and record is not None and record[0] == key:
         kept[skill.id] = record
-    _, digest, name, description, body, meta, tags, texts = record
-    info = _info(skill, base, name, description, skill.document.body if body is None else body, meta, tags,
-                 tuple(TextPage(*t) for t in texts))
-    if digest:
-        info.__dict__["digest"] = digest  # (the cached property: the record's digest is this info's)
+        return _from_record(record, skill.document.body)
+    info = _computed(skill, ctx, _base(skill, ctx, commits, shadows, diags, memory_notes, flat_name))
+    if key:
+        kept[skill.id] = (key, info.digest, _memo_values(info, skill.document.body))
     return info
 
 
-def _memo_record(skill: SourceSkill, ctx: EmitContext, base: SkillBase, key: str) -> MemoRecord:
-    """A skill's expensive values computed: its texts redacted, its supporting files read."""
+def _computed(skill: SourceSkill, ctx: EmitContext, base: SkillBase) -> SkillInfo:
+    """A skill's info computed: its texts redacted, its supporting files read."""
     body = redacted(skill.document.body)
     meta = tuple((str(k), redacted(_meta_text(v))) for k, v in sorted(skill.document.meta.items(), key=lambda kv: str(kv[0]))
                  if k not in ("name", "description"))
     tags = tuple(redacted(t) for t in skill_tags(skill))
     texts = text_pages(ctx.out / "api" / "files" / skill.id, [f.path for f in base.files[1:]])
-    name, description = redacted(skill.name), redacted(skill.description)
-    info = _info(skill, base, name, description, body, meta, tags, texts)
-    return (key, info.digest if key else "", name, description, None if body == skill.document.body else body, meta,
-            tags, tuple((t.path, t.text, t.language) for t in texts))
+    return _info(skill, base, redacted(skill.name), redacted(skill.description), body, meta, tags, texts)
+
+
+def _memo_values(s: SkillInfo, document_body: str) -> tuple:
+    """``s``'s fields as its memo record keeps them (``_from_record`` makes the info again)."""
+    prov = s.provenance
+    return (s.id, s.name, s.description, s.collection, s.repository, s.repository_type, s.location, s.tier,
+            s.priority, tuple((x.repository, x.priority, x.location) for x in s.shadowed), s.lint, s.warnings,
+            tuple((d.severity, d.code, d.path, d.line, d.message) for d in s.diagnostics),
+            tuple((f.path, f.size) for f in s.files), s.withheld, s.archive, s.size,
+            None if s.body == document_body else s.body, s.body_lines, s.body_tokens, s.metadata, s.memory,
+            s.flat_name, s.tags, tuple((t.path, t.text, t.language) for t in s.texts),
+            None if prov is None else (prov.location, prov.commit, prov.path, prov.view_url))
+
+
+def _from_record(record: MemoRecord, document_body: str) -> SkillInfo:
+    """The ``SkillInfo`` a memo record keeps (``_memo_values``), with the record's digest."""
+    (sid, name, description, collection, repository, repository_type, location, tier, priority, shadowed, lint,
+     warnings, diagnostics, files, withheld, archive, size, body, body_lines, body_tokens, metadata, memory,
+     flat_name, tags, texts, prov) = record[2]
+    info = SkillInfo(
+        sid, name, description, collection, repository, repository_type, location, tier, priority,
+        tuple(ShadowInfo(*x) for x in shadowed), lint, warnings, tuple(DiagnosticInfo(*d) for d in diagnostics),
+        tuple(FileInfo(*f) for f in files), withheld, archive, size, document_body if body is None else body,
+        body_lines, body_tokens, metadata, memory, flat_name, tags, tuple(TextPage(*t) for t in texts),
+        None if prov is None else Provenance(*prov))
+    info.__dict__["digest"] = record[1]  # (the cached property: the record's digest is this info's)
+    return info
 
 
 def _info(skill: SourceSkill, base: SkillBase, name: str, description: str, body: str, meta, tags,
@@ -347,9 +376,8 @@ def site_model_memo(ctx: EmitContext, memo: SkillMemo) -> tuple[SiteModel, dict[
     commits = {i.repository: i.resolved or "" for i in reversed(res.inputs)}  # (the first input of a name)
     kept: dict[str, MemoRecord] = {}
     skills = tuple(
-        _skill_info(s, ctx, _base(s, ctx, commits, tuple(shadows.get(s.id, ())),
-                                  tuple(per_skill.get((s.repository.name, s.id), ())),
-                                  tuple(notes.get(s.id, ()) or notes.get(s.name, ())), flat.get(s.id, "")), memo, kept)
+        _skill_info(s, ctx, commits, tuple(shadows.get(s.id, ())), tuple(per_skill.get((s.repository.name, s.id), ())),
+                    tuple(notes.get(s.id, ()) or notes.get(s.name, ())), flat.get(s.id, ""), memo, kept)
         for s in res.skills)
     paths = {c.path for c in res.collections}
     children: dict[str, list[str]] = {p: [] for p in paths}

@@ -50,6 +50,7 @@ from ..emit import EMITTERS
 from ..emit.manifest import ManifestFile, ManifestPart, manifest_part, read_manifest, write_manifest
 from ..emit.precompressed import emit_precompressed, precompressed_folders
 from ..emit.skills import bundle_collisions
+from ..emit.wellknown import PRETTY_JSON
 from ..errors import BuildError, SkillcError
 from ..layout import BUNDLE_TOPS, MANIFEST, WORK_DIR
 from ..model import Diagnostic, DiscoveredItem, Document, ItemKind, Severity
@@ -803,7 +804,9 @@ def _before_join(ctx: EmitContext, lap: _Lap) -> _Early:
     lap(f"{JOIN_BEFORE} (beside the site)")
     part = manifest_part(ctx, BUNDLE_TOPS)
     lap("manifest (beside the site)")
-    unpassed = gate.unchecked_files(ctx.out, [(f["path"], f["sha256"]) for f in part.entries], ctx.options.cache)
+    known = ctx.collected.known
+    unpassed = gate.unchecked_files(ctx.out, [(f["path"], f["sha256"]) for f in part.entries], ctx.options.cache,
+                                    [(rel, known[rel][0]) for rel in PRETTY_JSON if rel in known])
     pieces = gate.check_pieces(MANIFEST, part.pieces, ctx.options.cache)  # (its head and these rows)
     lap("gate (beside the site)")
     return _Early(part, tuple(unpassed), pieces)

@@ -31,6 +31,9 @@ from .common import pretty_json_rows, sha256_hex, skill_digest, write
 INDEX = ".well-known/agent-skills/index.json"
 LEGACY_DIR = ".well-known/skills"
 LEGACY_INDEX = f"{LEGACY_DIR}/index.json"
+# Both indexes are pretty JSON, a skill's row on each line (``pretty_json_rows``): the publishing gate
+# may scan them in pieces cut at line breaks (``gate.unchecked_files``), a rebuild the changed ones.
+PRETTY_JSON = (INDEX, LEGACY_INDEX)
 SCHEMA = "https://schemas.agentskills.io/discovery/0.2.0/schema.json"
 VERSION = "0.2.0"  # (the Cloudflare draft's field; npx skills reads $schema, never this)
 MAX_DESCRIPTION = 1024  # npx skills drops an entry with a longer description

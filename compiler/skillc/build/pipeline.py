@@ -794,15 +794,16 @@ class _Early:
 
 def _before_join(ctx: EmitContext, lap: _Lap) -> _Early:
     """Below the other emitters' top-level names (``BUNDLE_TOPS``, which the docs site never writes),
-    while the forked site is built: the recycled skills' files nobody produced removed, the index's
-    precompressed copies, the manifest's rows and the rest of its document, and the publishing
-    gate over those rows.  After the join only the site's files are listed, compressed and gated."""
-    produced = {p for art in _wait_artifacts(ctx.collected).values() for p, _, _ in art.bundle_files()}
-    if ctx.options.staging is not None:
-        ctx.options.staging.prune(produced)
+    while the forked site is built: the index's precompressed copies, the manifest's rows and the
+    rest of its document, the recycled skills' files nobody produced removed (the skills' files
+    are those the manifest lists), and the publishing gate over those rows.  After the join only the site's files are listed, compressed and gated."""
+    _wait_artifacts(ctx.collected)
     emit_precompressed(ctx, precompressed_folders(BUNDLE_TOPS, inside=True))
     lap(f"{JOIN_BEFORE} (beside the site)")
     part = manifest_part(ctx, BUNDLE_TOPS)
+    if ctx.options.staging is not None:  # (the part lists the skills' files from their records, walking none
+        # of their folders: what the recycled generation holds there and no skill produced can go now)
+        ctx.options.staging.prune(part.per_skill.keys() | part.known.keys())
     lap("manifest (beside the site)")
     known = ctx.collected.known
     unpassed = gate.unchecked_files(ctx.out, [(f["path"], f["sha256"]) for f in part.entries], ctx.options.cache,

@@ -19,8 +19,9 @@ Every record is keyed by a SHA-256 that covers what it depends on:
   the stat of every folder read, so an unchanged skill's folders are not listed again;
 * a **discovery** record (``sources.filesystem.remembered_discovery``) keeps a repository's walk
   with the stat of every folder it listed, so an unchanged repository is not walked again;
-* a **wellknown** record keeps one skill's rows of the discovery indexes (``emit.wellknown``), keyed
-  by its archive's and wire document's SHA-256 and its flat name;
+* a **wellknown** record keeps one skill's rows of the discovery indexes and its legacy tree's files
+  (``emit.wellknown``), keyed by its archive's and wire document's SHA-256, its main file's
+  spelling, its ID and its flat name;
 * a **manifest** record keeps the SHA-256 of the manifest a build swapped into an output folder:
   the next build finds the same bytes there and need not parse them (``emit.manifest.read_manifest``);
 * an **index-files** record keeps a whole search index (its files, or its postings: megabytes each).

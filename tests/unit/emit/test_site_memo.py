@@ -173,7 +173,7 @@ def test_records_made_by_other_code_are_not_used(tmp_path: Path, monkeypatch):
     monkeypatch.setattr(model, "memo_code_key", lambda: "other code")
     _, kept = site_model_memo(ctx, {})
     monkeypatch.undo()
-    stale = {sid: (r[0], r[1], (r[2][0], "STALE NAME", *r[2][2:])) for sid, r in kept.items()}
+    stale = {sid: (r[0], r[1], "STALE NAME", *r[3:]) for sid, r in kept.items()}
     memoised, _ = site_model_memo(ctx, stale)
     assert "STALE NAME" not in {s.name for s in memoised.skills} and memoised == site_model(ctx)
 

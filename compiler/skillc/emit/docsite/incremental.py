@@ -117,7 +117,7 @@ def read_memo(folder: Path) -> dict[str, tuple]:
     except (OSError, EOFError, pickle.UnpicklingError, ValueError, TypeError, AttributeError, ImportError):
         return {}
     ok = layout == MEMO_FORMAT and isinstance(memo, dict)
-    return memo if ok and all(isinstance(r, tuple) and len(r) == 3 for r in memo.values()) else {}
+    return memo if ok and all(isinstance(r, tuple) and len(r) == 11 for r in memo.values()) else {}
 
 
 def write_memo(folder: Path, memo: Mapping[str, tuple]) -> None:

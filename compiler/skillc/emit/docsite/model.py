@@ -185,7 +185,7 @@ def lint_verdicts(summary: Mapping[str, Any]) -> dict[tuple[str, str], tuple[str
 
 # A skill's memo record (``SkillMemo``): (key, digest, name, description, body or None when the
 # redacted body is the document's own, body lines, body tokens, metadata, tags, texts as (path,
-# text, language) tuples, provenance as (location, commit, path, view_url) or None): what costs a
+# text, language) tuples, provenance as (location, commit, path, view_url)): what costs a
 # secret scan, a read or a computation; the rest of its ``SkillInfo`` is the build's records as
 # they are (``_info``).  Plain tuples: they unpickle several times faster than dataclasses
 # (``skillc.cache``).

@@ -51,6 +51,7 @@ from ..emit import EMITTERS
 from ..emit.manifest import ManifestFile, ManifestPart, manifest_part, read_manifest, write_manifest
 from ..emit.precompressed import emit_precompressed, precompressed_folders
 from ..emit.skills import bundle_collisions
+from ..emit.wellknown import PRETTY_JSON
 from ..errors import BuildError, SkillcError
 from ..index.emit import CACHE_TABLES as INDEX_TABLES
 from ..layout import BUNDLE_TOPS, MANIFEST, WORK_DIR
@@ -738,7 +739,7 @@ def _bundle_collisions(resolution: Resolution, diagnostics: list[tuple[str, Diag
 
 
 def _emit(resolution: Resolution, redactions: tuple, checked: _Checked, plan: _Plan, opts: BuildOptions,
-          work: Path, progress: Progress | None, lap: _Lap) -> tuple[dict, EmitCollected]:
+          work: Path, progress: Progress | None, lap: _Lap) -> tuple[ManifestFile, EmitCollected]:
     """Emit into a staging folder, write the manifest, check every byte, and swap it in; a failure
     removes the staging folder and leaves the bundle as it was.  Published files get the modes of a
     022 umask whatever the user's (0600 files under umask 077 could not be served by a web server
@@ -757,11 +758,10 @@ def _emit(resolution: Resolution, redactions: tuple, checked: _Checked, plan: _P
                                   plan.cache_root / "emit" if plan.cache_root else None, options, collected)
                 early = _run_emitters(ctx, progress, lap, forked, plan.site_seed)
                 checked.diagnostics.extend(collected.diagnostics)
-                written = write_manifest(ctx, early.part)
-                manifest = written.doc
+                manifest = write_manifest(ctx, early.part)
                 lap("manifest")
-                _gate_after_join(staged.path, written, early, plan.cache)
-                plan.cache.put(WRITTEN_TABLE, _written_key(plan.out), written.sha256)  # (saved only once swapped in)
+                _gate_after_join(staged.path, manifest, early, plan.cache)
+                plan.cache.put(WRITTEN_TABLE, _written_key(plan.out), manifest.sha256)  # (saved only once swapped in)
                 lap("gate")
             except BaseException:
                 pending = collected.artifacts
@@ -843,17 +843,20 @@ class _Early:
 
 def _before_join(ctx: EmitContext, lap: _Lap) -> _Early:
     """Below the other emitters' top-level names (``BUNDLE_TOPS``, which the docs site never writes),
-    while the forked site is built: the recycled skills' files nobody produced removed, the index's
-    precompressed copies, the manifest's rows and the rest of its document, and the publishing
-    gate over those rows.  After the join only the site's files are listed, compressed and gated."""
-    produced = {p for art in _wait_artifacts(ctx.collected).values() for p, _, _ in art.bundle_files()}
-    if ctx.options.staging is not None:
-        ctx.options.staging.prune(produced)
+    while the forked site is built: the index's precompressed copies, the manifest's rows and the
+    rest of its document, the recycled skills' files nobody produced removed (the skills' files
+    are those the manifest lists), and the publishing gate over those rows.  After the join only the site's files are listed, compressed and gated."""
+    _wait_artifacts(ctx.collected)
     emit_precompressed(ctx, precompressed_folders(BUNDLE_TOPS, inside=True))
     lap(f"{JOIN_BEFORE} (beside the site)")
     part = manifest_part(ctx, BUNDLE_TOPS)
+    if ctx.options.staging is not None:  # (the part lists the skills' files from their records, walking none
+        # of their folders: what the recycled generation holds there and no skill produced can go now)
+        ctx.options.staging.prune(part.per_skill.keys() | part.known.keys())
     lap("manifest (beside the site)")
-    unpassed = gate.unchecked_files(ctx.out, [(f["path"], f["sha256"]) for f in part.entries], ctx.options.cache)
+    known = ctx.collected.known
+    unpassed = gate.unchecked_files(ctx.out, part.pairs, ctx.options.cache,
+                                    [(rel, known[rel][0]) for rel in PRETTY_JSON if rel in known])
     pieces = gate.check_pieces(MANIFEST, part.pieces, ctx.options.cache)  # (its head and these rows)
     lap("gate (beside the site)")
     return _Early(part, tuple(unpassed), pieces)
@@ -864,7 +867,7 @@ def _gate_after_join(out: Path, written: ManifestFile, early: _Early, cache: Bui
     of the manifest's text it has not seen (the site's rows, the blocks around them): with those
     checked beside the site, every output byte is checked, as a client reads it (without a part,
     ``written.added`` is every row)."""
-    gate.check_files(out, [*early.unpassed, *((f["path"], f["sha256"]) for f in written.added)], cache)
+    gate.check_files(out, [*early.unpassed, *written.added], cache)
     gate.check_pieces(MANIFEST, written.pieces, cache, early.pieces)
 
 
@@ -941,16 +944,15 @@ def _counters(staging: Staging | None) -> tuple[int, int, int]:
     return (staging.kept, staging.linked, staging.written) if staging is not None else (0, 0, 0)
 
 
-def _result(plan: _Plan, resolution: Resolution, checked: _Checked, manifest: dict, collected: EmitCollected,
+def _result(plan: _Plan, resolution: Resolution, checked: _Checked, manifest: ManifestFile, collected: EmitCollected,
             seconds: float, timings: dict[str, float]) -> BuildResult:
-    files = manifest["files"]
     shown = [(r, _redacted(d)) for r, d in checked.diagnostics]
     notes = [*collected.notes]
     if plan.cache.save_error:
         notes.append(f"the build cache could not be saved ({plan.cache.save_error}); the next build starts without it")
     excluded_from = {i: checked.winning[i].repository.name for i in checked.failing if i in checked.winning}
-    return BuildResult(plan.out, resolution, shown, plan.cache.stats.as_dict(), len(files) + 1,
-                       sum(f["size"] for f in files), seconds, checked.failing, timings, notes,
+    return BuildResult(plan.out, resolution, shown, plan.cache.stats.as_dict(), len(manifest.rows) + 1,
+                       manifest.size, seconds, checked.failing, timings, notes,
                        excluded_from)
 
 

@@ -15,6 +15,7 @@ import json
 import os
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from functools import cached_property
 from json.encoder import encode_basestring  # what json.dumps(ensure_ascii=False) quotes strings with
 from operator import itemgetter
 from pathlib import Path
@@ -158,20 +159,31 @@ def _hashed(root: Path, rel: str) -> tuple[str, int]:
 
 @dataclass(frozen=True)
 class _Rows:
-    """Manifest ``files`` rows in path byte order, three ways: sort keys, JSON lines, entries."""
+    """Manifest ``files`` rows in path byte order, three ways: sort keys, JSON lines, and the rows
+    ``(path, (sha256, size))`` (the document's entries are made from these only when asked for:
+    ``entries``, 53,000 dictionaries at 10,000 skills)."""
     keys: list[bytes]
     lines: list[str]
-    entries: list[dict[str, Any]]
+    rows: list[tuple[str, tuple[str, int]]]
 
     @classmethod
     def of(cls, rows: list[tuple[str, tuple[str, int]]]) -> _Rows:
-        return cls([_path_key(rel) for rel, _ in rows], [_line(rel, sha, size) for rel, (sha, size) in rows],
-                   [{"path": rel, "sha256": sha, "size": size} for rel, (sha, size) in rows])
+        return cls([_path_key(rel) for rel, _ in rows], [_line(rel, sha, size) for rel, (sha, size) in rows], rows)
+
+    @property
+    def entries(self) -> list[dict[str, Any]]:
+        """The rows as the manifest document's ``files`` entries."""
+        return [{"path": rel, "sha256": sha, "size": size} for rel, (sha, size) in self.rows]
+
+    @property
+    def pairs(self) -> list[tuple[str, str]]:
+        """Each row's ``(path, sha256)``: what the publishing gate checks."""
+        return [(rel, sha) for rel, (sha, _) in self.rows]
 
     def merged(self, other: _Rows) -> _Rows:
         """Both, in path byte order.  ``other`` holds the files of other top-level names: each name's
         rows are one run of the order, so each goes in whole at one place (a few splices)."""
-        keys, lines, entries = list(self.keys), list(self.lines), list(self.entries)
+        keys, lines, rows = list(self.keys), list(self.lines), list(self.rows)
         end = len(other.keys)
         i = 0
         while i < end:
@@ -182,9 +194,9 @@ class _Rows:
             at = bisect.bisect_left(keys, other.keys[i])
             keys[at:at] = other.keys[i:j]
             lines[at:at] = other.lines[i:j]
-            entries[at:at] = other.entries[i:j]
+            rows[at:at] = other.rows[i:j]
             i = j
-        return _Rows(keys, lines, entries)
+        return _Rows(keys, lines, rows)
 
     def runs(self) -> list[_Run]:
         """The rows as manifest text, one ``_Run`` per top-level name (each name's rows are one run
@@ -193,7 +205,7 @@ class _Rows:
         while i < len(keys):
             top, slash, _ = keys[i].partition(b"/")
             end = bisect.bisect_left(keys, top + b"0", i) if slash else i + 1  # ("0" follows "/")
-            out.append(_Run(keys[i], _blocks(self.lines[i:end], self.entries[i:end])))
+            out.append(_Run(keys[i], _blocks(self.lines[i:end], self.rows[i:end])))
             i = end
         return out
 
@@ -212,8 +224,8 @@ class _Run:
 _BLOCK_END = "00"
 
 
-def _blocks(lines: list[str], entries: list[dict[str, Any]]) -> tuple[bytes, ...]:
-    ends = [i + 1 for i, e in enumerate(entries) if e["sha256"].endswith(_BLOCK_END)]
+def _blocks(lines: list[str], rows: list[tuple[str, tuple[str, int]]]) -> tuple[bytes, ...]:
+    ends = [i + 1 for i, (_, (sha, _)) in enumerate(rows) if sha.endswith(_BLOCK_END)]
     if not ends or ends[-1] != len(lines):
         ends.append(len(lines))
     out, start = [], 0
@@ -248,8 +260,8 @@ class ManifestPart:
     runs: tuple[_Run, ...] = ()  # (its rows as manifest text)
 
     @property
-    def entries(self) -> list[dict[str, Any]]:
-        return self.rows.entries
+    def pairs(self) -> list[tuple[str, str]]:
+        return self.rows.pairs
 
     @property
     def pieces(self) -> tuple[bytes, ...]:
@@ -352,24 +364,36 @@ def _line(rel: str, sha: str, size: int) -> str:
 
 @dataclass(frozen=True)
 class ManifestFile:
-    """The manifest ``write_manifest`` wrote: its document, the SHA-256 of its bytes
-    (``read_manifest``'s ``written``), those bytes in pieces cut at line breaks (what the publishing
-    gate scans: ``gate.check_pieces``) and the rows its part did not hold (the site's)."""
-    doc: dict[str, Any]
+    """The manifest ``write_manifest`` wrote: its document but the rows (``head``), the SHA-256 of its
+    bytes (``read_manifest``'s ``written``), those bytes in pieces cut at line breaks (what the
+    publishing gate scans: ``gate.check_pieces``), the ``(path, sha256)`` of the rows its part did
+    not hold (the site's), and every row ``(path, (sha256, size))``.  ``doc``, the whole document,
+    is made when first read (66,000 entries at 10,000 skills, after the site's join)."""
+    head: dict[str, Any]
     sha256: str
     pieces: tuple[bytes, ...]
-    added: list[dict[str, Any]]
+    added: list[tuple[str, str]]
+    rows: list[tuple[str, tuple[str, int]]]
+
+    @cached_property
+    def doc(self) -> dict[str, Any]:
+        return {**self.head, "files": [{"path": rel, "sha256": sha, "size": size} for rel, (sha, size) in self.rows]}
+
+    @property
+    def size(self) -> int:
+        """The bytes of the files it lists."""
+        return sum(size for _, (_, size) in self.rows)
 
 
 def _finished(ctx: EmitContext, part: ManifestPart) -> tuple[ManifestFile, bytes]:
-    """``part`` with the rows of the files outside its ``tops`` merged in: the document and its bytes
+    """``part`` with the rows of the files outside its ``tops`` merged in: the manifest and its bytes
     (the part's blocks of rows as they were; the others' made now)."""
     src = _manifest_sources(ctx, part.known, part.per_skill)
     added = _Rows.of(_file_rows(ctx.out, src, _Tops(part.tops, False)))
     pieces = manifest_pieces(part.head, [*part.runs, *added.runs()])
     data = b"".join(pieces)
-    entries = part.rows.merged(added).entries
-    return ManifestFile({**part.doc, "files": entries}, hashlib.sha256(data).hexdigest(), pieces, added.entries), data
+    return ManifestFile(part.doc, hashlib.sha256(data).hexdigest(), pieces, added.pairs,
+                        part.rows.merged(added).rows), data
 
 
 def write_manifest(ctx: EmitContext, part: ManifestPart | None = None) -> ManifestFile:

@@ -19,18 +19,21 @@ Pure functions build both from ``DiscoverySkill`` records; ``emit_well_known`` (
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from operator import itemgetter
 from urllib.parse import quote
 
 from ..jsonio import json_string
-from ..resolve_types import EmitContext
+from ..resolve_types import EmitContext, SourceSkill
 from .common import pretty_json_rows, sha256_hex, skill_digest, write
 
 INDEX = ".well-known/agent-skills/index.json"
 LEGACY_DIR = ".well-known/skills"
 LEGACY_INDEX = f"{LEGACY_DIR}/index.json"
+# Both indexes are pretty JSON, a skill's row on each line (``pretty_json_rows``): the publishing gate
+# may scan them in pieces cut at line breaks (``gate.unchecked_files``), a rebuild the changed ones.
+PRETTY_JSON = (INDEX, LEGACY_INDEX)
 SCHEMA = "https://schemas.agentskills.io/discovery/0.2.0/schema.json"
 VERSION = "0.2.0"  # (the Cloudflare draft's field; npx skills reads $schema, never this)
 MAX_DESCRIPTION = 1024  # npx skills drops an entry with a longer description
@@ -116,37 +119,23 @@ def relative_url(index: str, target: str) -> str:
     return up + quote(target, safe="/")
 
 
-def discovery_skills(ctx: EmitContext) -> list[DiscoverySkill]:
-    """The build's skills with their discovery archive (``api/discovery/<id>.zip``), in ID order."""
-    artifacts = ctx.collected.artifacts
-    names = ctx.resolution.flat_names
-    out = []
-    for skill in ctx.resolution.skills:
-        art = artifacts.get(skill.id)
-        if art is None or art.rooted is None or skill.id not in names:
-            continue
-        # (the archive names the main file SKILL.md whatever its spelling; it is always files[0])
-        sha = {("SKILL.md" if i == 0 else p): s for i, (p, s, _) in enumerate(art.files)}
-        files = tuple((p, sha[p]) for p in art.rooted_files)
-        out.append(DiscoverySkill(skill.id, names[skill.id], skill.description, art.rooted[0], art.rooted[1], files))
-    return out
+def discovery_skill(skill: SourceSkill, art, names: Mapping[str, str]) -> DiscoverySkill | None:
+    """``skill`` as the discovery indexes list it (its artifacts ``art``), None without an archive."""
+    if art is None or art.rooted is None or skill.id not in names:
+        return None
+    # (the archive names the main file SKILL.md whatever its spelling; it is always files[0])
+    sha = {("SKILL.md" if i == 0 else p): s for i, (p, s, _) in enumerate(art.files)}
+    files = tuple((p, sha[p]) for p in art.rooted_files)
+    return DiscoverySkill(skill.id, names[skill.id], skill.description, art.rooted[0], art.rooted[1], files)
 
 
-def legacy_tree(ctx: EmitContext, skills: Sequence[DiscoverySkill]) -> dict[str, tuple[str, tuple[str, int]]]:
-    """Each file of the legacy tree: its path -> (the published file it is another name of, no
-    second copy on disk; its ``(sha256, size)``, from the artifacts: the manifest then reads none
-    of 13,000 files again).  SKILL.md is published under the spelling it had (skill.md too), while
-    the archive and this tree call it SKILL.md."""
-    artifacts = ctx.collected.artifacts
-    out: dict[str, tuple[str, tuple[str, int]]] = {}
-    for skill in skills:
-        if skill.listable:
-            art = artifacts[skill.id]
-            published = {("SKILL.md" if i == 0 else p): (p, s, n) for i, (p, s, n) in enumerate(art.files)}
-            for path in legacy_files(skill):
-                spelled, sha, size = published[path]
-                out[f"{LEGACY_DIR}/{skill.name}/{path}"] = (f"api/files/{skill.id}/{spelled}", (sha, size))
-    return out
+def legacy_entries(skill: DiscoverySkill, art) -> tuple[tuple[str, str, str, int], ...]:
+    """The files of a listable skill's legacy tree, each ``(path, published file, sha256, size)``.
+    SKILL.md is published under the spelling it had (skill.md too), while the archive and this
+    tree call it SKILL.md."""
+    published = {("SKILL.md" if i == 0 else p): (p, s, n) for i, (p, s, n) in enumerate(art.files)}
+    return tuple((f"{LEGACY_DIR}/{skill.name}/{path}", f"api/files/{skill.id}/{spelled}", sha, size)
+                 for path in legacy_files(skill) for spelled, sha, size in (published[path],))
 
 
 def write_legacy_tree(skills: Sequence[DiscoverySkill], place: Callable[[DiscoverySkill, str, str], None]) -> None:
@@ -157,40 +146,62 @@ def write_legacy_tree(skills: Sequence[DiscoverySkill], place: Callable[[Discove
                 place(skill, path, f"{LEGACY_DIR}/{skill.name}/{path}")
 
 
-ROWS_TABLE = "wellknown"  # (skillc.cache.TABLES) the discovery indexes' rows of each skill
+ROWS_TABLE = "wellknown"  # (skillc.cache.TABLES) the discovery indexes' rows and legacy files of each skill
 
 
-def _row_key(skill: DiscoverySkill, art) -> str:
-    """What a skill's rows are made of: its archive's bytes (every path and file it holds), its wire
-    document's (ID, description) and its flat name.  Plain text, not hashed (10,000 a build): the
-    two hashes have a fixed length, and the name ends it."""
-    return f"{skill.archive_sha256}{art.document[1]}{skill.name}"
+@dataclass(frozen=True)
+class Discovery:
+    """What the discovery indexes list: the listable skills' ``index_row``s and ``legacy_row``s, and
+    the legacy tree: each file's path -> (the published file it is another name of, no second
+    copy on disk; its ``(sha256, size)``, so the manifest reads none of 13,000 files again)."""
+
+    index_rows: list[str]
+    legacy_rows: list[str]
+    tree: dict[str, tuple[str, tuple[str, int]]]
 
 
-def discovery_rows(ctx: EmitContext, skills: Sequence[DiscoverySkill]) -> tuple[list[str], list[str]]:
-    """The ``index_row`` and ``legacy_row`` of each listable skill, through the build cache (a
-    rebuild writes the rows of the skills that changed: 10,000 rows cost a tenth of a second)."""
-    cache, artifacts = ctx.options.cache, ctx.collected.artifacts
-    index_rows, legacy_rows = [], []
-    for skill in skills:
-        if not skill.listable:
+def _row_key(skill: SourceSkill, art, name: str) -> str:
+    """What a skill's record is made of: its archive's bytes (every path and file it holds, so the
+    published files' digests and sizes), its wire document's (ID, description, files as published),
+    the spelling of its main file, its ID and its flat name.  Plain text, not hashed (10,000 a
+    build): the two hashes have a fixed length, and NUL ends the others."""
+    return f"{art.rooted[1]}{art.document[1]}{art.files[0][0]}\0{skill.id}\0{name}"
+
+
+def discovery(ctx: EmitContext) -> Discovery:
+    """``Discovery`` of the build's skills through the build cache: an unchanged skill's rows and
+    legacy files are one record, found by one key made of its artifacts (a rebuild computes the
+    records of the skills that changed: 10,000 skills' cost a fifth of a second)."""
+    cache, artifacts, names = ctx.options.cache, ctx.collected.artifacts, ctx.resolution.flat_names
+    found = Discovery([], [], {})
+    for skill in ctx.resolution.skills:
+        art = artifacts.get(skill.id)
+        if art is None or art.rooted is None or skill.id not in names:
             continue
-        key = _row_key(skill, artifacts[skill.id]) if cache is not None else ""
-        rows = cache.get(ROWS_TABLE, key) if cache is not None else None
-        if rows is None:
-            rows = (index_row(skill, relative_url(INDEX, skill.archive)), legacy_row(skill))
+        key = _row_key(skill, art, names[skill.id]) if cache is not None else ""
+        record = cache.get(ROWS_TABLE, key) if cache is not None else None
+        if record is None:
+            record = _record(discovery_skill(skill, art, names), art)
+            if record is None:
+                continue
             if cache is not None:
-                cache.put(ROWS_TABLE, key, rows)
-        index_rows.append(rows[0])
-        legacy_rows.append(rows[1])
-    return index_rows, legacy_rows
+                cache.put(ROWS_TABLE, key, record)
+        found.index_rows.append(record[0])
+        found.legacy_rows.append(record[1])
+        found.tree.update((dest, (published, (sha, size))) for dest, published, sha, size in record[2])
+    return found
+
+
+def _record(skill: DiscoverySkill | None, art) -> tuple | None:
+    """A listable skill's cached record: ``(index_row, legacy_row, legacy_entries)``; None otherwise."""
+    if skill is None or not skill.listable:
+        return None
+    return index_row(skill, relative_url(INDEX, skill.archive)), legacy_row(skill), legacy_entries(skill, art)
 
 
 def emit_well_known(ctx: EmitContext) -> None:
-    skills = discovery_skills(ctx)
-    index_rows, legacy_rows = discovery_rows(ctx, skills)
-    index, legacy = index_document(index_rows), legacy_document(legacy_rows)
-    tree = legacy_tree(ctx, skills)
+    found = discovery(ctx)
+    index, legacy, tree = index_document(found.index_rows), legacy_document(found.legacy_rows), found.tree
     write(ctx.out, INDEX, index)
     staging = ctx.options.staging
     if staging is None:

@@ -207,3 +207,24 @@ def test_the_records_a_forked_process_used_or_put_are_kept_once_the_build_adopts
     after = BuildCache(root)
     assert [after.get("index", k) for k in ("used", "new", "unused")] == [(1, 2, b"used"), (3, 4, b"new"), None]
     assert [after.get("index-files", c * 64) for c in "acb"] == ["files a", "files c", None]
+
+
+def test_kept_answers_the_keys_whose_record_is_the_value_and_keeps_only_those(tmp_path: Path):
+    """``kept`` (the publishing gate's verdicts, many at once): a record loaded with the value or put by
+    this build with it is a hit and kept for the next build; one with another value, or none (even
+    when the value asked for is None), is not; a key asked twice counts once."""
+    root = tmp_path / "records"
+    first = BuildCache(root)
+    for key, value in (("same", "rules-1"), ("other", "rules-0"), ("unused", "rules-1")):
+        first.put("bundle-clean", key, value)
+    first.save()
+    second = BuildCache(root)
+    second.put("bundle-clean", "put-now", "rules-1")
+    second.put("bundle-clean", "put-other", "rules-0")
+    asked = ["same", "other", "missing", "put-now", "put-other", "same"]
+    assert second.kept("bundle-clean", asked, "rules-1") == {"same", "put-now"}
+    assert second.kept("bundle-clean", ["missing", "absent"], None) == set()
+    second.save()
+    third = BuildCache(root)
+    assert [third.get("bundle-clean", k) for k in ("same", "put-now", "unused", "missing")] == \
+        ["rules-1", "rules-1", None, None]

@@ -177,8 +177,8 @@ def test_each_save_keeps_exactly_the_records_the_build_used_whatever_it_did(tmp_
 
 
 def test_the_discovery_rows_a_rebuild_reuses_change_with_each_input_they_are_made_of(tmp_path: Path):
-    """The well-known indexes' rows are cached per skill (``emit.wellknown``, table ``wellknown``):
-    after a change of each thing a row shows (the description, a file's bytes, a file added, the
+    """The well-known indexes' rows and legacy files are cached per skill (``emit.wellknown``, table
+    ``wellknown``): after a change of each thing a row or file shows (the description, a file's bytes, a file added, the
     flat name when another skill takes the same leaf, the ID with the same leaf and archive), the
     rebuilt indexes equal a build
     without a cache, and the unchanged skills' rows came from the cache."""
@@ -196,8 +196,10 @@ def test_the_discovery_rows_a_rebuild_reuses_change_with_each_input_they_are_mad
                                       use_cache=cache, cache_dir=tmp_path / "cache",
                                       env={"SOURCE_DATE_EPOCH": "1700000000"}, home=tmp_path))
 
-    def indexes(out: str) -> tuple[bytes, bytes]:
-        return tuple((tmp_path / out / rel).read_bytes() for rel in (INDEX, LEGACY_INDEX))
+    def indexes(out: str) -> tuple:
+        tree = tmp_path / out / ".well-known/skills"  # (its files come from the same records)
+        files = {p.relative_to(tree).as_posix(): p.read_bytes() for p in tree.rglob("*") if p.is_file()}
+        return (*((tmp_path / out / rel).read_bytes() for rel in (INDEX, LEGACY_INDEX)), files)
 
     build("out")
     steps = [
@@ -208,14 +210,16 @@ def test_the_discovery_rows_a_rebuild_reuses_change_with_each_input_they_are_mad
         lambda: (repo / "tools/skill-1").rename(repo / "tools/skill-9"),
         lambda: (repo / "moved").mkdir() or (repo / "tools/skill-2").rename(repo / "moved/skill-2"),  # same leaf, bytes
     ]
-    for step in steps:
+    # (its main file's spelling: the indexes call it SKILL.md, its legacy file links the published skill.md)
+    respelled = lambda: (repo / "moved/skill-2/SKILL.md").rename(repo / "moved/skill-2/skill.md")  # noqa: E731
+    for step in [*steps, respelled]:
         step()
         before = json.loads((tmp_path / "out" / INDEX).read_bytes())
         result = build("out")
         shutil.rmtree(tmp_path / "fresh", ignore_errors=True)
         build("fresh", cache=False)
         assert indexes("out") == indexes("fresh")
-        assert json.loads((tmp_path / "out" / INDEX).read_bytes()) != before
+        assert json.loads((tmp_path / "out" / INDEX).read_bytes()) != before or step is respelled
         assert result.stats["render_cached"] >= 2  # (the others were not rebuilt)
     names = {s["id"]: s["name"] for s in json.loads((tmp_path / "out" / INDEX).read_bytes())["skills"]}
     assert names["tools/skill-3"] != "skill-3" and "tools/skill-9" in names and "tools/skill-1" not in names

@@ -168,3 +168,65 @@ def test_a_token_in_a_row_of_a_rebuild_fails_it(tmp_path: Path, monkeypatch, emi
     with pytest.raises(BuildError, match="likely secret"):
         run_build(opts)
     assert (tmp_path / "out" / MANIFEST).read_bytes() == before
+
+
+def _index(descriptions: list[str]) -> bytes:
+    """A discovery index's bytes (pretty JSON, a row a line), one row per description."""
+    rows = [json.dumps({"description": d, "name": f"s{i}"}, ensure_ascii=False, separators=(",", ":"))
+            for i, d in enumerate(descriptions)]
+    return pretty_json_rows({"$schema": "x"}, "skills", rows)
+
+
+def test_line_pieces_are_the_file_s_bytes_and_a_changed_line_changes_its_own_piece_only():
+    descriptions = [f"Skill number {i}." for i in range(3000)]
+    data = _index(descriptions)
+    pieces = gate.line_pieces(data)
+    assert b"".join(pieces) == data and len(pieces) > 10
+    assert all(p.endswith(b"\n") for p in pieces[:-1])
+    descriptions[1500] = "Another description."
+    again = gate.line_pieces(_index(descriptions))
+    assert len(set(again) - set(pieces)) == 1 and len(again) == len(pieces)
+    assert gate.line_pieces(b"") == [b""] and gate.line_pieces(b"{}") == [b"{}"]
+
+
+@pytest.mark.parametrize("name,kind,line,value", FORMS, ids=[f[0] for f in FORMS])
+def test_each_secret_the_whole_scan_finds_in_a_discovery_index_its_pieces_find(tmp_path: Path, name, kind, line,
+                                                                               value):
+    """A pretty-JSON file the build names to the gate as such (``unchecked_files``'s ``pieced``) is
+    scanned in ``line_pieces``: a token in any row fails the check, as a scan of the whole file does,
+    even when every other piece has a clean verdict already."""
+    from skillc.emit.wellknown import INDEX
+
+    descriptions = [f"Skill number {i}." for i in range(3000)]
+    clean = _index(descriptions)
+    (tmp_path / INDEX).parent.mkdir(parents=True)
+    cache = BuildCache(tmp_path / "cache")
+    for data in (clean, _index(descriptions[:2000] + [line] + descriptions[2000:])):
+        (tmp_path / INDEX).write_bytes(data)
+        pair = (INDEX, hashlib.sha256(data).hexdigest())
+        if data is clean:
+            assert gate.unchecked_files(tmp_path, [pair], cache, [pair]) == []
+            continue
+        assert secrets.scan_bytes(data), "the whole file shows it"
+        with pytest.raises(BuildError, match="likely secret") as caught:
+            gate.unchecked_files(tmp_path, [pair], cache, [pair])
+        assert value not in str(caught.value) and f"{INDEX}:" in str(caught.value)
+
+
+def test_a_token_in_a_discovery_index_row_of_a_rebuild_fails_it(tmp_path: Path, monkeypatch):
+    """The discovery index is gated in pieces beside the site: the first build's are kept clean, the
+    rebuild's index gains a row holding a token (no earlier check sees it): the build fails and the
+    bundle is the first one."""
+    from skillc.emit import wellknown
+
+    monkeypatch.setenv("SKILLC_SITE", "minimal")
+    make_sample_repo(tmp_path / "repo")
+    opts = BuildOptions(paths=("repo",), out="out", cwd=tmp_path, cache_dir=tmp_path / "cache", jobs=2,
+                        env={"SOURCE_DATE_EPOCH": "1700000000"})
+    run_build(opts)
+    before = (tmp_path / "out" / MANIFEST).read_bytes()
+    original = wellknown.index_document
+    monkeypatch.setattr(wellknown, "index_document", lambda rows: original([*rows, json.dumps({"description": GHP})]))
+    with pytest.raises(BuildError, match="likely secret"):
+        run_build(opts)
+    assert (tmp_path / "out" / MANIFEST).read_bytes() == before

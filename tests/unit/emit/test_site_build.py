@@ -145,6 +145,10 @@ def test_pages_for_every_skill_collection_and_report(built: Path):
     listed = {f["path"] for f in json.loads((built / "api/manifest.json").read_text())["files"]}
     assert set(site_files(built)) <= listed
     provenance = (built / "provenance/index.html").read_text()
+    # Each repository's row counts the skills it publishes (team's five, vendor's one: its other is shadowed).
+    counts = re.findall(r"<strong>(\w+)</strong></td>(?:\s*<td[^>]*>[^<]*(?:<code>[^<]*</code>)?</td>){3}\s*"
+                        r"<td[^>]*>(\d+)</td>", provenance)
+    assert counts == [("team", "5"), ("vendor", "1")]
     assert re.search(r"extraction/email</a></td>\s*<td[^>]*><strong>team</strong> \(priority 250\)</td>\s*"
                      r"<td[^>]*>vendor \(priority 250\)", provenance)
     lint = (built / "lint/index.html").read_text()

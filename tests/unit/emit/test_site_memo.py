@@ -87,6 +87,18 @@ def _commit(root: Path, ctx: EmitContext) -> EmitContext:
     return dataclasses.replace(ctx, resolution=dataclasses.replace(ctx.resolution, inputs=inputs, skills=skills))
 
 
+def _withheld(root: Path, ctx: EmitContext) -> EmitContext:
+    artifacts = dict(ctx.collected.artifacts)
+    artifacts["alpha"] = dataclasses.replace(artifacts["alpha"], withheld=(("run.py", "likely secret"),))
+    return dataclasses.replace(ctx, collected=EmitCollected(artifacts=artifacts))
+
+
+def _skills_root(root: Path, ctx: EmitContext) -> EmitContext:
+    skills = tuple(dataclasses.replace(s, repository=dataclasses.replace(s.repository, skills_root="skills"))
+                   for s in ctx.resolution.skills)
+    return dataclasses.replace(ctx, resolution=dataclasses.replace(ctx.resolution, skills=skills))
+
+
 def _memory_note(root: Path, ctx: EmitContext) -> EmitContext:
     snapshot = {"as_of": "2026-01-01", "entries": [
         {"id": "m1", "namespace": "skill/alpha", "status": "active", "type": "semantic", "category": "fact",
@@ -108,6 +120,8 @@ CHANGES = {
     "the flat name": _flat_name,
     "the build folder (shown paths)": _cwd,
     "the source and its commit": _commit,
+    "a withheld file": _withheld,
+    "the repository's skills folder (source paths)": _skills_root,
     "a memory note": _memory_note,
 }
 

@@ -34,7 +34,7 @@ if TYPE_CHECKING:
 FRAME_KEY = "frame.key"
 PAGE_KEYS = "pages.json"  # the key each project file was last written with (absent while it is being written)
 MODEL_MEMO = "model.pickle"  # each skill's memo record (``model.site_model_memo``)
-MEMO_FORMAT = "skillc-site-model-1"
+MEMO_FORMAT = "skillc-site-model-2"
 PAGE_TEMPLATES = "page-templates"  # the page templates compiled (``compiled_templates``)  # (the records' layout: ``model.MemoRecord``)
 
 
@@ -117,7 +117,7 @@ def read_memo(folder: Path) -> dict[str, tuple]:
     except (OSError, EOFError, pickle.UnpicklingError, ValueError, TypeError, AttributeError, ImportError):
         return {}
     ok = layout == MEMO_FORMAT and isinstance(memo, dict)
-    return memo if ok and all(isinstance(r, tuple) and len(r) == 8 for r in memo.values()) else {}
+    return memo if ok and all(isinstance(r, tuple) and len(r) == 11 for r in memo.values()) else {}
 
 
 def write_memo(folder: Path, memo: Mapping[str, tuple]) -> None:

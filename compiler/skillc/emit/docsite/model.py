@@ -183,44 +183,14 @@ def lint_verdicts(summary: Mapping[str, Any]) -> dict[tuple[str, str], tuple[str
     return {key: lint_verdict(sevs) for key, sevs in severities.items()}
 
 
-@dataclass(frozen=True)
-class SkillBase:
-    """What a skill's page shows that costs nothing to compute (the build's records, labels): also
-    part of the key its memo record is stored under (``memo_key`` names every field: a field
-    added here goes there too)."""
-
-    files: tuple[FileInfo, ...]  # (made from the published files' records, which the memo key holds)
-    withheld: tuple[tuple[str, str], ...]
-    archive: str | None
-    repository: str
-    location: str
-    provenance: Provenance
-    shadowed: tuple[ShadowInfo, ...]
-    diagnostics: tuple[DiagnosticInfo, ...]
-    memory: tuple[Mapping[str, Any], ...]
-    flat_name: str
-
-
 # A skill's memo record (``SkillMemo``): (key, digest, name, description, body or None when the
-# redacted body is the document's own, metadata, tags, texts as (path, text, language) tuples).
-# Plain tuples: they unpickle several times faster than dataclasses (``skillc.cache``).
+# redacted body is the document's own, body lines, body tokens, metadata, tags, texts as (path,
+# text, language) tuples, provenance as (location, commit, path, view_url)): what costs a
+# secret scan, a read or a computation; the rest of its ``SkillInfo`` is the build's records as
+# they are (``_info``).  Plain tuples: they unpickle several times faster than dataclasses
+# (``skillc.cache``).
 MemoRecord = tuple
 SkillMemo = Mapping[str, MemoRecord]  # skill ID -> its record
-
-
-def _base(skill: SourceSkill, ctx: EmitContext, commits: Mapping[str, str], shadows, diags, memory_notes,
-          flat_name: str) -> SkillBase:
-    art = ctx.collected.artifacts.get(skill.id)
-    if art is not None:
-        files = tuple(FileInfo(p, n) for p, _, n in art.files)
-        withheld, archive = tuple(art.withheld), (art.archive[0] if art.archive else None)
-    else:
-        files, withheld, archive = tuple(FileInfo(f.path, f.size) for f in skill.files), (), None
-    repo, cwd = skill.repository, ctx.options.cwd
-    location = site_location(repo.type, repo.location, cwd, repo.config_file)
-    return SkillBase(files, withheld, archive, repository_label(repo.name, cwd), location,
-                     _provenance(skill, commits.get(repo.name, ""), location, files[0].path if files else "SKILL.md"),
-                     shadows, diags, memory_notes, flat_name)
 
 
 @lru_cache(maxsize=1)
@@ -236,70 +206,92 @@ def memo_code_key() -> str:
     return h.hexdigest()
 
 
-def memo_key(skill: SourceSkill, base: SkillBase, published: tuple | None) -> str:
-    """The key of a skill's memo record: everything ``_skill_info`` reads (the document, the
-    published files' digests ``published``, the ``base``) and the code (``memo_code_key``).  The
-    document is keyed by its raw bytes' SHA-256, path and kind, as the parse cache keys it: its
-    frontmatter and body are what parsing those bytes gives, and the parser's code is in the key
-    through the cache's ``FORMAT`` and the skillc version (``memo_code_key``), as it is in the parse
-    cache's (its ``repr`` was most of the key's cost at 10,000 skills)."""
+def memo_key(skill: SourceSkill, published: tuple, cwd: str | None, commit: str, shadows, diags, memory_notes,
+             flat_name: str) -> str:
+    """The key of a skill's memo record: everything ``_skill_info`` reads, as it reads it (so a
+    record is found by one key check): the document, the skills emitter's ``published`` records
+    (files with digests, withheld files, archive), the repository's fields the info shows, the
+    build folder ``cwd`` (shown paths are relative to it), the source's ``commit``, the other
+    copies it ``shadows``, its findings ``diags``, memory notes and flat name; and the code
+    (``memo_code_key``).  The document is keyed by its raw bytes' SHA-256, path and kind, as the
+    parse cache keys it: its frontmatter and body are what parsing those bytes gives, and the
+    parser's code is in the key through the cache's ``FORMAT`` and the skillc version
+    (``memo_code_key``), as it is in the parse cache's (its ``repr`` was most of the key's cost at
+    10,000 skills)."""
     doc, repo = skill.document, skill.repository
     h = hashlib.sha256(memo_code_key().encode())
-    prov = base.provenance  # (fields and tuples, not the dataclasses' reprs: those were half of the key's cost)
-    h.update(repr((skill.id, doc.kind.value, doc.path, doc.sha256, doc.size, repo.type, repo.tier.value, repo.priority,
-                   published, base.withheld, base.archive, base.repository, base.location, prov.location, prov.commit,
-                   prov.path, prov.view_url, [(s.repository, s.priority, s.location) for s in base.shadowed],
-                   [(d.severity, d.code, d.path, d.line, d.message) for d in base.diagnostics], base.memory,
-                   base.flat_name)).encode("utf-8", "surrogateescape"))
+    # (fields and tuples, not the dataclasses' reprs: those were half of the key's cost)
+    h.update(repr((skill.id, doc.kind.value, doc.path, doc.sha256, doc.size, repo.name, repo.type, repo.location,
+                   repo.config_file, repo.skills_root, repo.tier.value, repo.priority, cwd, commit, published,
+                   [(s.repository, s.priority, s.location) for s in shadows],
+                   [(d.severity, d.code, d.path, d.line, d.message) for d in diags], memory_notes,
+                   flat_name)).encode("utf-8", "surrogateescape"))
     return h.hexdigest()
 
 
-def _skill_info(skill: SourceSkill, ctx: EmitContext, base: SkillBase, memo: SkillMemo,
-                kept: dict[str, MemoRecord]) -> SkillInfo:
-    """The skill's ``SkillInfo``: its redacted texts and supporting file pages from its ``memo``
-    record when that has the same key (a rebuild: the secret scan and the reads are most of the
-    model's cost), else computed; the record used goes into ``kept``."""
+def _skill_info(skill: SourceSkill, ctx: EmitContext, commits: Mapping[str, str], shadows, diags, memory_notes,
+                flat_name: str, memo: SkillMemo, kept: dict[str, MemoRecord]) -> SkillInfo:
+    """The skill's ``SkillInfo``: its expensive values from its ``memo`` record when that has the
+    same key (a rebuild: the secret scan and the reads are most of the model's cost), else
+    computed; the record used goes into ``kept``."""
     art = ctx.collected.artifacts.get(skill.id)
+    commit = commits.get(skill.repository.name, "")
     # (without the skills emitter's records the supporting files' digests are unknown: not memoised)
-    key = memo_key(skill, base, tuple(art.files)) if art is not None else ""
+    key = "" if art is None else memo_key(skill, (tuple(art.files), tuple(art.withheld), art.archive), ctx.options.cwd,
+                                          commit, shadows, diags, memory_notes, flat_name)
     record = memo.get(skill.id)
     if not key or record is None or record[0] != key:
-        record = _memo_record(skill, ctx, base, key)
+        record = _memo_record(skill, ctx, commit, key, (shadows, diags, memory_notes, flat_name))
     if key:
         kept[skill.id] = record
-    _, digest, name, description, body, meta, tags, texts = record
-    info = _info(skill, base, name, description, skill.document.body if body is None else body, meta, tags,
-                 tuple(TextPage(*t) for t in texts))
-    if digest:
-        info.__dict__["digest"] = digest  # (the cached property: the record's digest is this info's)
-    return info
+    return _info(skill, ctx, (shadows, diags, memory_notes, flat_name), record)
 
 
-def _memo_record(skill: SourceSkill, ctx: EmitContext, base: SkillBase, key: str) -> MemoRecord:
-    """A skill's expensive values computed: its texts redacted, its supporting files read."""
+def _published(skill: SourceSkill, ctx: EmitContext) -> tuple[tuple[FileInfo, ...], tuple, str | None]:
+    """The skill's published files, withheld files and archive (the skills emitter's records)."""
+    art = ctx.collected.artifacts.get(skill.id)
+    if art is None:
+        return tuple(FileInfo(f.path, f.size) for f in skill.files), (), None
+    return tuple(FileInfo(p, n) for p, _, n in art.files), tuple(art.withheld), art.archive[0] if art.archive else None
+
+
+def _memo_record(skill: SourceSkill, ctx: EmitContext, commit: str, key: str, inputs: tuple) -> MemoRecord:
+    """A skill's expensive values computed: its texts redacted, its supporting files read, its
+    provenance; its digest from the info they make with ``inputs`` (``_info``)."""
     body = redacted(skill.document.body)
     meta = tuple((str(k), redacted(_meta_text(v))) for k, v in sorted(skill.document.meta.items(), key=lambda kv: str(kv[0]))
                  if k not in ("name", "description"))
     tags = tuple(redacted(t) for t in skill_tags(skill))
-    texts = text_pages(ctx.out / "api" / "files" / skill.id, [f.path for f in base.files[1:]])
-    name, description = redacted(skill.name), redacted(skill.description)
-    info = _info(skill, base, name, description, body, meta, tags, texts)
-    return (key, info.digest if key else "", name, description, None if body == skill.document.body else body, meta,
-            tags, tuple((t.path, t.text, t.language) for t in texts))
+    files = _published(skill, ctx)[0]
+    texts = text_pages(ctx.out / "api" / "files" / skill.id, [f.path for f in files[1:]])
+    repo = skill.repository
+    location = site_location(repo.type, repo.location, ctx.options.cwd, repo.config_file)
+    prov = _provenance(skill, commit, location, files[0].path if files else "SKILL.md")
+    record = ("", "", redacted(skill.name), redacted(skill.description), None if body == skill.document.body else body,
+              body.count("\n") + (1 if body and not body.endswith("\n") else 0), math.ceil(len(body) / 4), meta, tags,
+              tuple((t.path, t.text, t.language) for t in texts),
+              (prov.location, prov.commit, prov.path, prov.view_url))
+    return (key, _info(skill, ctx, inputs, record).digest if key else "", *record[2:])
 
 
-def _info(skill: SourceSkill, base: SkillBase, name: str, description: str, body: str, meta, tags,
-          texts) -> SkillInfo:
-    repo, diags = skill.repository, base.diagnostics
+def _info(skill: SourceSkill, ctx: EmitContext, inputs: tuple, record: MemoRecord) -> SkillInfo:
+    """The ``SkillInfo`` of ``skill``: the values of its memo ``record`` (with its digest, when it has
+    one), the rest from the build's records and ``inputs``, (shadows, diags, memory notes, flat
+    name) as ``site_model_memo`` collected them."""
+    _, digest, name, description, body, body_lines, body_tokens, meta, tags, texts, prov = record
+    shadows, diags, memory_notes, flat_name = inputs
+    repo, cwd = skill.repository, ctx.options.cwd
+    files, withheld, archive = _published(skill, ctx)
     lint = lint_verdict([d.severity for d in diags])
-    return SkillInfo(
-        id=skill.id, name=name, description=description, collection=collection_of(skill.id),
-        repository=base.repository, repository_type=repo.type, location=base.location, tier=repo.tier.value,
-        priority=repo.priority, shadowed=base.shadowed, lint=lint[0], warnings=lint[1], diagnostics=diags,
-        files=base.files, withheld=base.withheld, archive=base.archive, size=sum(f.size for f in base.files), body=body,
-        body_lines=body.count("\n") + (1 if body and not body.endswith("\n") else 0),
-        body_tokens=math.ceil(len(body) / 4), metadata=meta, memory=base.memory, flat_name=base.flat_name,
-        tags=tags, texts=texts, provenance=base.provenance)
+    info = SkillInfo(
+        skill.id, name, description, collection_of(skill.id), repository_label(repo.name, cwd), repo.type,
+        site_location(repo.type, repo.location, cwd, repo.config_file), repo.tier.value, repo.priority, shadows,
+        lint[0], lint[1], diags, files, withheld, archive, sum(f.size for f in files),
+        skill.document.body if body is None else body, body_lines, body_tokens, meta, memory_notes, flat_name, tags,
+        tuple(TextPage(*t) for t in texts), Provenance(*prov))
+    if digest:
+        info.__dict__["digest"] = digest  # (the cached property: the record's digest is this info's)
+    return info
 
 
 def read_memory(out: Path) -> MemoryInfo | None:
@@ -347,9 +339,8 @@ def site_model_memo(ctx: EmitContext, memo: SkillMemo) -> tuple[SiteModel, dict[
     commits = {i.repository: i.resolved or "" for i in reversed(res.inputs)}  # (the first input of a name)
     kept: dict[str, MemoRecord] = {}
     skills = tuple(
-        _skill_info(s, ctx, _base(s, ctx, commits, tuple(shadows.get(s.id, ())),
-                                  tuple(per_skill.get((s.repository.name, s.id), ())),
-                                  tuple(notes.get(s.id, ()) or notes.get(s.name, ())), flat.get(s.id, "")), memo, kept)
+        _skill_info(s, ctx, commits, tuple(shadows.get(s.id, ())), tuple(per_skill.get((s.repository.name, s.id), ())),
+                    tuple(notes.get(s.id, ()) or notes.get(s.name, ())), flat.get(s.id, ""), memo, kept)
         for s in res.skills)
     paths = {c.path for c in res.collections}
     children: dict[str, list[str]] = {p: [] for p in paths}

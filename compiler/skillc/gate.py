@@ -44,7 +44,8 @@ from .parse.document import parse_document
 from .resolve_types import Resolution, SkillFile, SourceSkill
 
 __all__ = ["AuditEntry", "BundleLeak", "decoding_leak", "gate_resolution", "bundle_leaks", "check_bundle",
-           "check_pieces", "line_pieces", "unchecked_files", "credential_content", "redacted_bytes", "redacted_members", "ruleset_digest"]
+           "check_pieces", "line_pieces", "unchecked_files", "credential_content", "redacted_bytes",
+           "redacted_members", "ruleset_digest"]
 
 # Past these sizes a member is scanned as stored (a zip bomb is not inflated to be read).
 _MAX_INFLATED = 256 << 20

@@ -531,8 +531,9 @@ def _site_seed(plan: _Plan, mkdocs: Any, work: Path, name: str) -> Iterator[Call
     """``emit.docsite.seed``: when this build makes the mkdocs site (``mkdocs``, its child) and the
     generation it will recycle has no site, the kept site is hard-linked, in a process forked now
     (on the other core, while the sources are read), into a folder the staging folder holds as that
-    generation's site when the site asks (``Staging.hold_seed``: in its own process, where forked).  Yields the function that waits
-    for it (None: nothing to seed); the process and its folder are gone when the block ends."""
+    generation's site when the site asks (``Staging.hold_seed``: in its own process, where forked).
+    Yields the function that waits for it (None: nothing to seed); the process and its folder are
+    gone when the block ends."""
     from ..emit.docsite.seed import seed_site, seed_source
     from ..emit.staging import Seed
 
@@ -845,7 +846,8 @@ def _before_join(ctx: EmitContext, lap: _Lap) -> _Early:
     """Below the other emitters' top-level names (``BUNDLE_TOPS``, which the docs site never writes),
     while the forked site is built: the index's precompressed copies, the manifest's rows and the
     rest of its document, the recycled skills' files nobody produced removed (the skills' files
-    are those the manifest lists), and the publishing gate over those rows.  After the join only the site's files are listed, compressed and gated."""
+    are those the manifest lists), and the publishing gate over those rows.  After the join only
+    the site's files are listed, compressed and gated."""
     _wait_artifacts(ctx.collected)
     emit_precompressed(ctx, precompressed_folders(BUNDLE_TOPS, inside=True))
     lap(f"{JOIN_BEFORE} (beside the site)")
@@ -908,8 +910,6 @@ def _fork_emitter(fn: Callable[[EmitContext], None], ctx: EmitContext, forked: l
                            cache.changes(tables) if cache is not None else ())
 
     def start() -> Forked | None:
-        from ..parallel import fork_call
-
         return fork_call(run, ctx.options.jobs)
 
     # (mkdocs: started by this process, the forked one learns its end through relay)

@@ -11,9 +11,10 @@ So the build forks ``seed_site`` at its start: it hard-links the kept site (the 
 site build, in the build cache: ``incremental.state_dir``) into a folder of the work area while the
 build reads, lints and resolves its sources on the other core; just before the site reclaims its
 trees, the staging folder holds that tree as if the recycled generation had it
-(``Staging.hold_seed``), and the site emitter reclaims it.  Nothing here decides what is published: ``link_site`` still keeps a held file only where it is
-the inode the new site's file is, replaces the others and removes what the site no longer has; a
-seeded tree the site does not reclaim is deleted with the held folder.
+(``Staging.hold_seed``), and the site emitter reclaims it.  Nothing here decides what is
+published: ``link_site`` still keeps a held file only where it is the inode the new site's file
+is, replaces the others and removes what the site no longer has; a seeded tree the site does not
+reclaim is deleted with the held folder.
 """
 
 from __future__ import annotations

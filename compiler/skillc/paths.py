@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from pathlib import Path, PurePath
 
 
 def inside(path: str, folder: str) -> bool:
@@ -10,4 +11,15 @@ def inside(path: str, folder: str) -> bool:
     return path == folder or path.startswith(folder.rstrip(os.sep) + os.sep)
 
 
-__all__ = ["inside"]
+def shown_local_path(location: str | PurePath, base: str | PurePath) -> str:
+    """A local folder as the bundle names and shows it: its path from ``base`` (the build folder),
+    POSIX-style, ``..`` kept where it lies outside (``/home/ci/repo`` from ``/home/ci/work`` is
+    ``../repo``), so nothing published names the build machine's whole paths; only its folder name
+    when no relative path reaches it (another drive)."""
+    try:
+        return Path(os.path.relpath(location, base)).as_posix()
+    except ValueError:
+        return PurePath(location).name
+
+
+__all__ = ["inside", "shown_local_path"]

@@ -27,6 +27,7 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 from .. import secrets
 from ..errors import ConfigError
 from ..jsonio import load_json
+from ..paths import shown_local_path
 from ..resolve_types import DEFAULT_INVENTORY_THRESHOLD, DEFAULT_MAX_INJECTION_BYTES, Repository, Tier
 from ..validate.lint import LintConfig
 from .files import ConfigFile, find_lint_config, is_config_file, lint_config, quiet_is_dir
@@ -196,12 +197,11 @@ def _path_repositories(paths: Sequence[str], cwd: Path, seen: set[str]) -> list[
             continue  # a folder given twice (`build skills skills/`) is read once, as lint reads it
         given.add(os.path.realpath(location))
         # Named by its path from the build folder, normalised (`a/../b` is `b`, `./b/` is `b`,
-        # `../repo` stays so: a sibling checkout names the same on every machine); a path given
-        # whole and outside the build folder keeps its whole form.  The name is published
-        # (provenance, shadowing): the bundle must not depend on spelling or on where a checkout lives.
-        rel = os.path.relpath(location, cwd)
-        outside = rel == os.pardir or rel.startswith(os.pardir + os.sep)
-        name = _unique(location.as_posix() if outside and Path(p).is_absolute() else Path(rel).as_posix(), seen)
+        # `../repo` stays so: a sibling checkout names the same on every machine), however it was
+        # given (`/home/ci/repo` from `/home/ci/work` is `../repo`).  The name is published
+        # (provenance, shadowing, the wire metadata): the bundle must not depend on spelling or on
+        # where a checkout lives, and names no path of the build machine.
+        name = _unique(shown_local_path(location, cwd), seen)
         repositories.append(Repository(name, "filesystem", str(location), Tier.PROJECT,
                                        Tier.PROJECT.default_priority))
     return repositories

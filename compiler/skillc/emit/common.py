@@ -19,6 +19,7 @@ from .. import secrets
 from ..errors import writing
 from ..jsonio import compact_json, json_bytes  # (also re-exported for the emitters)
 from ..model import WIRE_FRONTMATTER_KEYS
+from ..paths import shown_local_path
 from ..resolve_types import SourceSkill
 
 WIRE_SCOPES = ("builtin", "project", "user")
@@ -30,16 +31,14 @@ _compact = compact_json
 
 def shown_location(kind: str, location: str, cwd: str | None) -> str:
     """A repository's location as the bundle shows it (manifest, site): a local path relative to
-    the build folder when inside it (so the bundle does not depend on where a checkout lives), the
-    embedded repository by name, and never credentials (a URL's user and password are dropped, and
+    the build folder, ``..`` kept outside it (``shown_local_path``: the bundle does not depend on
+    where a checkout lives, and names no path of the build machine), the embedded repository by name, and never credentials (a URL's user and password are dropped, and
     so are its query and fragment: a signed download link carries its key id and signature there,
     `?X-Amz-Credential=AKIA…&X-Amz-Signature=…`; anything else that looks like a secret is redacted)."""
     if kind == "embedded":
         return "embedded:skills"
     if kind in ("filesystem", "zip", "git") and cwd and os.path.isabs(location):  # (a git url may be a local path)
-        rel = os.path.relpath(location, cwd)
-        if not rel.startswith(".."):
-            return Path(rel).as_posix()
+        return shown_local_path(location, cwd)
     if "://" in location and ("@" in location or "?" in location or "#" in location):
         try:
             parts = urlsplit(location)

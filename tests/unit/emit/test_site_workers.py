@@ -98,3 +98,35 @@ def test_mkdocs_started_before_its_project_builds_it_and_an_unused_one_ends(proj
     shutil.copytree(project, copy)  # (written while the child imports)
     run_mkdocs(copy / "mkdocs.yml", tmp_path / "site", EPOCH, jobs=1, child=child)
     assert child.returncode == 0 and "skill-07" in (tmp_path / "site/skills/c1/skill-07/index.html").read_text()
+
+
+_WAITED = """
+import io, os, sys
+from skillc.emit.docsite import bounded
+sys.stdin = io.StringIO("\\n")
+assert bounded._args_from_stdin() is None  # (the wait: imports, then its input closed)
+sys.stdin = sys.__stdin__
+before = set(sys.modules)
+def _exit(code):
+    print("\\n".join(sorted(set(sys.modules) - before)), flush=True)
+    os._exit(code)
+bounded._exit = _exit
+bounded.main(["build", "--clean", "--config-file", sys.argv[1], "--site-dir", sys.argv[2]])
+"""
+
+
+def test_the_waiting_mkdocs_child_has_imported_what_its_build_needs(project: Path, tmp_path: Path):
+    """The child imports mkdocs, the theme and the Markdown extensions while it waits for its
+    command (``bounded._args_from_stdin``), and what those import on a first page too: after the
+    command arrives, a build imports nothing of them (only the lexers of the languages it meets)."""
+    from skillc.emit.docsite import mkdocs_env
+
+    done = subprocess.run([sys.executable, "-c", _WAITED, str(project / "mkdocs.yml"), str(tmp_path / "site")],
+                          cwd=project, env=mkdocs_env(EPOCH), stdin=subprocess.DEVNULL, capture_output=True,
+                          text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert (tmp_path / "site/skills/c1/skill-07/index.html").is_file()
+    late = [m for m in done.stdout.split() if m.startswith(("material", "pymdownx", "markdown", "jinja2", "colorama",
+                                                             "pygments"))
+            and not m.startswith(("pygments.lexers.", "pygments.unistring"))]  # (what a language's lexer needs)
+    assert late == []

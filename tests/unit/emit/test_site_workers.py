@@ -126,7 +126,7 @@ def test_the_waiting_mkdocs_child_has_imported_what_its_build_needs(project: Pat
                           text=True, timeout=300)
     assert done.returncode == 0, done.stderr[-2000:]
     assert (tmp_path / "site/skills/c1/skill-07/index.html").is_file()
-    late = [m for m in done.stdout.split() if m.startswith(("material", "pymdownx", "markdown", "jinja2", "colorama",
-                                                             "pygments"))
-            and not m.startswith(("pygments.lexers.", "pygments.unistring"))]  # (what a language's lexer needs)
+    tools = ("mkdocs", "material", "pymdownx", "markdown", "jinja2", "colorama", "pygments")
+    lexers = ("pygments.lexers.", "pygments.unistring")  # (what the languages it meets need)
+    late = [m for m in done.stdout.split() if m.startswith(tools) and not m.startswith(lexers)]
     assert late == []

@@ -20,6 +20,7 @@ from pathlib import Path, PurePosixPath
 from urllib.parse import quote
 
 from ... import secrets
+from ...paths import shown_local_path
 
 
 @dataclass(frozen=True)
@@ -62,7 +63,7 @@ def local_location(location: str, config_file: str | None, cwd: str | None) -> s
     base = os.path.dirname(config) if config and os.path.isabs(config) else cwd
     if not base:
         return Path(location).name
-    return Path(os.path.relpath(location, base)).as_posix()
+    return shown_local_path(location, base)
 
 
 @lru_cache(maxsize=4096)  # (asked once per skill of each repository: the same few answers)

@@ -296,10 +296,9 @@ class Forked(Generic[R]):
     """``fn()`` running in a forked process (started by ``fork_call``): ``result()`` waits for it and
     returns its (pickled) value or raises its exception; ``cancel()`` kills it.  The process dies
     with this one (``die_with_parent``: Ctrl-C and ``kill -9`` of the build leave no orphan), and
-    keeps none of ``CLOSE_IN_CHILD``.  ``niceness``: added to the process's own (background work
-    that must not take the cores from the work waiting for it)."""
+    keeps none of ``CLOSE_IN_CHILD``."""
 
-    def __init__(self, fn: Callable[[], R], niceness: int = 0) -> None:
+    def __init__(self, fn: Callable[[], R]) -> None:
         read, write = os.pipe()
         parent = os.getpid()
         with signals_held():  # (a Ctrl-C now reaches the child only once it ignores it)
@@ -308,8 +307,6 @@ class Forked(Generic[R]):
                 os.close(read)
                 die_with_parent(parent)
                 _close_inherited()
-                if niceness:
-                    os.nice(niceness)
                 _run_forked(fn, write)
         os.close(write)
         self.pid, self._read = pid, read
@@ -383,7 +380,7 @@ def _run_forked(fn: Callable[[], R], write: int) -> None:  # pragma: no cover - 
         os._exit(code)
 
 
-def fork_call(fn: Callable[[], R], jobs: int, niceness: int = 0) -> Forked[R] | None:
-    """Start ``fn()`` in a forked process (``Forked``, ``niceness`` added to its priority's); None
-    where it must run in this one (``can_fork``: one job, no ``fork``, other threads running)."""
-    return Forked(fn, niceness) if can_fork(jobs) else None
+def fork_call(fn: Callable[[], R], jobs: int) -> Forked[R] | None:
+    """Start ``fn()`` in a forked process (``Forked``); None where it must run in this one
+    (``can_fork``: one job, no ``fork``, other threads running)."""
+    return Forked(fn) if can_fork(jobs) else None

@@ -534,13 +534,13 @@ def _site_seed(plan: _Plan, mkdocs: Any, work: Path, name: str) -> Iterator[Call
     generation's site when the site asks (``Staging.hold_seed``: in its own process, where forked).
     Yields the function that waits for it (None: nothing to seed); the process and its folder are
     gone when the block ends."""
-    from ..emit.docsite.seed import SEED_NICENESS, seed_site, seed_source
+    from ..emit.docsite.seed import seed_site, seed_source
     from ..emit.staging import Seed
 
     state = None if mkdocs is None else seed_source(plan.cache_root / "emit" if plan.cache_root else None,
                                                     plan.out, work / f"{name}.prev")
     folder = work / f"{name}.tmp-{os.getpid()}-seed"
-    forked = None if state is None else fork_call(lambda: seed_site(state, folder), plan.jobs, niceness=SEED_NICENESS)
+    forked = None if state is None else fork_call(lambda: seed_site(state, folder), plan.jobs)
     if forked is None:
         yield None
         return

@@ -86,15 +86,3 @@ def test_a_worker_that_dies_fails_the_map_instead_of_hanging(tmp_path):
     """)
     proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120, check=False)
     assert "raised: a build worker process died" in proc.stdout and "SKILLC_JOBS=1" in proc.stdout, proc.stderr
-
-
-def test_a_forked_call_may_run_at_a_lower_priority():
-    """``fork_call(..., niceness=n)``: background work that must not take the cores from the work
-    waiting for it (the docs site's seed) runs at this process's niceness plus ``n``."""
-    from skillc.parallel import fork_call
-
-    mine = os.nice(0)
-    plain, niced = fork_call(lambda: os.nice(0), 2), fork_call(lambda: os.nice(0), 2, niceness=5)
-    assert plain is not None and niced is not None
-    assert (plain.result(), niced.result()) == (mine, min(19, mine + 5))
-    assert os.nice(0) == mine  # (this process's own is left as it was)

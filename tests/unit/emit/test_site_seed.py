@@ -78,26 +78,3 @@ def test_the_staging_folder_holds_the_seed_unless_the_recycled_generation_has_th
     (again / "skills/b/index.html").write_text("b")
     staging.hold(again, {"skills/b/index.html": ("b" * 64, 1)})
     assert (again / "skills/b/index.html").is_file() and staging.held_entries == entries
-
-
-def test_the_build_seeds_in_a_niced_background_process(tmp_path: Path, monkeypatch):
-    """The seed is background work: its folders and links are system CPU the build's stages and its
-    site would otherwise wait behind, and the site needs it only when it reclaims its trees.  The
-    build forks it at its own niceness plus ``SEED_NICENESS``."""
-    from types import SimpleNamespace
-
-    import skillc.emit.docsite.seed as seed_module
-    from skillc.build.pipeline import _site_seed
-    from skillc.emit.docsite.seed import SEED_NICENESS
-
-    cache, out = tmp_path / "cache", tmp_path / "out"
-    _kept_site(state_dir(cache / "emit", out), {"index.html": b"home"})
-    work = tmp_path / ".skillc-build"
-    work.mkdir()
-    monkeypatch.setattr(seed_module, "seed_site", lambda state, dest: {"how": (str(os.nice(0)), os.getpid())})
-    plan = SimpleNamespace(cache_root=cache, out=out, jobs=2)
-    with _site_seed(plan, object(), work, "out") as wait:  # (object(): the build's mkdocs child)
-        assert wait is not None
-        seed = wait()
-    niceness, pid = seed.entries["how"]
-    assert pid != os.getpid() and int(niceness) == min(19, os.nice(0) + SEED_NICENESS)

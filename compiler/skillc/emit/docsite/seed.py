@@ -28,13 +28,6 @@ from ..staging import Entry, Seed
 from . import SITE_RECORD
 from .incremental import DIGESTS, FRAME_KEY, state_dir
 
-# The seed is background work: the site needs it only when it reclaims its trees, after its model,
-# plan and mkdocs.  Its folders and links are system CPU (3,100 at 1,000 skills, 0.08-1.3 s on the
-# 2-core VM of the benchmarks) that, at the build's own priority, slowed the stages and the site it
-# ran beside; niced, it takes the cores when they wait.  Measured: the first rebuild at 1,000
-# skills 1.33 → 1.20 s, 0.96 → 0.88 s (+10) and 0.97 → 0.91 s (+19), five alternated pairs each.
-SEED_NICENESS = 10
-
 
 def seed_source(cache_dir: Path | None, out: Path, recycled: Path) -> Path | None:
     """The kept site to seed from: the state folder of the bundle ``out`` in the emitters' cache
@@ -85,4 +78,4 @@ def _table(state: Path) -> Mapping[str, Entry]:
     return table
 
 
-__all__ = ["SEED_NICENESS", "Seed", "seed_site", "seed_source"]
+__all__ = ["Seed", "seed_site", "seed_source"]

@@ -32,8 +32,9 @@ _compact = compact_json
 def shown_location(kind: str, location: str, cwd: str | None) -> str:
     """A repository's location as the bundle shows it (manifest, site): a local path relative to
     the build folder, ``..`` kept outside it (``shown_local_path``: the bundle does not depend on
-    where a checkout lives, and names no path of the build machine), the embedded repository by name, and never credentials (a URL's user and password are dropped, and
-    so are its query and fragment: a signed download link carries its key id and signature there,
+    where a checkout lives, and names no path of the build machine), the embedded repository by
+    name, and never credentials (a URL's user and password are dropped, and so are its query and
+    fragment: a signed download link carries its key id and signature there,
     `?X-Amz-Credential=AKIA…&X-Amz-Signature=…`; anything else that looks like a secret is redacted)."""
     if kind == "embedded":
         return "embedded:skills"

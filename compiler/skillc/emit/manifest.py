@@ -15,7 +15,6 @@ import json
 import os
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from functools import cached_property
 from json.encoder import encode_basestring  # what json.dumps(ensure_ascii=False) quotes strings with
 from operator import itemgetter
 from pathlib import Path
@@ -364,20 +363,15 @@ def _line(rel: str, sha: str, size: int) -> str:
 
 @dataclass(frozen=True)
 class ManifestFile:
-    """The manifest ``write_manifest`` wrote: its document but the rows (``head``), the SHA-256 of its
-    bytes (``read_manifest``'s ``written``), those bytes in pieces cut at line breaks (what the
-    publishing gate scans: ``gate.check_pieces``), the ``(path, sha256)`` of the rows its part did
-    not hold (the site's), and every row ``(path, (sha256, size))``.  ``doc``, the whole document,
-    is made when first read (66,000 entries at 10,000 skills, after the site's join)."""
-    head: dict[str, Any]
+    """The manifest ``write_manifest`` wrote: the SHA-256 of its bytes (``read_manifest``'s
+    ``written``), those bytes in pieces cut at line breaks (what the publishing gate scans:
+    ``gate.check_pieces``), the ``(path, sha256)`` of the rows its part did not hold (the site's),
+    and every row ``(path, (sha256, size))`` (no document of 66,000 entries at 10,000 skills: the
+    build reads none of it)."""
     sha256: str
     pieces: tuple[bytes, ...]
     added: list[tuple[str, str]]
     rows: list[tuple[str, tuple[str, int]]]
-
-    @cached_property
-    def doc(self) -> dict[str, Any]:
-        return {**self.head, "files": [{"path": rel, "sha256": sha, "size": size} for rel, (sha, size) in self.rows]}
 
     @property
     def size(self) -> int:
@@ -392,8 +386,7 @@ def _finished(ctx: EmitContext, part: ManifestPart) -> tuple[ManifestFile, bytes
     added = _Rows.of(_file_rows(ctx.out, src, _Tops(part.tops, False)))
     pieces = manifest_pieces(part.head, [*part.runs, *added.runs()])
     data = b"".join(pieces)
-    return ManifestFile(part.doc, hashlib.sha256(data).hexdigest(), pieces, added.pairs,
-                        part.rows.merged(added).rows), data
+    return ManifestFile(hashlib.sha256(data).hexdigest(), pieces, added.pairs, part.rows.merged(added).rows), data
 
 
 def write_manifest(ctx: EmitContext, part: ManifestPart | None = None) -> ManifestFile:

@@ -131,19 +131,19 @@ class Staging:
         names already; the caller deletes ``folder`` and what is left in it."""
         if self.held is None:
             return
-        tops = {rel.split("/", 1)[0] for rel in entries}
-        if any(rel.split("/", 1)[0] in tops for rel in self.held_entries) or any(
-                os.path.lexists(self.held / top) for top in tops):
+        by_top: dict[str, list[str]] = {}
+        for rel in entries:
+            by_top.setdefault(rel.split("/", 1)[0], []).append(rel)
+        held = self._held_by_top()
+        if held.keys() & by_top.keys() or any(os.path.lexists(self.held / top) for top in by_top):
             return
-        moved = set()
-        for top in sorted(tops):
+        for top in sorted(by_top):
             try:
                 os.rename(folder / top, self.held / top)
             except OSError:  # (only slower: the site links that tree's files itself)
                 continue
-            moved.add(top)
-        self.held_entries.update((rel, e) for rel, e in entries.items() if rel.split("/", 1)[0] in moved)
-        self._by_top = None
+            held[top] = by_top[top]
+            self.held_entries.update((rel, entries[rel]) for rel in by_top[top])
 
     def _held_by_top(self) -> dict[str, list[str]]:
         """The held files by their top-level name (each reclaim reads only its own)."""

@@ -119,10 +119,9 @@ def relative_url(index: str, target: str) -> str:
     return up + quote(target, safe="/")
 
 
-def discovery_skill(skill: SourceSkill, art, names: Mapping[str, str]) -> DiscoverySkill | None:
-    """``skill`` as the discovery indexes list it (its artifacts ``art``), None without an archive."""
-    if art is None or art.rooted is None or skill.id not in names:
-        return None
+def discovery_skill(skill: SourceSkill, art, names: Mapping[str, str]) -> DiscoverySkill:
+    """``skill`` as the discovery indexes list it (its artifacts ``art``, with a discovery archive;
+    its flat name in ``names``)."""
     # (the archive names the main file SKILL.md whatever its spelling; it is always files[0])
     sha = {("SKILL.md" if i == 0 else p): s for i, (p, s, _) in enumerate(art.files)}
     files = tuple((p, sha[p]) for p in art.rooted_files)
@@ -192,9 +191,9 @@ def discovery(ctx: EmitContext) -> Discovery:
     return found
 
 
-def _record(skill: DiscoverySkill | None, art) -> tuple | None:
+def _record(skill: DiscoverySkill, art) -> tuple | None:
     """A listable skill's cached record: ``(index_row, legacy_row, legacy_entries)``; None otherwise."""
-    if skill is None or not skill.listable:
+    if not skill.listable:
         return None
     return index_row(skill, relative_url(INDEX, skill.archive)), legacy_row(skill), legacy_entries(skill, art)
 

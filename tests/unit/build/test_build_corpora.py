@@ -101,8 +101,15 @@ def build(tmp_path_factory):
 def test_build_corpus(corpora: Path, build, name: str):
     proc, summary, out = build(corpora, name)
     published, excluded, collections = EXPECTED[name]
+    _check_command(name, proc, summary, published, excluded, collections)
+    manifest = _check_manifest(out, summary, published, excluded)
+    ids = _check_skill_documents(out, summary, published)
+    _check_collections(out, ids, collections)
+    _check_discovery_index(out, manifest, ids)
 
-    # --- the command: exit 0 with --keep-going, no internal error, a coherent JSON summary ---
+
+def _check_command(name: str, proc, summary, published: int, excluded: int, collections: int) -> None:
+    """The command: exit 0 with --keep-going, no internal error, a coherent JSON summary."""
     assert proc.returncode == 0, (proc.returncode, proc.stderr[-2000:], proc.stdout[-2000:])
     for stream in (proc.stdout, proc.stderr):
         assert "Traceback" not in stream and "internal error" not in stream.lower()
@@ -116,6 +123,10 @@ def test_build_corpus(corpora: Path, build, name: str):
     # every skill lint sees was read, and each is either published or excluded
     assert summary["parsed"] == summary["linted"] == published + excluded
 
+
+
+def _check_manifest(out: Path, summary, published: int, excluded: int) -> dict:
+    """The manifest agrees with the summary, and lists every file of the bundle but itself."""
     manifest = json.loads((out / "api/manifest.json").read_text("utf-8"))
     assert manifest["kind"] == "skillc-bundle"
     assert manifest["skills"] == published
@@ -125,7 +136,7 @@ def test_build_corpus(corpora: Path, build, name: str):
     assert manifest["lint"]["errors"] == summary["errors"]
     assert manifest["lint"]["warnings"] == summary["warnings"]
 
-    # --- the manifest lists every file of the bundle but itself, with its size and SHA-256 ---
+    # (every file of the bundle but itself, with its size and SHA-256)
     listed = {f["path"]: f for f in manifest["files"]}
     assert len(listed) == len(manifest["files"]), "a path is listed twice"
     on_disk = {p.relative_to(out).as_posix() for p in out.rglob("*") if p.is_file() or p.is_symlink()}
@@ -138,7 +149,11 @@ def test_build_corpus(corpora: Path, build, name: str):
         assert p.stat().st_size == f["size"], path
         assert _sha256(p) == f["sha256"], path
 
-    # --- the skills list, and one document (two identical twins) per listed skill ---
+    return manifest
+
+
+def _check_skill_documents(out: Path, summary, published: int) -> list[str]:
+    """The skills list, and one document (two identical twins) per listed skill."""
     skills_json = (out / "api/skills.json").read_bytes()
     assert (out / "api/skills/index.html").read_bytes() == skills_json
     descriptors = json.loads(skills_json)["skills"]
@@ -159,14 +174,21 @@ def test_build_corpus(corpora: Path, build, name: str):
     # no document for an excluded skill, nor any other stray file
     assert set(os.listdir(out / "api/skills")) == expected_docs
 
-    # --- collections: every depth, each count the skills below it ---
+    return ids
+
+
+def _check_collections(out: Path, ids: list[str], collections: int) -> None:
+    """Collections: every depth, each count the skills below it."""
     colls = json.loads((out / "api/skill-collections.json").read_text("utf-8"))["collections"]
     assert len(colls) == collections
     for c in colls:
         assert c["count"] == sum(1 for i in ids if i.startswith(c["path"] + "/")), c
 
-    # --- discovery index (agentskills.io 0.2.0): the archive's digest, per-file digests, the
-    # draft's skill digest; each archive opens with the skill folder at its root ---
+
+
+def _check_discovery_index(out: Path, manifest: dict, ids: list[str]) -> None:
+    """Discovery index (agentskills.io 0.2.0): the archive's digest, per-file digests, the draft's
+    skill digest; each archive opens with the skill folder at its root."""
     index_path = out / ".well-known/agent-skills/index.json"
     index = json.loads(index_path.read_text("utf-8"))
     assert index["$schema"] == "https://schemas.agentskills.io/discovery/0.2.0/schema.json"

@@ -74,14 +74,6 @@ RACY_NS = 1_000_000_000
 COARSE_RACY_NS = 3_000_000_000
 
 
-def default_cache_root(env: dict[str, str] | os._Environ = os.environ) -> Path:
-    """``$SKILLC_CACHE_DIR``, else ``$XDG_CACHE_HOME/skillc``, else ``~/.cache/skillc``."""
-    if env.get("SKILLC_CACHE_DIR"):
-        return Path(env["SKILLC_CACHE_DIR"])
-    base = env.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "skillc"
-
-
 _CACHE_LAYOUT = frozenset({"records", "sources", "emit", "site"})  # what skillc keeps in its cache folder
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from pathlib import Path, PurePath
 
 
@@ -22,4 +23,12 @@ def shown_local_path(location: str | PurePath, base: str | PurePath) -> str:
         return PurePath(location).name
 
 
-__all__ = ["inside", "shown_local_path"]
+def default_cache_root(env: Mapping[str, str] = os.environ) -> Path:
+    """``$SKILLC_CACHE_DIR``, else ``$XDG_CACHE_HOME/skillc``, else ``~/.cache/skillc``."""
+    if env.get("SKILLC_CACHE_DIR"):
+        return Path(env["SKILLC_CACHE_DIR"])
+    base = env.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "skillc"
+
+
+__all__ = ["default_cache_root", "inside", "shown_local_path"]

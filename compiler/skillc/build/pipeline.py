@@ -37,7 +37,6 @@ from ..archive import read_source_date_epoch
 from ..cache import (
     BuildCache,
     TableChanges,
-    default_cache_root,
     diagnostics_in,
     diagnostics_out,
     key_of,
@@ -56,7 +55,7 @@ from ..errors import BuildError, SkillcError
 from ..index.emit import CACHE_TABLES as INDEX_TABLES
 from ..layout import BUNDLE_TOPS, MANIFEST, WORK_DIR
 from ..model import Diagnostic, DiscoveredItem, Document, ItemKind, Severity
-from ..parallel import default_jobs, fork_call, fork_map
+from ..parallel import fork_call, fork_map
 from ..paths import inside as _inside
 from ..resolve.precedence import resolve, winners_of
 from ..resolve_types import EmitCollected, EmitContext, EmitOptions, Resolution, SourceSkill
@@ -74,6 +73,8 @@ from ..validate.lint import (
 )
 from ..validate.rules.loader import load_all as _load_rules
 from ..validate.rules.registry import RuleContext
+from .early import HeadStart, head_start, wants_mkdocs
+from .options import BuildOptions, cache_root, job_count, output_folder
 from .output import OutputLock, clean_stale, staged_bundle
 
 if TYPE_CHECKING:
@@ -81,24 +82,6 @@ if TYPE_CHECKING:
 
 # The stage diagnostic the build raises itself, through its declared rule (code and severity).
 _R110 = _load_rules()["R110"]
-
-
-@dataclass(frozen=True)
-class BuildOptions:
-    paths: tuple[str, ...] = ()
-    config: str | None = None
-    out: str = "dist"
-    site: bool = True
-    memory: tuple[str, ...] = ()
-    keep_going: bool = False
-    force: bool = False
-    emit: tuple[str, ...] = ()
-    cache_dir: Path | None = None  # None: default_cache_root(); use_cache=False disables it
-    use_cache: bool = True
-    jobs: int = 0  # worker processes for lint and render (0: $SKILLC_JOBS, else the CPU count)
-    cwd: Path = field(default_factory=Path.cwd)
-    env: Mapping[str, str] = field(default_factory=lambda: dict(os.environ))
-    home: Path = field(default_factory=Path.home)
 
 
 @dataclass
@@ -446,16 +429,20 @@ def _config_hash(cfg: object, extra: object) -> str:
     return hashlib.sha256(repr(canonical((cfg, extra))).encode("utf-8", "surrogateescape")).hexdigest()
 
 
-def run_build(opts: BuildOptions, progress: Progress | None = None) -> BuildResult:
-    """Build the bundle (see the module docstring).  The cyclic garbage collector is paused meanwhile:
-    a build holds millions of small acyclic objects (cache records, documents), which its full
-    collections would traverse again and again (a third of a 10,000-skill rebuild); reference
-    counting still frees them."""
+def run_build(opts: BuildOptions, progress: Progress | None = None, start: HeadStart | None = None) -> BuildResult:
+    """Build the bundle (see the module docstring).  ``start``: what the caller started before it
+    imported this module (``early.head_start``, as ``skillc build`` does); started now otherwise.
+    The cyclic garbage collector is paused meanwhile: a build holds millions of small acyclic
+    objects (cache records, documents), which its full collections would traverse again and again
+    (a third of a 10,000-skill rebuild); reference counting still frees them."""
+    if start is None:
+        with head_start(opts) as start:
+            return run_build(opts, progress, start)
     was_enabled = gc.isenabled()
     gc.disable()
     try:
         try:
-            return _run_build(opts, progress)
+            return _run_build(opts, progress, start.seed)
         except (SkillcError, OSError):
             raise
         except Exception as exc:  # noqa: BLE001 - re-raised below unless the cache was to blame
@@ -464,7 +451,7 @@ def run_build(opts: BuildOptions, progress: Progress | None = None) -> BuildResu
             # A cache record of the wrong shape (edited by hand, or left by a broken build) must not
             # break every later build: build again reading nothing from the cache, and replace it.
             note = f"the build cache was unusable ({type(exc).__name__}: {exc}); built without it and replaced it"
-            result = _run_build(opts, progress, fresh_cache=True)
+            result = _run_build(opts, progress, None, fresh_cache=True)  # (the seed was the first try's)
             result.notes.insert(0, note)
             return result
     finally:
@@ -472,9 +459,11 @@ def run_build(opts: BuildOptions, progress: Progress | None = None) -> BuildResu
             gc.enable()
 
 
-def _run_build(opts: BuildOptions, progress: Progress | None = None, fresh_cache: bool = False) -> BuildResult:
+def _run_build(opts: BuildOptions, progress: Progress | None, seed: Callable[[], Seed | None] | None,
+               fresh_cache: bool = False) -> BuildResult:
     """One call per stage: plan (configuration, output, cache) → sources (discover and parse) →
-    validate (lint) → resolve → the publishing gate → emit into staging and swap in."""
+    validate (lint) → resolve → the publishing gate → emit into staging and swap in.  ``seed``: the
+    recycled generation's site, seeded (``early.head_start``), for the site to hold."""
     t0 = time.perf_counter()
     timings: dict[str, float] = {}
     lap = _Lap(timings)
@@ -484,18 +473,17 @@ def _run_build(opts: BuildOptions, progress: Progress | None = None, fresh_cache
     with _early_mkdocs(plan, opts) as mkdocs, OutputLock(work / f"{name}.lock", _build_busy), \
             _sources_folder(plan.cache_root, opts.env) as source_cache:
         clean_stale(work, name)
-        with _site_seed(plan, mkdocs, work, name) as seed:
-            reader = Reader(plan.cache, progress)
-            listings = _read_sources(plan.cfg, source_cache, reader)
-            lap("sources")
-            checked = _validate(listings, reader, plan, progress)
-            lap("lint")
-            resolution = _resolve(listings, checked, plan, opts.keep_going)
-            lap("resolve")
-            # (the publishing gate: published text redacted strictly, the audit for the manifest)
-            resolution, redactions = gate.gate_resolution(resolution, source_cache / "redacted", plan.cache)
-            plan = replace(plan, mkdocs=mkdocs, site_seed=seed)
-            manifest, collected = _emit(resolution, tuple(redactions), checked, plan, opts, work, progress, lap)
+        reader = Reader(plan.cache, progress)
+        listings = _read_sources(plan.cfg, source_cache, reader)
+        lap("sources")
+        checked = _validate(listings, reader, plan, progress)
+        lap("lint")
+        resolution = _resolve(listings, checked, plan, opts.keep_going)
+        lap("resolve")
+        # (the publishing gate: published text redacted strictly, the audit for the manifest)
+        resolution, redactions = gate.gate_resolution(resolution, source_cache / "redacted", plan.cache)
+        plan = replace(plan, mkdocs=mkdocs, site_seed=seed if mkdocs is not None else None)
+        manifest, collected = _emit(resolution, tuple(redactions), checked, plan, opts, work, progress, lap)
         plan.cache.save()  # (after the swap: a cache that cannot be written never fails a published build)
         lap("cache save")
     return _result(plan, resolution, checked, manifest, collected, time.perf_counter() - t0, timings)
@@ -507,14 +495,7 @@ def _early_mkdocs(plan: _Plan, opts: BuildOptions) -> Iterator[Any]:
     of imports then overlap the sources, lint and resolve instead of the site's own work); stopped
     when the build ends, whatever way (at once: it has written nothing unless the site gave it its
     command, and then it has ended).  None otherwise."""
-    from ..emit.site import site_engine
-    from ..errors import ConfigError
-
-    try:
-        wanted = opts.site and site_engine() == "mkdocs"  # (as emit_site asks)
-    except ConfigError:  # (SKILLC_SITE misspelt: the site emitter says so, in its turn)
-        wanted = False
-    if not wanted:
+    if not wants_mkdocs(opts):
         yield None
         return
     from ..emit.docsite import start_mkdocs, stop_mkdocs
@@ -524,38 +505,6 @@ def _early_mkdocs(plan: _Plan, opts: BuildOptions) -> Iterator[Any]:
         yield child
     finally:
         stop_mkdocs(child)
-
-
-@contextlib.contextmanager
-def _site_seed(plan: _Plan, mkdocs: Any, work: Path, name: str) -> Iterator[Callable[[], Seed | None] | None]:
-    """``emit.docsite.seed``: when this build makes the mkdocs site (``mkdocs``, its child) and the
-    generation it will recycle has no site, the kept site is hard-linked, in a process forked now
-    (on the other core, while the sources are read), into a folder the staging folder holds as that
-    generation's site when the site asks (``Staging.hold_seed``: in its own process, where forked).
-    Yields the function that waits for it (None: nothing to seed); the process and its folder are
-    gone when the block ends."""
-    from ..emit.docsite.seed import seed_site, seed_source
-    from ..emit.staging import Seed
-
-    state = None if mkdocs is None else seed_source(plan.cache_root / "emit" if plan.cache_root else None,
-                                                    plan.out, work / f"{name}.prev")
-    folder = work / f"{name}.tmp-{os.getpid()}-seed"
-    forked = None if state is None else fork_call(lambda: seed_site(state, folder), plan.jobs)
-    if forked is None:
-        yield None
-        return
-
-    def wait() -> Seed | None:
-        try:
-            return Seed(folder, forked.result())
-        except Exception:  # noqa: BLE001 - only a shortcut: without it the site links its files itself
-            return None
-
-    try:
-        yield wait
-    finally:
-        forked.cancel()
-        shutil.rmtree(folder, ignore_errors=True)
 
 
 @dataclass(frozen=True)
@@ -573,7 +522,7 @@ class _Plan:
     as_of: float  # build time
     jobs: int
     mkdocs: Any = None  # the docs site's mkdocs child, started early (_early_mkdocs)
-    site_seed: Callable[[], Seed | None] | None = None  # the recycled generation's site, seeded (_site_seed)
+    site_seed: Callable[[], Seed | None] | None = None  # the recycled generation's site, seeded (early.head_start)
 
 
 @dataclass(frozen=True)
@@ -592,10 +541,10 @@ class _Checked:
 def _plan(opts: BuildOptions, fresh_cache: bool) -> _Plan:
     epoch = read_source_date_epoch(opts.env)
     cfg = load_build_config(opts.paths, opts.config, cwd=opts.cwd, home=opts.home, env=opts.env)
-    out = _output_folder(opts)
+    out = output_folder(opts)
     local = [(r.name, (Path(r.location) if Path(r.location).is_absolute() else opts.cwd / r.location))
              for r in cfg.repositories if r.type in ("filesystem", "embedded")]
-    cache_root = (opts.cache_dir or default_cache_root(opts.env)) if opts.use_cache else None
+    root = cache_root(opts)
     inputs = (cfg.settings(), lint_identity(cfg.lint),
               tuple((r.name, r.type, r.tier, r.priority, r.order) for r in cfg.repositories))
     config_hash = _config_hash(inputs, (opts.site, opts.emit))
@@ -603,15 +552,15 @@ def _plan(opts: BuildOptions, fresh_cache: bool) -> _Plan:
     # `--no-site` pull-request builds and site builds on main was discarded at every switch).
     records_hash = _config_hash(inputs, ())
     # (loaded first, reading only: it knows the manifest the last build wrote to this output)
-    cache = BuildCache(cache_root / "records" if cache_root else None, salt=records_hash, fresh=fresh_cache)
+    cache = BuildCache(root / "records" if root else None, salt=records_hash, fresh=fresh_cache)
     current_manifest = check_output(out, local, opts.force,
                                     keep=(("your home folder", opts.home), ("the current folder", opts.cwd)),
                                     written=cache.get(WRITTEN_TABLE, _written_key(out)))
-    if cache_root is not None:
-        check_cache(Path(cache_root), local)
-        tag_cache_root(cache_root)
-    return _Plan(cfg, out, current_manifest, cache_root, cache, config_hash, records_hash, epoch,
-                 float(epoch) if epoch is not None else time.time(), opts.jobs or default_jobs(dict(opts.env)))
+    if root is not None:
+        check_cache(Path(root), local)
+        tag_cache_root(root)
+    return _Plan(cfg, out, current_manifest, root, cache, config_hash, records_hash, epoch,
+                 float(epoch) if epoch is not None else time.time(), job_count(opts))
 
 
 WRITTEN_TABLE = "manifest"  # output folder -> the SHA-256 of the manifest the last build swapped in there
@@ -619,16 +568,6 @@ WRITTEN_TABLE = "manifest"  # output folder -> the SHA-256 of the manifest the l
 
 def _written_key(out: Path) -> str:
     return key_of("written", os.fspath(out))
-
-
-def _output_folder(opts: BuildOptions) -> Path:
-    out = Path(opts.out)
-    if not out.is_absolute():
-        out = opts.cwd / out
-    out = Path(os.path.abspath(out))
-    if out.is_symlink():  # (a deploy folder linked elsewhere) swap the folder it points to, keep the link
-        out = Path(os.path.realpath(out))
-    return out
 
 
 def _read_sources(cfg, source_cache: Path, reader: Reader) -> list:
@@ -795,7 +734,7 @@ def _run_emitters(ctx: EmitContext, progress: Progress | None, lap: _Lap, forked
     process may fork (``FORKED_FIRST``), the docs site in one beside the emitters after it (``forked``:
     both joined before the emitter that reads their files).  What needs none of the site's files is
     done before its join, forked or not (``_before_join``).  ``seed``: the site seeded for the
-    recycled generation (``_site_seed``), handed to the staging folder for the site to hold
+    recycled generation (``early.head_start``), handed to the staging folder for the site to hold
     (``Staging.hold_seed``)."""
     early = _Early()
     index = forked[-1:] if _fork_emitter(dict(EMITTERS)[FORKED_FIRST], ctx, forked, tables=INDEX_TABLES) else []

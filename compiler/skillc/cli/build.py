@@ -47,7 +47,7 @@ def build(paths, config_path, out, no_site, memory, keep_going, force, emit, no_
     Exit status: 0 built, 1 the inputs fail (lint errors, unsafe IDs, unreachable repository,
     refused output folder, another build running), 2 usage or configuration error.
     """
-    from ..build.pipeline import BuildOptions
+    from ..build.options import BuildOptions
 
     opts = BuildOptions(paths=tuple(paths), config=config_path, out=out, site=not no_site, memory=tuple(memory),
                         keep_going=keep_going, force=force, emit=tuple(emit), use_cache=not no_cache)
@@ -89,12 +89,15 @@ class _Bars:
 def _run(opts, *, show_progress: bool, as_json: bool):
     """Run the build; on failure print the errors that failed it (with their file and line) before the
     one-line error the exception becomes."""
-    from ..build.pipeline import run_build
+    from ..build.early import head_start
 
     bars = _Bars()
     try:
         try:
-            return run_build(opts, bars.progress if show_progress else None)
+            with head_start(opts) as start:  # (before the stages' imports: build.early)
+                from ..build.pipeline import run_build
+
+                return run_build(opts, bars.progress if show_progress else None, start)
         except OSError as exc:  # the environment (a full disk, a read-only folder), not the inputs: exit 1
             where = f": {exc.filename}" if exc.filename else ""
             raise BuildError(f"{exc.strerror or exc}{where}", hint="check the free space and permissions there; "

@@ -10,7 +10,6 @@ its footer."""
 
 from __future__ import annotations
 
-import os
 from functools import cache
 from urllib.parse import quote
 
@@ -19,31 +18,12 @@ from ..resolve_types import EmitContext
 from ..resources import template_dir, template_environment
 from ..version import __version__
 from .common import write
-from .docsite import SITE_EXTRA_HINT
+from .docsite import SITE_EXTRA_HINT, site_engine
 
 
 @cache
 def _environment():
     return template_environment(template_dir() / "site", autoescape=True, trim_blocks=True)
-
-
-def site_engine(env: dict | None = None) -> str:
-    """``mkdocs`` when mkdocs and material are importable (the ``site`` extra), else ``minimal``;
-    ``$SKILLC_SITE`` (``mkdocs`` or ``minimal``) forces one."""
-    from ..errors import ConfigError
-    from .docsite import SITE_EXTRA_HINT, available
-
-    wanted = (env if env is not None else os.environ).get("SKILLC_SITE", "").strip().lower()
-    if wanted not in ("", "mkdocs", "minimal"):
-        raise ConfigError(f"SKILLC_SITE must be 'mkdocs' or 'minimal', not {wanted!r}")
-    if wanted == "minimal":
-        return "minimal"
-    if available():
-        return "mkdocs"
-    if wanted == "mkdocs":
-        raise ConfigError("SKILLC_SITE=mkdocs but mkdocs and mkdocs-material are not installed",
-                          hint=SITE_EXTRA_HINT)
-    return "minimal"
 
 
 def emit_site(ctx: EmitContext) -> None:

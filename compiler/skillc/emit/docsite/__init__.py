@@ -39,7 +39,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
-from ...errors import BuildError, writing
+from ...errors import BuildError, ConfigError, writing
 from ...layout import BUNDLE_TOPS
 from ...parallel import child_dies_with_build
 from ..staging import Staging
@@ -63,6 +63,23 @@ TEMPLATE_CACHE = "templates"  # in the kept state: the theme's Jinja templates c
 def available() -> bool:
     """mkdocs and mkdocs-material are importable (the ``site`` extra)."""
     return all(importlib.util.find_spec(m) is not None for m in ("mkdocs", "material"))
+
+
+def site_engine(env: dict | None = None) -> str:
+    """The docs site a build makes (``emit.site``): ``mkdocs`` when mkdocs and material are
+    importable (the ``site`` extra), else ``minimal``; ``$SKILLC_SITE`` (``mkdocs`` or ``minimal``)
+    forces one."""
+    wanted = (env if env is not None else os.environ).get("SKILLC_SITE", "").strip().lower()
+    if wanted not in ("", "mkdocs", "minimal"):
+        raise ConfigError(f"SKILLC_SITE must be 'mkdocs' or 'minimal', not {wanted!r}")
+    if wanted == "minimal":
+        return "minimal"
+    if available():
+        return "mkdocs"
+    if wanted == "mkdocs":
+        raise ConfigError("SKILLC_SITE=mkdocs but mkdocs and mkdocs-material are not installed",
+                          hint=SITE_EXTRA_HINT)
+    return "minimal"
 
 
 def _data(name: str) -> Path:
@@ -514,4 +531,4 @@ def emit_mkdocs_site(ctx: EmitContext) -> None:
     build_site(ctx)
 
 
-__all__ = ["available", "build_site", "emit_mkdocs_site", "install", "run_mkdocs", "write_project"]
+__all__ = ["available", "build_site", "emit_mkdocs_site", "install", "run_mkdocs", "site_engine", "write_project"]

@@ -26,7 +26,6 @@ text is redacted (``redact``) before it is written.
 
 from __future__ import annotations
 
-import atexit
 import json
 import re
 import shutil
@@ -35,6 +34,7 @@ import stat
 import tempfile
 import time
 from collections.abc import Callable, Iterator
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -101,7 +101,8 @@ def detect(path: Path) -> str:
     except OSError as exc:
         raise SkillcError(f"{path}: cannot read: {exc.strerror}") from None
     if head == _SQLITE_MAGIC:
-        tables = _tables(_connect(path))
+        with _connect(path) as con:
+            tables = _tables(con)
         for fmt, names in TABLES.items():
             if any(n in tables for n in names):
                 return fmt
@@ -186,26 +187,33 @@ def import_source(path: Path, fmt: str | None, *, default_time: str) -> ImportRe
 
 SQLITE_SECONDS = 120  # the longest an import may query a database
 
-def _connect(path: Path) -> sqlite3.Connection:
-    try:
-        # Nothing is written beside the source (a read-only open of a WAL database still creates its
-        # -shm file): without a write-ahead log it is opened immutable; with one (rows an app has not
-        # checkpointed yet live there) a copy of both is read.  A query that runs away (a recursive
-        # view) is stopped after SQLITE_SECONDS.
-        if path.with_name(path.name + "-wal").exists():
-            copy = Path(tempfile.mkdtemp(prefix="skillc-import-"))
-            atexit.register(shutil.rmtree, copy, True)
-            shutil.copyfile(path, copy / "db")
-            shutil.copyfile(path.with_name(path.name + "-wal"), copy / "db-wal")
-            con = sqlite3.connect(copy / "db")
-        else:
-            con = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro&immutable=1", uri=True)
-        deadline = time.monotonic() + SQLITE_SECONDS
-        con.set_progress_handler(lambda: int(time.monotonic() > deadline), 100_000)
-        con.execute("SELECT count(*) FROM sqlite_master").fetchone()
-        return con
-    except (sqlite3.Error, OSError) as exc:
-        raise ImportProblem(f"{path}: cannot open as SQLite: {exc}") from None
+@contextmanager
+def _connect(path: Path) -> Iterator[sqlite3.Connection]:
+    """The database at ``path``, open for reading for the ``with`` block; closed, and any copy of it
+    removed, when the block ends (the command leaves with ``os._exit``: no ``atexit`` runs)."""
+    with ExitStack() as stack:
+        try:
+            con = _open(path, stack)
+            stack.callback(con.close)
+            deadline = time.monotonic() + SQLITE_SECONDS
+            con.set_progress_handler(lambda: int(time.monotonic() > deadline), 100_000)
+            con.execute("SELECT count(*) FROM sqlite_master").fetchone()
+        except (sqlite3.Error, OSError) as exc:
+            raise ImportProblem(f"{path}: cannot open as SQLite: {exc}") from None
+        yield con
+
+
+def _open(path: Path, stack: ExitStack) -> sqlite3.Connection:
+    # Nothing is written beside the source (a read-only open of a WAL database still creates its
+    # -shm file): without a write-ahead log it is opened immutable; with one (rows an app has not
+    # checkpointed yet live there) a copy of both is read, in a temporary folder the stack removes.
+    # A query that runs away (a recursive view) is stopped after SQLITE_SECONDS (``_connect``).
+    if not path.with_name(path.name + "-wal").exists():
+        return sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro&immutable=1", uri=True)
+    copy = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="skillc-import-")))
+    shutil.copyfile(path, copy / "db")
+    shutil.copyfile(path.with_name(path.name + "-wal"), copy / "db-wal")
+    return sqlite3.connect(copy / "db")
 
 
 def _tables(con: sqlite3.Connection) -> set[str]:
@@ -300,68 +308,68 @@ _STEP = re.compile(r"^\s*(?:\d+[.)]|[-*+])\s+(.+?)\s*$")
 
 
 def _plan_cascade(path: Path) -> Iterator[tuple[str, Any]]:
-    con = _connect(path)
-    present = _check(con, path, "plan-cascade")
-    if "project_memories" in present:
-        for r in _rows(con, "project_memories"):
-            if isinstance(r, _Unreadable):
-                yield r.where, r.error
-                continue
-            yield f"project_memories {r['id']}", {
-                "id": r["id"], "type": "semantic",
-                "category": r["category"] if r["category"] in CATEGORIES else None,
-                "content": r["content"], "namespace": _project(r["project_path"]),
-                "keywords": [str(k) for k in _json_list(r["keywords"])], "importance": r["importance"],
-                "access_count": r["access_count"], "created_at": r["created_at"], "updated_at": r["updated_at"],
-                "last_accessed_at": r["last_accessed_at"],
-                "provenance": {"table": "project_memories", "project_path": r["project_path"],
-                               "session_id": _get(r, "source_session_id"),
-                               "source_context": _get(r, "source_context")},
-            }
-    if "episodic_records" in present:
-        for r in _rows(con, "episodic_records"):
-            if isinstance(r, _Unreadable):
-                yield r.where, r.error
-                continue
-            rt = r["record_type"]
-            outcome = {"success": "success", "failure": "failure"}.get(rt, "partial")
-            yield f"episodic_records {r['id']}", {
-                "id": r["id"], "type": "episodic",
-                "content": f"{r['task_summary']} — {r['approach_summary']} → {r['outcome_summary']}",
-                "namespace": _project(r["project_path"]),
-                "episode": {"situation": r["task_summary"], "action": r["approach_summary"], "outcome": outcome,
-                            "reasoning": r["outcome_summary"]},
-                "keywords": [str(k) for k in _json_list(_get(r, "keywords"))],
-                "importance": 0.7 if rt == "failure" else 0.5,
-                "created_at": r["created_at"],
-                "provenance": {"table": "episodic_records", "project_path": r["project_path"],
-                               "session_id": r["session_id"], "record_type": rt,
-                               "tools_used": [str(t) for t in _json_list(_get(r, "tools_used"))]},
-            }
-    if "skill_library" in present:
-        for r in _rows(con, "skill_library"):
-            if isinstance(r, _Unreadable):
-                yield r.where, r.error
-                continue
-            body = r["body"] or ""
-            steps = [m.group(1) for line in body.splitlines() if (m := _STEP.match(line))]
-            rate = _get(r, "success_rate", 1.0)
-            yield f"skill_library {r['id']}", {
-                "id": r["id"], "type": "procedural", "content": f"{r['name']}: {r['description']}",
-                "namespace": _project(r["project_path"]),
-                "procedure": {"name": r["name"], "description": r["description"], "steps": steps[:100],
-                              "triggers": [str(t) for t in _json_list(_get(r, "tags"))], "body": body or None},
-                "tags": [str(t) for t in _json_list(_get(r, "tags"))],
-                "keywords": [str(k) for k in _json_list(_get(r, "keywords"))],
-                # (out of [0, 1] it is refused, as project_memories' importance is: never a silent 0.5)
-                "importance": _number(rate, 0.5),
-                "access_count": _get(r, "usage_count", 0) or 0,
-                "created_at": r["created_at"], "updated_at": _get(r, "updated_at"),
-                "provenance": {"table": "skill_library", "project_path": r["project_path"],
-                               "source_type": _get(r, "source_type"), "enabled": _get(r, "enabled"),
-                               "success_rate": rate,
-                               "source_session_ids": [str(s) for s in _json_list(_get(r, "source_session_ids"))]},
-            }
+    with _connect(path) as con:
+        present = _check(con, path, "plan-cascade")
+        if "project_memories" in present:
+            for r in _rows(con, "project_memories"):
+                if isinstance(r, _Unreadable):
+                    yield r.where, r.error
+                    continue
+                yield f"project_memories {r['id']}", {
+                    "id": r["id"], "type": "semantic",
+                    "category": r["category"] if r["category"] in CATEGORIES else None,
+                    "content": r["content"], "namespace": _project(r["project_path"]),
+                    "keywords": [str(k) for k in _json_list(r["keywords"])], "importance": r["importance"],
+                    "access_count": r["access_count"], "created_at": r["created_at"], "updated_at": r["updated_at"],
+                    "last_accessed_at": r["last_accessed_at"],
+                    "provenance": {"table": "project_memories", "project_path": r["project_path"],
+                                   "session_id": _get(r, "source_session_id"),
+                                   "source_context": _get(r, "source_context")},
+                }
+        if "episodic_records" in present:
+            for r in _rows(con, "episodic_records"):
+                if isinstance(r, _Unreadable):
+                    yield r.where, r.error
+                    continue
+                rt = r["record_type"]
+                outcome = {"success": "success", "failure": "failure"}.get(rt, "partial")
+                yield f"episodic_records {r['id']}", {
+                    "id": r["id"], "type": "episodic",
+                    "content": f"{r['task_summary']} — {r['approach_summary']} → {r['outcome_summary']}",
+                    "namespace": _project(r["project_path"]),
+                    "episode": {"situation": r["task_summary"], "action": r["approach_summary"], "outcome": outcome,
+                                "reasoning": r["outcome_summary"]},
+                    "keywords": [str(k) for k in _json_list(_get(r, "keywords"))],
+                    "importance": 0.7 if rt == "failure" else 0.5,
+                    "created_at": r["created_at"],
+                    "provenance": {"table": "episodic_records", "project_path": r["project_path"],
+                                   "session_id": r["session_id"], "record_type": rt,
+                                   "tools_used": [str(t) for t in _json_list(_get(r, "tools_used"))]},
+                }
+        if "skill_library" in present:
+            for r in _rows(con, "skill_library"):
+                if isinstance(r, _Unreadable):
+                    yield r.where, r.error
+                    continue
+                body = r["body"] or ""
+                steps = [m.group(1) for line in body.splitlines() if (m := _STEP.match(line))]
+                rate = _get(r, "success_rate", 1.0)
+                yield f"skill_library {r['id']}", {
+                    "id": r["id"], "type": "procedural", "content": f"{r['name']}: {r['description']}",
+                    "namespace": _project(r["project_path"]),
+                    "procedure": {"name": r["name"], "description": r["description"], "steps": steps[:100],
+                                  "triggers": [str(t) for t in _json_list(_get(r, "tags"))], "body": body or None},
+                    "tags": [str(t) for t in _json_list(_get(r, "tags"))],
+                    "keywords": [str(k) for k in _json_list(_get(r, "keywords"))],
+                    # (out of [0, 1] it is refused, as project_memories' importance is: never a silent 0.5)
+                    "importance": _number(rate, 0.5),
+                    "access_count": _get(r, "usage_count", 0) or 0,
+                    "created_at": r["created_at"], "updated_at": _get(r, "updated_at"),
+                    "provenance": {"table": "skill_library", "project_path": r["project_path"],
+                                   "source_type": _get(r, "source_type"), "enabled": _get(r, "enabled"),
+                                   "success_rate": rate,
+                                   "source_session_ids": [str(s) for s in _json_list(_get(r, "source_session_ids"))]},
+                }
 
 
 def _talk_namespace(value: Any) -> str:
@@ -375,83 +383,83 @@ def _talk_namespace(value: Any) -> str:
 
 
 def _talkcody(path: Path) -> Iterator[tuple[str, Any]]:
-    con = _connect(path)
-    _check(con, path, "talkcody")
-    for r in _rows(con, "memories"):
-        if isinstance(r, _Unreadable):
-            yield r.where, r.error
-            continue
-        where = f"memories {r['id']}"
-        try:
-            meta = load_json(r["metadata"] or "{}")
-        except json.JSONDecodeError as exc:
-            yield where, {"__error__": f"metadata is not JSON: {exc.msg}"}
-            continue
-        meta = meta if isinstance(meta, dict) else {}
-        try:
-            ns = _talk_namespace(r["namespace"])
-        except EntryError as exc:
-            yield where, {"__error__": str(exc)}
-            continue
-        raw: dict[str, Any] = {
-            "id": r["id"], "type": r["type"], "content": r["content"], "importance": r["importance"], "namespace": ns,
-            "created_at": r["created_at"], "updated_at": r["updated_at"],
-            "last_accessed_at": meta.get("lastAccessedAt"),
-            "access_count": meta.get("accessCount") if isinstance(meta.get("accessCount"), int) else 0,
-            "tags": [str(t) for t in meta.get("tags") or [] if isinstance(t, (str, int))],
-            "provenance": {"table": "memories", "namespace": r["namespace"],
-                           "extraction_method": meta.get("extractionMethod"),
-                           "conversation_id": meta.get("sourceConversationId"),
-                           "message_id": meta.get("sourceMessageId"),
-                           "consolidated_from": [str(c) for c in meta.get("consolidatedFrom") or []],
-                           "metadata_category": meta.get("category")},
-        }
-        if r["type"] == "semantic" and meta.get("category") in CATEGORIES:
-            raw["category"] = meta["category"]
-        if isinstance(meta.get("structuredData"), dict) and r["type"] == "semantic":
-            raw["structured"] = meta["structuredData"]
-        if isinstance(meta.get("episode"), dict):
-            raw["episode"] = meta["episode"]
-        if isinstance(meta.get("procedure"), dict):
-            raw["procedure"] = meta["procedure"]
-        if isinstance(meta.get("keywords"), list):
-            raw["keywords"] = [str(k) for k in meta["keywords"]]
-        if r["type"] == "episodic" and "episode" not in raw:
-            # TalkCody keeps the episode in the content when metadata has none: keep it whole
-            raw["episode"] = {"situation": r["content"], "action": "(not recorded)", "outcome": "partial"}
-        if r["type"] == "procedural" and "procedure" not in raw:
-            raw["procedure"] = {"name": (meta.get("category") or "procedure"), "description": r["content"]}
-        raw["provenance"] = {k: v for k, v in raw["provenance"].items() if v not in (None, [], "")}
-        yield where, raw
+    with _connect(path) as con:
+        _check(con, path, "talkcody")
+        for r in _rows(con, "memories"):
+            if isinstance(r, _Unreadable):
+                yield r.where, r.error
+                continue
+            where = f"memories {r['id']}"
+            try:
+                meta = load_json(r["metadata"] or "{}")
+            except json.JSONDecodeError as exc:
+                yield where, {"__error__": f"metadata is not JSON: {exc.msg}"}
+                continue
+            meta = meta if isinstance(meta, dict) else {}
+            try:
+                ns = _talk_namespace(r["namespace"])
+            except EntryError as exc:
+                yield where, {"__error__": str(exc)}
+                continue
+            raw: dict[str, Any] = {
+                "id": r["id"], "type": r["type"], "content": r["content"], "importance": r["importance"], "namespace": ns,
+                "created_at": r["created_at"], "updated_at": r["updated_at"],
+                "last_accessed_at": meta.get("lastAccessedAt"),
+                "access_count": meta.get("accessCount") if isinstance(meta.get("accessCount"), int) else 0,
+                "tags": [str(t) for t in meta.get("tags") or [] if isinstance(t, (str, int))],
+                "provenance": {"table": "memories", "namespace": r["namespace"],
+                               "extraction_method": meta.get("extractionMethod"),
+                               "conversation_id": meta.get("sourceConversationId"),
+                               "message_id": meta.get("sourceMessageId"),
+                               "consolidated_from": [str(c) for c in meta.get("consolidatedFrom") or []],
+                               "metadata_category": meta.get("category")},
+            }
+            if r["type"] == "semantic" and meta.get("category") in CATEGORIES:
+                raw["category"] = meta["category"]
+            if isinstance(meta.get("structuredData"), dict) and r["type"] == "semantic":
+                raw["structured"] = meta["structuredData"]
+            if isinstance(meta.get("episode"), dict):
+                raw["episode"] = meta["episode"]
+            if isinstance(meta.get("procedure"), dict):
+                raw["procedure"] = meta["procedure"]
+            if isinstance(meta.get("keywords"), list):
+                raw["keywords"] = [str(k) for k in meta["keywords"]]
+            if r["type"] == "episodic" and "episode" not in raw:
+                # TalkCody keeps the episode in the content when metadata has none: keep it whole
+                raw["episode"] = {"situation": r["content"], "action": "(not recorded)", "outcome": "partial"}
+            if r["type"] == "procedural" and "procedure" not in raw:
+                raw["procedure"] = {"name": (meta.get("category") or "procedure"), "description": r["content"]}
+            raw["provenance"] = {k: v for k, v in raw["provenance"].items() if v not in (None, [], "")}
+            yield where, raw
 
 
 def _skill_memory(path: Path) -> Iterator[tuple[str, Any]]:
-    con = _connect(path)
-    _check(con, path, "skill-memory")
-    for r in _rows(con, "skill_memory"):
-        if isinstance(r, _Unreadable):
-            yield r.where, r.error
-            continue
-        kind = r["kind"]
-        mtype, category = NOTE_KIND_MAP.get(kind, ("semantic", None))
-        raw: dict[str, Any] = {
-            "id": f"skill-memory-{r['id']}", "type": mtype, "category": category, "content": r["delta"],
-            "namespace": f"skill/{r['skill_id']}",
-            "note": {"kind": kind, "intent": _get(r, "intent") or "", "pinned": bool(_get(r, "pinned", 0)),
-                     "hit_count": _get(r, "hit_count", 0) or 0, "recall_count": _get(r, "recall_count", 0) or 0,
-                     "tier": _get(r, "tier") or "project"},
-            "tags": [str(t) for t in _json_list(_get(r, "tags"))],
-            "importance": 0.9 if _get(r, "pinned", 0) else 0.6,
-            "created_at": r["created_at"], "last_accessed_at": _get(r, "last_used_at") or r["created_at"],
-            "provenance": {k: v for k, v in {
-                "table": "skill_memory", "row": r["id"], "project_identity": _get(r, "project_identity"),
-                "origin_project": _get(r, "origin_project"), "source_type": _get(r, "source_type"),
-                "skill_source": _get(r, "skill_source"), "resolved_path": _get(r, "resolved_path"),
-                "skill_content_hash": _get(r, "skill_content_hash")}.items() if v not in (None, "")},
-        }
-        if mtype == "procedural":
-            raw["procedure"] = {"name": raw["note"]["intent"] or "workflow", "description": r["delta"]}
-        yield f"skill_memory {r['id']}", raw
+    with _connect(path) as con:
+        _check(con, path, "skill-memory")
+        for r in _rows(con, "skill_memory"):
+            if isinstance(r, _Unreadable):
+                yield r.where, r.error
+                continue
+            kind = r["kind"]
+            mtype, category = NOTE_KIND_MAP.get(kind, ("semantic", None))
+            raw: dict[str, Any] = {
+                "id": f"skill-memory-{r['id']}", "type": mtype, "category": category, "content": r["delta"],
+                "namespace": f"skill/{r['skill_id']}",
+                "note": {"kind": kind, "intent": _get(r, "intent") or "", "pinned": bool(_get(r, "pinned", 0)),
+                         "hit_count": _get(r, "hit_count", 0) or 0, "recall_count": _get(r, "recall_count", 0) or 0,
+                         "tier": _get(r, "tier") or "project"},
+                "tags": [str(t) for t in _json_list(_get(r, "tags"))],
+                "importance": 0.9 if _get(r, "pinned", 0) else 0.6,
+                "created_at": r["created_at"], "last_accessed_at": _get(r, "last_used_at") or r["created_at"],
+                "provenance": {k: v for k, v in {
+                    "table": "skill_memory", "row": r["id"], "project_identity": _get(r, "project_identity"),
+                    "origin_project": _get(r, "origin_project"), "source_type": _get(r, "source_type"),
+                    "skill_source": _get(r, "skill_source"), "resolved_path": _get(r, "resolved_path"),
+                    "skill_content_hash": _get(r, "skill_content_hash")}.items() if v not in (None, "")},
+            }
+            if mtype == "procedural":
+                raw["procedure"] = {"name": raw["note"]["intent"] or "workflow", "description": r["delta"]}
+            yield f"skill_memory {r['id']}", raw
 
 
 # ---------------------------------------------------------------- JSON sources

@@ -294,11 +294,14 @@ def test_a_wal_database_is_read_without_writing_beside_it(tmp_path: Path) -> Non
                 "VALUES ('m1', '/a', 'fact', 'only in the log', 0.5)")
     con.commit()  # (not checkpointed: the row lives in pc.db-wal while this connection is open)
     before = {p.name: p.read_bytes() for p in src.iterdir()}
+    scratch = tmp_path / "scratch"  # (the command's temporary folder: its copy of the database goes there)
+    scratch.mkdir()
     try:
-        r = run_skillc("memory", "import", str(db), "--into", str(tmp_path / "m.yaml"))
+        r = run_skillc("memory", "import", str(db), "--into", str(tmp_path / "m.yaml"), env={"TMPDIR": str(scratch)})
         assert r.returncode == 0, r.stderr
         assert "only in the log" in (tmp_path / "m.yaml").read_text()
         assert {p.name: p.read_bytes() for p in src.iterdir()} == before
+        assert list(scratch.iterdir()) == []  # (the copy is removed: the command leaves without atexit)
     finally:
         con.close()
 

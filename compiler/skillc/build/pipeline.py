@@ -73,7 +73,7 @@ from ..validate.lint import (
 )
 from ..validate.rules.loader import load_all as _load_rules
 from ..validate.rules.registry import RuleContext
-from .early import HeadStart, head_start, wants_mkdocs
+from .early import HeadStart, head_start
 from .options import BuildOptions, cache_root, job_count, output_folder
 from .output import OutputLock, clean_stale, staged_bundle
 
@@ -442,7 +442,7 @@ def run_build(opts: BuildOptions, progress: Progress | None = None, start: HeadS
     gc.disable()
     try:
         try:
-            return _run_build(opts, progress, start.seed)
+            return _run_build(opts, progress, start)
         except (SkillcError, OSError):
             raise
         except Exception as exc:  # noqa: BLE001 - re-raised below unless the cache was to blame
@@ -451,7 +451,7 @@ def run_build(opts: BuildOptions, progress: Progress | None = None, start: HeadS
             # A cache record of the wrong shape (edited by hand, or left by a broken build) must not
             # break every later build: build again reading nothing from the cache, and replace it.
             note = f"the build cache was unusable ({type(exc).__name__}: {exc}); built without it and replaced it"
-            result = _run_build(opts, progress, None, fresh_cache=True)  # (the seed was the first try's)
+            result = _run_build(opts, progress, HeadStart(), fresh_cache=True)  # (the first try's were used)
             result.notes.insert(0, note)
             return result
     finally:
@@ -459,19 +459,18 @@ def run_build(opts: BuildOptions, progress: Progress | None = None, start: HeadS
             gc.enable()
 
 
-def _run_build(opts: BuildOptions, progress: Progress | None, seed: Callable[[], Seed | None] | None,
+def _run_build(opts: BuildOptions, progress: Progress | None, start: HeadStart,
                fresh_cache: bool = False) -> BuildResult:
     """One call per stage: plan (configuration, output, cache) → sources (discover and parse) →
-    validate (lint) → resolve → the publishing gate → emit into staging and swap in.  ``seed``: the
-    recycled generation's site, seeded (``early.head_start``), for the site to hold."""
+    validate (lint) → resolve → the publishing gate → emit into staging and swap in.  ``start``:
+    the site's mkdocs child and seed (``early.head_start``)."""
     t0 = time.perf_counter()
     timings: dict[str, float] = {}
     lap = _Lap(timings)
     plan = _plan(opts, fresh_cache)
     lap("config+cache load")
     work, name = plan.out.parent / WORK_DIR, plan.out.name
-    with _early_mkdocs(plan, opts) as mkdocs, OutputLock(work / f"{name}.lock", _build_busy), \
-            _sources_folder(plan.cache_root, opts.env) as source_cache:
+    with OutputLock(work / f"{name}.lock", _build_busy), _sources_folder(plan.cache_root, opts.env) as source_cache:
         clean_stale(work, name)
         reader = Reader(plan.cache, progress)
         listings = _read_sources(plan.cfg, source_cache, reader)
@@ -482,29 +481,11 @@ def _run_build(opts: BuildOptions, progress: Progress | None, seed: Callable[[],
         lap("resolve")
         # (the publishing gate: published text redacted strictly, the audit for the manifest)
         resolution, redactions = gate.gate_resolution(resolution, source_cache / "redacted", plan.cache)
-        plan = replace(plan, mkdocs=mkdocs, site_seed=seed if mkdocs is not None else None)
+        plan = replace(plan, mkdocs=start.mkdocs, site_seed=start.seed if start.mkdocs is not None else None)
         manifest, collected = _emit(resolution, tuple(redactions), checked, plan, opts, work, progress, lap)
         plan.cache.save()  # (after the swap: a cache that cannot be written never fails a published build)
         lap("cache save")
     return _result(plan, resolution, checked, manifest, collected, time.perf_counter() - t0, timings)
-
-
-@contextlib.contextmanager
-def _early_mkdocs(plan: _Plan, opts: BuildOptions) -> Iterator[Any]:
-    """The docs site's mkdocs child, started now when this build makes the mkdocs site (its ≈ 0.2-0.5 s
-    of imports then overlap the sources, lint and resolve instead of the site's own work); stopped
-    when the build ends, whatever way (at once: it has written nothing unless the site gave it its
-    command, and then it has ended).  None otherwise."""
-    if not wants_mkdocs(opts):
-        yield None
-        return
-    from ..emit.docsite import start_mkdocs, stop_mkdocs
-
-    child = start_mkdocs(int(plan.epoch or 0))
-    try:
-        yield child
-    finally:
-        stop_mkdocs(child)
 
 
 @dataclass(frozen=True)
@@ -521,7 +502,7 @@ class _Plan:
     epoch: int | None  # SOURCE_DATE_EPOCH
     as_of: float  # build time
     jobs: int
-    mkdocs: Any = None  # the docs site's mkdocs child, started early (_early_mkdocs)
+    mkdocs: Any = None  # the docs site's mkdocs child, started early (early.head_start)
     site_seed: Callable[[], Seed | None] | None = None  # the recycled generation's site, seeded (early.head_start)
 
 
@@ -835,7 +816,7 @@ def _fork_emitter(fn: Callable[[EmitContext], None], ctx: EmitContext, forked: l
     (``parallel.can_fork``).  The process writes only its own trees of the staging folder and its
     own state under the cache folder; what it adds to ``ctx.collected`` and does with the build
     cache's ``tables`` (which no other emitter uses) comes back at the join.  ``mkdocs``: the build's
-    mkdocs child, which the forked process uses (``_early_mkdocs``)."""
+    mkdocs child, which the forked process uses (``early.head_start``)."""
     staging = ctx.options.staging
     cache = ctx.options.cache
 

@@ -1,5 +1,5 @@
 """The docs site built in a forked process beside the other emitters (``pipeline._fork_emitter``), and
-the mkdocs child started at the build's start (``pipeline._early_mkdocs``): the bundle, the errors,
+the mkdocs child started at the build's start (``build.early.head_start``): the bundle, the errors,
 the diagnostics and notes are those of the site built in the build's own process, and no process
 outlives the build."""
 

@@ -1,5 +1,5 @@
-"""What ``skillc build`` starts before it imports its stages (``build.early``): the docs site's seed,
-forked only where a site build into this output left its kept site and the generation the build
+"""What ``skillc build`` starts before it imports its stages (``build.early``): the docs site's mkdocs
+child, whenever the build makes the mkdocs site, and its seed, forked only where a site build into this output left its kept site and the generation the build
 will recycle has none; nothing written for an output skillc never built; the seed's folder gone
 when the build ends, and spared by the build's own ``clean_stale``."""
 
@@ -21,7 +21,8 @@ pytestmark = pytest.mark.skipif(not available(), reason="the mkdocs site (the si
 
 
 def _options(tmp_path: Path, **kw) -> BuildOptions:
-    return BuildOptions(out="out", cwd=tmp_path, cache_dir=tmp_path / "cache", jobs=2, env={}, home=tmp_path, **kw)
+    return BuildOptions(**{"out": "out", "cwd": tmp_path, "cache_dir": tmp_path / "cache", "jobs": 2, "env": {},
+                           "home": tmp_path, **kw})
 
 
 def _kept_site(tmp_path: Path) -> Path:
@@ -73,6 +74,20 @@ def test_no_seed_where_the_build_will_not_want_it(tmp_path: Path, monkeypatch: p
     with head_start(opts) as start:
         assert start.seed is None
     assert not [p for p in work.iterdir() if ".tmp-" in p.name]
+
+
+def test_the_mkdocs_child_is_started_for_the_mkdocs_site_and_stopped_when_the_block_ends(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    with head_start(_options(tmp_path)) as start:
+        child = start.mkdocs
+        assert child is not None and child.poll() is None  # (importing, then waiting for its command)
+    assert child.poll() is not None
+    for opts in (_options(tmp_path, site=False), _options(tmp_path, env={"SOURCE_DATE_EPOCH": "soon"})):
+        with head_start(opts) as start:  # (--no-site; a bad SOURCE_DATE_EPOCH: the plan reports it)
+            assert start.mkdocs is None
+    monkeypatch.setenv("SKILLC_SITE", "minimal")
+    with head_start(_options(tmp_path)) as start:
+        assert start.mkdocs is None
 
 
 def test_a_killed_builds_seed_is_cleaned_and_a_misspelt_site_engine_is_left_to_the_site(tmp_path: Path,

@@ -382,84 +382,87 @@ def _talk_namespace(value: Any) -> str:
     raise EntryError(f"namespace {value!r} is not global, project, conversation or skill", "namespace")
 
 
-def _talkcody(path: Path) -> Iterator[tuple[str, Any]]:
+def _checked_rows(path: Path, fmt: str, table: str) -> Iterator[Any]:
+    """The rows of ``table`` in the ``fmt`` database at ``path`` (``_rows``), its tables checked first."""
     with _connect(path) as con:
-        _check(con, path, "talkcody")
-        for r in _rows(con, "memories"):
-            if isinstance(r, _Unreadable):
-                yield r.where, r.error
-                continue
-            where = f"memories {r['id']}"
-            try:
-                meta = load_json(r["metadata"] or "{}")
-            except json.JSONDecodeError as exc:
-                yield where, {"__error__": f"metadata is not JSON: {exc.msg}"}
-                continue
-            meta = meta if isinstance(meta, dict) else {}
-            try:
-                ns = _talk_namespace(r["namespace"])
-            except EntryError as exc:
-                yield where, {"__error__": str(exc)}
-                continue
-            raw: dict[str, Any] = {
-                "id": r["id"], "type": r["type"], "content": r["content"], "importance": r["importance"], "namespace": ns,
-                "created_at": r["created_at"], "updated_at": r["updated_at"],
-                "last_accessed_at": meta.get("lastAccessedAt"),
-                "access_count": meta.get("accessCount") if isinstance(meta.get("accessCount"), int) else 0,
-                "tags": [str(t) for t in meta.get("tags") or [] if isinstance(t, (str, int))],
-                "provenance": {"table": "memories", "namespace": r["namespace"],
-                               "extraction_method": meta.get("extractionMethod"),
-                               "conversation_id": meta.get("sourceConversationId"),
-                               "message_id": meta.get("sourceMessageId"),
-                               "consolidated_from": [str(c) for c in meta.get("consolidatedFrom") or []],
-                               "metadata_category": meta.get("category")},
-            }
-            if r["type"] == "semantic" and meta.get("category") in CATEGORIES:
-                raw["category"] = meta["category"]
-            if isinstance(meta.get("structuredData"), dict) and r["type"] == "semantic":
-                raw["structured"] = meta["structuredData"]
-            if isinstance(meta.get("episode"), dict):
-                raw["episode"] = meta["episode"]
-            if isinstance(meta.get("procedure"), dict):
-                raw["procedure"] = meta["procedure"]
-            if isinstance(meta.get("keywords"), list):
-                raw["keywords"] = [str(k) for k in meta["keywords"]]
-            if r["type"] == "episodic" and "episode" not in raw:
-                # TalkCody keeps the episode in the content when metadata has none: keep it whole
-                raw["episode"] = {"situation": r["content"], "action": "(not recorded)", "outcome": "partial"}
-            if r["type"] == "procedural" and "procedure" not in raw:
-                raw["procedure"] = {"name": (meta.get("category") or "procedure"), "description": r["content"]}
-            raw["provenance"] = {k: v for k, v in raw["provenance"].items() if v not in (None, [], "")}
-            yield where, raw
+        _check(con, path, fmt)
+        yield from _rows(con, table)
+
+
+def _talkcody(path: Path) -> Iterator[tuple[str, Any]]:
+    for r in _checked_rows(path, "talkcody", "memories"):
+        if isinstance(r, _Unreadable):
+            yield r.where, r.error
+            continue
+        where = f"memories {r['id']}"
+        try:
+            meta = load_json(r["metadata"] or "{}")
+        except json.JSONDecodeError as exc:
+            yield where, {"__error__": f"metadata is not JSON: {exc.msg}"}
+            continue
+        meta = meta if isinstance(meta, dict) else {}
+        try:
+            ns = _talk_namespace(r["namespace"])
+        except EntryError as exc:
+            yield where, {"__error__": str(exc)}
+            continue
+        raw: dict[str, Any] = {
+            "id": r["id"], "type": r["type"], "content": r["content"], "importance": r["importance"], "namespace": ns,
+            "created_at": r["created_at"], "updated_at": r["updated_at"],
+            "last_accessed_at": meta.get("lastAccessedAt"),
+            "access_count": meta.get("accessCount") if isinstance(meta.get("accessCount"), int) else 0,
+            "tags": [str(t) for t in meta.get("tags") or [] if isinstance(t, (str, int))],
+            "provenance": {"table": "memories", "namespace": r["namespace"],
+                           "extraction_method": meta.get("extractionMethod"),
+                           "conversation_id": meta.get("sourceConversationId"),
+                           "message_id": meta.get("sourceMessageId"),
+                           "consolidated_from": [str(c) for c in meta.get("consolidatedFrom") or []],
+                           "metadata_category": meta.get("category")},
+        }
+        if r["type"] == "semantic" and meta.get("category") in CATEGORIES:
+            raw["category"] = meta["category"]
+        if isinstance(meta.get("structuredData"), dict) and r["type"] == "semantic":
+            raw["structured"] = meta["structuredData"]
+        if isinstance(meta.get("episode"), dict):
+            raw["episode"] = meta["episode"]
+        if isinstance(meta.get("procedure"), dict):
+            raw["procedure"] = meta["procedure"]
+        if isinstance(meta.get("keywords"), list):
+            raw["keywords"] = [str(k) for k in meta["keywords"]]
+        if r["type"] == "episodic" and "episode" not in raw:
+            # TalkCody keeps the episode in the content when metadata has none: keep it whole
+            raw["episode"] = {"situation": r["content"], "action": "(not recorded)", "outcome": "partial"}
+        if r["type"] == "procedural" and "procedure" not in raw:
+            raw["procedure"] = {"name": (meta.get("category") or "procedure"), "description": r["content"]}
+        raw["provenance"] = {k: v for k, v in raw["provenance"].items() if v not in (None, [], "")}
+        yield where, raw
 
 
 def _skill_memory(path: Path) -> Iterator[tuple[str, Any]]:
-    with _connect(path) as con:
-        _check(con, path, "skill-memory")
-        for r in _rows(con, "skill_memory"):
-            if isinstance(r, _Unreadable):
-                yield r.where, r.error
-                continue
-            kind = r["kind"]
-            mtype, category = NOTE_KIND_MAP.get(kind, ("semantic", None))
-            raw: dict[str, Any] = {
-                "id": f"skill-memory-{r['id']}", "type": mtype, "category": category, "content": r["delta"],
-                "namespace": f"skill/{r['skill_id']}",
-                "note": {"kind": kind, "intent": _get(r, "intent") or "", "pinned": bool(_get(r, "pinned", 0)),
-                         "hit_count": _get(r, "hit_count", 0) or 0, "recall_count": _get(r, "recall_count", 0) or 0,
-                         "tier": _get(r, "tier") or "project"},
-                "tags": [str(t) for t in _json_list(_get(r, "tags"))],
-                "importance": 0.9 if _get(r, "pinned", 0) else 0.6,
-                "created_at": r["created_at"], "last_accessed_at": _get(r, "last_used_at") or r["created_at"],
-                "provenance": {k: v for k, v in {
-                    "table": "skill_memory", "row": r["id"], "project_identity": _get(r, "project_identity"),
-                    "origin_project": _get(r, "origin_project"), "source_type": _get(r, "source_type"),
-                    "skill_source": _get(r, "skill_source"), "resolved_path": _get(r, "resolved_path"),
-                    "skill_content_hash": _get(r, "skill_content_hash")}.items() if v not in (None, "")},
-            }
-            if mtype == "procedural":
-                raw["procedure"] = {"name": raw["note"]["intent"] or "workflow", "description": r["delta"]}
-            yield f"skill_memory {r['id']}", raw
+    for r in _checked_rows(path, "skill-memory", "skill_memory"):
+        if isinstance(r, _Unreadable):
+            yield r.where, r.error
+            continue
+        kind = r["kind"]
+        mtype, category = NOTE_KIND_MAP.get(kind, ("semantic", None))
+        raw: dict[str, Any] = {
+            "id": f"skill-memory-{r['id']}", "type": mtype, "category": category, "content": r["delta"],
+            "namespace": f"skill/{r['skill_id']}",
+            "note": {"kind": kind, "intent": _get(r, "intent") or "", "pinned": bool(_get(r, "pinned", 0)),
+                     "hit_count": _get(r, "hit_count", 0) or 0, "recall_count": _get(r, "recall_count", 0) or 0,
+                     "tier": _get(r, "tier") or "project"},
+            "tags": [str(t) for t in _json_list(_get(r, "tags"))],
+            "importance": 0.9 if _get(r, "pinned", 0) else 0.6,
+            "created_at": r["created_at"], "last_accessed_at": _get(r, "last_used_at") or r["created_at"],
+            "provenance": {k: v for k, v in {
+                "table": "skill_memory", "row": r["id"], "project_identity": _get(r, "project_identity"),
+                "origin_project": _get(r, "origin_project"), "source_type": _get(r, "source_type"),
+                "skill_source": _get(r, "skill_source"), "resolved_path": _get(r, "resolved_path"),
+                "skill_content_hash": _get(r, "skill_content_hash")}.items() if v not in (None, "")},
+        }
+        if mtype == "procedural":
+            raw["procedure"] = {"name": raw["note"]["intent"] or "workflow", "description": r["delta"]}
+        yield f"skill_memory {r['id']}", raw
 
 
 # ---------------------------------------------------------------- JSON sources

@@ -1,4 +1,4 @@
-"""Path predicates the stages share (on absolute, already-normalised OS paths: no I/O here)."""
+"""Path predicates and locations the stages share (on absolute, already-normalised OS paths: no I/O here)."""
 
 from __future__ import annotations
 

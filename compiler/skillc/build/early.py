@@ -43,7 +43,7 @@ from .options import BuildOptions, cache_root, job_count, output_folder
 class HeadStart:
     """What a build started before its stages: ``seed`` waits for the seeded site and returns it
     (None: it failed), None when nothing is seeded; ``mkdocs``, the site's mkdocs child, None when
-    the build makes no mkdocs site."""
+    the build makes no mkdocs site (and then nothing is seeded either)."""
     seed: Callable[[], Seed | None] | None = None
     mkdocs: subprocess.Popen | None = None
 
@@ -63,9 +63,20 @@ def head_start(opts: BuildOptions) -> Iterator[HeadStart]:
     """The seed and the mkdocs child started now where the build will want them; both stopped, and
     the seed's folder removed, when the block ends (whatever way: the child has written nothing
     unless the site gave it its command, and then it has ended)."""
+    try:
+        epoch = read_source_date_epoch(opts.env)
+    except SkillcError:  # (the plan reports it, and the build ends there)
+        epoch, wanted = None, False
+    else:
+        wanted = wants_mkdocs(opts)
+    if not wanted:  # (no mkdocs site: neither is wanted)
+        yield HeadStart()
+        return
     with ExitStack() as stack:
         seed = _started_seed(opts, stack)
-        yield HeadStart(seed, _started_mkdocs(opts, stack))
+        child = start_mkdocs(int(epoch or 0))
+        stack.callback(stop_mkdocs, child)
+        yield HeadStart(seed, child)
 
 
 def _started_seed(opts: BuildOptions, stack: ExitStack) -> Callable[[], Seed | None] | None:
@@ -90,27 +101,13 @@ def _started_seed(opts: BuildOptions, stack: ExitStack) -> Callable[[], Seed | N
     return wait
 
 
-def _started_mkdocs(opts: BuildOptions, stack: ExitStack) -> subprocess.Popen | None:
-    """The site's mkdocs child, started now when the build makes the mkdocs site (with the build's
-    ``SOURCE_DATE_EPOCH``; a bad one is the plan's to report, and no child is started)."""
-    try:
-        epoch = read_source_date_epoch(opts.env)
-    except SkillcError:
-        return None
-    if not wants_mkdocs(opts):
-        return None
-    child = start_mkdocs(int(epoch or 0))
-    stack.callback(stop_mkdocs, child)
-    return child
-
-
 def _seed_plan(opts: BuildOptions) -> tuple[Path | None, Path]:
     """The kept site to seed from (None: no seed) and the folder to seed into."""
     try:
         out = output_folder(opts)
         work, root = out.parent / WORK_DIR, cache_root(opts)
         folder = work / f"{out.name}.tmp-{os.getpid()}-seed"
-        if root is None or not work.is_dir() or not wants_mkdocs(opts):
+        if root is None or not work.is_dir():
             return None, folder
         return seed_source(root / "emit", out, work / f"{out.name}.prev"), folder
     except OSError:  # (an output path the build's own checks will report)

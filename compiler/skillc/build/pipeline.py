@@ -481,7 +481,7 @@ def _run_build(opts: BuildOptions, progress: Progress | None, start: HeadStart,
         lap("resolve")
         # (the publishing gate: published text redacted strictly, the audit for the manifest)
         resolution, redactions = gate.gate_resolution(resolution, source_cache / "redacted", plan.cache)
-        plan = replace(plan, mkdocs=start.mkdocs, site_seed=start.seed if start.mkdocs is not None else None)
+        plan = replace(plan, mkdocs=start.mkdocs, site_seed=start.seed)
         manifest, collected = _emit(resolution, tuple(redactions), checked, plan, opts, work, progress, lap)
         plan.cache.save()  # (after the swap: a cache that cannot be written never fails a published build)
         lap("cache save")

@@ -76,13 +76,11 @@ class OutputLock:
 
 def clean_stale(work: Path, name: str) -> None:
     """Remove the staging folders (``<name>.tmp-*``) of runs that died (the caller holds the lock,
-    so none is live but this process's own: the site's seed, started before the lock by
-    ``build.early``, is ``<name>.tmp-<pid>-seed``)."""
+    so none is live)."""
     if not work.is_dir():
         return
-    own = f"{name}.tmp-{os.getpid()}-"
     for entry in os.scandir(work):
-        if entry.name.startswith(f"{name}.tmp-") and not entry.name.startswith(own):
+        if entry.name.startswith(f"{name}.tmp-"):
             shutil.rmtree(entry.path, ignore_errors=True)
 
 

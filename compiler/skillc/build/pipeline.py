@@ -78,7 +78,7 @@ from .options import BuildOptions, cache_root, job_count, output_folder
 from .output import OutputLock, clean_stale, staged_bundle
 
 if TYPE_CHECKING:
-    from ..emit.staging import Seed, Staging
+    from ..emit.staging import Staging
 
 # The stage diagnostic the build raises itself, through its declared rule (code and severity).
 _R110 = _load_rules()["R110"]
@@ -463,7 +463,7 @@ def _run_build(opts: BuildOptions, progress: Progress | None, start: HeadStart,
                fresh_cache: bool = False) -> BuildResult:
     """One call per stage: plan (configuration, output, cache) → sources (discover and parse) →
     validate (lint) → resolve → the publishing gate → emit into staging and swap in.  ``start``:
-    the site's mkdocs child and seed (``early.head_start``)."""
+    the site's mkdocs child (``early.head_start``)."""
     t0 = time.perf_counter()
     timings: dict[str, float] = {}
     lap = _Lap(timings)
@@ -481,7 +481,7 @@ def _run_build(opts: BuildOptions, progress: Progress | None, start: HeadStart,
         lap("resolve")
         # (the publishing gate: published text redacted strictly, the audit for the manifest)
         resolution, redactions = gate.gate_resolution(resolution, source_cache / "redacted", plan.cache)
-        plan = replace(plan, mkdocs=start.mkdocs, site_seed=start.seed)
+        plan = replace(plan, mkdocs=start.mkdocs)
         manifest, collected = _emit(resolution, tuple(redactions), checked, plan, opts, work, progress, lap)
         plan.cache.save()  # (after the swap: a cache that cannot be written never fails a published build)
         lap("cache save")
@@ -503,7 +503,6 @@ class _Plan:
     as_of: float  # build time
     jobs: int
     mkdocs: Any = None  # the docs site's mkdocs child, started early (early.head_start)
-    site_seed: Callable[[], Seed | None] | None = None  # the recycled generation's site, seeded (early.head_start)
 
 
 @dataclass(frozen=True)
@@ -677,7 +676,7 @@ def _emit(resolution: Resolution, redactions: tuple, checked: _Checked, plan: _P
                 options = _emit_options(resolution, redactions, checked, plan, opts, staged.staging)
                 ctx = EmitContext(resolution, staged.path, plan.as_of, tuple(Path(p) for p in opts.memory),
                                   plan.cache_root / "emit" if plan.cache_root else None, options, collected)
-                early = _run_emitters(ctx, progress, lap, forked, plan.site_seed)
+                early = _run_emitters(ctx, progress, lap, forked)
                 checked.diagnostics.extend(collected.diagnostics)
                 manifest = write_manifest(ctx, early.part)
                 lap("manifest")
@@ -709,14 +708,11 @@ def _emit_options(resolution: Resolution, redactions: tuple, checked: _Checked, 
         redactions=redactions, mkdocs=plan.mkdocs)
 
 
-def _run_emitters(ctx: EmitContext, progress: Progress | None, lap: _Lap, forked: list[Forked],
-                  seed: Callable[[], Seed | None] | None = None) -> _Early:
+def _run_emitters(ctx: EmitContext, progress: Progress | None, lap: _Lap, forked: list[Forked]) -> _Early:
     """Each emitter in turn (``_emit_order``); the search index first in a forked process where this
     process may fork (``FORKED_FIRST``), the docs site in one beside the emitters after it (``forked``:
     both joined before the emitter that reads their files).  What needs none of the site's files is
-    done before its join, forked or not (``_before_join``).  ``seed``: the site seeded for the
-    recycled generation (``early.head_start``), handed to the staging folder for the site to hold
-    (``Staging.hold_seed``)."""
+    done before its join, forked or not (``_before_join``)."""
     early = _Early()
     index = forked[-1:] if _fork_emitter(dict(EMITTERS)[FORKED_FIRST], ctx, forked, tables=INDEX_TABLES) else []
     if index:
@@ -726,8 +722,6 @@ def _run_emitters(ctx: EmitContext, progress: Progress | None, lap: _Lap, forked
             _wait_artifacts(ctx.collected)
             lap("emit skills")
             continue
-        if emitter_name == FORKED and ctx.options.site and ctx.options.staging is not None:
-            ctx.options.staging.seed = seed
         if emitter_name == JOIN_BEFORE:
             _join_forked(ctx, forked, index)
             lap(f"emit {FORKED_FIRST} (waited for)")

@@ -38,13 +38,6 @@ from ..errors import writing
 Entry = tuple[str, int]  # (sha256 hex, size)
 
 
-@dataclass(frozen=True)
-class Seed:
-    """Trees made for a staging folder to hold as its recycled generation's (``emit.docsite.seed``:
-    the docs site that generation lacks): ``folder``'s top-level entries, its files' ``entries``."""
-    folder: Path
-    entries: dict[str, Entry]
-
 _CREATE = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0)
 _READ = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
 # Files of the visible bundle checked by their bytes before its manifest is read instead: a steady
@@ -82,7 +75,6 @@ class Staging:
     load_current: Callable[[], dict[str, Entry]] | None = None  # reads it (the manifest of current_dir)
     held: Path | None = None  # the recycled generation's other trees, set aside until reclaimed
     held_entries: dict[str, Entry] = field(default_factory=dict)  # their files (its manifest's entries)
-    seed: Callable[[], Seed | None] | None = None  # waits for trees to hold when asked (``hold_seed``)
     kept: int = 0
     linked: int = 0
     written: int = 0
@@ -114,36 +106,6 @@ class Staging:
         self._reclaimed.update((rel, self.held_entries[rel]) for rel in self._held_by_top().get(tree.split("/")[0], ())
                                if rel.startswith(prefix) or rel == tree)
         return True
-
-    def hold_seed(self) -> None:
-        """Hold the seeded trees (``seed``, waited for now, once): the docs site asks just before it
-        reclaims its trees, in its own process where the build forked it, so the seeding process
-        has had the build's every stage before the site to finish in."""
-        if self.seed is not None:
-            wait, self.seed = self.seed, None
-            seeded = wait()
-            if seeded is not None:
-                self.hold(seeded.folder, seeded.entries)
-
-    def hold(self, folder: Path, entries: dict[str, Entry]) -> None:
-        """Hold the top-level trees of ``folder`` (its files' manifest ``entries``) as if the recycled
-        generation had them (a seeded site: ``emit.docsite.seed``), unless it holds one of their
-        names already; the caller deletes ``folder`` and what is left in it."""
-        if self.held is None:
-            return
-        by_top: dict[str, list[str]] = {}
-        for rel in entries:
-            by_top.setdefault(rel.split("/", 1)[0], []).append(rel)
-        held = self._held_by_top()
-        if held.keys() & by_top.keys() or any(os.path.lexists(self.held / top) for top in by_top):
-            return
-        for top in sorted(by_top):
-            try:
-                os.rename(folder / top, self.held / top)
-            except OSError:  # (only slower: the site links that tree's files itself)
-                continue
-            held[top] = by_top[top]
-            self.held_entries.update((rel, entries[rel]) for rel in by_top[top])
 
     def _held_by_top(self) -> dict[str, list[str]]:
         """The held files by their top-level name (each reclaim reads only its own)."""
@@ -279,6 +241,11 @@ class Staging:
                 self.write(rel, fh.read())
             return
         self.linked += 1
+
+    def keep(self, rels: Iterable[str]) -> None:
+        """Count the files ``rels`` of the reclaimed trees as placed by this build (an emitter that
+        brought them up to date where they are: the docs site, ``incremental.Placing.RECLAIM``)."""
+        self._placed.update(rel for rel in rels if rel in self._reclaimed)
 
     def unplace(self) -> None:
         """Forget what was placed since the trees were reclaimed (a placing given up half way: the

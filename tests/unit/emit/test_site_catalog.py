@@ -170,22 +170,26 @@ def test_pages_stay_small_when_the_catalog_is_large(tmp_path: Path):
 
 # --- incremental site builds --------------------------------------------------------------------
 
+def _inodes(out: Path) -> dict[str, int]:
+    """The site's pages in a bundle by their inode: a page rendered again is a new file (never
+    written in place), one kept is the same file as in the bundle before."""
+    return {p.relative_to(out).as_posix(): p.stat().st_ino for p in out.rglob("*.html")
+            if not p.relative_to(out).as_posix().startswith("api/")}
+
+
 def test_one_changed_skill_renders_only_its_pages_and_matches_a_clean_build(tmp_path: Path):
     needs_mkdocs()
-    import time
-
     make_site_repos(tmp_path)
     env = {"SKILLC_CACHE_DIR": str(tmp_path / "cache"), "SOURCE_DATE_EPOCH": "1700000000"}
     assert run_skillc("build", "team", "vendor", "--out", "out", cwd=tmp_path, env=env).returncode == 0
-    kept = next((tmp_path / "cache/emit/site").iterdir()) / "site"
-    before = {p: p.stat().st_mtime_ns for p in kept.rglob("*.html")}
-    time.sleep(0.05)
+    out = tmp_path / "out"
+    before = _inodes(out)
     skill = tmp_path / "team/deploy-helper/SKILL.md"
     # (the same length: the cards on the lists show each skill's size and token estimate)
     skill.write_text(skill.read_text().replace("Roll out the release", "Roll out the RELEASE"))
     r = run_skillc("build", "team", "vendor", "--out", "out", cwd=tmp_path, env=env)
     assert r.returncode == 0, r.stderr
-    rendered = sorted(p.relative_to(kept).as_posix() for p, t in before.items() if p.stat().st_mtime_ns != t)
+    rendered = sorted(rel for rel, inode in _inodes(out).items() if before.get(rel) != inode)
     # The changed skill's page: nothing else shows the body (the 404 page shows only the theme and nav).
     assert rendered == ["skills/deploy-helper/index.html"], rendered
     assert "Roll out the RELEASE" in (tmp_path / "out/skills/deploy-helper/index.html").read_text()
@@ -200,10 +204,10 @@ def test_one_changed_skill_renders_only_its_pages_and_matches_a_clean_build(tmp_
     a, b = site_pages(tmp_path / "out"), site_pages(clean / "out")
     assert sorted(a) == sorted(b) and [k for k in a if a[k] != b[k]] == []
     # A changed description reaches the lists that show it (home, catalog, collection), and only them.
-    before = {p: p.stat().st_mtime_ns for p in kept.rglob("*.html")}
+    before = _inodes(out)
     skill.write_text(skill.read_text().replace("Deploy services to production.", "Deploy services with Argo!!."))
     assert run_skillc("build", "team", "vendor", "--out", "out", cwd=tmp_path, env=env).returncode == 0
-    rendered = sorted(p.relative_to(kept).as_posix() for p, t in before.items() if p.stat().st_mtime_ns != t)
+    rendered = sorted(rel for rel, inode in _inodes(out).items() if before.get(rel) != inode)
     assert rendered == ["all/index.html", "collections/index.html", "index.html",
                         "skills/deploy-helper/index.html"], rendered
     assert "Deploy services with Argo!!." in (tmp_path / "out/index.html").read_text()
@@ -325,22 +329,28 @@ def test_a_rebuild_after_a_skill_is_removed_or_renamed_leaves_nothing_stale_and_
         p.name for p in (tmp_path / ".skillc-build").iterdir() if ".tmp-" in p.name]
 
 
-def test_a_rebuild_after_a_build_without_the_site_seeds_it_and_equals_a_clean_build(tmp_path: Path):
+def test_the_first_rebuild_moves_the_kept_output_in_and_equals_a_clean_build(tmp_path: Path):
+    """The generation to recycle has no site (the build before was ``--no-site``): the rebuild
+    renders into the clean build's kept output, moved into the bundle; no folder is made."""
     needs_mkdocs()
     make_site_repos(tmp_path)
     env = {"SKILLC_CACHE_DIR": str(tmp_path / "cache"), "SOURCE_DATE_EPOCH": "1700000000"}
     assert run_skillc("build", "team", "vendor", "--out", "out", "--no-site", cwd=tmp_path, env=env).returncode == 0
     assert run_skillc("build", "team", "vendor", "--out", "out", cwd=tmp_path, env=env).returncode == 0
     assert not (tmp_path / ".skillc-build/out.prev/index.html").exists()  # (the generation to recycle: no site)
+    from skillc.emit.docsite.incremental import state_dir
+
+    out = tmp_path / "out"
+    kept = state_dir(tmp_path / "cache/emit", out) / "site"
+    folder = (kept / "skills/vendor-only").stat().st_ino
     skill = tmp_path / "team/deploy-helper/SKILL.md"
     skill.write_text(skill.read_text().replace("Roll out the release", "Roll out the RELEASE"))
     r = run_skillc("build", "team", "vendor", "--out", "out", cwd=tmp_path, env=env)
     assert r.returncode == 0, r.stderr
-    out = tmp_path / "out"
-    from skillc.emit.docsite.incremental import state_dir
-
-    kept = state_dir(tmp_path / "cache/emit", out) / "site"
-    assert os.path.samefile(out / "skills/vendor-only/index.html", kept / "skills/vendor-only/index.html")
+    assert not kept.exists() and (out / "skills/vendor-only").stat().st_ino == folder
+    # (the page is the file the bundle before it shows: never written, only moved)
+    assert os.path.samefile(out / "skills/vendor-only/index.html",
+                            tmp_path / ".skillc-build/out.prev/skills/vendor-only/index.html")
     assert "RELEASE" in (out / "skills/deploy-helper/index.html").read_text()
     listed = {f["path"] for f in json.loads((out / "api/manifest.json").read_text())["files"]}
     assert listed | {"api/manifest.json"} == set(_bundle(out))
@@ -375,3 +385,74 @@ def test_a_build_without_the_site_after_builds_with_it_drops_the_recycled_site(t
     listed = {f["path"] for f in json.loads((out / "api/manifest.json").read_text())["files"]}
     assert listed | {"api/manifest.json"} == set(_bundle(out))
     assert [p.name for p in (tmp_path / ".skillc-build").iterdir() if ".tmp-" in p.name] == []
+
+
+def test_every_rebuild_of_a_chain_equals_a_clean_build_whichever_tree_it_brings_up_to_date(tmp_path: Path):
+    """Builds with and without the site, each after a change: the rebuild renders into the kept
+    output (after a clean build), the recycled generation's site (two builds old: what the build
+    between changed is rendered again too) or, when neither holds, the visible bundle's site linked
+    in; each bundle is byte for byte a clean build's."""
+    needs_mkdocs()
+    make_site_repos(tmp_path)
+    env = {"SKILLC_CACHE_DIR": str(tmp_path / "cache"), "SOURCE_DATE_EPOCH": "1700000000"}
+    skill = tmp_path / "team/deploy-helper/SKILL.md"
+    out = tmp_path / "out"
+    steps = [("Roll out the release", "Roll out the RELEASE", ()), ("Deploy services to production.", "Deploy!", ()),
+             ("RELEASE", "Release", ("--no-site",)), ("Deploy!", "Deploy now!", ()), ("Release", "RELEASE!", ())]
+    assert run_skillc("build", "team", "vendor", "--out", "out", cwd=tmp_path, env=env).returncode == 0
+    for step, (old, new, extra) in enumerate(steps):
+        skill.write_text(skill.read_text().replace(old, new))
+        r = run_skillc("build", "team", "vendor", "--out", "out", *extra, cwd=tmp_path, env=env)
+        assert r.returncode == 0, r.stderr
+        if extra:
+            continue
+        listed = {f["path"] for f in json.loads((out / "api/manifest.json").read_text())["files"]}
+        assert listed | {"api/manifest.json"} == set(_bundle(out)), step
+        a, b = _bundle(out), _clean_bundle(tmp_path, env)
+        shutil.rmtree(tmp_path / "clean")
+        assert sorted(a) == sorted(b) and [k for k in a if a[k] != b[k]] == [], step
+        assert [p.name for p in (tmp_path / ".skillc-build").iterdir() if ".tmp-" in p.name] == []
+
+
+def test_a_recycled_site_whose_theme_file_was_altered_is_not_brought_up_to_date(tmp_path: Path):
+    """A file of the recycled site that no page makes (a theme file) is not what its generation
+    wrote: that tree is left to be deleted, and the visible bundle's site is linked in instead."""
+    env, recycled = _two_builds(tmp_path)
+    theme = next(p for p in (recycled / "assets/stylesheets").iterdir() if p.suffix == ".css")
+    theme.unlink()
+    theme.write_text("body { display: none }\n")
+    skill = tmp_path / "team/deploy-helper/SKILL.md"
+    skill.write_text(skill.read_text().replace("Deploy services to production.", "Deploy!"))
+    r = run_skillc("build", "team", "vendor", "--out", "out", cwd=tmp_path, env=env)
+    assert r.returncode == 0, r.stderr
+    out = tmp_path / "out"
+    assert os.path.samefile(out / "skills/vendor-only/index.html",
+                            tmp_path / ".skillc-build/out.prev/skills/vendor-only/index.html")
+    a, b = _bundle(out), _clean_bundle(tmp_path, env)
+    assert sorted(a) == sorted(b) and [k for k in a if a[k] != b[k]] == []
+
+
+def test_the_history_names_what_was_written_since_a_generation_and_keeps_only_recent_tables(tmp_path: Path):
+    from skillc.emit.docsite.incremental import (
+        HISTORY_LENGTH,
+        TABLES,
+        read_history,
+        remember,
+        since,
+        table_path,
+    )
+
+    remember(tmp_path, "k0", [], [], {"index.html": (1, 2, 3, "a" * 64)}, fresh=True)
+    remember(tmp_path, "k1", ["docs/a.md"], ["docs/gone.md"], {}, fresh=False)
+    remember(tmp_path, "k2", ["docs/b.md"], [], {}, fresh=False)
+    history = read_history(tmp_path)
+    assert since(history, "k0") == ({"docs/a.md", "docs/b.md"}, {"docs/gone.md"})
+    assert since(history, "k2") == (set(), set()) and since(history, "other") is None
+    assert json.loads(table_path(tmp_path, "k0").read_text()) == {"index.html": [1, 2, 3, "a" * 64]}
+    for i in range(3, 3 + HISTORY_LENGTH):
+        remember(tmp_path, f"k{i}", [], [], {}, fresh=False)
+    assert since(read_history(tmp_path), "k0") is None  # (too old: its tree is not used)
+    assert sorted(p.name for p in (tmp_path / TABLES).iterdir()) == sorted(
+        table_path(tmp_path, f"k{i}").name for i in range(3, 3 + HISTORY_LENGTH))
+    remember(tmp_path, "k9", [], [], {}, fresh=True)  # (a clean build: the history starts again)
+    assert [row[0] for row in read_history(tmp_path)] == ["k9"]

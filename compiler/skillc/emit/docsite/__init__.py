@@ -47,6 +47,7 @@ from .incremental import files_below, replace_bytes
 
 if TYPE_CHECKING:  # (annotations only: the mkdocs child imports this package, and resolve_types takes time)
     from ...resolve_types import EmitContext
+    from .incremental import Base
     from .listed import Listing
     from .model import SiteModel
     from .pages import Planned
@@ -328,7 +329,6 @@ def reuse(key: str, current: Path | None, staging: Staging) -> list[str] | None:
         if parts[0] in RESERVED or any(p in ("", ".", "..") for p in parts):
             return None
     names = sorted({rel.split("/")[0] for rel in files})
-    staging.hold_seed()
     for name in names:
         staging.reclaim(name)
     base = os.fspath(current)
@@ -435,52 +435,48 @@ def _model(ctx: EmitContext, state: Path | None) -> SiteModel:
 
 def build_incremental(plan: Mapping[str, Planned], key: str, epoch: int, ctx: EmitContext,
                       staging: Staging, child: subprocess.Popen | None = None) -> list[str]:
-    """``incremental``: the kept project brought up to date, ``mkdocs build --dirty`` (clean when
-    the frame changed), the result hard-linked into the staging folder."""
+    """``incremental``: the kept project brought up to date, then ``mkdocs build --dirty`` into the
+    site tree the staging folder already has or is given (``incremental.base_tree``); a clean
+    ``mkdocs build`` into the kept output when the frame changed or no tree holds, the result then
+    hard-linked into the staging folder."""
     from . import incremental
-    from .bounded import FALLBACK_RECORD, forget, read_log, report_fallbacks, write_record
-    from .listed import Listing
+    from .bounded import forget, report_fallbacks
     from .pages import PAGES_LIST, PUBLISHED_LIST
 
     folder = incremental.state_dir(ctx.cache_dir, staging.current_dir or bundle_path(ctx.out))
     frame = incremental.frame_key({rel: p.key for rel, p in plan.items()}, theme_key(epoch),
                                   ("mkdocs.yml", PUBLISHED_LIST, PAGES_LIST))
     with incremental.locked(folder):
-        project, site = folder / "project", folder / "site"
+        project = folder / "project"
         try:
-            clean = (folder / incremental.FRAME_KEY).read_text() != frame or not site.is_dir()
+            fresh = (folder / incremental.FRAME_KEY).read_text() != frame
         except OSError:
-            clean = True
-        if clean:
+            fresh = True
+        theme = frozenset("overrides/" + p for p in _relative_files(_data("overrides"))) | frozenset(
+            "docs/assets/" + p for p in _relative_files(_data("assets")))
+        removed: list[str] = []
+        changed: list[str] = []
+        if fresh:
             incremental.reset(folder)
             write_project({rel: p.render() for rel, p in plan.items()}, project)
         else:
             previous = incremental.read_keys(folder)
             (folder / incremental.PAGE_KEYS).unlink(missing_ok=True)  # (a build that dies in sync: all compared)
-            theme = frozenset("overrides/" + p for p in _relative_files(_data("overrides"))) | frozenset(
-                "docs/assets/" + p for p in _relative_files(_data("assets")))
             removed, changed = incremental.sync(plan, project, previous, theme)
-            incremental.drop_outputs(site, removed)
             forget(project, removed + changed)
         incremental.write_keys(folder, plan)
         (folder / incremental.FRAME_KEY).unlink(missing_ok=True)  # (a build that dies: the next is clean)
-        listing = None if clean else Listing.of_project([*plan, *theme], changed)
-        run_mkdocs(project / "mkdocs.yml", site, epoch, dirty=not clean, templates=folder / TEMPLATE_CACHE,
-                   jobs=ctx.options.jobs, child=child, listing=listing)
-        fallbacks = read_log(project)
-        (site / FALLBACK_RECORD).unlink(missing_ok=True)
-        write_record(site, fallbacks)
-        table = None if clean else incremental.read_digests(folder)
-        files, digests = _site_files(folder, site, key, None if clean else incremental.known_listing(
-            table, removed, changed), frozenset() if clean else incremental.settled_outputs(plan, changed), table)
+        base = None if fresh else incremental.base_tree(folder, staging, plan, changed, removed)
+        built = None if base is None else _render_in_place(base, folder, plan, theme, key, epoch, ctx, staging,
+                                                                child)
+        if built is None:
+            built = _render_kept(folder, plan, theme, key, epoch, ctx, staging, child,
+                                 None if fresh or not (folder / "site").is_dir() else (changed, removed))
+        names, digests, fallbacks = built
         (folder / incremental.FRAME_KEY).write_text(frame)
-        clash = [n for n in sorted(os.listdir(site)) if n in RESERVED or (ctx.out / n).exists()]
-        if clash:
-            raise BuildError(f"the docs site would overwrite {', '.join(clash)} in the bundle")
-        # (linked files keep the kept output's inode, size and time: the manifest reuses these digests)
+        incremental.remember(folder, key, changed, removed, digests, fresh)
+        # (the files keep the built tree's inode, size and time: the manifest reuses these digests)
         ctx.collected.digests.update(digests)
-        staging.hold_seed()  # (the recycled generation's site, seeded when it had none: emit.docsite.seed)
-        names = incremental.link_site(site, staging, dropped, files, digests)
         # The site's folders hold exactly these files (and the .gz copies the precompressed emitter,
         # the only one after this, states): the manifest need not walk them (13,000 folders at
         # 10,000 skills, 0.25-1 s), and still checks each file's inode, size and time.
@@ -489,28 +485,154 @@ def build_incremental(plan: Mapping[str, Planned], key: str, epoch: int, ctx: Em
         return names
 
 
-def _site_files(folder: Path, site: Path, key: str, known: list[str] | None,
-                settled: frozenset[str] = frozenset(), table: Mapping | None = None) -> tuple[list[str], dict]:
-    """The kept output's files (``known`` when the caller could tell them without walking, else
-    walked) with ``SITE_RECORD`` written, and the digests of those the bundle publishes
-    (``settled``: files unchanged since the last build, ``incremental.digests``; ``table``: the kept
-    digests, ``incremental.read_digests``)."""
+_Built = tuple[list[str], dict, tuple]  # the site's top-level names, its files' digests, its fallbacks
+
+
+def _render_kept(folder: Path, plan: Mapping[str, Planned], theme: frozenset[str], key: str, epoch: int,
+                 ctx: EmitContext, staging: Staging, child: subprocess.Popen | None,
+                 dirty: tuple[list[str], list[str]] | None) -> _Built:
+    """``mkdocs build`` into the kept output (``dirty``: only the project files written since, and
+    the outputs of those removed dropped; else clean), hard-linked into the staging folder; the kept
+    output stays for the next build to move in (``incremental.Placing.MOVE``)."""
+    from . import incremental
+    from .listed import Listing
+
+    project, site = folder / "project", folder / "site"
+    changed, removed = dirty if dirty is not None else ([], [])
+    if dirty is not None:
+        incremental.drop_outputs(site, removed)
+    run_mkdocs(project / "mkdocs.yml", site, epoch, dirty=dirty is not None, templates=folder / TEMPLATE_CACHE,
+               jobs=ctx.options.jobs, child=child,
+               listing=None if dirty is None else Listing.of_project([*plan, *theme], changed))
+    fallbacks = _fallbacks(project, site)
+    table = None if dirty is None else incremental.read_digests(folder / incremental.DIGESTS)
+    files, digests = _site_files(site, key, None if dirty is None else incremental.known_listing(
+        table, removed, changed), frozenset() if dirty is None else incremental.settled_outputs(plan, changed), table)
+    incremental.save_table(folder / incremental.DIGESTS, digests)
+    _no_clash(site, ctx.out)
+    names = incremental.link_site(site, staging, dropped, files, digests)
+    return names, digests, fallbacks
+
+
+def _render_in_place(base: Base, folder: Path, plan: Mapping[str, Planned], theme: frozenset[str], key: str,
+                     epoch: int, ctx: EmitContext, staging: Staging, child: subprocess.Popen | None) -> _Built | None:
+    """``mkdocs build --dirty`` into the staging folder itself, once the tree ``base``
+    (``incremental.Base``) is placed there: only the project files written since that tree was built
+    are rendered; what the new site no longer has is removed.  None when the tree could not be
+    placed (the kept output on another file system: ``_render_kept`` then links it)."""
+    from . import incremental
+    from .bounded import FALLBACK_RECORD
+    from .listed import Listing
+
+    out = staging.out
+    if not _place(base, staging):
+        return None
+    written, removed = sorted(base.written), sorted(base.removed)
+    incremental.drop_outputs(out, removed)
+    run_mkdocs(folder / "project" / "mkdocs.yml", out, epoch, dirty=True, templates=folder / TEMPLATE_CACHE,
+               jobs=ctx.options.jobs, child=child, listing=Listing.of_project([*plan, *theme], written))
+    _drop(out)  # (mkdocs' own dirty build, where the listing does not apply, writes a sitemap)
+    fallbacks = _fallbacks(folder / "project", out)
+    known = [rel for rel in incremental.known_listing(base.table, removed, written) if rel != FALLBACK_RECORD]
+    known += [FALLBACK_RECORD] if fallbacks else []
+    files, digests = _site_files(out, key, known, incremental.settled_outputs(plan, written), base.table,
+                                 tops=frozenset(rel.split("/", 1)[0] for rel in known))
+    if base.placing is incremental.Placing.RECLAIM:
+        staging.keep(files)
+        staging.settle()
+    return sorted({rel.split("/", 1)[0] for rel in files}), digests, fallbacks
+
+
+def _place(base: Base, staging: Staging) -> bool:
+    """Put the tree ``base`` into the staging folder (``incremental.Placing``); False when the kept
+    output cannot be moved there (another file system: it stays where it is, whole)."""
+    from . import incremental
+
+    tops = sorted({rel.split("/", 1)[0] for rel in base.table})
+    if any(top in RESERVED for top in tops):
+        raise BuildError(f"the docs site would overwrite {', '.join(t for t in tops if t in RESERVED)} in the bundle")
+    if base.placing is incremental.Placing.RECLAIM:
+        for top in tops:
+            staging.reclaim(top)
+    elif base.placing is incremental.Placing.LINK:
+        root = os.fspath(base.root)
+        for rel, row in base.table.items():
+            try:
+                staging.link_file(f"{root}/{rel}", rel, row[0])
+            except FileNotFoundError:  # (a page gone from the visible bundle: rendered again, ``altered``)
+                pass
+    else:
+        return _move_kept(base.root, staging.out, base.root.parent / incremental.DIGESTS)
+    return True
+
+
+def _move_kept(site: Path, out: Path, table: Path) -> bool:
+    """Rename the kept output's top-level entries into ``out`` (its sitemaps and source maps dropped
+    first); all of them or, on a failure, none (those moved are moved back)."""
+    _drop(site)
+    moved: list[str] = []
+    try:
+        for name in sorted(os.listdir(site)):
+            os.rename(site / name, out / name)
+            moved.append(name)
+    except OSError:
+        for name in reversed(moved):
+            os.rename(out / name, site / name)
+        return False
+    site.rmdir()
+    table.unlink(missing_ok=True)  # (the kept output is gone: its table is the generation's now)
+    return True
+
+
+def _fallbacks(project: Path, site: Path) -> tuple:
+    """The pages shown as plain text (``bounded``), recorded in the built site."""
+    from .bounded import FALLBACK_RECORD, read_log, write_record
+
+    fallbacks = read_log(project)
+    (site / FALLBACK_RECORD).unlink(missing_ok=True)
+    write_record(site, fallbacks)
+    return fallbacks
+
+
+def _no_clash(site: Path, out: Path) -> None:
+    clash = [n for n in sorted(os.listdir(site)) if n in RESERVED or (out / n).exists()]
+    if clash:
+        raise BuildError(f"the docs site would overwrite {', '.join(clash)} in the bundle")
+
+
+def _site_files(site: Path, key: str, known: list[str] | None, settled: frozenset[str] = frozenset(),
+                table: Mapping | None = None, tops: frozenset[str] | None = None) -> tuple[list[str], dict]:
+    """The built site's files (``known`` when the caller could tell them without walking, else
+    walked: below ``tops`` only, when ``site`` holds more than the site) with ``SITE_RECORD``
+    written, and the digests of those the bundle publishes (``settled``: files unchanged since the
+    tree was built, ``incremental.digests``; ``table``: the tree's digests, ``incremental.read_digests``)."""
     from . import incremental
 
     if known is not None:
         try:
-            return _listed(folder, site, key, known, settled, table)
+            return _listed(site, key, known, settled, table)
         except FileNotFoundError:  # (a file the known listing names is not there: walked instead)
             pass
-    return _listed(folder, site, key, incremental.listing(site), table=table)
+    walked = incremental.listing(site) if tops is None else _walk_tops(site, tops)
+    return _listed(site, key, walked, table=table)
 
 
-def _listed(folder: Path, site: Path, key: str, listing: list[str],
+def _walk_tops(site: Path, tops: frozenset[str]) -> list[str]:
+    """The site's files below ``tops`` in a folder that holds more (a staging folder), without the
+    ``.gz`` copies a recycled tree still holds (the precompressed emitter makes them again)."""
+    from . import incremental
+
+    found = {rel for top in sorted(tops) for rel in ([top] if (site / top).is_file() else
+                                                     [f"{top}/{r}" for r in incremental.listing(site / top)])}
+    return sorted(rel for rel in found if not (rel.endswith(".gz") and rel[:-3] in found))
+
+
+def _listed(site: Path, key: str, listing: list[str],
             settled: frozenset[str] = frozenset(), table: Mapping | None = None) -> tuple[list[str], dict]:
     from . import incremental
 
     files = _record(site, key, listing)
-    return files, incremental.digests(folder, site, [rel for rel in files if not dropped(rel)], settled, table)
+    return files, incremental.digests(site, [rel for rel in files if not dropped(rel)], settled, table)
 
 
 def bundle_path(staging: Path) -> Path:

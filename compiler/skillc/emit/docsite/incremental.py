@@ -21,9 +21,12 @@ import json
 import os
 import pickle
 import shutil
+import stat
 import tempfile
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
+from dataclasses import dataclass
+from enum import Enum
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -199,11 +202,12 @@ def drop_outputs(site: Path, removed: list[str]) -> None:
             (site / target).unlink(missing_ok=True)
 
 
-def read_digests(folder: Path) -> dict | None:
-    """The ``DIGESTS`` table kept in ``folder``; None when absent or unreadable (read once a build:
-    ``known_listing`` and ``digests`` share it, 2.3 MB at 10,000 skills)."""
+def read_digests(path: Path) -> dict | None:
+    """A digests table (``DIGESTS`` of the kept output, or a generation's: ``table_path``); None when
+    absent or unreadable (read once a build: ``known_listing`` and ``digests`` share it, 2.3 MB at
+    10,000 skills)."""
     try:
-        table = json.loads((folder / DIGESTS).read_bytes())
+        table = json.loads(path.read_bytes())
     except (OSError, ValueError):
         return None
     return table if isinstance(table, dict) else None
@@ -266,17 +270,16 @@ def link_site(site: Path, staging: Staging, skip, files: list[str],
 DIGESTS = "digests.json"  # the kept output's files: rel -> [inode, size, mtime_ns, sha256]
 
 
-def digests(folder: Path, site: Path, files: list[str], settled: frozenset[str] = frozenset(),
+def digests(site: Path, files: list[str], settled: frozenset[str] = frozenset(),
             table: Mapping[str, list] | None = None) -> dict[str, tuple[int, int, int, str]]:
     """The SHA-256 of each of the kept output's ``files``, hashed only where the file is not the
     inode, size and time it was last hashed at (what mkdocs wrote again: a few files on a
-    rebuild); the table is kept in ``folder``.  The manifest then reads none of the others (a
+    rebuild); the caller keeps the table (``save_table``).  The manifest then reads none of the others (a
     10,000-skill site is 286 MB, 3 s to hash on every build).  ``settled``: files nothing wrote
     since the table was made (``settled_outputs``), taken from it without a ``stat`` (23,000 of
     them at 10,000 skills; the manifest still takes a digest only for the inode, size and time it
-    finds in the bundle).  ``table``: the kept table when the caller read it (``read_digests``)."""
-    if table is None:
-        table = read_digests(folder) or {}
+    finds in the bundle).  ``table``: the table of the tree ``site`` was (``read_digests``)."""
+    table = table or {}
     out: dict[str, tuple[int, int, int, str]] = {}
     for rel in files:
         seen = table.get(rel)
@@ -289,8 +292,11 @@ def digests(folder: Path, site: Path, files: list[str], settled: frozenset[str] 
             continue
         with open(site / rel, "rb") as fh:
             out[rel] = (st.st_ino, st.st_size, st.st_mtime_ns, hashlib.file_digest(fh, "sha256").hexdigest())
-    replace_bytes(folder / DIGESTS, json.dumps({rel: list(v) for rel, v in out.items()}).encode())
     return out
+
+
+def save_table(path: Path, table: Mapping[str, tuple]) -> None:
+    replace_bytes(path, json.dumps({rel: list(v) for rel, v in table.items()}).encode())
 
 
 def replace_bytes(path: Path, data: bytes) -> None:
@@ -301,9 +307,147 @@ def replace_bytes(path: Path, data: bytes) -> None:
 
 
 def reset(folder: Path) -> None:
-    for name in ("project", "site", FRAME_KEY, PAGE_KEYS):
+    for name in ("project", "site", FRAME_KEY, PAGE_KEYS, DIGESTS, TABLES, HISTORY):
         path = folder / name
         if path.is_dir():
             shutil.rmtree(path)
         else:
             path.unlink(missing_ok=True)
+
+
+# --- the tree a rebuild brings up to date in place --------------------------------------------------
+#
+# A rebuild renders into a site tree that is already in the staging folder, not into the kept
+# output: the recycled generation's own site (two builds old), else the kept output itself moved in
+# (after a clean build: the first rebuild), else the visible bundle's site linked in.  So a rebuild
+# makes no folder for an unchanged page (a 1,000-skill site has 2,400 of them; the first rebuild
+# after a clean one used to link the kept output into a new tree).  Each generation's files are
+# known by their inode, size and time (its table, kept here by its site key), and what was written
+# into the project since the tree was built is kept too (``HISTORY``): those pages are rendered
+# again, and so is a page whose file is no longer what its generation's table says.
+
+TABLES = "tables"  # each recent generation's site: rel -> [inode, size, mtime_ns, sha256], by site key
+HISTORY = "history.json"  # [[site key, project files written, project files removed], ...], oldest first
+HISTORY_LENGTH = 4  # (a generation is recycled two builds after its own)
+RECORDS = frozenset({"assets/skillc/site.json", "assets/skillc/fallbacks.json"})  # (written by each build)
+
+
+class Placing(Enum):
+    """How a base tree gets into the staging folder."""
+    MOVE = "the kept output's folders renamed in"
+    RECLAIM = "the recycled generation's site reclaimed"
+    LINK = "the visible bundle's site files linked in"
+
+
+@dataclass(frozen=True)
+class Base:
+    """A built site to bring up to date: at ``root`` (its files: ``table``), placed into the staging
+    folder by ``placing``; ``written``/``removed``: the project files to render again and those whose
+    outputs go (since the tree was built, this build's included, and pages whose file was altered)."""
+    placing: Placing
+    root: Path
+    table: dict
+    written: frozenset[str]
+    removed: frozenset[str]
+
+
+def table_path(folder: Path, key: str) -> Path:
+    return folder / TABLES / f"{key[:32]}.json"
+
+
+def read_history(folder: Path) -> list[list]:
+    try:
+        rows = json.loads((folder / HISTORY).read_bytes())
+    except (OSError, ValueError):
+        return []
+    ok = isinstance(rows, list) and all(
+        isinstance(r, list) and len(r) == 3 and isinstance(r[0], str) and isinstance(r[1], list)
+        and isinstance(r[2], list) for r in rows)
+    return rows if ok else []
+
+
+def remember(folder: Path, key: str, written: list[str], removed: list[str],
+             table: Mapping[str, tuple], fresh: bool) -> None:
+    """Keep this build's generation: its ``table`` by ``key``, and what it wrote into the project
+    (``fresh``: after a clean build, the history starts again); tables no entry names are removed."""
+    history = ([] if fresh else read_history(folder)) + [[key, sorted(written), sorted(removed)]]
+    history = history[-HISTORY_LENGTH:]
+    save_table(table_path(folder, key), table)
+    named = {table_path(folder, row[0]).name for row in history}
+    for path in (folder / TABLES).iterdir():
+        if path.name not in named:
+            path.unlink(missing_ok=True)
+    replace_bytes(folder / HISTORY, json.dumps(history).encode())
+
+
+def since(history: list[list], key: str) -> tuple[set[str], set[str]] | None:
+    """The project files written and removed since the build that made the site ``key`` (its last
+    entry); None when the history does not reach it."""
+    for at in range(len(history) - 1, -1, -1):
+        if history[at][0] == key:
+            written: set[str] = set()
+            removed: set[str] = set()
+            for _key, w, r in history[at + 1:]:
+                written.update(w)
+                removed.update(r)
+            return written, removed
+    return None
+
+
+def altered(root: Path, table: Mapping[str, list], sources: Mapping[str, str]) -> set[str] | None:
+    """The project files whose built file below ``root`` is not the one ``table`` lists (another
+    inode, size or time: changed since, or missing), to render again; None when such a file is not
+    built from the project (a theme file: the tree cannot be used)."""
+    again: set[str] = set()
+    base = os.fspath(root)
+    for rel, row in table.items():
+        if rel in RECORDS:
+            continue
+        try:
+            st = os.lstat(f"{base}/{rel}")
+            same = stat.S_ISREG(st.st_mode) and [st.st_ino, st.st_size, st.st_mtime_ns] == row[:3]
+        except OSError:
+            same = False
+        if not same:
+            source = sources.get(rel)
+            if source is None:
+                return None
+            again.add(source)
+    return again
+
+
+def site_key_of(bundle: Path) -> str | None:
+    """The site key a bundle's (or a held tree's) ``SITE_RECORD`` names."""
+    from . import SITE_RECORD
+
+    try:
+        record = json.loads((bundle / SITE_RECORD).read_bytes())
+    except (OSError, ValueError):
+        return None
+    return record.get("key") if isinstance(record, dict) and isinstance(record.get("key"), str) else None
+
+
+def base_tree(folder: Path, staging: Staging, plan: Mapping[str, Planned], written: list[str],
+              removed: list[str]) -> Base | None:
+    """The tree this rebuild brings up to date (``Base``), the first that holds: the kept output (a
+    clean build's, until a rebuild moves it), the recycled generation's site, the visible bundle's;
+    None when none does (the site is then rendered clean)."""
+    sources = {out: rel for rel in plan if (out := output_of(rel)) is not None}
+    history = read_history(folder)
+    if (folder / "site").is_dir() and (table := read_digests(folder / DIGESTS)) is not None:
+        return _base(Placing.MOVE, folder / "site", table, (set(), set()), written, removed, plan)
+    for placing, root in ((Placing.RECLAIM, staging.held), (Placing.LINK, staging.current_dir)):
+        key = None if root is None else site_key_of(root)
+        later = None if key is None else since(history, key)
+        table = None if later is None else read_digests(table_path(folder, key))
+        again = None if table is None else altered(root, table, sources)
+        if again is not None:
+            return _base(placing, root, table, (later[0] | again, later[1]), written, removed, plan)
+    return None
+
+
+def _base(placing: Placing, root: Path, table: dict, later: tuple[set[str], set[str]], written: list[str],
+          removed: list[str], plan: Mapping[str, Planned]) -> Base:
+    again = (later[0] | set(written)) & plan.keys()
+    gone = (later[1] | set(removed)) - plan.keys()
+    return Base(placing, root, table, frozenset(again), frozenset(gone))

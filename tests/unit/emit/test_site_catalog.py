@@ -456,3 +456,28 @@ def test_the_history_names_what_was_written_since_a_generation_and_keeps_only_re
         table_path(tmp_path, f"k{i}").name for i in range(3, 3 + HISTORY_LENGTH))
     remember(tmp_path, "k9", [], [], {}, fresh=True)  # (a clean build: the history starts again)
     assert [row[0] for row in read_history(tmp_path)] == ["k9"]
+
+
+def test_after_a_build_that_changed_many_pages_the_visible_site_is_linked_in_rather_than_rendered_again(
+        tmp_path: Path):
+    """The recycled generation is two builds old: after a build that rewrote most pages, bringing it
+    up to date would render them all again, so the visible bundle's site is linked in instead."""
+    needs_mkdocs()
+    make_site_repos(tmp_path)
+    env = {"SKILLC_CACHE_DIR": str(tmp_path / "cache"), "SOURCE_DATE_EPOCH": "1700000000"}
+    assert run_skillc("build", "team", "vendor", "--out", "out", cwd=tmp_path, env=env).returncode == 0
+    for skill in sorted((tmp_path / "team").rglob("SKILL.md")) + sorted((tmp_path / "vendor").rglob("SKILL.md")):
+        skill.write_text(skill.read_text().replace("description: ", "description: Now ", 1))
+    assert run_skillc("build", "team", "vendor", "--out", "out", cwd=tmp_path, env=env).returncode == 0
+    recycled = tmp_path / ".skillc-build/out.prev"  # (the clean build's: every page of it is stale)
+    folder = (recycled / "skills/vendor-only").stat().st_ino
+    skill = tmp_path / "team/deploy-helper/SKILL.md"
+    skill.write_text(skill.read_text().replace("Roll out the release", "Roll out the RELEASE"))
+    r = run_skillc("build", "team", "vendor", "--out", "out", cwd=tmp_path, env=env)
+    assert r.returncode == 0, r.stderr
+    out = tmp_path / "out"
+    assert (out / "skills/vendor-only").stat().st_ino != folder  # (not the recycled tree's folder)
+    assert os.path.samefile(out / "skills/vendor-only/index.html",  # (the page the build before rendered)
+                            tmp_path / ".skillc-build/out.prev/skills/vendor-only/index.html")
+    a, b = _bundle(out), _clean_bundle(tmp_path, env)
+    assert sorted(a) == sorted(b) and [k for k in a if a[k] != b[k]] == []

@@ -552,6 +552,8 @@ class Handler(BaseHTTPRequestHandler):
                 self.connection.sendfile(reply.body.file, 0, reply.body.size)
             elif reply.body:
                 self.wfile.write(reply.body)
+        except ConnectionError:  # (the client went away mid-answer, as a browser cancelling does: not an error)
+            self.close_connection = True
         finally:
             if isinstance(reply.body, FileBody):
                 reply.body.close()

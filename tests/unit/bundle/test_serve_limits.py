@@ -184,3 +184,23 @@ def test_a_stop_signal_while_a_handler_starts_stops_the_server_and_frees_its_slo
     finally:
         theirs.close()
         server.server_close()
+
+
+@pytest.mark.parametrize("size", [1 << 20, (4 << 20) + 1])  # (sent from memory; from the file: STREAM_MIN)
+def test_a_client_that_resets_mid_answer_is_not_reported_as_an_error(tmp_path: Path, running, capfd, size: int):
+    """A browser cancels requests all the time: the server drops the connection quietly (0.1.0
+    printed a ``ConnectionResetError`` traceback for each) and goes on serving."""
+    import struct
+
+    data = random.Random(7).randbytes(size)
+    _, host, port = running(_bundle(tmp_path, {"assets/big.bin": data, "api/skills/one": b"{}"}))
+    for _ in range(5):
+        client = socket.create_connection((host, port), timeout=10)
+        client.sendall(b"GET /assets/big.bin HTTP/1.1\r\nHost: x\r\n\r\n")
+        client.recv(1024)  # (the answer has started)
+        client.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+        client.close()  # (a reset, not a goodbye)
+    time.sleep(0.5)
+    assert fetch(f"http://{host}:{port}", "/api/skills/one")[0] == 200
+    err = capfd.readouterr().err
+    assert "Traceback" not in err and "ConnectionResetError" not in err, err

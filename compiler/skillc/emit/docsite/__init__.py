@@ -43,7 +43,7 @@ from ...errors import BuildError, ConfigError, writing
 from ...layout import BUNDLE_TOPS
 from ...parallel import child_dies_with_build
 from ..staging import Staging
-from .incremental import files_below, replace_bytes
+from .incremental import FALLBACK_RECORD, SITE_RECORD, files_below, replace_bytes
 
 if TYPE_CHECKING:  # (annotations only: the mkdocs child imports this package, and resolve_types takes time)
     from ...resolve_types import EmitContext
@@ -56,7 +56,6 @@ T = TypeVar("T")
 SITE_EXTRA_HINT = "pip install 'skillc[site]'"
 # Built by mkdocs but meaningless in a bundle: no site_url is known, and the search plugin is off.
 DROPPED = ("sitemap.xml", "sitemap.xml.gz", "assets/javascripts/lunr", "assets/javascripts/workers")
-SITE_RECORD = "assets/skillc/site.json"  # the key the site was built from, and its files (for reuse)
 RESERVED = BUNDLE_TOPS  # (the other emitters' names: the site never writes them)
 TEMPLATE_CACHE = "templates"  # in the kept state: the theme's Jinja templates compiled (bounded.py)
 
@@ -521,7 +520,6 @@ def _render_in_place(base: Base, folder: Path, plan: Mapping[str, Planned], them
     are rendered; what the new site no longer has is removed.  None when the tree could not be
     placed (the kept output on another file system: ``_render_kept`` then links it)."""
     from . import incremental
-    from .bounded import FALLBACK_RECORD
     from .listed import Listing
 
     out = staging.out
@@ -586,7 +584,7 @@ def _move_kept(site: Path, out: Path, table: Path) -> bool:
 
 def _fallbacks(project: Path, site: Path) -> tuple:
     """The pages shown as plain text (``bounded``), recorded in the built site."""
-    from .bounded import FALLBACK_RECORD, read_log, write_record
+    from .bounded import read_log, write_record
 
     fallbacks = read_log(project)
     (site / FALLBACK_RECORD).unlink(missing_ok=True)

@@ -32,6 +32,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from .incremental import FALLBACK_RECORD
+
 if TYPE_CHECKING:  # (the mkdocs child imports this module: it needs neither, and they take time)
     from ...resolve_types import EmitContext
 
@@ -40,7 +42,6 @@ PAGE_SECONDS = 10.0  # a page of any corpus renders in well under a second; the 
 # (a list 10 deep needs well under 100); the 250-level list hit Python's limit only after seconds.
 RENDER_FRAMES = 400
 FALLBACK_LOG = "skillc-fallbacks.jsonl"  # beside mkdocs.yml: one line per page rendered as plain text
-FALLBACK_RECORD = "assets/skillc/fallbacks.json"  # in the built site: the pages shown as plain text
 TEMPLATE_OPTION = "--template-cache"  # the folder the theme's compiled templates are kept in (lean_theme)
 # The command line comes as one JSON line on stdin (``__init__.start_mkdocs``: started early); the
 # word ``mkdocs`` in it names the child in a process list.

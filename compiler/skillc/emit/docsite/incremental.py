@@ -329,7 +329,9 @@ def reset(folder: Path) -> None:
 TABLES = "tables"  # each recent generation's site: rel -> [inode, size, mtime_ns, sha256], by site key
 HISTORY = "history.json"  # [[site key, project files written, project files removed], ...], oldest first
 HISTORY_LENGTH = 4  # (a generation is recycled two builds after its own)
-RECORDS = frozenset({"assets/skillc/site.json", "assets/skillc/fallbacks.json"})  # (written by each build)
+SITE_RECORD = "assets/skillc/site.json"  # in the built site: its key and its files (for reuse)
+FALLBACK_RECORD = "assets/skillc/fallbacks.json"  # in the built site: the pages shown as plain text (``bounded``)
+RECORDS = frozenset({SITE_RECORD, FALLBACK_RECORD})  # (written anew by each build)
 
 
 class Placing(Enum):
@@ -418,8 +420,6 @@ def altered(root: Path, table: Mapping[str, list], sources: Mapping[str, str]) -
 
 def site_key_of(bundle: Path) -> str | None:
     """The site key a bundle's (or a held tree's) ``SITE_RECORD`` names."""
-    from . import SITE_RECORD
-
     try:
         record = json.loads((bundle / SITE_RECORD).read_bytes())
     except (OSError, ValueError):

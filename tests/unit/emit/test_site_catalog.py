@@ -481,3 +481,30 @@ def test_after_a_build_that_changed_many_pages_the_visible_site_is_linked_in_rat
                             tmp_path / ".skillc-build/out.prev/skills/vendor-only/index.html")
     a, b = _bundle(out), _clean_bundle(tmp_path, env)
     assert sorted(a) == sorted(b) and [k for k in a if a[k] != b[k]] == []
+
+
+def test_without_the_output_folder_a_rebuild_renders_into_the_kept_output_and_keeps_it(tmp_path: Path):
+    """CI that keeps only the cache: each run starts without the output folder and its work area.
+    The kept output is then rendered into and linked, never moved away, so every such run stays
+    incremental; the bundle equals a clean build."""
+    needs_mkdocs()
+    make_site_repos(tmp_path)
+    env = {"SKILLC_CACHE_DIR": str(tmp_path / "cache"), "SOURCE_DATE_EPOCH": "1700000000"}
+    from skillc.emit.docsite.incremental import state_dir
+
+    kept = state_dir(tmp_path / "cache/emit", tmp_path / "out") / "site"
+    skill = tmp_path / "team/deploy-helper/SKILL.md"
+    for old, new in (("", ""), ("Roll out the release", "Roll out the RELEASE"), ("RELEASE", "REL-ASE")):
+        skill.write_text(skill.read_text().replace(old, new) if old else skill.read_text())
+        shutil.rmtree(tmp_path / "out", ignore_errors=True)
+        shutil.rmtree(tmp_path / ".skillc-build", ignore_errors=True)
+        # (inode and time: a page written again may reuse its old file's inode, which nothing else links now)
+        before = {p.relative_to(kept).as_posix(): (p.stat().st_ino, p.stat().st_mtime_ns) for p in kept.rglob("*.html")}
+        r = run_skillc("build", "team", "vendor", "--out", "out", cwd=tmp_path, env=env)
+        assert r.returncode == 0, r.stderr
+        after = {p.relative_to(kept).as_posix(): (p.stat().st_ino, p.stat().st_mtime_ns) for p in kept.rglob("*.html")}
+        if before:  # (the runs after the first: only the changed skill's page rendered again)
+            assert sorted(rel for rel in after if before.get(rel) != after[rel]) == ["skills/deploy-helper/index.html"]
+        assert os.path.samefile(tmp_path / "out/index.html", kept / "index.html")
+    a, b = _bundle(tmp_path / "out"), _clean_bundle(tmp_path, env)
+    assert sorted(a) == sorted(b) and [k for k in a if a[k] != b[k]] == []

@@ -433,10 +433,18 @@ def base_tree(folder: Path, staging: Staging, plan: Mapping[str, Planned], writt
     rebuild moves it); else the recycled generation's site, unless it would render again more than
     one file in ``REDO_SHARE`` beyond this build's own (the build before changed much: the visible
     bundle's site is then linked in instead, when it holds); else the visible bundle's; None when
-    none holds (the site is then rendered clean)."""
+    none holds: the site is then rendered into the kept output, dirty where there is one (it is
+    always up to date with the project: every build that writes the project renders into it or
+    moves it), else clean.
+
+    The kept output is moved only where the output folder holds a bundle: without one (a fresh
+    checkout in CI that keeps only the cache) no later build would find a tree to bring up to
+    date, so it is rendered into and stays."""
     sources = {out: rel for rel in plan if (out := output_of(rel)) is not None}
     history = read_history(folder)
     if (folder / "site").is_dir() and (table := read_digests(folder / DIGESTS)) is not None:
+        if staging.current_dir is None:
+            return None
         return _base(Placing.MOVE, folder / "site", table, (set(), set()), written, removed, plan)
     recycled = _usable(Placing.RECLAIM, staging.held, folder, history, sources, written, removed, plan)
     if recycled is not None and len(recycled.written - set(written)) * REDO_SHARE <= len(recycled.table):

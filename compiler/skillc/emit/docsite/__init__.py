@@ -466,11 +466,10 @@ def build_incremental(plan: Mapping[str, Planned], key: str, epoch: int, ctx: Em
         incremental.write_keys(folder, plan)
         (folder / incremental.FRAME_KEY).unlink(missing_ok=True)  # (a build that dies: the next is clean)
         base = None if fresh else incremental.base_tree(folder, staging, plan, changed, removed)
-        built = None if base is None else _render_in_place(base, folder, plan, theme, key, epoch, ctx, staging,
-                                                                child)
-        if built is None:
-            built = _render_kept(folder, plan, theme, key, epoch, ctx, staging, child,
-                                 None if fresh or not (folder / "site").is_dir() else (changed, removed))
+        in_place = base is not None and base.placing is not incremental.Placing.KEEP
+        built = _render_in_place(base, folder, plan, theme, key, epoch, ctx, staging, child) if in_place else None
+        if built is None:  # (a clean build, the kept output kept, or moving it failed)
+            built = _render_kept(folder, plan, theme, key, epoch, ctx, staging, child, base)
         names, digests, fallbacks = built
         (folder / incremental.FRAME_KEY).write_text(frame)
         incremental.remember(folder, key, changed, removed, digests, fresh)
@@ -488,57 +487,59 @@ _Built = tuple[list[str], dict, tuple]  # the site's top-level names, its files'
 
 
 def _render_kept(folder: Path, plan: Mapping[str, Planned], theme: frozenset[str], key: str, epoch: int,
-                 ctx: EmitContext, staging: Staging, child: subprocess.Popen | None,
-                 dirty: tuple[list[str], list[str]] | None) -> _Built:
-    """``mkdocs build`` into the kept output (``dirty``: only the project files written since, and
-    the outputs of those removed dropped; else clean), hard-linked into the staging folder; the kept
-    output stays for the next build to move in (``incremental.Placing.MOVE``)."""
+                 ctx: EmitContext, staging: Staging, child: subprocess.Popen | None, base: Base | None) -> _Built:
+    """``_render`` into the kept output (``base``: the kept output itself, brought up to date; None:
+    clean), hard-linked into the staging folder; the kept output stays for the next build
+    (``incremental.Placing``)."""
     from . import incremental
-    from .listed import Listing
 
-    project, site = folder / "project", folder / "site"
-    changed, removed = dirty if dirty is not None else ([], [])
-    if dirty is not None:
-        incremental.drop_outputs(site, removed)
-    run_mkdocs(project / "mkdocs.yml", site, epoch, dirty=dirty is not None, templates=folder / TEMPLATE_CACHE,
-               jobs=ctx.options.jobs, child=child,
-               listing=None if dirty is None else Listing.of_project([*plan, *theme], changed))
-    fallbacks = _fallbacks(project, site)
-    table = None if dirty is None else incremental.read_digests(folder / incremental.DIGESTS)
-    files, digests = _site_files(site, key, None if dirty is None else incremental.known_listing(
-        table, removed, changed), frozenset() if dirty is None else incremental.settled_outputs(plan, changed), table)
-    incremental.save_table(folder / incremental.DIGESTS, digests)
+    site = folder / "site"
+    files, digests, fallbacks = _render(site, folder, plan, theme, key, epoch, ctx, child, base)
     _no_clash(site, ctx.out)
-    names = incremental.link_site(site, staging, dropped, files, digests)
-    return names, digests, fallbacks
+    return incremental.link_site(site, staging, dropped, files, digests), digests, fallbacks
 
 
 def _render_in_place(base: Base, folder: Path, plan: Mapping[str, Planned], theme: frozenset[str], key: str,
                      epoch: int, ctx: EmitContext, staging: Staging, child: subprocess.Popen | None) -> _Built | None:
-    """``mkdocs build --dirty`` into the staging folder itself, once the tree ``base``
-    (``incremental.Base``) is placed there: only the project files written since that tree was built
-    are rendered; what the new site no longer has is removed.  None when the tree could not be
+    """``_render`` into the staging folder itself, once the tree ``base`` (``incremental.Base``) is
+    placed there; what the new site no longer has is removed.  None when the tree could not be
     placed (the kept output on another file system: ``_render_kept`` then links it)."""
     from . import incremental
-    from .listed import Listing
 
-    out = staging.out
     if not _place(base, staging):
         return None
-    written, removed = sorted(base.written), sorted(base.removed)
-    incremental.drop_outputs(out, removed)
-    run_mkdocs(folder / "project" / "mkdocs.yml", out, epoch, dirty=True, templates=folder / TEMPLATE_CACHE,
-               jobs=ctx.options.jobs, child=child, listing=Listing.of_project([*plan, *theme], written))
-    _drop(out)  # (mkdocs' own dirty build, where the listing does not apply, writes a sitemap)
-    fallbacks = _fallbacks(folder / "project", out)
-    known = [rel for rel in incremental.known_listing(base.table, removed, written) if rel != FALLBACK_RECORD]
-    known += [FALLBACK_RECORD] if fallbacks else []
-    files, digests = _site_files(out, key, known, incremental.settled_outputs(plan, written), base.table,
-                                 tops=frozenset(rel.split("/", 1)[0] for rel in known))
+    files, digests, fallbacks = _render(staging.out, folder, plan, theme, key, epoch, ctx, child, base, among=True)
     if base.placing is incremental.Placing.RECLAIM:
         staging.keep(files)
         staging.settle()
     return sorted({rel.split("/", 1)[0] for rel in files}), digests, fallbacks
+
+
+def _render(site: Path, folder: Path, plan: Mapping[str, Planned], theme: frozenset[str], key: str, epoch: int,
+            ctx: EmitContext, child: subprocess.Popen | None, base: Base | None,
+            among: bool = False) -> tuple[list[str], dict, tuple]:
+    """``mkdocs build`` of the kept project into ``site``: with ``base`` (the tree ``site`` holds),
+    ``--dirty``, rendering only the project files written since that tree was built, the outputs of
+    those removed dropped first; without, clean.  Returns the site's files (``SITE_RECORD`` written),
+    their digests and the fallbacks.  ``among``: ``site`` holds the rest of the bundle too (a walk
+    stays below the site's own top-level names)."""
+    from . import incremental
+    from .listed import Listing
+
+    written, removed = (sorted(base.written), sorted(base.removed)) if base is not None else ([], [])
+    if base is not None:
+        incremental.drop_outputs(site, removed)
+    run_mkdocs(folder / "project" / "mkdocs.yml", site, epoch, dirty=base is not None,
+               templates=folder / TEMPLATE_CACHE, jobs=ctx.options.jobs, child=child,
+               listing=None if base is None else Listing.of_project([*plan, *theme], written))
+    _drop(site)  # (mkdocs' own build writes a sitemap; the bundle leaves it out)
+    fallbacks = _fallbacks(folder / "project", site)
+    if base is None:
+        return (*_site_files(site, key, None), fallbacks)
+    known = [rel for rel in incremental.known_listing(base.table, removed, written) if rel != FALLBACK_RECORD]
+    known += [FALLBACK_RECORD] if fallbacks else []
+    tops = frozenset(rel.split("/", 1)[0] for rel in known) if among else None
+    return (*_site_files(site, key, known, incremental.settled_outputs(plan, written), base.table, tops), fallbacks)
 
 
 def _place(base: Base, staging: Staging) -> bool:
@@ -560,11 +561,11 @@ def _place(base: Base, staging: Staging) -> bool:
             except FileNotFoundError:  # (a page gone from the visible bundle: rendered again, ``altered``)
                 pass
     else:
-        return _move_kept(base.root, staging.out, base.root.parent / incremental.DIGESTS)
+        return _move_kept(base.root, staging.out)
     return True
 
 
-def _move_kept(site: Path, out: Path, table: Path) -> bool:
+def _move_kept(site: Path, out: Path) -> bool:
     """Rename the kept output's top-level entries into ``out`` (its sitemaps and source maps dropped
     first); all of them or, on a failure, none (those moved are moved back)."""
     _drop(site)
@@ -578,7 +579,6 @@ def _move_kept(site: Path, out: Path, table: Path) -> bool:
             os.rename(out / name, site / name)
         return False
     site.rmdir()
-    table.unlink(missing_ok=True)  # (the kept output is gone: its table is the generation's now)
     return True
 
 

@@ -203,7 +203,7 @@ def drop_outputs(site: Path, removed: list[str]) -> None:
 
 
 def read_digests(path: Path) -> dict | None:
-    """A digests table (``DIGESTS`` of the kept output, or a generation's: ``table_path``); None when
+    """A generation's digests table (``table_path``); None when
     absent or unreadable (read once a build: ``known_listing`` and ``digests`` share it, 2.3 MB at
     10,000 skills)."""
     try:
@@ -214,8 +214,8 @@ def read_digests(path: Path) -> dict | None:
 
 
 def known_listing(table: Mapping[str, list] | None, removed: list[str], changed: list[str]) -> list[str] | None:
-    """The kept output's files without walking its 20,000 folders: the previous build's (the
-    ``DIGESTS`` table ``table`` lists them) less the outputs of the removed project files, plus those
+    """A built tree's files without walking its 20,000 folders: those its generation's table
+    ``table`` lists, less the outputs of the removed project files, plus those
     of the written ones (``sync``; mkdocs ``--dirty`` writes nothing else within one frame).  None
     when the table is unreadable; ``digests`` then finds a listed file missing (``FileNotFoundError``)
     if the guess is wrong, and the caller walks."""
@@ -267,7 +267,7 @@ def link_site(site: Path, staging: Staging, skip, files: list[str],
     return names
 
 
-DIGESTS = "digests.json"  # the kept output's files: rel -> [inode, size, mtime_ns, sha256]
+DIGESTS = "digests.json"  # (an older layout's table of the kept output, removed with the state: ``TABLES`` now)
 
 
 def digests(site: Path, files: list[str], settled: frozenset[str] = frozenset(),
@@ -337,6 +337,7 @@ RECORDS = frozenset({SITE_RECORD, FALLBACK_RECORD})  # (written anew by each bui
 class Placing(Enum):
     """How a base tree gets into the staging folder."""
     MOVE = "the kept output's folders renamed in"
+    KEEP = "the kept output rendered into, then linked in (no output folder to move it to)"
     RECLAIM = "the recycled generation's site reclaimed"
     LINK = "the visible bundle's site files linked in"
 
@@ -433,19 +434,18 @@ def base_tree(folder: Path, staging: Staging, plan: Mapping[str, Planned], writt
     rebuild moves it); else the recycled generation's site, unless it would render again more than
     one file in ``REDO_SHARE`` beyond this build's own (the build before changed much: the visible
     bundle's site is then linked in instead, when it holds); else the visible bundle's; None when
-    none holds: the site is then rendered into the kept output, dirty where there is one (it is
-    always up to date with the project: every build that writes the project renders into it or
-    moves it), else clean.
+    none holds (the site is then rendered clean into the kept output).  The kept output is always
+    up to date with the project: every build that writes the project renders into it or moves it.
 
-    The kept output is moved only where the output folder holds a bundle: without one (a fresh
+    It is moved only where the output folder holds a bundle (``MOVE``): without one (a fresh
     checkout in CI that keeps only the cache) no later build would find a tree to bring up to
-    date, so it is rendered into and stays."""
+    date, so it is rendered into and stays (``KEEP``)."""
     sources = {out: rel for rel in plan if (out := output_of(rel)) is not None}
     history = read_history(folder)
-    if (folder / "site").is_dir() and (table := read_digests(folder / DIGESTS)) is not None:
-        if staging.current_dir is None:
-            return None
-        return _base(Placing.MOVE, folder / "site", table, (set(), set()), written, removed, plan)
+    kept = folder / "site"  # (its table: the last build's, which rendered into it or made its bundle from it)
+    if kept.is_dir() and history and (table := read_digests(table_path(folder, history[-1][0]))) is not None:
+        placing = Placing.MOVE if staging.current_dir is not None else Placing.KEEP
+        return _base(placing, kept, table, (set(), set()), written, removed, plan)
     recycled = _usable(Placing.RECLAIM, staging.held, folder, history, sources, written, removed, plan)
     if recycled is not None and len(recycled.written - set(written)) * REDO_SHARE <= len(recycled.table):
         return recycled
